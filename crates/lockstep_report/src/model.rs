@@ -1,0 +1,582 @@
+//! The findings model: what a detector reports and what the CLI hands to a renderer.
+//!
+//! The model is deliberately plain data with public fields so detectors can
+//! build findings with struct literals or the small builder helpers below.
+//! It is *not* the serialized schema: each renderer maps it onto its own
+//! output shape, so the JSON contract can stay stable while this model grows.
+
+use std::cmp::Ordering;
+use std::collections::BTreeMap;
+use std::fmt;
+use std::str::FromStr;
+
+use crate::descriptor::pretty_params;
+
+/// Exit code when the analysis ran and found nothing.
+pub const EXIT_OK: i32 = 0;
+/// Exit code when the analysis ran and reported at least one finding.
+pub const EXIT_FINDINGS: i32 = 1;
+/// Exit code for a usage error or an input that stopped the analysis.
+pub const EXIT_ERROR: i32 = 2;
+
+/// How serious a finding is. Serialized in lowercase (`"error"`, ...).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Severity {
+    /// Almost certainly a bug.
+    Error,
+    /// Likely a bug; worth a look.
+    Warning,
+    /// Informational; may be intended.
+    Note,
+}
+
+impl Severity {
+    /// All severities, most serious first (the order used in summaries).
+    pub const ALL: [Severity; 3] = [Severity::Error, Severity::Warning, Severity::Note];
+
+    /// The lowercase name used in every output format.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+            Severity::Note => "note",
+        }
+    }
+}
+
+impl fmt::Display for Severity {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Error returned when parsing an unknown severity name.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ParseSeverityError(pub String);
+
+impl fmt::Display for ParseSeverityError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "unknown severity `{}` (expected error, warning or note)",
+            self.0
+        )
+    }
+}
+
+impl std::error::Error for ParseSeverityError {}
+
+impl FromStr for Severity {
+    type Err = ParseSeverityError;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "error" => Ok(Severity::Error),
+            "warning" => Ok(Severity::Warning),
+            "note" => Ok(Severity::Note),
+            other => Err(ParseSeverityError(other.to_owned())),
+        }
+    }
+}
+
+impl serde::Serialize for Severity {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
+/// A place in the analyzed program, as precise as the class file allows.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+pub struct Location {
+    /// Binary class name with dots: `pkg.Outer$Inner`.
+    pub class: String,
+    /// JVM method name (`<init>`, `<clinit>`, `run`), if the location is inside a method.
+    pub method: Option<String>,
+    /// JVM method descriptor, e.g. `(I)V`.
+    pub descriptor: Option<String>,
+    /// The `SourceFile` attribute, e.g. `Outer.java`.
+    pub file: Option<String>,
+    /// 1-based source line from the `LineNumberTable`, when present.
+    pub line: Option<u32>,
+}
+
+impl Location {
+    /// A location naming only a class.
+    pub fn in_class(class: impl Into<String>) -> Self {
+        Location {
+            class: class.into(),
+            ..Location::default()
+        }
+    }
+
+    /// A location inside a method.
+    pub fn in_method(
+        class: impl Into<String>,
+        method: impl Into<String>,
+        descriptor: impl Into<String>,
+    ) -> Self {
+        Location {
+            class: class.into(),
+            method: Some(method.into()),
+            descriptor: Some(descriptor.into()),
+            ..Location::default()
+        }
+    }
+
+    /// Sets the source file name.
+    pub fn with_file(mut self, file: impl Into<String>) -> Self {
+        self.file = Some(file.into());
+        self
+    }
+
+    /// Sets the source line.
+    pub fn with_line(mut self, line: u32) -> Self {
+        self.line = Some(line);
+        self
+    }
+
+    /// The package part of the class name (`pkg` for `pkg.Outer$Inner`), empty
+    /// for the default package.
+    pub fn package(&self) -> &str {
+        match self.class.rfind('.') {
+            Some(dot) => &self.class[..dot],
+            None => "",
+        }
+    }
+
+    /// Best-effort path of the source file relative to a source root:
+    /// the package directory joined with the `SourceFile` name
+    /// (`com/example/Segment.java`). Without a `SourceFile` attribute the
+    /// class file's own path is used instead (`com/example/Segment$1.class`),
+    /// which still lets a reader find the code.
+    pub fn source_path(&self) -> String {
+        let leaf = match &self.file {
+            // A SourceFile that already carries directories (some non-javac
+            // compilers emit one) is trusted as is rather than doubled up.
+            Some(file) if file.contains('/') => return file.clone(),
+            Some(file) => file.clone(),
+            None => {
+                let simple = match self.class.rfind('.') {
+                    Some(dot) => &self.class[dot + 1..],
+                    None => self.class.as_str(),
+                };
+                format!("{simple}.class")
+            }
+        };
+        let package = self.package();
+        if package.is_empty() {
+            leaf
+        } else {
+            format!("{}/{leaf}", package.replace('.', "/"))
+        }
+    }
+
+    /// Short position used in human output: `Segment.java:9`, `Segment.java`
+    /// when the line is unknown, or the class file path (`pkg/Outer.class`)
+    /// when there is no `SourceFile` attribute.
+    pub fn position(&self) -> String {
+        let base = match &self.file {
+            Some(file) => file.clone(),
+            None => self.source_path(),
+        };
+        match self.line {
+            Some(line) => format!("{base}:{line}"),
+            None => base,
+        }
+    }
+
+    /// `pkg.Class.method` without parameters, or just the class name when the
+    /// location is not inside a method. Used as a logical (symbol) name.
+    pub fn qualified_name(&self) -> String {
+        match &self.method {
+            Some(method) => format!("{}.{method}", self.class),
+            None => self.class.clone(),
+        }
+    }
+
+    /// `pkg.Class.method(int, String)`: the qualified name with parameter
+    /// types pretty-printed from the descriptor when it is known.
+    /// Constructors and static initializers keep their JVM names
+    /// (`pkg.Outer$Inner.<init>(int)`, `pkg.Cls.<clinit>()`) so the text
+    /// matches the `method` field of the JSON output.
+    pub fn display_method(&self) -> String {
+        let mut out = self.qualified_name();
+        if self.method.is_some() {
+            if let Some(descriptor) = &self.descriptor {
+                out.push_str(&pretty_params(descriptor));
+            }
+        }
+        out
+    }
+}
+
+/// A secondary location that helps explain a finding (the other access of a
+/// race, the lock acquisition a check depends on, ...).
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Related {
+    /// Where.
+    pub location: Location,
+    /// What happens there, e.g. "unsynchronized write of `count`".
+    pub message: String,
+}
+
+impl Related {
+    /// Creates a related location.
+    pub fn new(location: Location, message: impl Into<String>) -> Self {
+        Related {
+            location,
+            message: message.into(),
+        }
+    }
+}
+
+/// One reported problem in the analyzed program.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Finding {
+    /// Stable rule id, e.g. `data-race`.
+    pub rule: String,
+    /// How serious it is.
+    pub severity: Severity,
+    /// One-sentence description.
+    pub message: String,
+    /// The primary location.
+    pub location: Location,
+    /// The field concerned, `pkg.Cls.count`, if any.
+    pub field: Option<String>,
+    /// The lock concerned, in the detector's notation (`this`, `pkg.Cls.lock`), if any.
+    pub lock: Option<String>,
+    /// Secondary locations, in the order the detector finds meaningful
+    /// (never re-sorted).
+    pub related: Vec<Related>,
+    /// Extra explanation lines. A note starting with `help: ` is shown as a
+    /// help line by the text renderer; everything else is a plain note.
+    pub notes: Vec<String>,
+}
+
+impl Finding {
+    /// A finding with no field, lock, related locations or notes.
+    pub fn new(
+        rule: impl Into<String>,
+        severity: Severity,
+        message: impl Into<String>,
+        location: Location,
+    ) -> Self {
+        Finding {
+            rule: rule.into(),
+            severity,
+            message: message.into(),
+            location,
+            field: None,
+            lock: None,
+            related: Vec::new(),
+            notes: Vec::new(),
+        }
+    }
+
+    /// Sets the field concerned.
+    pub fn with_field(mut self, field: impl Into<String>) -> Self {
+        self.field = Some(field.into());
+        self
+    }
+
+    /// Sets the lock concerned.
+    pub fn with_lock(mut self, lock: impl Into<String>) -> Self {
+        self.lock = Some(lock.into());
+        self
+    }
+
+    /// Appends a related location.
+    pub fn with_related(mut self, location: Location, message: impl Into<String>) -> Self {
+        self.related.push(Related::new(location, message));
+        self
+    }
+
+    /// Appends a note line.
+    pub fn with_note(mut self, note: impl Into<String>) -> Self {
+        self.notes.push(note.into());
+        self
+    }
+
+    /// Appends a help line (a note with the `help: ` prefix).
+    pub fn with_help(mut self, help: impl Into<String>) -> Self {
+        self.notes.push(format!("help: {}", help.into()));
+        self
+    }
+
+    /// The canonical ordering key. It covers every field so that two
+    /// findings compare equal exactly when they are identical, which is what
+    /// lets `sort` + `dedup` remove exact duplicates. Source position comes
+    /// first so output reads file by file, top to bottom.
+    #[allow(clippy::type_complexity)]
+    fn sort_key(
+        &self,
+    ) -> (
+        (&str, Option<&str>, &str, Option<u32>),
+        (&str, Option<&str>, Option<&str>, &str),
+        (Option<&str>, Option<&str>, Severity),
+        (&[Related], &[String]),
+    ) {
+        let loc = &self.location;
+        (
+            (loc.package(), loc.file.as_deref(), &loc.class, loc.line),
+            (
+                &self.rule,
+                loc.method.as_deref(),
+                loc.descriptor.as_deref(),
+                &self.message,
+            ),
+            (self.field.as_deref(), self.lock.as_deref(), self.severity),
+            (&self.related, &self.notes),
+        )
+    }
+}
+
+impl PartialOrd for Finding {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Finding {
+    fn cmp(&self, other: &Self) -> Ordering {
+        self.sort_key().cmp(&other.sort_key())
+    }
+}
+
+/// An input (class file, jar entry, directory) that could not be read or
+/// lowered. The analysis went on without it, so results may be incomplete.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct InputProblem {
+    /// The file given on the command line or found in a directory.
+    pub file: String,
+    /// The entry inside an archive (`com/x/Y.class` inside a jar), if any.
+    pub entry: Option<String>,
+    /// What went wrong.
+    pub message: String,
+}
+
+impl InputProblem {
+    /// Creates a problem for a plain file.
+    pub fn new(file: impl Into<String>, message: impl Into<String>) -> Self {
+        InputProblem {
+            file: file.into(),
+            entry: None,
+            message: message.into(),
+        }
+    }
+
+    /// Sets the archive entry.
+    pub fn with_entry(mut self, entry: impl Into<String>) -> Self {
+        self.entry = Some(entry.into());
+        self
+    }
+
+    /// `file` or `file!entry`, the conventional notation for jar entries.
+    pub fn display_path(&self) -> String {
+        match &self.entry {
+            Some(entry) => format!("{}!{entry}", self.file),
+            None => self.file.clone(),
+        }
+    }
+}
+
+/// Facts about the analysis run. Counts of findings by rule and severity are
+/// not stored here: renderers derive them from the findings so they can never
+/// disagree.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Summary {
+    /// Classes analyzed.
+    pub classes: u64,
+    /// Methods analyzed.
+    pub methods: u64,
+    /// Whether the program was analyzed as open (a library: callers and
+    /// threads outside the analyzed code are assumed to exist).
+    pub open_program: bool,
+}
+
+/// Metadata about a rule, passed to renderers that describe rules (SARIF).
+/// Lives here rather than in a detector crate so this crate stays
+/// rule-independent.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct RuleMeta {
+    /// Stable id, e.g. `data-race`.
+    pub id: String,
+    /// Human name, e.g. `DataRace`.
+    pub name: String,
+    /// One-line description.
+    pub short_description: String,
+    /// Link to documentation, if any.
+    pub help_uri: Option<String>,
+}
+
+impl RuleMeta {
+    /// Metadata without a help link.
+    pub fn new(
+        id: impl Into<String>,
+        name: impl Into<String>,
+        short_description: impl Into<String>,
+    ) -> Self {
+        RuleMeta {
+            id: id.into(),
+            name: name.into(),
+            short_description: short_description.into(),
+            help_uri: None,
+        }
+    }
+
+    /// Sets the documentation link.
+    pub fn with_help_uri(mut self, uri: impl Into<String>) -> Self {
+        self.help_uri = Some(uri.into());
+        self
+    }
+}
+
+/// Everything one run produced.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Report {
+    /// Findings, in any order until [`Report::normalize`] is called.
+    pub findings: Vec<Finding>,
+    /// Inputs that could not be read.
+    pub problems: Vec<InputProblem>,
+    /// Run facts.
+    pub summary: Summary,
+    /// Version of the tool that produced the report (`CARGO_PKG_VERSION` of the CLI).
+    pub tool_version: String,
+}
+
+impl Report {
+    /// An empty report for the given tool version.
+    pub fn new(tool_version: impl Into<String>) -> Self {
+        Report {
+            tool_version: tool_version.into(),
+            ..Report::default()
+        }
+    }
+
+    /// Sorts findings and problems canonically and drops exact duplicates.
+    ///
+    /// Detectors run in whatever order (and possibly in parallel), so this is
+    /// what makes output byte-identical across runs. Related locations and
+    /// notes keep their order: it carries meaning ("first", "second").
+    /// Renderers apply the same ordering on their own, so calling this is
+    /// only needed when the CLI itself inspects the findings.
+    pub fn normalize(&mut self) {
+        self.findings.sort();
+        self.findings.dedup();
+        self.problems.sort();
+        self.problems.dedup();
+    }
+
+    /// Findings in canonical order without duplicates, without mutating or
+    /// cloning the report.
+    pub fn canonical_findings(&self) -> Vec<&Finding> {
+        let mut findings: Vec<&Finding> = self.findings.iter().collect();
+        findings.sort();
+        findings.dedup();
+        findings
+    }
+
+    /// Problems in canonical order without duplicates.
+    pub fn canonical_problems(&self) -> Vec<&InputProblem> {
+        let mut problems: Vec<&InputProblem> = self.problems.iter().collect();
+        problems.sort();
+        problems.dedup();
+        problems
+    }
+
+    /// Number of distinct findings per rule id, sorted by rule id.
+    pub fn counts_by_rule(&self) -> BTreeMap<String, u64> {
+        let mut counts = BTreeMap::new();
+        for finding in self.canonical_findings() {
+            *counts.entry(finding.rule.clone()).or_insert(0) += 1;
+        }
+        counts
+    }
+
+    /// Number of distinct findings per severity, most serious first; every
+    /// severity is present, zero or not.
+    pub fn counts_by_severity(&self) -> [(Severity, u64); 3] {
+        let mut counts = Severity::ALL.map(|s| (s, 0u64));
+        for finding in self.canonical_findings() {
+            for (severity, count) in counts.iter_mut() {
+                if *severity == finding.severity {
+                    *count += 1;
+                }
+            }
+        }
+        counts
+    }
+
+    /// The process exit code for this report: [`EXIT_FINDINGS`] when there is
+    /// at least one finding, [`EXIT_OK`] otherwise. Input problems alone do
+    /// not change it because the analysis went on; the CLI returns
+    /// [`EXIT_ERROR`] itself for usage errors or when nothing could be read.
+    pub fn exit_code(&self) -> i32 {
+        if self.findings.is_empty() {
+            EXIT_OK
+        } else {
+            EXIT_FINDINGS
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn source_paths_and_positions() {
+        let inner = Location::in_method("com.example.Outer$Inner", "run", "()V")
+            .with_file("Outer.java")
+            .with_line(7);
+        assert_eq!(inner.package(), "com.example");
+        assert_eq!(inner.source_path(), "com/example/Outer.java");
+        assert_eq!(inner.position(), "Outer.java:7");
+        assert_eq!(inner.qualified_name(), "com.example.Outer$Inner.run");
+        assert_eq!(inner.display_method(), "com.example.Outer$Inner.run()");
+
+        let bare = Location::in_class("com.example.Outer$1");
+        assert_eq!(bare.source_path(), "com/example/Outer$1.class");
+        assert_eq!(bare.position(), "com/example/Outer$1.class");
+        assert_eq!(bare.display_method(), "com.example.Outer$1");
+
+        let default_pkg = Location::in_class("Main").with_file("Main.kt");
+        assert_eq!(default_pkg.package(), "");
+        assert_eq!(default_pkg.source_path(), "Main.kt");
+
+        let pathy = Location::in_class("a.B").with_file("gen/a/B.java");
+        assert_eq!(pathy.source_path(), "gen/a/B.java");
+
+        let no_descriptor = Location {
+            method: Some("<clinit>".to_owned()),
+            ..Location::in_class("a.B")
+        };
+        assert_eq!(no_descriptor.display_method(), "a.B.<clinit>");
+    }
+
+    #[test]
+    fn severity_names_round_trip() {
+        for severity in Severity::ALL {
+            assert_eq!(severity.as_str().parse::<Severity>(), Ok(severity));
+        }
+        assert!("fatal".parse::<Severity>().is_err());
+    }
+
+    #[test]
+    fn problems_show_archive_entries() {
+        let plain = InputProblem::new("A.class", "bad magic");
+        assert_eq!(plain.display_path(), "A.class");
+        let entry = InputProblem::new("lib.jar", "bad magic").with_entry("a/B.class");
+        assert_eq!(entry.display_path(), "lib.jar!a/B.class");
+    }
+
+    #[test]
+    fn counts_ignore_duplicates() {
+        let finding = Finding::new("r", Severity::Note, "m", Location::in_class("A"));
+        let mut report = Report::new("1");
+        report.findings = vec![finding.clone(), finding];
+        assert_eq!(report.counts_by_rule().get("r"), Some(&1));
+        assert_eq!(report.counts_by_severity()[2], (Severity::Note, 1));
+        assert_eq!(report.exit_code(), EXIT_FINDINGS);
+    }
+}

@@ -1,0 +1,407 @@
+//! SARIF 2.1.0 output, for code-scanning services and IDE viewers.
+//!
+//! Hand-written serde structs cover the small subset of SARIF we emit; a full
+//! SARIF crate would add a large dependency for types we never use. SARIF's
+//! schema does not allow `null` for most optional properties, so absent
+//! values are omitted here (unlike the JSON format, which always has every
+//! key). Output is deterministic: rules are sorted by id and results follow
+//! the canonical finding order.
+
+use serde::Serialize;
+
+use crate::json::TOOL_NAME;
+use crate::model::{Finding, InputProblem, Location, Report, RuleMeta};
+
+/// The `$schema` URI written into every log.
+pub const SARIF_SCHEMA: &str = "https://json.schemastore.org/sarif-2.1.0.json";
+
+/// Options for the SARIF renderer.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct SarifOptions {
+    /// Directory prepended to every artifact path (`src/main/java`), so that
+    /// `com/example/Segment.java` resolves inside the repository.
+    pub source_root: Option<String>,
+    /// Written as `tool.driver.informationUri`.
+    pub information_uri: Option<String>,
+}
+
+#[derive(Serialize)]
+struct SarifLog<'a> {
+    #[serde(rename = "$schema")]
+    schema: &'static str,
+    version: &'static str,
+    runs: [Run<'a>; 1],
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Run<'a> {
+    tool: Tool<'a>,
+    invocations: [Invocation; 1],
+    results: Vec<SarifResult<'a>>,
+    properties: RunProperties,
+}
+
+#[derive(Serialize)]
+struct Tool<'a> {
+    driver: Driver<'a>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Driver<'a> {
+    name: &'static str,
+    version: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    information_uri: Option<&'a str>,
+    rules: Vec<Rule<'a>>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Rule<'a> {
+    id: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    name: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    short_description: Option<Message>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    help_uri: Option<&'a str>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Invocation {
+    execution_successful: bool,
+    tool_execution_notifications: Vec<Notification>,
+}
+
+#[derive(Serialize)]
+struct Notification {
+    level: &'static str,
+    message: Message,
+    locations: Vec<SarifLocation>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct RunProperties {
+    classes: u64,
+    methods: u64,
+    open_program: bool,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct SarifResult<'a> {
+    rule_id: &'a str,
+    rule_index: usize,
+    level: &'static str,
+    message: Message,
+    locations: [SarifLocation; 1],
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    related_locations: Vec<SarifLocation>,
+    #[serde(skip_serializing_if = "ResultProperties::is_empty")]
+    properties: ResultProperties<'a>,
+}
+
+#[derive(Serialize)]
+struct ResultProperties<'a> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    field: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    lock: Option<&'a str>,
+}
+
+impl ResultProperties<'_> {
+    fn is_empty(&self) -> bool {
+        self.field.is_none() && self.lock.is_none()
+    }
+}
+
+#[derive(Serialize)]
+struct Message {
+    text: String,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct SarifLocation {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    id: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    message: Option<Message>,
+    physical_location: PhysicalLocation,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    logical_locations: Vec<LogicalLocation>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct PhysicalLocation {
+    artifact_location: ArtifactLocation,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    region: Option<Region>,
+}
+
+#[derive(Serialize)]
+struct ArtifactLocation {
+    uri: String,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Region {
+    start_line: u32,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct LogicalLocation {
+    name: String,
+    fully_qualified_name: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    decorated_name: Option<String>,
+    kind: &'static str,
+}
+
+/// Renders the report as a SARIF 2.1.0 log with one run, pretty-printed,
+/// with a trailing newline. `rules` describes the rules that may appear;
+/// a finding whose rule is not described still gets a minimal rule entry so
+/// every `ruleIndex` is valid.
+pub fn render_sarif(report: &Report, rules: &[RuleMeta], options: &SarifOptions) -> String {
+    let findings = report.canonical_findings();
+    let problems = report.canonical_problems();
+    let rule_table = rule_table(rules, &findings);
+
+    let results = findings
+        .iter()
+        .map(|finding| sarif_result(finding, &rule_table, options))
+        .collect();
+
+    let log = SarifLog {
+        schema: SARIF_SCHEMA,
+        version: "2.1.0",
+        runs: [Run {
+            tool: Tool {
+                driver: Driver {
+                    name: TOOL_NAME,
+                    version: &report.tool_version,
+                    information_uri: options.information_uri.as_deref(),
+                    rules: rule_table,
+                },
+            },
+            invocations: [Invocation {
+                // Unreadable inputs are reported but did not stop the run.
+                execution_successful: true,
+                tool_execution_notifications: problems
+                    .iter()
+                    .map(|problem| notification(problem))
+                    .collect(),
+            }],
+            results,
+            properties: RunProperties {
+                classes: report.summary.classes,
+                methods: report.summary.methods,
+                open_program: report.summary.open_program,
+            },
+        }],
+    };
+    let mut text = serde_json::to_string_pretty(&log).unwrap_or_else(|err| {
+        // Unreachable for these plain structs; kept infallible without `expect`.
+        format!(
+            "{{\"error\": {}}}",
+            serde_json::Value::String(err.to_string())
+        )
+    });
+    text.push('\n');
+    text
+}
+
+/// Rule descriptors sorted by id: the given metadata (first entry wins on a
+/// duplicate id) plus bare entries for undescribed rules used by findings.
+fn rule_table<'a>(rules: &'a [RuleMeta], findings: &[&'a Finding]) -> Vec<Rule<'a>> {
+    let mut table: Vec<Rule<'a>> = rules
+        .iter()
+        .map(|meta| Rule {
+            id: &meta.id,
+            name: Some(&meta.name),
+            short_description: Some(Message {
+                text: meta.short_description.clone(),
+            }),
+            help_uri: meta.help_uri.as_deref(),
+        })
+        .collect();
+    for finding in findings {
+        if !table.iter().any(|rule| rule.id == finding.rule) {
+            table.push(Rule {
+                id: &finding.rule,
+                name: None,
+                short_description: None,
+                help_uri: None,
+            });
+        }
+    }
+    // Stable sort keeps the first of several same-id entries in front.
+    table.sort_by(|a, b| a.id.cmp(b.id));
+    table.dedup_by(|later, earlier| later.id == earlier.id);
+    table
+}
+
+fn sarif_result<'a>(
+    finding: &'a Finding,
+    rule_table: &[Rule<'_>],
+    options: &SarifOptions,
+) -> SarifResult<'a> {
+    // rule_table always holds the finding's rule; 0 is never used in practice.
+    let rule_index = rule_table
+        .iter()
+        .position(|rule| rule.id == finding.rule)
+        .unwrap_or(0);
+
+    // Viewers generally show only message.text, so notes are appended to it.
+    let mut text = finding.message.clone();
+    for note in &finding.notes {
+        text.push('\n');
+        if !note.starts_with("help: ") {
+            text.push_str("note: ");
+        }
+        text.push_str(note);
+    }
+
+    let related_locations = finding
+        .related
+        .iter()
+        .enumerate()
+        .map(|(index, related)| {
+            let mut location = sarif_location(&related.location, options);
+            location.id = Some(index + 1);
+            location.message = Some(Message {
+                text: related.message.clone(),
+            });
+            location
+        })
+        .collect();
+
+    SarifResult {
+        rule_id: &finding.rule,
+        rule_index,
+        level: finding.severity.as_str(),
+        message: Message { text },
+        locations: [sarif_location(&finding.location, options)],
+        related_locations,
+        properties: ResultProperties {
+            field: finding.field.as_deref(),
+            lock: finding.lock.as_deref(),
+        },
+    }
+}
+
+fn sarif_location(location: &Location, options: &SarifOptions) -> SarifLocation {
+    let logical = match &location.method {
+        Some(method) => LogicalLocation {
+            name: method.clone(),
+            fully_qualified_name: location.qualified_name(),
+            decorated_name: location
+                .descriptor
+                .as_ref()
+                .map(|descriptor| format!("{method}{descriptor}")),
+            kind: "function",
+        },
+        None => LogicalLocation {
+            name: simple_class_name(&location.class).to_owned(),
+            fully_qualified_name: location.class.clone(),
+            decorated_name: None,
+            kind: "type",
+        },
+    };
+    SarifLocation {
+        id: None,
+        message: None,
+        physical_location: PhysicalLocation {
+            artifact_location: ArtifactLocation {
+                uri: artifact_uri(&location.source_path(), options.source_root.as_deref()),
+            },
+            region: location.line.map(|start_line| Region { start_line }),
+        },
+        logical_locations: vec![logical],
+    }
+}
+
+fn notification(problem: &InputProblem) -> Notification {
+    Notification {
+        level: "error",
+        message: Message {
+            text: format!("{}: {}", problem.display_path(), problem.message),
+        },
+        locations: vec![SarifLocation {
+            id: None,
+            message: None,
+            physical_location: PhysicalLocation {
+                artifact_location: ArtifactLocation {
+                    uri: artifact_uri(&problem.file, None),
+                },
+                region: None,
+            },
+            logical_locations: Vec::new(),
+        }],
+    }
+}
+
+fn simple_class_name(class: &str) -> &str {
+    class.rsplit('.').next().unwrap_or(class)
+}
+
+/// Turns a path into a URI reference: joined under the source root when one
+/// is given, absolute paths as `file://` URIs, and characters that are not
+/// allowed in a URI percent-encoded (`$` and friends are allowed and kept).
+fn artifact_uri(path: &str, source_root: Option<&str>) -> String {
+    let joined = match source_root {
+        Some(root) if !root.is_empty() && !path.starts_with('/') => {
+            format!("{}/{path}", root.trim_end_matches('/'))
+        }
+        _ => path.to_owned(),
+    };
+    let encoded = percent_encode_path(&joined.replace('\\', "/"));
+    if encoded.starts_with('/') {
+        format!("file://{encoded}")
+    } else {
+        encoded
+    }
+}
+
+fn percent_encode_path(path: &str) -> String {
+    let mut out = String::with_capacity(path.len());
+    for byte in path.bytes() {
+        let keep = byte.is_ascii_alphanumeric() || b"-._~!$&'()*+,;=:@/".contains(&byte);
+        if keep {
+            out.push(char::from(byte));
+        } else {
+            out.push_str(&format!("%{byte:02X}"));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::artifact_uri;
+
+    #[test]
+    fn uris() {
+        assert_eq!(
+            artifact_uri("com/x/Outer$Inner.class", None),
+            "com/x/Outer$Inner.class"
+        );
+        assert_eq!(
+            artifact_uri("com/x/A.java", Some("src/main/java/")),
+            "src/main/java/com/x/A.java"
+        );
+        assert_eq!(
+            artifact_uri("/tmp/my lib.jar", Some("src")),
+            "file:///tmp/my%20lib.jar"
+        );
+        assert_eq!(artifact_uri("a/é#1.jar", None), "a/%C3%A9%231.jar");
+        assert_eq!(artifact_uri("libs\\a.jar", None), "libs/a.jar");
+    }
+}
