@@ -1,0 +1,186 @@
+//! Non-thread-safe JDK containers and which of their methods read or write
+//! the container (RacerD's container model: a call `m.put(k, v)` is a write
+//! of the abstract location "contents of `m`").
+//!
+//! Modelled: `HashMap`, `LinkedHashMap`, `TreeMap`, `EnumMap`,
+//! `IdentityHashMap`, `WeakHashMap` and the `Map`/`SortedMap`/`NavigableMap`
+//! interfaces; `ArrayList`, `LinkedList`, `HashSet`, `LinkedHashSet`,
+//! `TreeSet`, `EnumSet`, `ArrayDeque`, `PriorityQueue`, `BitSet`, and the
+//! `Collection`/`List`/`Set`/`Queue`/`Deque`/`SortedSet`/`NavigableSet`
+//! interfaces, plus `StringBuilder`.
+//!
+//! Caveats the table cannot express: `LinkedHashMap` with access order
+//! makes `get` a write; iterators and views (`keySet()`, `subList`) are
+//! modelled as reads of the container even though writing through them
+//! writes it. A call whose static type is an interface (`Map.put`) is
+//! reported as a container access even when the object is a
+//! `ConcurrentHashMap`: deciding the dynamic type is the analysis' job
+//! ([`container_access_via`] excludes types known to be thread-safe).
+
+use crate::safety::is_thread_safe_via;
+
+/// A read or a write of the container's contents.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ContainerAccess {
+    Read,
+    Write,
+}
+
+/// Which method vocabulary a container speaks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ContainerFamily {
+    Map,
+    /// `Collection`, `List`, `Set`, `Queue`, `Deque` and their implementations.
+    Collection,
+    /// `StringBuilder` (and `AbstractStringBuilder`).
+    StringBuilder,
+    /// `java.util.BitSet`.
+    BitSet,
+}
+
+#[rustfmt::skip]
+const MAPS: &[&str] = &[
+    "java/util/Map", "java/util/SortedMap", "java/util/NavigableMap", "java/util/AbstractMap",
+    "java/util/HashMap", "java/util/LinkedHashMap", "java/util/TreeMap", "java/util/EnumMap",
+    "java/util/IdentityHashMap", "java/util/WeakHashMap",
+];
+
+#[rustfmt::skip]
+const COLLECTIONS: &[&str] = &[
+    "java/util/Collection", "java/util/List", "java/util/Set", "java/util/Queue",
+    "java/util/Deque", "java/util/SortedSet", "java/util/NavigableSet", "java/util/SequencedCollection",
+    "java/util/AbstractCollection", "java/util/AbstractList", "java/util/AbstractSequentialList",
+    "java/util/AbstractSet", "java/util/AbstractQueue",
+    "java/util/ArrayList", "java/util/LinkedList", "java/util/HashSet", "java/util/LinkedHashSet",
+    "java/util/TreeSet", "java/util/EnumSet", "java/util/ArrayDeque", "java/util/PriorityQueue",
+];
+
+const BUILDERS: &[&str] = &["java/lang/StringBuilder", "java/lang/AbstractStringBuilder"];
+
+#[rustfmt::skip]
+const MAP_WRITES: &[&str] = &[
+    "put", "putAll", "putIfAbsent", "remove", "clear", "replace", "replaceAll", "compute",
+    "computeIfAbsent", "computeIfPresent", "merge", "pollFirstEntry", "pollLastEntry",
+    "putFirst", "putLast",
+];
+
+#[rustfmt::skip]
+const MAP_READS: &[&str] = &[
+    "get", "getOrDefault", "containsKey", "containsValue", "size", "isEmpty", "keySet", "values",
+    "entrySet", "forEach", "equals", "hashCode", "toString", "clone", "firstKey", "lastKey",
+    "firstEntry", "lastEntry", "ceilingKey", "ceilingEntry", "floorKey", "floorEntry",
+    "higherKey", "higherEntry", "lowerKey", "lowerEntry", "headMap", "tailMap", "subMap",
+    "navigableKeySet", "descendingKeySet", "descendingMap", "comparator", "sequencedKeySet",
+    "sequencedValues", "sequencedEntrySet", "reversed",
+];
+
+#[rustfmt::skip]
+const COLLECTION_WRITES: &[&str] = &[
+    "add", "addAll", "remove", "removeAll", "removeIf", "retainAll", "clear", "set", "sort",
+    "replaceAll", "addFirst", "addLast", "offer", "offerFirst", "offerLast", "push", "pop",
+    "poll", "pollFirst", "pollLast", "removeFirst", "removeLast", "removeFirstOccurrence",
+    "removeLastOccurrence", "ensureCapacity", "trimToSize", "removeRange",
+];
+
+#[rustfmt::skip]
+const COLLECTION_READS: &[&str] = &[
+    "get", "contains", "containsAll", "size", "isEmpty", "iterator", "listIterator",
+    "spliterator", "stream", "parallelStream", "forEach", "toArray", "indexOf", "lastIndexOf",
+    "subList", "equals", "hashCode", "toString", "clone", "peek", "peekFirst", "peekLast",
+    "element", "getFirst", "getLast", "first", "last", "ceiling", "floor", "higher", "lower",
+    "headSet", "tailSet", "subSet", "descendingSet", "descendingIterator", "comparator",
+    "reversed",
+];
+
+#[rustfmt::skip]
+const BUILDER_WRITES: &[&str] = &[
+    "append", "insert", "delete", "deleteCharAt", "replace", "reverse", "setLength",
+    "setCharAt", "ensureCapacity", "trimToSize", "appendCodePoint",
+];
+
+#[rustfmt::skip]
+const BUILDER_READS: &[&str] = &[
+    "toString", "length", "charAt", "indexOf", "lastIndexOf", "substring", "subSequence",
+    "capacity", "codePointAt", "getChars", "chars", "compareTo", "isEmpty",
+];
+
+const BITSET_WRITES: &[&str] = &["set", "clear", "flip", "and", "or", "xor", "andNot"];
+
+#[rustfmt::skip]
+const BITSET_READS: &[&str] = &[
+    "get", "cardinality", "length", "size", "isEmpty", "nextSetBit", "nextClearBit",
+    "previousSetBit", "previousClearBit", "intersects", "stream", "toByteArray",
+    "toLongArray", "equals", "hashCode", "toString", "clone",
+];
+
+/// The container family of `class` itself.
+pub fn container_family(class: &str) -> Option<ContainerFamily> {
+    if MAPS.contains(&class) {
+        Some(ContainerFamily::Map)
+    } else if COLLECTIONS.contains(&class) {
+        Some(ContainerFamily::Collection)
+    } else if BUILDERS.contains(&class) {
+        Some(ContainerFamily::StringBuilder)
+    } else if class == "java/util/BitSet" {
+        Some(ContainerFamily::BitSet)
+    } else {
+        None
+    }
+}
+
+/// The container family of `class` or its nearest listed supertype; `None`
+/// for thread-safe types (a `ConcurrentHashMap` is a `Map` but not a racy container).
+pub fn container_family_via(
+    class: &str,
+    is_subtype: &dyn Fn(&str, &str) -> bool,
+) -> Option<ContainerFamily> {
+    if is_thread_safe_via(class, is_subtype) {
+        return None;
+    }
+    if let Some(f) = container_family(class) {
+        return Some(f);
+    }
+    // Maps before collections: no JDK type is both.
+    for (names, fam) in [
+        (MAPS, ContainerFamily::Map),
+        (COLLECTIONS, ContainerFamily::Collection),
+        (BUILDERS, ContainerFamily::StringBuilder),
+        (&["java/util/BitSet"][..], ContainerFamily::BitSet),
+    ] {
+        if names.iter().any(|sup| is_subtype(class, sup)) {
+            return Some(fam);
+        }
+    }
+    None
+}
+
+fn access_in(family: ContainerFamily, name: &str) -> Option<ContainerAccess> {
+    let (writes, reads) = match family {
+        ContainerFamily::Map => (MAP_WRITES, MAP_READS),
+        ContainerFamily::Collection => (COLLECTION_WRITES, COLLECTION_READS),
+        ContainerFamily::StringBuilder => (BUILDER_WRITES, BUILDER_READS),
+        ContainerFamily::BitSet => (BITSET_WRITES, BITSET_READS),
+    };
+    if writes.contains(&name) {
+        Some(ContainerAccess::Write)
+    } else if reads.contains(&name) {
+        Some(ContainerAccess::Read)
+    } else {
+        None
+    }
+}
+
+/// Does calling `name` on a `class` (exactly as listed) read or write the container?
+pub fn container_access(class: &str, name: &str) -> Option<ContainerAccess> {
+    access_in(container_family(class)?, name)
+}
+
+/// Like [`container_access`] for any subtype of a listed container that is
+/// not itself thread-safe.
+pub fn container_access_via(
+    class: &str,
+    name: &str,
+    is_subtype: &dyn Fn(&str, &str) -> bool,
+) -> Option<ContainerAccess> {
+    access_in(container_family_via(class, is_subtype)?, name)
+}

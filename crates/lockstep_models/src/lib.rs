@@ -1,0 +1,99 @@
+//! Library semantics for lockstep, as data.
+//!
+//! The analyses need to know what a handful of JDK methods mean for
+//! concurrency: which calls start a new thread of control and which method
+//! of which operand it runs ([`threads`]), which calls order threads
+//! ([`ordering`]), which calls acquire or release locks ([`locks`]), which
+//! types are safe to share ([`safety`]), which calls read or write a
+//! non-thread-safe container ([`containers`]) and which calls hint at thread
+//! confinement ([`confinement`]). Keeping all of this in one crate of static
+//! tables means a detector never hard-codes a JDK name, and a missing model
+//! is fixed in one place.
+//!
+//! Every table is keyed by the JDK class or interface that *declares* the
+//! method. A call site names the static type of its receiver instead
+//! (`ThreadPoolExecutor.submit`, `MyMap.put`), so each lookup comes in two
+//! forms: an exact one (`thread_starts(class, ..)`) and one that takes an
+//! "is `sub` a subtype of `sup`" callback (`thread_starts_via(class, .., &is_subtype)`),
+//! which the program model answers from its class hierarchy. Entries for a
+//! more specific class come first and exact matches win over inherited ones,
+//! so `ReentrantReadWriteLock$ReadLock.lock` is a read lock even though it
+//! also implements `Lock.lock`.
+//!
+//! What is deliberately *not* here: any analysis. The crate does not know
+//! about class files, IR or call graphs; it does not decide which object a
+//! task operand refers to, or whether a lock is held. It also does not
+//! model reflection, `MethodHandle` invocation, JNI, class loading, or
+//! third-party libraries (Guava's `ListeningExecutorService` is covered only
+//! through its `ExecutorService` supertype).
+
+pub mod confinement;
+pub mod containers;
+pub mod locks;
+pub mod ordering;
+pub mod safety;
+mod table;
+pub mod threads;
+
+pub use confinement::{confinement_hint, ConfinementHint};
+pub use containers::{
+    container_access, container_access_via, container_family, container_family_via,
+    ContainerAccess, ContainerFamily,
+};
+pub use locks::{lock_effect, lock_effect_via, LockEffect, LockMode};
+pub use ordering::{ordering_effect, ordering_effect_via, OrderingEffect};
+pub use safety::{
+    factory_result, is_immutable_class, is_self_synchronized, is_thread_safe_class,
+    is_thread_safe_via, thread_safety, thread_safety_via, FactoryResult, ThreadSafety,
+};
+pub use threads::{
+    thread_start, thread_start_via, thread_starts, thread_starts_via, Async, EntryMethod,
+    LaunchKind, Repeat, TaskLaunch, TaskShape,
+};
+
+/// Which descriptors an entry matches.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Desc {
+    /// Every overload.
+    Any,
+    /// Exactly this method descriptor.
+    Exact(&'static str),
+    /// Exactly these parameters, whatever the return type: `"(Ljava/lang/Runnable;)"`.
+    /// Subtypes narrow return types covariantly (`ForkJoinPool.submit`
+    /// returns a `ForkJoinTask`), and a call compiled against the subtype
+    /// carries the narrower descriptor.
+    Params(&'static str),
+}
+
+impl Desc {
+    /// Does the method descriptor `desc` match?
+    pub fn matches(self, desc: &str) -> bool {
+        match self {
+            Desc::Any => true,
+            Desc::Exact(d) => d == desc,
+            Desc::Params(p) => desc.starts_with(p),
+        }
+    }
+}
+
+/// Which value of a call an entry talks about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Operand {
+    /// The receiver (`this` of the callee).
+    Receiver,
+    /// Declared argument `n`, 0-based, not counting the receiver.
+    Arg(u8),
+    /// The value the call returns.
+    Result,
+}
+
+/// The JDK's own packages. Models apply to calls *into* these; code *in*
+/// them is library internals that the models summarise (an analysis may
+/// choose not to look inside).
+pub fn is_jdk_class(internal_name: &str) -> bool {
+    const PREFIXES: &[&str] = &["java/", "javax/", "jdk/", "sun/", "com/sun/"];
+    PREFIXES.iter().any(|p| internal_name.starts_with(p))
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,180 @@
+//! Lock effects of JDK calls (RacerD-style `Lock | Unlock | LockedIfTrue`),
+//! plus monitor `wait/notify` and `Condition` semantics.
+//!
+//! Modelled: `java.util.concurrent.locks.Lock` (and through it
+//! `ReentrantLock`), the read and write views of `ReadWriteLock` /
+//! `ReentrantReadWriteLock`, `StampedLock` (write/read/optimistic read,
+//! stamps, `asReadLock`/`asWriteLock` views), `Object.wait/notify/notifyAll`
+//! and `Condition.await*/signal*`.
+//!
+//! The subject of every effect is the receiver; the view effects
+//! ([`LockEffect::ReadView`], [`LockEffect::WriteView`],
+//! [`LockEffect::NewCondition`]) describe the *result* in terms of the
+//! receiver. Which object a lock operand denotes, and whether a `tryLock`
+//! result was tested, is the analysis' business.
+//!
+//! Not modelled: `StampedLock.tryConvertTo*` (treated as unknown),
+//! `LockSupport`, `Semaphore` used as a mutex (see [`crate::ordering`]),
+//! `synchronized` (the IR has monitor regions).
+
+use crate::table::{Keyed, Table};
+use crate::Desc;
+
+/// Which side of a lock an effect concerns.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum LockMode {
+    /// A mutual-exclusion lock (`Lock.lock`, monitors).
+    Exclusive,
+    /// The shared side of a read-write lock.
+    Read,
+    /// The exclusive side of a read-write lock.
+    Write,
+    /// Whatever mode the stamp was acquired in (`StampedLock.unlock(stamp)`).
+    Stamp,
+}
+
+/// What a call does to the receiver lock.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum LockEffect {
+    /// Acquires the receiver (blocks until it does).
+    Lock(LockMode),
+    /// Releases the receiver.
+    Unlock(LockMode),
+    /// Acquires the receiver if and only if the call returns `true` (`tryLock`).
+    LockedIfTrue(LockMode),
+    /// Acquires the receiver if and only if the returned stamp is non-zero
+    /// (`StampedLock.tryWriteLock`).
+    LockedIfNonZero(LockMode),
+    /// Returns the read view of the receiver lock (`ReadWriteLock.readLock()`,
+    /// `StampedLock.asReadLock()`): locking the result read-locks the receiver.
+    ReadView,
+    /// Returns the write view of the receiver lock.
+    WriteView,
+    /// `StampedLock.tryOptimisticRead`: no lock; a later `validate` tells
+    /// whether a writer intervened.
+    OptimisticRead,
+    /// `StampedLock.validate(stamp)`.
+    Validate,
+    /// `Object.wait*`: releases the receiver's monitor, waits, re-acquires it.
+    MonitorWait,
+    /// `Object.notify/notifyAll`.
+    MonitorNotify,
+    /// `Lock.newCondition()`: the result is a condition bound to the receiver lock.
+    NewCondition,
+    /// `Condition.await*`: releases the condition's lock, waits, re-acquires it.
+    ConditionAwait,
+    /// `Condition.signal/signalAll`.
+    ConditionSignal,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct LockModel {
+    pub class: &'static str,
+    pub name: &'static str,
+    pub desc: Desc,
+    pub effect: LockEffect,
+}
+
+impl Keyed for LockModel {
+    fn key(&self) -> (&'static str, &'static str, Desc) {
+        (self.class, self.name, self.desc)
+    }
+}
+
+const fn m(class: &'static str, name: &'static str, desc: Desc, effect: LockEffect) -> LockModel {
+    LockModel {
+        class,
+        name,
+        desc,
+        effect,
+    }
+}
+
+use Desc::{Any, Exact};
+use LockEffect::*;
+use LockMode::*;
+
+const LOCK: &str = "java/util/concurrent/locks/Lock";
+const RRWL_R: &str = "java/util/concurrent/locks/ReentrantReadWriteLock$ReadLock";
+const RRWL_W: &str = "java/util/concurrent/locks/ReentrantReadWriteLock$WriteLock";
+const SL: &str = "java/util/concurrent/locks/StampedLock";
+const COND: &str = "java/util/concurrent/locks/Condition";
+const TRY_TIMED: &str = "(JLjava/util/concurrent/TimeUnit;)Z";
+
+#[rustfmt::skip]
+static MODELS: &[LockModel] = &[
+    // Views of ReentrantReadWriteLock first: they also implement Lock.
+    m(RRWL_R, "lock", Exact("()V"), Lock(Read)),
+    m(RRWL_R, "lockInterruptibly", Exact("()V"), Lock(Read)),
+    m(RRWL_R, "tryLock", Exact("()Z"), LockedIfTrue(Read)),
+    m(RRWL_R, "tryLock", Exact(TRY_TIMED), LockedIfTrue(Read)),
+    m(RRWL_R, "unlock", Exact("()V"), Unlock(Read)),
+    m(RRWL_W, "lock", Exact("()V"), Lock(Write)),
+    m(RRWL_W, "lockInterruptibly", Exact("()V"), Lock(Write)),
+    m(RRWL_W, "tryLock", Exact("()Z"), LockedIfTrue(Write)),
+    m(RRWL_W, "tryLock", Exact(TRY_TIMED), LockedIfTrue(Write)),
+    m(RRWL_W, "unlock", Exact("()V"), Unlock(Write)),
+    m(RRWL_W, "newCondition", Any, NewCondition),
+    m(LOCK, "lock", Exact("()V"), Lock(Exclusive)),
+    m(LOCK, "lockInterruptibly", Exact("()V"), Lock(Exclusive)),
+    m(LOCK, "tryLock", Exact("()Z"), LockedIfTrue(Exclusive)),
+    m(LOCK, "tryLock", Exact(TRY_TIMED), LockedIfTrue(Exclusive)),
+    m(LOCK, "unlock", Exact("()V"), Unlock(Exclusive)),
+    m(LOCK, "newCondition", Any, NewCondition),
+    m("java/util/concurrent/locks/ReadWriteLock", "readLock", Any, ReadView),
+    m("java/util/concurrent/locks/ReadWriteLock", "writeLock", Any, WriteView),
+    m(SL, "writeLock", Exact("()J"), Lock(Write)),
+    m(SL, "writeLockInterruptibly", Exact("()J"), Lock(Write)),
+    m(SL, "readLock", Exact("()J"), Lock(Read)),
+    m(SL, "readLockInterruptibly", Exact("()J"), Lock(Read)),
+    m(SL, "tryWriteLock", Any, LockedIfNonZero(Write)),
+    m(SL, "tryReadLock", Any, LockedIfNonZero(Read)),
+    m(SL, "unlockWrite", Exact("(J)V"), Unlock(Write)),
+    m(SL, "unlockRead", Exact("(J)V"), Unlock(Read)),
+    m(SL, "unlock", Exact("(J)V"), Unlock(Stamp)),
+    m(SL, "tryUnlockWrite", Exact("()Z"), Unlock(Write)),
+    m(SL, "tryUnlockRead", Exact("()Z"), Unlock(Read)),
+    m(SL, "tryOptimisticRead", Exact("()J"), OptimisticRead),
+    m(SL, "validate", Exact("(J)Z"), Validate),
+    m(SL, "asReadLock", Any, ReadView),
+    m(SL, "asWriteLock", Any, WriteView),
+    m("java/lang/Object", "wait", Any, MonitorWait),
+    m("java/lang/Object", "notify", Exact("()V"), MonitorNotify),
+    m("java/lang/Object", "notifyAll", Exact("()V"), MonitorNotify),
+    m(COND, "await", Any, ConditionAwait),
+    m(COND, "awaitNanos", Any, ConditionAwait),
+    m(COND, "awaitUninterruptibly", Any, ConditionAwait),
+    m(COND, "awaitUntil", Any, ConditionAwait),
+    m(COND, "signal", Exact("()V"), ConditionSignal),
+    m(COND, "signalAll", Exact("()V"), ConditionSignal),
+];
+
+static TABLE: Table<LockModel> = Table::new(MODELS);
+
+/// The lock effect of a call declared exactly on `class`.
+pub fn lock_effect(class: &str, name: &str, desc: &str) -> Option<LockEffect> {
+    TABLE
+        .lookup(class, name, Some(desc), None)
+        .first()
+        .map(|m| m.effect)
+}
+
+/// The lock effect of a call on `class` or a supertype. Entries for the
+/// read-write lock views come before `Lock`'s, so a call on a static type
+/// that is (a subtype of) a view gets the view's mode.
+pub fn lock_effect_via(
+    class: &str,
+    name: &str,
+    desc: &str,
+    is_subtype: &dyn Fn(&str, &str) -> bool,
+) -> Option<LockEffect> {
+    TABLE
+        .lookup(class, name, Some(desc), Some(is_subtype))
+        .first()
+        .map(|m| m.effect)
+}
+
+/// Every lock model.
+pub fn all_lock_models() -> &'static [LockModel] {
+    TABLE.entries()
+}

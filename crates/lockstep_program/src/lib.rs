@@ -1,0 +1,106 @@
+//! The program model of lockstep: which classes there are, how calls
+//! resolve, what is reachable, and where threads start.
+//!
+//! - [`Program`]: application classes (parsed, handed over by the caller)
+//!   plus library classes loaded lazily through a [`ClassProvider`];
+//!   hierarchy queries, JVMS method resolution and virtual dispatch; method
+//!   bodies lowered to IR on first use and cached.
+//! - [`entry_points`]: `main` methods, or the open-program harness.
+//! - [`cha`] / [`rta`]: call graphs over application and reached library
+//!   code, with lambdas and modelled thread starts.
+//! - [`thread_roots`]: the methods that run in new threads, their start
+//!   sites, and whether a site may start many.
+//!
+//! The crate knows nothing of the file system (bytes come through the
+//! provider) nor of any detector; library semantics come from
+//! `lockstep_models`.
+
+mod arena;
+pub mod callgraph;
+pub mod cfg;
+pub mod descriptor;
+pub mod entry;
+mod hierarchy;
+pub mod lambda;
+mod lower;
+pub mod program;
+pub mod provider;
+mod tasks;
+pub mod threads;
+
+use std::fmt;
+
+pub use callgraph::{
+    cha, rta, Algorithm, CallEdge, CallGraph, CallGraphStats, EdgeKind, LambdaSite, TaskStartSite,
+};
+pub use entry::{entry_points, EntryMode, EntryPoints};
+pub use lambda::{decode_lambda, LambdaShape};
+pub use program::{
+    ClassId, ClassInfo, LowerStats, MethodData, MethodId, Problem, Program, ProgramStats,
+};
+pub use provider::{ClassProvider, NoLibrary};
+pub use threads::{thread_roots, Precision, TaskRef, ThreadRoot};
+
+/// Everything `--stats` prints about the program model.
+#[derive(Debug, Clone)]
+pub struct Stats {
+    pub program: ProgramStats,
+    pub entry_mode: Option<EntryMode>,
+    pub cha: Option<CallGraphStats>,
+    pub rta: Option<CallGraphStats>,
+    pub thread_roots: Option<usize>,
+}
+
+impl Stats {
+    pub fn collect(
+        program: &Program,
+        cha: Option<&CallGraph>,
+        rta: Option<&CallGraph>,
+        roots: Option<&[ThreadRoot]>,
+    ) -> Stats {
+        Stats {
+            program: program.stats(),
+            entry_mode: rta.or(cha).map(|g| g.entries.mode),
+            cha: cha.map(CallGraph::stats),
+            rta: rta.map(CallGraph::stats),
+            thread_roots: roots.map(<[ThreadRoot]>::len),
+        }
+    }
+}
+
+impl fmt::Display for Stats {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let p = &self.program;
+        writeln!(
+            f,
+            "classes: {} application, {} library loaded",
+            p.application_classes, p.library_classes
+        )?;
+        writeln!(
+            f,
+            "methods: {} loaded, {} bodies lowered ({} statements), {} lowering failures",
+            p.methods, p.bodies_lowered, p.statements_lowered, p.lowering_failures
+        )?;
+        if let Some(mode) = self.entry_mode {
+            writeln!(f, "entry points: {}", mode.describe())?;
+        }
+        for g in [self.cha, self.rta].into_iter().flatten() {
+            writeln!(
+                f,
+                "{:?}: {} entries, {} reachable methods, {} call edges, {} live classes, {} lambda sites, {} unresolved calls, {} ms",
+                g.algorithm,
+                g.entries,
+                g.reachable,
+                g.edges,
+                g.live_classes,
+                g.lambda_sites,
+                g.unresolved_calls,
+                g.millis
+            )?;
+        }
+        if let Some(n) = self.thread_roots {
+            writeln!(f, "thread roots: {n}")?;
+        }
+        write!(f, "problems: {}", p.problems)
+    }
+}

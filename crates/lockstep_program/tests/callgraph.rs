@@ -1,0 +1,285 @@
+//! CHA vs RTA, lambdas and method references, class initialisation, entry points.
+
+mod common;
+use common::*;
+use lockstep_program::*;
+
+const SRC: &str = r#"
+import java.util.concurrent.Callable;
+import java.util.function.Function;
+import java.util.function.Supplier;
+
+public class Main {
+    interface Shape { double area(); }
+    static class Circle implements Shape { public double area() { return 3; } }
+    static class Square implements Shape { public double area() { return 4; } }
+    static class Config { static final Object LOCK = new Object(); static int hits; }
+    static double total(Shape s) { return s.area(); }
+    void work() {}
+    public static void main(String[] args) throws Exception {
+        total(new Circle());
+        Runnable r = () -> System.out.println("lambda");
+        r.run(); // MARK r.run
+        Main m = new Main();
+        Runnable w = m::work;
+        w.run(); // MARK w.run
+        Callable<Integer> c = () -> 42;
+        c.call(); // MARK c.call
+        Function<String, Integer> f = Integer::parseInt;
+        f.apply("1"); // MARK f.apply
+        Supplier<Main> s = Main::new;
+        s.get(); // MARK s.get
+        Config.hits++;
+    }
+}
+"#;
+
+struct Fixture {
+    p: Program,
+    rta: CallGraph,
+    cha: CallGraph,
+}
+
+fn fixture() -> Fixture {
+    let p = program(&[("Main.java", SRC)]);
+    let e = entry_points(&p, false);
+    let rta = rta(&p, &e);
+    let cha = cha(&p, &e);
+    Fixture { p, rta, cha }
+}
+
+/// Names of the callees at the call on the line marked `marker` in `caller`.
+fn callees_on_line(p: &Program, g: &CallGraph, caller: MethodId, line: u32) -> Vec<String> {
+    let body = p.body(caller).unwrap();
+    let mut v: Vec<String> = g
+        .callees(caller)
+        .iter()
+        .filter(|e| body.stmts[e.site.index()].line == Some(line))
+        .map(|e| name(p, e.callee))
+        .collect();
+    v.sort();
+    v.dedup();
+    v
+}
+
+#[test]
+fn rta_is_a_subset_of_cha_and_skips_uninstantiated_classes() {
+    let f = fixture();
+    let p = &f.p;
+    let cha_edges: std::collections::HashSet<_> = f.cha.edges.iter().copied().collect();
+    for e in &f.rta.edges {
+        assert!(
+            cha_edges.contains(e),
+            "RTA edge not in CHA: {} -> {}",
+            name(p, e.caller),
+            name(p, e.callee)
+        );
+    }
+    for m in &f.rta.reachable {
+        assert!(f.cha.is_reachable(*m), "{}", name(p, *m));
+    }
+    assert!(f.rta.edges.len() < f.cha.edges.len());
+    let total = method(p, "Main", "total");
+    let rta_targets: Vec<String> = f
+        .rta
+        .callees(total)
+        .iter()
+        .map(|e| name(p, e.callee))
+        .collect();
+    assert_eq!(rta_targets, vec!["Main$Circle.area"]);
+    let mut cha_targets: Vec<String> = f
+        .cha
+        .callees(total)
+        .iter()
+        .map(|e| name(p, e.callee))
+        .collect();
+    cha_targets.sort();
+    assert_eq!(cha_targets, vec!["Main$Circle.area", "Main$Square.area"]);
+    assert!(!f.rta.is_reachable(method(p, "Main$Square", "area")));
+    let square = p.class_by_name("Main$Square").unwrap();
+    assert!(!f.rta.is_instantiated(square));
+    assert!(f.cha.is_instantiated(square));
+    // Sorted, unique edges; callers index agrees with callees.
+    assert!(f.rta.edges.windows(2).all(|w| w[0] < w[1]));
+    let circle_area = method(p, "Main$Circle", "area");
+    assert!(f.rta.callers(circle_area).any(|e| e.caller == total));
+}
+
+#[test]
+fn lambdas_and_method_references_dispatch_to_their_bodies() {
+    let f = fixture();
+    let p = &f.p;
+    let main = method(p, "Main", "main");
+    let on = |marker: &str| callees_on_line(p, &f.rta, main, line_of(SRC, marker));
+    // RTA is type-based: every live Runnable answers `r.run()`, the
+    // lambda and the method reference alike; the Callable lambda does not.
+    let runs = on("MARK r.run");
+    assert!(runs.contains(&"Main.lambda$main$0".to_string()), "{runs:?}");
+    assert!(runs.contains(&"Main.work".to_string()), "{runs:?}");
+    assert!(
+        !runs.contains(&"Main.lambda$main$1".to_string()),
+        "{runs:?}"
+    );
+    assert_eq!(on("MARK w.run"), runs);
+    let calls = on("MARK c.call");
+    assert!(
+        calls.contains(&"Main.lambda$main$1".to_string()),
+        "{calls:?}"
+    );
+    assert!(
+        !calls.contains(&"Main.lambda$main$0".to_string()),
+        "{calls:?}"
+    );
+    assert!(on("MARK f.apply").contains(&"java/lang/Integer.parseInt".to_string()));
+    assert!(on("MARK s.get").contains(&"Main.<init>".to_string()));
+    // The edge from r.run() is an ordinary interface call edge.
+    let lambda0 = method(p, "Main", "lambda$main$0");
+    let e = f.rta.callers(lambda0).find(|e| e.caller == main).unwrap();
+    assert_eq!(e.kind, EdgeKind::Interface);
+    // Lambda sites of main, in order, with their interfaces and implementations.
+    let sites: Vec<(String, String, String)> = f
+        .rta
+        .lambda_sites
+        .iter()
+        .filter(|l| l.site.0 == main)
+        .map(|l| {
+            (
+                l.shape.interface.to_string(),
+                l.shape.sam_name.to_string(),
+                l.implementation.map(|m| name(p, m)).unwrap_or_default(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        sites,
+        vec![
+            (
+                "java/lang/Runnable".into(),
+                "run".into(),
+                "Main.lambda$main$0".into()
+            ),
+            (
+                "java/lang/Runnable".into(),
+                "run".into(),
+                "Main.work".into()
+            ),
+            (
+                "java/util/concurrent/Callable".into(),
+                "call".into(),
+                "Main.lambda$main$1".into()
+            ),
+            (
+                "java/util/function/Function".into(),
+                "apply".into(),
+                "java/lang/Integer.parseInt".into()
+            ),
+            (
+                "java/util/function/Supplier".into(),
+                "get".into(),
+                "Main.<init>".into()
+            ),
+        ]
+    );
+    let w = f
+        .rta
+        .lambda_sites
+        .iter()
+        .find(|l| l.site.0 == main && &*l.shape.sam_name == "run" && l.shape.captured == 1)
+        .unwrap();
+    assert_eq!(w.line, Some(line_of(SRC, "m::work")));
+    assert!(f.rta.lambda_site(w.site.0, w.site.1).is_some());
+}
+
+#[test]
+fn class_initialisers_and_jdk_callbacks() {
+    let f = fixture();
+    let p = &f.p;
+    let clinit = method(p, "Main$Config", "<clinit>");
+    assert!(f.rta.class_inits.contains(&clinit));
+    assert!(f.rta.is_reachable(clinit));
+    // println reaches JDK code; RTA follows it (e.g. PrintStream.println).
+    assert!(f
+        .rta
+        .reachable
+        .iter()
+        .any(|&m| name(p, m) == "java/io/PrintStream.println"));
+    let stats = Stats::collect(p, Some(&f.cha), Some(&f.rta), None);
+    let text = stats.to_string();
+    assert!(
+        text.contains("Rta:") && text.contains("Cha:") && text.contains("main methods"),
+        "{text}"
+    );
+}
+
+#[test]
+fn rta_is_deterministic() {
+    let a = fixture();
+    let b = fixture();
+    let names = |f: &Fixture| -> Vec<(String, u32, String)> {
+        f.rta
+            .edges
+            .iter()
+            .filter(|e| f.p.is_application(f.p.method(e.caller).class))
+            .map(|e| (name(&f.p, e.caller), e.site.0, name(&f.p, e.callee)))
+            .collect()
+    };
+    assert_eq!(names(&a), names(&b));
+    assert_eq!(a.rta.reachable.len(), b.rta.reachable.len());
+    assert_eq!(a.rta.edges.len(), b.rta.edges.len());
+}
+
+const LIB: &str = r#"
+package lib;
+public class Api {
+    static { System.getProperty("x"); }
+    public Api() {}
+    public void go() { new Thread(this::step).start(); }
+    void step() {}
+    protected static void util() {}
+    private void hidden() {}
+    public abstract static class Shape { public abstract double area(); public String show() { return "" + area(); } }
+}
+class Internal { public void x() {} }
+"#;
+
+#[test]
+fn open_program_entry_points() {
+    let p = program(&[("lib/Api.java", LIB)]);
+    let closed = entry_points(&p, false);
+    assert_eq!(
+        closed.mode,
+        EntryMode::OpenNoMain,
+        "no main: falls back to the open harness"
+    );
+    let names: Vec<String> = closed.methods.iter().map(|&m| name(&p, m)).collect();
+    for expected in [
+        "lib/Api.<init>",
+        "lib/Api.go",
+        "lib/Api.util",
+        "lib/Api.<clinit>",
+        "lib/Api$Shape.show",
+    ] {
+        assert!(
+            names.contains(&expected.to_string()),
+            "{expected} missing from {names:?}"
+        );
+    }
+    for absent in [
+        "lib/Api.step",
+        "lib/Api.hidden",
+        "lib/Internal.x",
+        "lib/Api$Shape.area",
+    ] {
+        assert!(
+            !names.contains(&absent.to_string()),
+            "{absent} in {names:?}"
+        );
+    }
+    let open = entry_points(&p, true);
+    assert_eq!(open.mode, EntryMode::Open);
+    assert_eq!(open.methods, closed.methods);
+    let g = rta(&p, &open);
+    // Instance entries make their class live, so calls on `this` resolve.
+    assert!(g.is_instantiated(p.class_by_name("lib/Api").unwrap()));
+    assert!(g.is_reachable(method(&p, "lib/Api", "step")));
+}
