@@ -169,9 +169,15 @@ pub struct Annotation {
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum ElementValue {
-    /// Primitive and `String` constants (tags `B C D F I J S Z s`).
+    /// Primitive and `String` constants (tags `B C D F I J S Z s`). The
+    /// constant is `Integer` for `B C I S Z`, `Long`/`Float`/`Double` for
+    /// `J F D`, and [`Constant::String`] for `s` (the class file points at
+    /// a `Utf8` entry; the value is a string). See [`ElementValue::as_str`].
     Const(char, Constant),
-    Enum { type_descriptor: Arc<str>, name: Arc<str> },
+    Enum {
+        type_descriptor: Arc<str>,
+        name: Arc<str>,
+    },
     /// Tag `c`: a return descriptor such as `Ljava/lang/String;` or `V`.
     Class(Arc<str>),
     Annotation(Box<Annotation>),
@@ -181,7 +187,20 @@ pub enum ElementValue {
 impl Annotation {
     /// The value of element `name`, if present.
     pub fn element(&self, name: &str) -> Option<&ElementValue> {
-        self.elements.iter().find(|(n, _)| &**n == name).map(|(_, v)| v)
+        self.elements
+            .iter()
+            .find(|(n, _)| &**n == name)
+            .map(|(_, v)| v)
+    }
+}
+
+impl ElementValue {
+    /// The string of a tag-`s` value (`@GuardedBy("lock")` → `"lock"`).
+    pub fn as_str(&self) -> Option<&str> {
+        match self {
+            ElementValue::Const(_, Constant::String(s) | Constant::Utf8(s)) => Some(s),
+            _ => None,
+        }
     }
 }
 
@@ -201,12 +220,26 @@ pub enum Constant {
     FieldRef(MemberRef),
     MethodRef(MemberRef),
     InterfaceMethodRef(MemberRef),
-    NameAndType { name: Arc<str>, descriptor: Arc<str> },
-    MethodHandle { kind: u8, reference: u16 },
+    NameAndType {
+        name: Arc<str>,
+        descriptor: Arc<str>,
+    },
+    MethodHandle {
+        kind: u8,
+        reference: u16,
+    },
     MethodType(Arc<str>),
     /// `CONSTANT_Dynamic` (condy).
-    Dynamic { bootstrap_index: u16, name: Arc<str>, descriptor: Arc<str> },
-    InvokeDynamic { bootstrap_index: u16, name: Arc<str>, descriptor: Arc<str> },
+    Dynamic {
+        bootstrap_index: u16,
+        name: Arc<str>,
+        descriptor: Arc<str>,
+    },
+    InvokeDynamic {
+        bootstrap_index: u16,
+        name: Arc<str>,
+        descriptor: Arc<str>,
+    },
     Module(Arc<str>),
     Package(Arc<str>),
 }
@@ -229,6 +262,12 @@ pub struct ConstantPool {
 impl ConstantPool {
     pub fn get(&self, index: u16) -> Option<&Constant> {
         self.entries.get(index as usize)
+    }
+    pub fn utf8(&self, index: u16) -> Option<&Arc<str>> {
+        match self.get(index)? {
+            Constant::Utf8(s) => Some(s),
+            _ => None,
+        }
     }
     pub fn class_name(&self, index: u16) -> Option<&Arc<str>> {
         match self.get(index)? {
@@ -300,7 +339,7 @@ pub enum ArithOp {
     Xor,
 }
 
-/// Target of a conversion opcode (`i2l` is `Convert(Int, Long)`; `i2b` is `Convert(Int, Narrow::Byte)`).
+/// Target of a conversion opcode (`i2l` is `Convert(Int, Long)`; `i2b` is `Convert(Int, ConvertTo::Byte)`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum ConvertTo {
     Int,
@@ -388,8 +427,16 @@ pub enum Insn {
     Goto(u32),
     Jsr(u32),
     Ret(u16),
-    TableSwitch { default: u32, low: i32, high: i32, targets: Vec<u32> },
-    LookupSwitch { default: u32, pairs: Vec<(i32, u32)> },
+    TableSwitch {
+        default: u32,
+        low: i32,
+        high: i32,
+        targets: Vec<u32>,
+    },
+    LookupSwitch {
+        default: u32,
+        pairs: Vec<(i32, u32)>,
+    },
     /// `ireturn`…`areturn` carry a kind; `return` is `None`.
     Return(Option<Kind>),
     GetStatic(u16),

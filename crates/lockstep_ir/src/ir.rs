@@ -9,14 +9,25 @@
 //!   next block, which is then its first normal successor;
 //! - block 0 is the entry and has no predecessors;
 //! - parameters (`this` included) are variables without a defining
-//!   statement; every other variable used is defined by some statement;
+//!   statement; every other variable used is defined by some statement
+//!   (when the source reassigns a parameter, the parameter variable keeps
+//!   the incoming value and a local copy `vN = param` at entry carries the
+//!   reassigned web);
 //! - an exceptional edge leaves from *every* statement of its block: a
 //!   dataflow analysis feeds a handler the join of the states before each
 //!   statement of the block (blocks are split at handler-range boundaries and
 //!   after `monitorenter`/`monitorexit` so this stays precise).
 //!
+//! - a `monitorenter` is outside its own region and a `monitorexit` inside
+//!   the region it releases ([`Body::held_before`]); `monitorenter` and
+//!   `monitorexit` always end their block.
+//!
 //! The IR deliberately knows nothing of other methods: calls are symbolic
 //! references, resolved by the program model.
+//!
+//! Helpers over statements (what a statement defines, uses, branches to)
+//! are in `visit.rs`: [`StmtKind::def`], [`StmtKind::for_each_use`],
+//! [`StmtKind::for_each_target`]...
 
 use std::fmt;
 use std::sync::Arc;
@@ -107,7 +118,10 @@ pub enum ConstValue {
     MethodType(Arc<str>),
     MethodHandle(MethodHandle),
     /// A dynamically-computed constant (`CONSTANT_Dynamic`).
-    Dynamic { name: Arc<str>, descriptor: Arc<str> },
+    Dynamic {
+        name: Arc<str>,
+        descriptor: Arc<str>,
+    },
 }
 
 /// A `CONSTANT_MethodHandle`, resolved.
@@ -183,11 +197,18 @@ pub enum Rvalue {
     /// `newarray`/`anewarray`/`multianewarray`: the array type descriptor and one length per dimension given.
     NewArray(Arc<str>, Vec<Operand>),
     /// Heap read of an instance field.
-    FieldLoad { object: Operand, field: MemberRef },
+    FieldLoad {
+        object: Operand,
+        field: MemberRef,
+    },
     /// Heap read of a static field.
     StaticLoad(MemberRef),
     /// Heap read of an array element.
-    ArrayLoad { array: Operand, index: Operand, kind: ArrayKind },
+    ArrayLoad {
+        array: Operand,
+        index: Operand,
+        kind: ArrayKind,
+    },
     ArrayLength(Operand),
     /// The exception object at the start of a handler.
     CaughtException,
@@ -196,23 +217,56 @@ pub enum Rvalue {
 /// What a statement does.
 #[derive(Debug, Clone, PartialEq)]
 pub enum StmtKind {
-    Assign { dst: VarId, value: Rvalue },
-    FieldStore { object: Operand, field: MemberRef, value: Operand },
-    StaticStore { field: MemberRef, value: Operand },
-    ArrayStore { array: Operand, index: Operand, value: Operand, kind: ArrayKind },
+    Assign {
+        dst: VarId,
+        value: Rvalue,
+    },
+    FieldStore {
+        object: Operand,
+        field: MemberRef,
+        value: Operand,
+    },
+    StaticStore {
+        field: MemberRef,
+        value: Operand,
+    },
+    ArrayStore {
+        array: Operand,
+        index: Operand,
+        value: Operand,
+        kind: ArrayKind,
+    },
     /// A call; `result` is `None` for `void` methods or when the result is discarded.
-    Invoke { result: Option<VarId>, call: Call },
-    InvokeDynamic { result: Option<VarId>, call: DynamicCall },
+    Invoke {
+        result: Option<VarId>,
+        call: Call,
+    },
+    InvokeDynamic {
+        result: Option<VarId>,
+        call: DynamicCall,
+    },
     MonitorEnter(Operand),
     MonitorExit(Operand),
     /// Branch to `target` when `lhs cond rhs`, else fall through to the next block.
-    If { cond: Cond, lhs: Operand, rhs: Operand, target: BlockId },
+    If {
+        cond: Cond,
+        lhs: Operand,
+        rhs: Operand,
+        target: BlockId,
+    },
     Goto(BlockId),
-    Switch { key: Operand, cases: Vec<(i32, BlockId)>, default: BlockId },
+    Switch {
+        key: Operand,
+        cases: Vec<(i32, BlockId)>,
+        default: BlockId,
+    },
     Return(Option<Operand>),
     Throw(Operand),
     /// A `jsr` subroutine return (`ret`) that could not be inlined, to all listed blocks.
-    Ret { address: VarId, targets: Vec<BlockId> },
+    Ret {
+        address: VarId,
+        targets: Vec<BlockId>,
+    },
     Nop,
 }
 
@@ -234,7 +288,9 @@ impl StmtKind {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Stmt {
     pub kind: StmtKind,
-    /// Byte offset of the instruction this statement came from.
+    /// Byte offset of the instruction this statement came from (for copies
+    /// made at a block's end, its last instruction; inlined `jsr`
+    /// subroutines repeat their pcs in each copy).
     pub pc: u32,
     /// Source line, from the `LineNumberTable`.
     pub line: Option<u32>,
@@ -252,9 +308,13 @@ pub struct Block {
     /// Statements `first..end` (by [`StmtId`] index).
     pub first: StmtId,
     pub end: StmtId,
-    /// Normal successors (fall-through first for `If`).
+    /// Normal successors, deduplicated: the fall-through first for `If`;
+    /// for `Switch` the default, then the cases in order; for `Ret` its targets.
     pub succs: Vec<BlockId>,
-    /// Handlers that may be entered from any statement of this block, in exception-table order.
+    /// Handlers that may be entered from any statement of this block, in
+    /// exception-table order, cut after the first catch-all (a handler after
+    /// it is unreachable from here). Several entries may name the same
+    /// handler with different catch types (multi-catch).
     pub exceptional: Vec<ExceptionEdge>,
     /// Normal and exceptional predecessors, sorted, deduplicated.
     pub preds: Vec<BlockId>,
@@ -306,6 +366,12 @@ pub enum AccessPath {
     Field(Box<AccessPath>, Arc<str>),
     /// An array element.
     Element(Box<AccessPath>, Box<AccessPath>),
+    /// The enclosing instance of an inner class (`Outer.this` in source),
+    /// read through javac's synthetic `this$N` field of the base; the class
+    /// is the outer class (internal name, from the field's descriptor).
+    /// `Field(base, "this$0")` would lose the outer class, which the
+    /// source form `Outer.this` needs.
+    OuterThis(Box<AccessPath>, Arc<str>),
     /// A class literal (`Foo.class`), also the lock of static synchronized methods.
     ClassLiteral(Arc<str>),
     IntConst(i32),
@@ -325,14 +391,17 @@ pub struct Body {
     pub source_file: Option<Arc<str>>,
     pub vars: Vec<VarInfo>,
     /// `this` first (instance methods), then the declared parameters in order.
-    /// `long`/`double` parameters are one variable each.
+    /// `long`/`double` parameters are one variable each. They are always
+    /// `v0..vN`; the other variables follow in order of first appearance.
     pub params: Vec<VarId>,
     pub stmts: Vec<Stmt>,
     pub blocks: Vec<Block>,
     pub monitors: Vec<MonitorRegion>,
     /// For each statement, the innermost region whose monitor is held
     /// *before* it executes (its `parent` chain gives the rest).
-    /// A `monitorenter` is outside its own region; a `monitorexit` is inside the region it releases.
+    /// A `monitorenter` is outside its own region; a `monitorexit` is inside
+    /// the region it releases (in the chain; innermost unless the locking is
+    /// unstructured, which `notes` then reports).
     pub held_before: Vec<Option<MonitorId>>,
     /// For each variable, its defining statement when it has exactly one (parameters: `None`).
     pub unique_def: Vec<Option<StmtId>>,
