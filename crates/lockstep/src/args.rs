@@ -1,0 +1,154 @@
+//! Command-line arguments.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use lockstep_report::OutputFormat;
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "lockstep",
+    version,
+    about = "Finds concurrency bugs in JVM programs: races, atomicity violations, stale values",
+    long_about = None,
+    propagate_version = true
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Analyse class files, class directories, jars, jmods or a JDK image and report findings.
+    Check(CheckArgs),
+    /// List the rules, or show the documentation of one.
+    Rules {
+        /// A rule id, e.g. `reacquired-lock`.
+        rule: Option<String>,
+    },
+    /// Internals for debugging and snapshot tests.
+    #[command(hide = true, subcommand)]
+    Debug(DebugCommand),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    Text,
+    Concise,
+    Json,
+    Sarif,
+    Github,
+}
+
+impl From<Format> for OutputFormat {
+    fn from(f: Format) -> Self {
+        match f {
+            Format::Text => OutputFormat::Text,
+            Format::Concise => OutputFormat::Concise,
+            Format::Json => OutputFormat::Json,
+            Format::Sarif => OutputFormat::Sarif,
+            Format::Github => OutputFormat::Github,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ColorChoice {
+    Auto,
+    Always,
+    Never,
+}
+
+/// Where the program comes from; shared by `check` and the debug commands.
+#[derive(Debug, Args, Clone)]
+pub struct InputArgs {
+    /// Application inputs: .class files, class directories, jars, .jmod files, or a JDK `lib/modules` image.
+    #[arg(required = true, value_name = "PATH")]
+    pub paths: Vec<PathBuf>,
+    /// Libraries read for their behaviour but never reported on (jars, directories, jmods). Separate with ':' or repeat.
+    #[arg(
+        long = "classpath",
+        short = 'c',
+        visible_alias = "cp",
+        value_name = "PATHS",
+        value_delimiter = ':'
+    )]
+    pub classpath: Vec<PathBuf>,
+    /// JDK home whose classes are loaded lazily (default: $JAVA_HOME, else the `java` on PATH).
+    #[arg(long, value_name = "DIR")]
+    pub jdk: Option<PathBuf>,
+    /// Analyse without any JDK classes.
+    #[arg(long, conflicts_with = "jdk")]
+    pub no_jdk: bool,
+    /// Worker threads (default: number of cores). Output does not depend on it.
+    #[arg(long, short = 'j', value_name = "N")]
+    pub threads: Option<usize>,
+}
+
+#[derive(Debug, Args)]
+pub struct CheckArgs {
+    #[command(flatten)]
+    pub input: InputArgs,
+    /// Output format.
+    #[arg(long, value_enum, default_value = "text")]
+    pub format: Format,
+    /// Write the report to FILE instead of standard output.
+    #[arg(long, short = 'o', value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// Run only these rules (comma-separated ids); also enables rules that are off by default.
+    #[arg(long, value_delimiter = ',', value_name = "RULES")]
+    pub select: Vec<String>,
+    /// Do not run these rules (comma-separated ids).
+    #[arg(long, value_delimiter = ',', value_name = "RULES")]
+    pub ignore: Vec<String>,
+    /// Analyse as a library: every public method of every public class may run concurrently with every other.
+    #[arg(long)]
+    pub open: bool,
+    /// Report reacquired-lock witnesses inside self-synchronized JDK classes (Vector, StringBuffer, ...) too.
+    #[arg(long)]
+    pub include_library_witnesses: bool,
+    /// Print nothing but the report (no summary on stderr, no progress).
+    #[arg(long, short = 'q')]
+    pub quiet: bool,
+    /// Print counts and time per phase on stderr.
+    #[arg(long)]
+    pub stats: bool,
+    /// Colors in text output.
+    #[arg(long, value_enum, default_value = "auto")]
+    pub color: ColorChoice,
+    /// Never show a progress bar.
+    #[arg(long)]
+    pub no_progress: bool,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum DebugCommand {
+    /// Print the IR of methods: `lockstep debug ir <PATH>... --method pkg.Class.name`.
+    Ir {
+        #[command(flatten)]
+        input: InputArgs,
+        /// `pkg.Class` (every method) or `pkg.Class.method` (every overload); binary names with `$` for nested classes.
+        #[arg(long, short = 'm', value_name = "CLASS[.METHOD]")]
+        method: String,
+    },
+    /// Print the call graph edges from application methods.
+    Callgraph {
+        #[command(flatten)]
+        input: InputArgs,
+        /// Use CHA instead of RTA.
+        #[arg(long)]
+        cha: bool,
+        /// Analyse as a library.
+        #[arg(long)]
+        open: bool,
+    },
+    /// Print thread roots with their start sites.
+    Threads {
+        #[command(flatten)]
+        input: InputArgs,
+        /// Analyse as a library.
+        #[arg(long)]
+        open: bool,
+    },
+}

@@ -1,0 +1,166 @@
+//! `lockstep check`: load, build the program model, run the detectors, render.
+
+use std::collections::BTreeSet;
+use std::io::{IsTerminal, Write};
+
+use lockstep_detectors::{Context, Options};
+use lockstep_program::{entry_points, rta, thread_roots, Program, Stats};
+use lockstep_report::{render, InputProblem, OutputFormat, RenderOptions, Report, Summary};
+use rayon::prelude::*;
+
+use crate::args::{CheckArgs, ColorChoice};
+use crate::load::{load, Loaded};
+use crate::progress::Phases;
+
+pub fn run(args: &CheckArgs) -> u8 {
+    crate::init_threads(args.input.threads);
+    let enabled = match lockstep_detectors::enabled_rules(&args.select, &args.ignore) {
+        Ok(e) => e,
+        Err(msg) => {
+            eprintln!("error: {msg}");
+            return 2;
+        }
+    };
+    let mut phases = Phases::new(!args.quiet && !args.no_progress);
+    phases.start("read and parse");
+    let Loaded {
+        app,
+        libraries,
+        mut problems,
+        app_bytes,
+        jdk,
+    } = match load(&args.input) {
+        Ok(l) => l,
+        Err(e) => {
+            phases.finish();
+            eprintln!("error: {}", e.0);
+            return 2;
+        }
+    };
+    let app_classes = app.len() as u64;
+    let app_methods: u64 = app.iter().map(|(_, c)| c.methods.len() as u64).sum();
+    let program = Program::new(app, Box::new(libraries));
+
+    phases.start("lower");
+    let lowered = program.lower_all_application();
+    phases.start("call graph");
+    let entries = entry_points(&program, args.open);
+    let open_program = entries.mode.is_open();
+    let cg = rta(&program, &entries);
+    phases.start("thread roots");
+    let roots = thread_roots(&program, &cg);
+
+    phases.start("detectors");
+    let options = Options {
+        include_library_witnesses: args.include_library_witnesses,
+    };
+    let cx = Context {
+        program: &program,
+        call_graph: &cg,
+        thread_roots: &roots,
+        open_program,
+        enabled: &enabled,
+        options: &options,
+    };
+    let detectors = lockstep_detectors::all();
+    let mut findings: Vec<_> = detectors.par_iter().flat_map_iter(|d| d.run(&cx)).collect();
+    findings.retain(|f| enabled.contains(&f.rule));
+
+    phases.start("render");
+    for p in program.problems() {
+        let message = match &p.method {
+            Some(m) => format!("{m}: {}", p.message),
+            None => p.message.clone(),
+        };
+        problems.push(InputProblem::new(p.origin.clone(), message));
+    }
+    let mut report = Report::new(env!("CARGO_PKG_VERSION"));
+    report.findings = findings;
+    report.problems = problems;
+    report.summary = Summary {
+        classes: app_classes,
+        methods: app_methods,
+        open_program,
+    };
+    report.normalize();
+    let format: OutputFormat = args.format.into();
+    let color = match args.color {
+        ColorChoice::Always => true,
+        ColorChoice::Never => false,
+        ColorChoice::Auto => {
+            args.output.is_none()
+                && std::io::stdout().is_terminal()
+                && std::env::var_os("NO_COLOR").is_none()
+        }
+    };
+    let rules = lockstep_detectors::all_rules()
+        .iter()
+        .map(|r| r.to_report())
+        .collect();
+    let text = render(
+        &report,
+        format,
+        &RenderOptions {
+            color,
+            rules,
+            ..RenderOptions::default()
+        },
+    );
+    let total = phases.finish();
+
+    let written = match &args.output {
+        Some(path) => {
+            std::fs::write(path, text.as_bytes()).map_err(|e| format!("{}: {e}", path.display()))
+        }
+        None => {
+            let mut out = std::io::stdout().lock();
+            out.write_all(text.as_bytes())
+                .and_then(|_| out.flush())
+                .map_err(|e| format!("standard output: {e}"))
+        }
+    };
+    if let Err(e) = written {
+        eprintln!("error: cannot write the report: {e}");
+        return 2;
+    }
+
+    if args.stats {
+        let stats = Stats::collect(&program, None, Some(&cg), Some(&roots));
+        eprintln!("lockstep {} statistics", env!("CARGO_PKG_VERSION"));
+        eprintln!(
+            "input: {} application classes, {} methods, {} bytes",
+            app_classes, app_methods, app_bytes
+        );
+        if let Some(home) = &jdk {
+            eprintln!("jdk: {}", home.display());
+        }
+        eprintln!(
+            "lowered: {} application methods ({} failed), {} statements",
+            lowered.lowered, lowered.failed, lowered.statements
+        );
+        eprint!("{stats}");
+        eprintln!(
+            "entry points: {} ({})",
+            entries.methods.len(),
+            entries.mode.describe()
+        );
+        eprintln!(
+            "rules: {}",
+            enabled.iter().cloned().collect::<Vec<_>>().join(", ")
+        );
+        eprintln!("time per phase:");
+        for (name, d) in &phases.timings {
+            eprintln!("  {name:<14} {:>8.1} ms", d.as_secs_f64() * 1000.0);
+        }
+        eprintln!("  {:<14} {:>8.1} ms", "total", total.as_secs_f64() * 1000.0);
+    } else if !args.quiet && args.output.is_some() {
+        eprintln!("{}", lockstep_report::summary_line(&report));
+    }
+    report.exit_code() as u8
+}
+
+/// Rule ids from `--select` that are valid (used by tests of the CLI).
+#[allow(dead_code)]
+pub fn enabled_for(select: &[String], ignore: &[String]) -> Result<BTreeSet<String>, String> {
+    lockstep_detectors::enabled_rules(select, ignore)
+}

@@ -1,0 +1,72 @@
+//! The `lockstep` command line: the only part of lockstep that prints.
+
+mod args;
+mod check;
+mod debug;
+mod load;
+mod progress;
+
+use std::process::ExitCode;
+
+use clap::Parser;
+
+use args::{Cli, Command};
+
+fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            // clap prints help/version to stdout with exit 0 and usage errors to stderr.
+            let _ = e.print();
+            return if e.use_stderr() {
+                ExitCode::from(2)
+            } else {
+                ExitCode::SUCCESS
+            };
+        }
+    };
+    let code = match cli.command {
+        Command::Check(args) => check::run(&args),
+        Command::Rules { rule } => rules(rule.as_deref()),
+        Command::Debug(cmd) => debug::run(cmd),
+    };
+    ExitCode::from(code)
+}
+
+fn rules(rule: Option<&str>) -> u8 {
+    match rule {
+        None => {
+            for r in lockstep_detectors::all_rules() {
+                let state = if r.default_enabled { "on " } else { "off" };
+                println!("{:<24} {state}  {}", r.id, r.summary);
+            }
+            0
+        }
+        Some(id) => match lockstep_detectors::rule(id) {
+            Some(r) => {
+                print!("{}", r.docs);
+                0
+            }
+            None => {
+                let known: Vec<&str> = lockstep_detectors::all_rules()
+                    .iter()
+                    .map(|r| r.id)
+                    .collect();
+                eprintln!(
+                    "error: unknown rule `{id}` (known rules: {})",
+                    known.join(", ")
+                );
+                2
+            }
+        },
+    }
+}
+
+/// Configure the worker pool once; output never depends on its size.
+pub(crate) fn init_threads(threads: Option<usize>) {
+    if let Some(n) = threads {
+        let _ = rayon::ThreadPoolBuilder::new()
+            .num_threads(n.max(1))
+            .build_global();
+    }
+}

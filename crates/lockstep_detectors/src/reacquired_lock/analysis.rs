@@ -1,0 +1,912 @@
+//! The analysis of paper 000 §4: LOCKSHELD (§4.3), the flow-sensitive
+//! ⟨R, T, P⟩ dataflow of §4.2 with the call transfer of Fig. 6(b), and the
+//! FINAL_T/FINAL_P propagation over the expanded call graph (§4.4, Fig. 8).
+//! Pairs of locks (§4.6, Figs. 9–10) are tracked when asked for; the original
+//! pattern is the pair ⟨x, x⟩.
+//!
+//! Generic over the program through [`LockProgram`], so it knows nothing of
+//! class loading or call-graph construction.
+//!
+//! Two deliberate departures from the letter of the paper, both in the
+//! direction the paper intends:
+//! - a witness is reported when its synchronized block *ends* (with every
+//!   enclosing lock of that point excluded for reentrancy), not only when it
+//!   reaches the method exit, so blocks inside loops that never exit (thread
+//!   run loops) are still checked;
+//! - an assignment unmarks dependent locks in every enclosing block's
+//!   released set, not only the innermost, since the variable changed for
+//!   all of them.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::fmt::Debug;
+use std::hash::Hash;
+use std::sync::Arc;
+
+use lockstep_ir::{
+    AccessPath, Body, ConstValue, MonitorId, Operand, StmtId, StmtKind, VarId, VarOrigin,
+};
+
+use super::locks::{bounded, depends, translate, Assigned, STAR};
+
+/// What the analysis needs from the program.
+pub trait LockProgram: Sync {
+    type M: Copy + Ord + Hash + Debug + Send + Sync;
+    fn body(&self, m: Self::M) -> Option<Arc<Body>>;
+    /// The methods a call statement may invoke (sorted, deduplicated).
+    fn callees(&self, m: Self::M, site: StmtId) -> Vec<Self::M>;
+    /// The access path of a variable, as the source reads it.
+    fn access_path(&self, body: &Body, var: VarId) -> AccessPath;
+    /// Library code (the JDK, `-cp`): summarised by the locks it takes on
+    /// its receiver and arguments only, and not searched for witnesses.
+    fn is_library(&self, m: Self::M) -> bool;
+}
+
+/// Whether a lock of a library method is worth carrying to its callers:
+/// only locks on what the caller passes in (receiver, arguments, and short
+/// paths from them). Library-internal global locks (static fields, class
+/// literals) would otherwise flow into every method of the program.
+fn library_keeps(lock: &AccessPath) -> bool {
+    fn rooted(p: &AccessPath) -> bool {
+        match p {
+            AccessPath::This | AccessPath::Param(..) => true,
+            AccessPath::Field(b, _) | AccessPath::OuterThis(b, _) => rooted(b),
+            AccessPath::Element(b, _) => rooted(b),
+            _ => false,
+        }
+    }
+    rooted(lock) && super::locks::size(lock) <= 2
+}
+
+/// One step of a path to a lock acquisition: a statement of a method
+/// (`None`: the method's own `synchronized` entry).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Hop<M> {
+    pub method: M,
+    pub stmt: Option<StmtId>,
+}
+
+/// The path from a method down to where a lock is actually acquired.
+pub type Chain<M> = Arc<Vec<Hop<M>>>;
+
+fn prefixed<M: Copy>(hop: Hop<M>, chain: &Chain<M>) -> Chain<M> {
+    let mut v = Vec::with_capacity(chain.len() + 1);
+    v.push(hop);
+    v.extend(chain.iter().copied());
+    Arc::new(v)
+}
+
+/// A potential witness: lock `a` acquired and released, then lock `b`
+/// (the same lock, for the original pattern).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PairEntry<M> {
+    pub first: Chain<M>,
+    pub second: Chain<M>,
+    /// The statement where the second acquisition was seen following the
+    /// first (warnings are deduplicated on it, §4.5).
+    pub formed_at: Hop<M>,
+}
+
+type LockSet<M> = BTreeMap<AccessPath, Chain<M>>;
+type Pair = (AccessPath, AccessPath);
+type PairSet<M> = BTreeMap<Pair, PairEntry<M>>;
+
+/// An instance of the pattern: while `context` is held in `method`, `pair`
+/// is acquired and released in sequence.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Witness<M> {
+    pub method: M,
+    pub context: MonitorId,
+    pub pair: Pair,
+    pub entry: PairEntry<M>,
+}
+
+/// Settings of one run.
+#[derive(Debug, Clone, Copy)]
+pub struct Settings {
+    /// Track pairs of different locks (the variant of §2.3), not only ⟨x, x⟩.
+    pub pairs: bool,
+}
+
+/// A call site of a method, with its receiver and arguments as locks of the caller.
+struct CallSite<M> {
+    stmt: StmtId,
+    receiver: Option<AccessPath>,
+    args: Vec<AccessPath>,
+    callees: Vec<M>,
+}
+
+fn operand_path<P: LockProgram>(prog: &P, body: &Body, op: &Operand) -> AccessPath {
+    match op {
+        Operand::Var(v) => prog.access_path(body, *v),
+        Operand::Const(ConstValue::Int(i)) => AccessPath::IntConst(*i),
+        Operand::Const(ConstValue::Class(c)) => AccessPath::ClassLiteral(c.clone()),
+        Operand::Const(_) => STAR,
+    }
+}
+
+fn call_sites<P: LockProgram>(prog: &P, m: P::M, body: &Body) -> Vec<CallSite<P::M>> {
+    let mut out = Vec::new();
+    for (i, stmt) in body.stmts.iter().enumerate() {
+        if let StmtKind::Invoke { call, .. } = &stmt.kind {
+            let sid = StmtId(i as u32);
+            let callees = prog.callees(m, sid);
+            if callees.is_empty() {
+                continue;
+            }
+            out.push(CallSite {
+                stmt: sid,
+                receiver: call.receiver.as_ref().map(|r| operand_path(prog, body, r)),
+                args: call
+                    .args
+                    .iter()
+                    .map(|a| operand_path(prog, body, a))
+                    .collect(),
+                callees,
+            });
+        }
+    }
+    out
+}
+
+fn translate_pair(pair: &Pair, site: &CallSite<impl Copy>) -> Option<Pair> {
+    let a = translate(&pair.0, site.receiver.as_ref(), &site.args);
+    let b = translate(&pair.1, site.receiver.as_ref(), &site.args);
+    if a == STAR || b == STAR {
+        None
+    } else {
+        Some((a, b))
+    }
+}
+
+/// The whole analysis over a set of methods (those reachable, sorted).
+pub struct Analysis<'p, P: LockProgram> {
+    prog: &'p P,
+    settings: Settings,
+    methods: Vec<P::M>,
+    bodies: HashMap<P::M, Arc<Body>>,
+    sites: HashMap<P::M, Vec<CallSite<P::M>>>,
+    /// LOCKSHELD(m): locks m or its callees may acquire, each with a path to an acquisition.
+    held: HashMap<P::M, LockSet<P::M>>,
+}
+
+impl<'p, P: LockProgram> Analysis<'p, P> {
+    pub fn new(prog: &'p P, methods: &[P::M], settings: Settings) -> Self {
+        let mut bodies = HashMap::new();
+        let mut sites = HashMap::new();
+        for &m in methods {
+            if let Some(body) = prog.body(m) {
+                sites.insert(m, call_sites(prog, m, &body));
+                bodies.insert(m, body);
+            }
+        }
+        let mut a = Analysis {
+            prog,
+            settings,
+            methods: methods.to_vec(),
+            bodies,
+            sites,
+            held: HashMap::new(),
+        };
+        a.compute_locks_held();
+        a
+    }
+
+    /// LOCKSHELD as the least fixed point of Fig. 7, by difference
+    /// propagation: when a method's set grows, only the new locks are
+    /// translated into its callers, so each (lock, call edge) pair is
+    /// translated once. The worklist is ordered by method id, which fixes
+    /// which provenance chain wins.
+    fn compute_locks_held(&mut self) {
+        let mut callers: HashMap<P::M, Vec<(P::M, usize)>> = HashMap::new();
+        for &m in &self.methods {
+            for (idx, site) in self
+                .sites
+                .get(&m)
+                .map(|s| s.as_slice())
+                .unwrap_or(&[])
+                .iter()
+                .enumerate()
+            {
+                for &c in &site.callees {
+                    callers.entry(c).or_default().push((m, idx));
+                }
+            }
+        }
+        let mut held: HashMap<P::M, LockSet<P::M>> = HashMap::new();
+        let mut delta: HashMap<P::M, Vec<AccessPath>> = HashMap::new();
+        let mut queue: BTreeSet<P::M> = BTreeSet::new();
+        for &m in &self.methods {
+            let Some(body) = self.bodies.get(&m) else {
+                continue;
+            };
+            let library = self.prog.is_library(m);
+            let mut own = LockSet::new();
+            for region in &body.monitors {
+                let lock = bounded(region.lock.clone());
+                if lock != STAR && (!library || library_keeps(&lock)) {
+                    own.entry(lock).or_insert_with(|| {
+                        Arc::new(vec![Hop {
+                            method: m,
+                            stmt: region.enter,
+                        }])
+                    });
+                }
+            }
+            if !own.is_empty() {
+                delta.insert(m, own.keys().cloned().collect());
+                queue.insert(m);
+            }
+            held.insert(m, own);
+        }
+        while let Some(c) = queue.pop_first() {
+            let Some(new_locks) = delta.remove(&c) else {
+                continue;
+            };
+            let Some(edges) = callers.get(&c) else {
+                continue;
+            };
+            for &(m, idx) in edges {
+                let Some(site) = self.sites.get(&m).and_then(|s| s.get(idx)) else {
+                    continue;
+                };
+                let library = self.prog.is_library(m);
+                let mut added = Vec::new();
+                for lock in &new_locks {
+                    let t = translate(lock, site.receiver.as_ref(), &site.args);
+                    if t == STAR || (library && !library_keeps(&t)) {
+                        continue;
+                    }
+                    let mine = held.get(&m);
+                    if mine.is_some_and(|s| s.contains_key(&t)) {
+                        continue;
+                    }
+                    let Some(chain) = held.get(&c).and_then(|s| s.get(lock)).cloned() else {
+                        continue;
+                    };
+                    added.push((
+                        t,
+                        prefixed(
+                            Hop {
+                                method: m,
+                                stmt: Some(site.stmt),
+                            },
+                            &chain,
+                        ),
+                    ));
+                }
+                if added.is_empty() {
+                    continue;
+                }
+                let mine = held.entry(m).or_default();
+                let d = delta.entry(m).or_default();
+                for (t, chain) in added {
+                    if let std::collections::btree_map::Entry::Vacant(slot) = mine.entry(t.clone())
+                    {
+                        slot.insert(chain);
+                        d.push(t);
+                    }
+                }
+                if !d.is_empty() {
+                    queue.insert(m);
+                }
+            }
+        }
+        self.held = held;
+    }
+
+    pub fn locks_held(&self, m: P::M) -> Option<&LockSet<P::M>> {
+        self.held.get(&m)
+    }
+
+    /// Run the intraprocedural analysis of every method and the final propagation;
+    /// return every witness (not yet deduplicated by location), in a deterministic order.
+    pub fn witnesses(&self) -> Vec<Witness<P::M>> {
+        let mut out = Vec::new();
+        let mut exit_t: HashMap<P::M, PairSet<P::M>> = HashMap::new();
+        for &m in &self.methods {
+            if self.prog.is_library(m) {
+                continue;
+            }
+            let Some(body) = self.bodies.get(&m) else {
+                continue;
+            };
+            let result = self.analyze_method(m, body);
+            out.extend(result.witnesses);
+            exit_t.insert(m, result.exit_t);
+        }
+        out.extend(self.final_propagation(&exit_t));
+        out
+    }
+
+    fn call_locks(&self, m: P::M, site: &CallSite<P::M>) -> LockSet<P::M> {
+        let mut l = LockSet::new();
+        for c in &site.callees {
+            let Some(callee_locks) = self.held.get(c) else {
+                continue;
+            };
+            for (lock, chain) in callee_locks {
+                let t = translate(lock, site.receiver.as_ref(), &site.args);
+                if t != STAR && !l.contains_key(&t) {
+                    l.insert(
+                        t,
+                        prefixed(
+                            Hop {
+                                method: m,
+                                stmt: Some(site.stmt),
+                            },
+                            chain,
+                        ),
+                    );
+                }
+            }
+        }
+        l
+    }
+
+    fn analyze_method(&self, m: P::M, body: &Body) -> MethodResult<P::M> {
+        let mut cx = MethodAnalysis {
+            analysis: self,
+            m,
+            body,
+            sites_by_stmt: self
+                .sites
+                .get(&m)
+                .map(|s| s.iter().map(|site| (site.stmt, site)).collect())
+                .unwrap_or_default(),
+            region_by_enter: HashMap::new(),
+            region_by_exit: HashMap::new(),
+            witnesses: BTreeMap::new(),
+        };
+        for (i, region) in body.monitors.iter().enumerate() {
+            if let Some(e) = region.enter {
+                cx.region_by_enter.insert(e, MonitorId(i as u32));
+            }
+            for &x in &region.exits {
+                cx.region_by_exit.insert(x, MonitorId(i as u32));
+            }
+        }
+        // Methods that acquire nothing, directly or through calls, cannot show the pattern.
+        if body.monitors.is_empty()
+            && cx
+                .sites_by_stmt
+                .values()
+                .all(|s| self.call_locks(m, s).is_empty())
+        {
+            return MethodResult {
+                exit_t: PairSet::new(),
+                witnesses: Vec::new(),
+            };
+        }
+        let exit_t = cx.run();
+        MethodResult {
+            exit_t,
+            witnesses: cx.witnesses.into_values().collect(),
+        }
+    }
+
+    /// Fig. 8: FINAL_T over the expanded call graph (methods and their
+    /// synchronized regions as nodes), and the witnesses it confirms at regions.
+    fn final_propagation(&self, exit_t: &HashMap<P::M, PairSet<P::M>>) -> Vec<Witness<P::M>> {
+        type Node<M> = (M, Option<MonitorId>);
+        // Successors: call edges (translated) and region nesting (identity).
+        type CallSuccessors<M> = BTreeMap<Node<M>, Vec<(usize, M)>>;
+        let mut call_succ: CallSuccessors<P::M> = BTreeMap::new();
+        let mut region_succ: BTreeMap<Node<P::M>, Vec<Node<P::M>>> = BTreeMap::new();
+        let mut preds: HashMap<Node<P::M>, BTreeSet<Node<P::M>>> = HashMap::new();
+        let mut nodes = Vec::new();
+        for &m in &self.methods {
+            if self.prog.is_library(m) {
+                continue;
+            }
+            let Some(body) = self.bodies.get(&m) else {
+                continue;
+            };
+            nodes.push((m, None));
+            for (i, region) in body.monitors.iter().enumerate() {
+                let node = (m, Some(MonitorId(i as u32)));
+                nodes.push(node);
+                let parent = (m, region.parent);
+                region_succ.entry(parent).or_default().push(node);
+                preds.entry(node).or_default().insert(parent);
+            }
+            for (idx, site) in self
+                .sites
+                .get(&m)
+                .map(|s| s.as_slice())
+                .unwrap_or(&[])
+                .iter()
+                .enumerate()
+            {
+                let from = (
+                    m,
+                    body.held_before.get(site.stmt.index()).copied().flatten(),
+                );
+                for &c in &site.callees {
+                    call_succ.entry(from).or_default().push((idx, c));
+                    preds.entry((c, None)).or_default().insert(from);
+                }
+            }
+        }
+        let mut final_t: HashMap<Node<P::M>, PairSet<P::M>> = HashMap::new();
+        for (&m, t) in exit_t {
+            if !t.is_empty() {
+                final_t.insert((m, None), t.clone());
+            }
+        }
+        let mut queue: BTreeSet<Node<P::M>> = nodes.iter().copied().collect();
+        while let Some(node) = queue.pop_first() {
+            let mut additions: Vec<(Pair, PairEntry<P::M>)> = Vec::new();
+            if let Some(calls) = call_succ.get(&node) {
+                let sites = self.sites.get(&node.0).map(|s| s.as_slice()).unwrap_or(&[]);
+                for &(idx, callee) in calls {
+                    let (Some(site), Some(callee_t)) =
+                        (sites.get(idx), final_t.get(&(callee, None)))
+                    else {
+                        continue;
+                    };
+                    let hop = Hop {
+                        method: node.0,
+                        stmt: Some(site.stmt),
+                    };
+                    for (pair, entry) in callee_t {
+                        if let Some(tp) = translate_pair(pair, site) {
+                            additions.push((
+                                tp,
+                                PairEntry {
+                                    first: prefixed(hop, &entry.first),
+                                    second: prefixed(hop, &entry.second),
+                                    formed_at: entry.formed_at,
+                                },
+                            ));
+                        }
+                    }
+                }
+            }
+            if let Some(children) = region_succ.get(&node) {
+                for child in children {
+                    if let Some(ct) = final_t.get(child) {
+                        additions.extend(ct.iter().map(|(p, e)| (p.clone(), e.clone())));
+                    }
+                }
+            }
+            let mine = final_t.entry(node).or_default();
+            let mut grew = false;
+            for (pair, entry) in additions {
+                if let std::collections::btree_map::Entry::Vacant(slot) = mine.entry(pair) {
+                    slot.insert(entry);
+                    grew = true;
+                }
+            }
+            if grew {
+                if let Some(ps) = preds.get(&node) {
+                    queue.extend(ps.iter().copied());
+                }
+            }
+        }
+        // FINAL_P: a region confirms every potential witness that reaches it,
+        // except the locks held there (its own and its ancestors': reentrant).
+        let mut out = Vec::new();
+        for &(m, region) in &nodes {
+            let Some(r) = region else { continue };
+            let Some(t) = final_t.get(&(m, Some(r))) else {
+                continue;
+            };
+            let Some(body) = self.bodies.get(&m) else {
+                continue;
+            };
+            let held = held_locks(body, Some(r));
+            for (pair, entry) in t {
+                if self.admissible(pair, &held) {
+                    out.push(Witness {
+                        method: m,
+                        context: r,
+                        pair: pair.clone(),
+                        entry: entry.clone(),
+                    });
+                }
+            }
+        }
+        out
+    }
+
+    fn admissible(&self, pair: &Pair, held: &[AccessPath]) -> bool {
+        if pair.0 == STAR || pair.1 == STAR {
+            return false;
+        }
+        if !self.settings.pairs && pair.0 != pair.1 {
+            return false;
+        }
+        !held
+            .iter()
+            .any(|h| *h != STAR && (*h == pair.0 || *h == pair.1))
+    }
+}
+
+/// The locks of `region` and every region enclosing it (bounded; `*` never equals a witness).
+fn held_locks(body: &Body, mut region: Option<MonitorId>) -> Vec<AccessPath> {
+    let mut out = Vec::new();
+    let mut guard = 0;
+    while let Some(r) = region {
+        let Some(info) = body.monitors.get(r.index()) else {
+            break;
+        };
+        out.push(bounded(info.lock.clone()));
+        region = info.parent;
+        guard += 1;
+        if guard > body.monitors.len() {
+            break;
+        }
+    }
+    out
+}
+
+struct MethodResult<M> {
+    exit_t: PairSet<M>,
+    witnesses: Vec<Witness<M>>,
+}
+
+#[derive(Clone, PartialEq, Eq)]
+struct Frame<M> {
+    region: Option<MonitorId>,
+    r: LockSet<M>,
+    t: PairSet<M>,
+}
+
+impl<M: Copy + Ord> Frame<M> {
+    fn new(region: Option<MonitorId>) -> Self {
+        Frame {
+            region,
+            r: LockSet::new(),
+            t: PairSet::new(),
+        }
+    }
+
+    /// Join `other` into `self`; true if anything was added. Keys are unioned;
+    /// for a key present in both, the existing provenance stays (first wins,
+    /// which is deterministic because the iteration order is).
+    fn join(&mut self, other: &Frame<M>) -> bool {
+        let mut grew = false;
+        for (k, v) in &other.r {
+            if !self.r.contains_key(k) {
+                self.r.insert(k.clone(), v.clone());
+                grew = true;
+            }
+        }
+        for (k, v) in &other.t {
+            if !self.t.contains_key(k) {
+                self.t.insert(k.clone(), v.clone());
+                grew = true;
+            }
+        }
+        grew
+    }
+}
+
+type State<M> = Vec<Frame<M>>;
+
+struct MethodAnalysis<'a, 'p, P: LockProgram> {
+    analysis: &'a Analysis<'p, P>,
+    m: P::M,
+    body: &'a Body,
+    sites_by_stmt: HashMap<StmtId, &'a CallSite<P::M>>,
+    region_by_enter: HashMap<StmtId, MonitorId>,
+    region_by_exit: HashMap<StmtId, MonitorId>,
+    witnesses: BTreeMap<(MonitorId, Pair), Witness<P::M>>,
+}
+
+impl<P: LockProgram> MethodAnalysis<'_, '_, P> {
+    /// The region chain expected before statement `s`, outermost first.
+    fn expected_regions(&self, s: StmtId) -> Vec<MonitorId> {
+        let mut chain = Vec::new();
+        let mut r = self.body.held_before.get(s.index()).copied().flatten();
+        while let Some(id) = r {
+            if chain.len() > self.body.monitors.len() {
+                break;
+            }
+            chain.push(id);
+            r = self.body.monitors.get(id.index()).and_then(|m| m.parent);
+        }
+        chain.reverse();
+        chain
+    }
+
+    /// Reshape an incoming state to the frames the IR says are open at the
+    /// start of a block, so unstructured bytecode cannot desynchronise us.
+    fn conform(&self, mut state: State<P::M>, expected: &[MonitorId]) -> State<P::M> {
+        let want: Vec<Option<MonitorId>> = std::iter::once(None)
+            .chain(expected.iter().copied().map(Some))
+            .collect();
+        if state.len() == want.len() && state.iter().zip(&want).all(|(f, w)| f.region == *w) {
+            return state;
+        }
+        let mut out = Vec::with_capacity(want.len());
+        for w in want {
+            match state.iter().position(|f| f.region == w) {
+                Some(i) => out.push(state.swap_remove(i)),
+                None => out.push(Frame::new(w)),
+            }
+        }
+        out
+    }
+
+    fn run(&mut self) -> PairSet<P::M> {
+        let body = self.body;
+        let nblocks = body.blocks.len();
+        let mut input: Vec<Option<State<P::M>>> = vec![None; nblocks];
+        let mut exit_state: Option<Frame<P::M>> = None;
+        if nblocks == 0 {
+            return PairSet::new();
+        }
+        let entry_regions = body
+            .blocks
+            .first()
+            .map(|b| self.expected_regions(b.first))
+            .unwrap_or_default();
+        input[0] = Some(self.conform(vec![Frame::new(None)], &entry_regions));
+        let mut queue: BTreeSet<usize> = BTreeSet::new();
+        queue.insert(0);
+        let mut iterations = 0usize;
+        while let Some(b) = queue.pop_first() {
+            iterations += 1;
+            // Bounded for safety; the lattice is finite so this is never hit in practice.
+            if iterations > 50 * nblocks + 1000 {
+                break;
+            }
+            let Some(block) = body.blocks.get(b) else {
+                continue;
+            };
+            let Some(mut state) = input[b].clone() else {
+                continue;
+            };
+            let mut exc: Option<State<P::M>> = None;
+            let mut last_kind = None;
+            for s in block.stmt_ids() {
+                let Some(stmt) = body.stmts.get(s.index()) else {
+                    continue;
+                };
+                if !block.exceptional.is_empty() {
+                    match &mut exc {
+                        None => exc = Some(state.clone()),
+                        Some(e) => {
+                            join_states(e, &state);
+                        }
+                    }
+                }
+                self.transfer(s, &stmt.kind, &mut state);
+                last_kind = Some(&stmt.kind);
+            }
+            if matches!(
+                last_kind,
+                Some(StmtKind::Return(_)) | Some(StmtKind::Throw(_))
+            ) {
+                let method_frame = self.close_all(state.clone());
+                match &mut exit_state {
+                    None => exit_state = Some(method_frame),
+                    Some(e) => {
+                        e.join(&method_frame);
+                    }
+                }
+            }
+            let mut targets: Vec<(usize, State<P::M>)> = block
+                .succs
+                .iter()
+                .map(|s| (s.index(), state.clone()))
+                .collect();
+            if let Some(e) = exc {
+                targets.extend(
+                    block
+                        .exceptional
+                        .iter()
+                        .map(|edge| (edge.handler.index(), e.clone())),
+                );
+            }
+            for (t, st) in targets {
+                let Some(tb) = body.blocks.get(t) else {
+                    continue;
+                };
+                let expected = self.expected_regions(tb.first);
+                let st = self.conform(st, &expected);
+                let changed = match &mut input[t] {
+                    slot @ None => {
+                        *slot = Some(st);
+                        true
+                    }
+                    Some(existing) => join_states(existing, &st),
+                };
+                if changed {
+                    queue.insert(t);
+                }
+            }
+        }
+        exit_state.map(|f| f.t).unwrap_or_default()
+    }
+
+    /// Pop every open region at a method exit (a `synchronized` method's
+    /// region ends here), composing each into its parent.
+    fn close_all(&mut self, mut state: State<P::M>) -> Frame<P::M> {
+        while state.len() > 1 {
+            self.pop_region(&mut state);
+        }
+        state.pop().unwrap_or_else(|| Frame::new(None))
+    }
+
+    fn transfer(&mut self, s: StmtId, kind: &StmtKind, state: &mut State<P::M>) {
+        match kind {
+            StmtKind::MonitorEnter(_) => {
+                if let Some(&r) = self.region_by_enter.get(&s) {
+                    state.push(Frame::new(Some(r)));
+                }
+            }
+            StmtKind::MonitorExit(_) => {
+                if let Some(&r) = self.region_by_exit.get(&s) {
+                    if state.iter().any(|f| f.region == Some(r)) {
+                        while state.len() > 1 {
+                            let top = state.last().and_then(|f| f.region);
+                            self.pop_region(state);
+                            if top == Some(r) {
+                                break;
+                            }
+                        }
+                    }
+                }
+            }
+            StmtKind::Invoke { result, .. } => {
+                if let Some(site) = self.sites_by_stmt.get(&s) {
+                    let l = self.analysis.call_locks(self.m, site);
+                    if let Some(top) = state.last_mut() {
+                        add_released(top, &l, s, self.m, self.analysis.settings);
+                    }
+                }
+                if let Some(dst) = result {
+                    self.assign_var(*dst, state);
+                }
+            }
+            StmtKind::InvokeDynamic {
+                result: Some(dst), ..
+            }
+            | StmtKind::Assign { dst, .. } => self.assign_var(*dst, state),
+            StmtKind::FieldStore { field, .. } => unmark(state, Assigned::Field(&field.name)),
+            StmtKind::StaticStore { field, .. } => {
+                unmark(state, Assigned::Static(&field.class, &field.name))
+            }
+            StmtKind::ArrayStore { .. } => unmark(state, Assigned::ArrayElement),
+            _ => {}
+        }
+    }
+
+    fn assign_var(&self, dst: VarId, state: &mut State<P::M>) {
+        unmark(state, Assigned::Var(dst));
+        if let Some(info) = self.body.vars.get(dst.index()) {
+            if let VarOrigin::Param(p) = info.origin {
+                unmark(state, Assigned::Param(p));
+            }
+        }
+    }
+
+    /// The transfer of `SYNC e sb` (Fig. 6a / Fig. 9) when block `sb` ends.
+    fn pop_region(&mut self, state: &mut State<P::M>) {
+        let Some(inner) = state.pop() else { return };
+        let Some(region) = inner.region else { return };
+        let settings = self.analysis.settings;
+        let info = self.body.monitors.get(region.index());
+        let lock = info.map(|i| bounded(i.lock.clone())).unwrap_or(STAR);
+        // Potential witnesses of the block are confirmed here, unless they are
+        // a lock held at this point (reentrant acquisitions are no-ops).
+        let mut held: Vec<AccessPath> = state
+            .iter()
+            .filter_map(|f| f.region)
+            .filter_map(|r| {
+                self.body
+                    .monitors
+                    .get(r.index())
+                    .map(|i| bounded(i.lock.clone()))
+            })
+            .collect();
+        held.push(lock.clone());
+        for (pair, entry) in &inner.t {
+            if self.analysis.admissible(pair, &held) {
+                self.witnesses
+                    .entry((region, pair.clone()))
+                    .or_insert_with(|| Witness {
+                        method: self.m,
+                        context: region,
+                        pair: pair.clone(),
+                        entry: entry.clone(),
+                    });
+            }
+        }
+        let Some(outer) = state.last_mut() else {
+            return;
+        };
+        // R_sb ∪ {e} is what the block released, in order: the block's own
+        // releases happen before e is released.
+        let mut released = inner.r.clone();
+        if lock != STAR {
+            let enter_hop = Hop {
+                method: self.m,
+                stmt: info.and_then(|i| i.enter),
+            };
+            released
+                .entry(lock)
+                .or_insert_with(|| Arc::new(vec![enter_hop]));
+        }
+        let formed = Hop {
+            method: self.m,
+            stmt: info.and_then(|i| i.enter),
+        };
+        add_released_at(outer, &released, formed, settings);
+    }
+}
+
+/// The call transfer of Fig. 6(b) / Fig. 9: T ∪ (R ∩ L) (pairs: R × L), then R ∪ L.
+fn add_released<M: Copy + Ord>(
+    frame: &mut Frame<M>,
+    l: &LockSet<M>,
+    s: StmtId,
+    m: M,
+    settings: Settings,
+) {
+    add_released_at(
+        frame,
+        l,
+        Hop {
+            method: m,
+            stmt: Some(s),
+        },
+        settings,
+    );
+}
+
+fn add_released_at<M: Copy + Ord>(
+    frame: &mut Frame<M>,
+    l: &LockSet<M>,
+    formed: Hop<M>,
+    settings: Settings,
+) {
+    for (b, second) in l {
+        if *b == STAR {
+            continue;
+        }
+        let formed_at = second.first().copied().unwrap_or(formed);
+        if settings.pairs {
+            for (a, first) in &frame.r {
+                frame
+                    .t
+                    .entry((a.clone(), b.clone()))
+                    .or_insert_with(|| PairEntry {
+                        first: first.clone(),
+                        second: second.clone(),
+                        formed_at,
+                    });
+            }
+        } else if let Some(first) = frame.r.get(b) {
+            frame
+                .t
+                .entry((b.clone(), b.clone()))
+                .or_insert_with(|| PairEntry {
+                    first: first.clone(),
+                    second: second.clone(),
+                    formed_at,
+                });
+        }
+    }
+    for (b, chain) in l {
+        frame.r.entry(b.clone()).or_insert_with(|| chain.clone());
+    }
+}
+
+fn unmark<M>(state: &mut State<M>, assigned: Assigned<'_>) {
+    for frame in state.iter_mut() {
+        frame.r.retain(|lock, _| !depends(lock, assigned));
+    }
+}
+
+fn join_states<M: Copy + Ord>(into: &mut State<M>, other: &State<M>) -> bool {
+    let mut grew = false;
+    for (a, b) in into.iter_mut().zip(other) {
+        if a.region == b.region {
+            grew |= a.join(b);
+        }
+    }
+    grew
+}

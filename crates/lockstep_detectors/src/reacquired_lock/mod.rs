@@ -1,0 +1,263 @@
+//! Rules `reacquired-lock` and `reacquired-lock-pair` (paper 000): while a
+//! lock is held, another lock is acquired and released twice (or two locks
+//! one after the other). See `docs.md` beside this file.
+
+pub mod analysis;
+pub mod locks;
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use lockstep_ir::{AccessPath, Body, MonitorKind, StmtId, VarId};
+use lockstep_program::{MethodId, Program};
+use lockstep_report::{Finding, Severity};
+
+use crate::util::{location, position, short_method};
+use crate::{Context, Detector, RuleMeta};
+use analysis::{Analysis, Chain, Hop, LockProgram, Settings, Witness};
+
+pub static RULE: RuleMeta = RuleMeta {
+    id: "reacquired-lock",
+    name: "ReacquiredLock",
+    summary: "While a lock is held, another lock is acquired and released twice, so the block is not atomic",
+    default_enabled: true,
+    docs: include_str!("docs.md"),
+};
+
+pub static PAIR_RULE: RuleMeta = RuleMeta {
+    id: "reacquired-lock-pair",
+    name: "ReacquiredLockPair",
+    summary: "While a lock is held, two other locks are acquired and released one after the other",
+    default_enabled: false,
+    docs: include_str!("docs.md"),
+};
+
+static RULES: [&RuleMeta; 2] = [&RULE, &PAIR_RULE];
+
+pub struct ReacquiredLock;
+
+struct ProgramView<'a> {
+    program: &'a Program,
+    cx: &'a Context<'a>,
+}
+
+impl LockProgram for ProgramView<'_> {
+    type M = MethodId;
+    fn body(&self, m: MethodId) -> Option<Arc<Body>> {
+        self.program.body(m)
+    }
+    fn callees(&self, m: MethodId, site: StmtId) -> Vec<MethodId> {
+        let mut v: Vec<MethodId> = self
+            .cx
+            .call_graph
+            .callees_at(m, site)
+            .iter()
+            .map(|e| e.callee)
+            .collect();
+        v.sort();
+        v.dedup();
+        v
+    }
+    fn access_path(&self, body: &Body, var: VarId) -> AccessPath {
+        lockstep_ir::access_path(body, var)
+    }
+    fn is_library(&self, m: MethodId) -> bool {
+        !self
+            .program
+            .class(self.program.method(m).class)
+            .is_application
+    }
+}
+
+impl Detector for ReacquiredLock {
+    fn rules(&self) -> &'static [&'static RuleMeta] {
+        &RULES
+    }
+
+    fn run(&self, cx: &Context<'_>) -> Vec<Finding> {
+        let single = cx.is_enabled(&RULE);
+        let pairs = cx.is_enabled(&PAIR_RULE);
+        if !single && !pairs {
+            return Vec::new();
+        }
+        let view = ProgramView {
+            program: cx.program,
+            cx,
+        };
+        let methods = cx.call_graph.reachable.clone();
+        let analysis = Analysis::new(&view, &methods, Settings { pairs });
+        let mut best: BTreeMap<(bool, Hop<MethodId>), Witness<MethodId>> = BTreeMap::new();
+        for w in analysis.witnesses() {
+            if !cx
+                .program
+                .class(cx.program.method(w.method).class)
+                .is_application
+            {
+                continue;
+            }
+            let same = w.pair.0 == w.pair.1;
+            if (same && !single) || (!same && !pairs) {
+                continue;
+            }
+            if !cx.options.include_library_witnesses
+                && in_self_synchronized_class(cx.program, &w.entry.second)
+            {
+                continue;
+            }
+            // One warning per location of the second acquisition (§4.5);
+            // prefer the context closest to it, then a fixed order.
+            let key = (same, w.entry.formed_at);
+            let better = match best.get(&key) {
+                None => true,
+                Some(old) => rank(&w) < rank(old),
+            };
+            if better {
+                best.insert(key, w);
+            }
+        }
+        best.into_values()
+            .map(|w| finding(cx.program, &w))
+            .collect()
+    }
+}
+
+fn rank(w: &Witness<MethodId>) -> (bool, usize, MethodId, u32, String) {
+    (
+        w.method != w.entry.formed_at.method,
+        w.entry.second.len(),
+        w.method,
+        w.context.0,
+        format!("{:?}", w.pair),
+    )
+}
+
+fn in_self_synchronized_class(program: &Program, chain: &Chain<MethodId>) -> bool {
+    chain.iter().any(|hop| {
+        let class = &program.class(program.method(hop.method).class).name;
+        lockstep_models::is_self_synchronized(class)
+    })
+}
+
+/// How a chain reads: `Point.getX (Point.java:14) <- Zone.contains (Zone.java:20)`, deepest first.
+fn describe_chain(program: &Program, chain: &Chain<MethodId>) -> String {
+    let mut parts = Vec::new();
+    for hop in chain.iter().rev() {
+        let what = match hop.stmt {
+            None => format!(
+                "{} (synchronized method)",
+                short_method(program, hop.method)
+            ),
+            Some(s) => format!(
+                "{} ({})",
+                short_method(program, hop.method),
+                position(program, hop.method, Some(s))
+            ),
+        };
+        parts.push(what);
+    }
+    parts.join(" <- ")
+}
+
+fn deepest(chain: &Chain<MethodId>) -> Option<Hop<MethodId>> {
+    chain.last().copied()
+}
+
+fn acquisition_note(program: &Program, hop: Hop<MethodId>, lock: &str, ordinal: &str) -> String {
+    match hop.stmt {
+        None => format!(
+            "{ordinal} acquisition of `{lock}`: entering synchronized method {}",
+            short_method(program, hop.method)
+        ),
+        Some(_) => format!("{ordinal} acquisition of `{lock}`"),
+    }
+}
+
+fn finding(program: &Program, w: &Witness<MethodId>) -> Finding {
+    let body = program.body(w.method);
+    let region = body
+        .as_ref()
+        .and_then(|b| b.monitors.get(w.context.index()).cloned());
+    let context_lock = region
+        .as_ref()
+        .map(|r| r.lock.to_string())
+        .unwrap_or_else(|| "?".into());
+    let context_desc = match region.as_ref().map(|r| r.kind) {
+        Some(MonitorKind::SynchronizedMethod) => "synchronized method".to_string(),
+        _ => format!(
+            "synchronized block at {}",
+            position(program, w.method, region.as_ref().and_then(|r| r.enter))
+        ),
+    };
+    let (a, b) = (w.pair.0.to_string(), w.pair.1.to_string());
+    let first = deepest(&w.entry.first);
+    let second = deepest(&w.entry.second);
+    // The message cites where the block reaches each acquisition (the call
+    // or `synchronized` statement in the context method); `related` gives the deepest sites.
+    let local = |c: &Chain<MethodId>| {
+        c.first()
+            .map(|h| position(program, h.method, h.stmt))
+            .unwrap_or_default()
+    };
+    let first_pos = local(&w.entry.first);
+    let second_pos = local(&w.entry.second);
+    let local_second =
+        w.entry
+            .second
+            .first()
+            .and_then(|h| if h.method == w.method { h.stmt } else { None });
+    let same = w.pair.0 == w.pair.1;
+    let (rule, message, help) = if same {
+        (
+            RULE.id,
+            format!(
+                "`{b}` is locked and unlocked twice ({first_pos}, {second_pos}) while `{context_lock}` is held ({context_desc}): another thread may change `{b}` in between"
+            ),
+            format!("hold `{b}` across both acquisitions (`synchronized ({b}) {{ ... }}`), or do not hold `{context_lock}` if the block need not be atomic"),
+        )
+    } else {
+        (
+            PAIR_RULE.id,
+            format!(
+                "`{a}` and then `{b}` are locked and unlocked ({first_pos}, {second_pos}) while `{context_lock}` is held ({context_desc}): another thread may change them in between"
+            ),
+            format!("hold `{a}` and `{b}` across both acquisitions if the block relies on a consistent view of both"),
+        )
+    };
+    let mut f = Finding::new(
+        rule,
+        Severity::Warning,
+        message,
+        location(program, w.method, local_second),
+    )
+    .with_lock(b.clone());
+    let context_loc = location(program, w.method, region.as_ref().and_then(|r| r.enter));
+    f = f.with_related(
+        context_loc,
+        format!("`{context_lock}` is held from here ({context_desc})"),
+    );
+    if let Some(h) = first {
+        f = f.with_related(
+            location(program, h.method, h.stmt),
+            acquisition_note(program, h, &a, "first"),
+        );
+    }
+    if let Some(h) = second {
+        f = f.with_related(
+            location(program, h.method, h.stmt),
+            acquisition_note(program, h, &b, "second"),
+        );
+    }
+    if w.entry.first.len() > 1 {
+        f = f.with_note(format!(
+            "first acquisition path: {}",
+            describe_chain(program, &w.entry.first)
+        ));
+    }
+    if w.entry.second.len() > 1 {
+        f = f.with_note(format!(
+            "second acquisition path: {}",
+            describe_chain(program, &w.entry.second)
+        ));
+    }
+    f.with_help(help)
+}
