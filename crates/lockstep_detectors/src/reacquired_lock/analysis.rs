@@ -22,6 +22,8 @@ use std::fmt::Debug;
 use std::hash::Hash;
 use std::sync::Arc;
 
+use rayon::prelude::*;
+
 use lockstep_ir::{
     AccessPath, Body, ConstValue, MonitorId, Operand, StmtId, StmtKind, VarId, VarOrigin,
 };
@@ -30,6 +32,7 @@ use super::locks::{bounded, depends, translate, Assigned, STAR};
 
 /// What the analysis needs from the program.
 pub trait LockProgram: Sync {
+    // `M` crosses threads: methods are analysed in parallel.
     type M: Copy + Ord + Hash + Debug + Send + Sync;
     fn body(&self, m: Self::M) -> Option<Arc<Body>>;
     /// The methods a call statement may invoke (sorted, deduplicated).
@@ -40,6 +43,14 @@ pub trait LockProgram: Sync {
     /// its receiver and arguments only, and not searched for witnesses.
     fn is_library(&self, m: Self::M) -> bool;
 }
+
+/// At most this many locks are kept in one method's LOCKSHELD summary (its
+/// own acquisitions first, then in worklist order). Without a bound, code
+/// that reaches much of a large program (a `main`, a dispatcher) collects
+/// every lock expression expressible in its terms, which costs quadratic
+/// time and memory; with it, a lock acquired only far down a long chain of
+/// calls may be missed at the top. Deterministic: the order is fixed.
+pub const MAX_LOCKS_PER_METHOD: usize = 32;
 
 /// Whether a lock of a library method is worth carrying to its callers:
 /// only locks on what the caller passes in (receiver, arguments, and short
@@ -257,7 +268,9 @@ impl<'p, P: LockProgram> Analysis<'p, P> {
                         continue;
                     }
                     let mine = held.get(&m);
-                    if mine.is_some_and(|s| s.contains_key(&t)) {
+                    if mine.is_some_and(|s| {
+                        s.contains_key(&t) || s.len() + added.len() >= MAX_LOCKS_PER_METHOD
+                    }) {
                         continue;
                     }
                     let Some(chain) = held.get(&c).and_then(|s| s.get(lock)).cloned() else {
@@ -303,14 +316,19 @@ impl<'p, P: LockProgram> Analysis<'p, P> {
     pub fn witnesses(&self) -> Vec<Witness<P::M>> {
         let mut out = Vec::new();
         let mut exit_t: HashMap<P::M, PairSet<P::M>> = HashMap::new();
-        for &m in &self.methods {
-            if self.prog.is_library(m) {
-                continue;
-            }
-            let Some(body) = self.bodies.get(&m) else {
-                continue;
-            };
-            let result = self.analyze_method(m, body);
+        // Methods are independent given LOCKSHELD: analyse them in
+        // parallel, collecting in method order so the output is the same.
+        let results: Vec<(P::M, MethodResult<P::M>)> = self
+            .methods
+            .par_iter()
+            .filter(|&&m| !self.prog.is_library(m))
+            .filter_map(|&m| {
+                self.bodies
+                    .get(&m)
+                    .map(|body| (m, self.analyze_method(m, body)))
+            })
+            .collect();
+        for (m, result) in results {
             out.extend(result.witnesses);
             exit_t.insert(m, result.exit_t);
         }
@@ -348,14 +366,19 @@ impl<'p, P: LockProgram> Analysis<'p, P> {
             analysis: self,
             m,
             body,
-            sites_by_stmt: self
-                .sites
-                .get(&m)
-                .map(|s| s.iter().map(|site| (site.stmt, site)).collect())
-                .unwrap_or_default(),
             region_by_enter: HashMap::new(),
             region_by_exit: HashMap::new(),
             witnesses: BTreeMap::new(),
+            call_locks: self
+                .sites
+                .get(&m)
+                .map(|s| {
+                    s.iter()
+                        .map(|site| (site.stmt, self.call_locks(m, site)))
+                        .collect()
+                })
+                .unwrap_or_default(),
+            dirty: true,
         };
         for (i, region) in body.monitors.iter().enumerate() {
             if let Some(e) = region.enter {
@@ -366,12 +389,7 @@ impl<'p, P: LockProgram> Analysis<'p, P> {
             }
         }
         // Methods that acquire nothing, directly or through calls, cannot show the pattern.
-        if body.monitors.is_empty()
-            && cx
-                .sites_by_stmt
-                .values()
-                .all(|s| self.call_locks(m, s).is_empty())
-        {
+        if body.monitors.is_empty() && cx.call_locks.values().all(|l| l.is_empty()) {
             return MethodResult {
                 exit_t: PairSet::new(),
                 witnesses: Vec::new(),
@@ -385,14 +403,19 @@ impl<'p, P: LockProgram> Analysis<'p, P> {
     }
 
     /// Fig. 8: FINAL_T over the expanded call graph (methods and their
-    /// synchronized regions as nodes), and the witnesses it confirms at regions.
+    /// synchronized regions as nodes), by difference propagation from
+    /// callees to callers (at most [`MAX_LOCKS_PER_METHOD`] pairs per node),
+    /// and the witnesses it confirms at regions.
     fn final_propagation(&self, exit_t: &HashMap<P::M, PairSet<P::M>>) -> Vec<Witness<P::M>> {
         type Node<M> = (M, Option<MonitorId>);
-        // Successors: call edges (translated) and region nesting (identity).
-        type CallSuccessors<M> = BTreeMap<Node<M>, Vec<(usize, M)>>;
-        let mut call_succ: CallSuccessors<P::M> = BTreeMap::new();
-        let mut region_succ: BTreeMap<Node<P::M>, Vec<Node<P::M>>> = BTreeMap::new();
-        let mut preds: HashMap<Node<P::M>, BTreeSet<Node<P::M>>> = HashMap::new();
+        #[derive(Clone, Copy)]
+        enum Edge {
+            /// Through call site `idx` of the caller (translated).
+            Call(usize),
+            /// From a region to its enclosing node (same method).
+            Region,
+        }
+        let mut preds: HashMap<Node<P::M>, Vec<(Node<P::M>, Edge)>> = HashMap::new();
         let mut nodes = Vec::new();
         for &m in &self.methods {
             if self.prog.is_library(m) {
@@ -405,9 +428,10 @@ impl<'p, P: LockProgram> Analysis<'p, P> {
             for (i, region) in body.monitors.iter().enumerate() {
                 let node = (m, Some(MonitorId(i as u32)));
                 nodes.push(node);
-                let parent = (m, region.parent);
-                region_succ.entry(parent).or_default().push(node);
-                preds.entry(node).or_default().insert(parent);
+                preds
+                    .entry(node)
+                    .or_default()
+                    .push(((m, region.parent), Edge::Region));
             }
             for (idx, site) in self
                 .sites
@@ -422,64 +446,85 @@ impl<'p, P: LockProgram> Analysis<'p, P> {
                     body.held_before.get(site.stmt.index()).copied().flatten(),
                 );
                 for &c in &site.callees {
-                    call_succ.entry(from).or_default().push((idx, c));
-                    preds.entry((c, None)).or_default().insert(from);
+                    preds
+                        .entry((c, None))
+                        .or_default()
+                        .push((from, Edge::Call(idx)));
                 }
             }
         }
         let mut final_t: HashMap<Node<P::M>, PairSet<P::M>> = HashMap::new();
+        let mut delta: HashMap<Node<P::M>, Vec<Pair>> = HashMap::new();
+        let mut queue: BTreeSet<Node<P::M>> = BTreeSet::new();
         for (&m, t) in exit_t {
             if !t.is_empty() {
-                final_t.insert((m, None), t.clone());
+                let capped: PairSet<P::M> = t
+                    .iter()
+                    .take(MAX_LOCKS_PER_METHOD)
+                    .map(|(k, v)| (k.clone(), v.clone()))
+                    .collect();
+                delta.insert((m, None), capped.keys().cloned().collect());
+                final_t.insert((m, None), capped);
+                queue.insert((m, None));
             }
         }
-        let mut queue: BTreeSet<Node<P::M>> = nodes.iter().copied().collect();
         while let Some(node) = queue.pop_first() {
-            let mut additions: Vec<(Pair, PairEntry<P::M>)> = Vec::new();
-            if let Some(calls) = call_succ.get(&node) {
-                let sites = self.sites.get(&node.0).map(|s| s.as_slice()).unwrap_or(&[]);
-                for &(idx, callee) in calls {
-                    let (Some(site), Some(callee_t)) =
-                        (sites.get(idx), final_t.get(&(callee, None)))
-                    else {
+            let Some(new_pairs) = delta.remove(&node) else {
+                continue;
+            };
+            let Some(edges) = preds.get(&node) else {
+                continue;
+            };
+            for &(pred, edge) in edges {
+                let mut added: Vec<(Pair, PairEntry<P::M>)> = Vec::new();
+                for pair in &new_pairs {
+                    let Some(entry) = final_t.get(&node).and_then(|t| t.get(pair)) else {
                         continue;
                     };
-                    let hop = Hop {
-                        method: node.0,
-                        stmt: Some(site.stmt),
-                    };
-                    for (pair, entry) in callee_t {
-                        if let Some(tp) = translate_pair(pair, site) {
-                            additions.push((
+                    let (tp, e) = match edge {
+                        Edge::Region => (pair.clone(), entry.clone()),
+                        Edge::Call(idx) => {
+                            let Some(site) = self.sites.get(&pred.0).and_then(|s| s.get(idx))
+                            else {
+                                continue;
+                            };
+                            let Some(tp) = translate_pair(pair, site) else {
+                                continue;
+                            };
+                            let hop = Hop {
+                                method: pred.0,
+                                stmt: Some(site.stmt),
+                            };
+                            (
                                 tp,
                                 PairEntry {
                                     first: prefixed(hop, &entry.first),
                                     second: prefixed(hop, &entry.second),
                                     formed_at: entry.formed_at,
                                 },
-                            ));
+                            )
                         }
+                    };
+                    added.push((tp, e));
+                }
+                if added.is_empty() {
+                    continue;
+                }
+                let mine = final_t.entry(pred).or_default();
+                let d = delta.entry(pred).or_default();
+                for (pair, entry) in added {
+                    if mine.len() >= MAX_LOCKS_PER_METHOD {
+                        break;
+                    }
+                    if let std::collections::btree_map::Entry::Vacant(slot) =
+                        mine.entry(pair.clone())
+                    {
+                        slot.insert(entry);
+                        d.push(pair);
                     }
                 }
-            }
-            if let Some(children) = region_succ.get(&node) {
-                for child in children {
-                    if let Some(ct) = final_t.get(child) {
-                        additions.extend(ct.iter().map(|(p, e)| (p.clone(), e.clone())));
-                    }
-                }
-            }
-            let mine = final_t.entry(node).or_default();
-            let mut grew = false;
-            for (pair, entry) in additions {
-                if let std::collections::btree_map::Entry::Vacant(slot) = mine.entry(pair) {
-                    slot.insert(entry);
-                    grew = true;
-                }
-            }
-            if grew {
-                if let Some(ps) = preds.get(&node) {
-                    queue.extend(ps.iter().copied());
+                if !d.is_empty() {
+                    queue.insert(pred);
                 }
             }
         }
@@ -588,10 +633,13 @@ struct MethodAnalysis<'a, 'p, P: LockProgram> {
     analysis: &'a Analysis<'p, P>,
     m: P::M,
     body: &'a Body,
-    sites_by_stmt: HashMap<StmtId, &'a CallSite<P::M>>,
     region_by_enter: HashMap<StmtId, MonitorId>,
     region_by_exit: HashMap<StmtId, MonitorId>,
     witnesses: BTreeMap<(MonitorId, Pair), Witness<P::M>>,
+    /// L of Fig. 6(b) for each call site, computed once.
+    call_locks: HashMap<StmtId, LockSet<P::M>>,
+    /// Whether the last transfer may have changed the state.
+    dirty: bool,
 }
 
 impl<P: LockProgram> MethodAnalysis<'_, '_, P> {
@@ -664,14 +712,18 @@ impl<P: LockProgram> MethodAnalysis<'_, '_, P> {
                 let Some(stmt) = body.stmts.get(s.index()) else {
                     continue;
                 };
+                // Handlers see the state before every statement of the
+                // block; it only needs joining again after it changed.
                 if !block.exceptional.is_empty() {
                     match &mut exc {
                         None => exc = Some(state.clone()),
-                        Some(e) => {
+                        Some(e) if self.dirty => {
                             join_states(e, &state);
                         }
+                        Some(_) => {}
                     }
                 }
+                self.dirty = false;
                 self.transfer(s, &stmt.kind, &mut state);
                 last_kind = Some(&stmt.kind);
             }
@@ -731,6 +783,11 @@ impl<P: LockProgram> MethodAnalysis<'_, '_, P> {
     }
 
     fn transfer(&mut self, s: StmtId, kind: &StmtKind, state: &mut State<P::M>) {
+        if matches!(kind, StmtKind::MonitorEnter(_) | StmtKind::MonitorExit(_))
+            || self.call_locks.get(&s).is_some_and(|l| !l.is_empty())
+        {
+            self.dirty = true;
+        }
         match kind {
             StmtKind::MonitorEnter(_) => {
                 if let Some(&r) = self.region_by_enter.get(&s) {
@@ -751,10 +808,9 @@ impl<P: LockProgram> MethodAnalysis<'_, '_, P> {
                 }
             }
             StmtKind::Invoke { result, .. } => {
-                if let Some(site) = self.sites_by_stmt.get(&s) {
-                    let l = self.analysis.call_locks(self.m, site);
+                if let Some(l) = self.call_locks.get(&s) {
                     if let Some(top) = state.last_mut() {
-                        add_released(top, &l, s, self.m, self.analysis.settings);
+                        add_released(top, l, s, self.m, self.analysis.settings);
                     }
                 }
                 if let Some(dst) = result {
@@ -765,20 +821,22 @@ impl<P: LockProgram> MethodAnalysis<'_, '_, P> {
                 result: Some(dst), ..
             }
             | StmtKind::Assign { dst, .. } => self.assign_var(*dst, state),
-            StmtKind::FieldStore { field, .. } => unmark(state, Assigned::Field(&field.name)),
-            StmtKind::StaticStore { field, .. } => {
-                unmark(state, Assigned::Static(&field.class, &field.name))
+            StmtKind::FieldStore { field, .. } => {
+                self.dirty |= unmark(state, Assigned::Field(&field.name))
             }
-            StmtKind::ArrayStore { .. } => unmark(state, Assigned::ArrayElement),
+            StmtKind::StaticStore { field, .. } => {
+                self.dirty |= unmark(state, Assigned::Static(&field.class, &field.name))
+            }
+            StmtKind::ArrayStore { .. } => self.dirty |= unmark(state, Assigned::ArrayElement),
             _ => {}
         }
     }
 
-    fn assign_var(&self, dst: VarId, state: &mut State<P::M>) {
-        unmark(state, Assigned::Var(dst));
+    fn assign_var(&mut self, dst: VarId, state: &mut State<P::M>) {
+        self.dirty |= unmark(state, Assigned::Var(dst));
         if let Some(info) = self.body.vars.get(dst.index()) {
             if let VarOrigin::Param(p) = info.origin {
-                unmark(state, Assigned::Param(p));
+                self.dirty |= unmark(state, Assigned::Param(p));
             }
         }
     }
@@ -895,10 +953,16 @@ fn add_released_at<M: Copy + Ord>(
     }
 }
 
-fn unmark<M>(state: &mut State<M>, assigned: Assigned<'_>) {
+/// Remove from every open block's R the locks that depend on what was
+/// assigned; true if anything was removed.
+fn unmark<M>(state: &mut State<M>, assigned: Assigned<'_>) -> bool {
+    let mut removed = false;
     for frame in state.iter_mut() {
+        let before = frame.r.len();
         frame.r.retain(|lock, _| !depends(lock, assigned));
+        removed |= frame.r.len() != before;
     }
+    removed
 }
 
 fn join_states<M: Copy + Ord>(into: &mut State<M>, other: &State<M>) -> bool {
