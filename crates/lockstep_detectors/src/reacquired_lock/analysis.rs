@@ -415,7 +415,8 @@ impl<'p, P: LockProgram> Analysis<'p, P> {
             /// From a region to its enclosing node (same method).
             Region,
         }
-        let mut preds: HashMap<Node<P::M>, Vec<(Node<P::M>, Edge)>> = HashMap::new();
+        type Preds<M> = HashMap<Node<M>, Vec<(Node<M>, Edge)>>;
+        let mut preds: Preds<P::M> = HashMap::new();
         let mut nodes = Vec::new();
         for &m in &self.methods {
             if self.prog.is_library(m) {
