@@ -362,6 +362,34 @@ impl<'p, P: LockProgram> Analysis<'p, P> {
     }
 
     fn analyze_method(&self, m: P::M, body: &Body) -> MethodResult<P::M> {
+        let mut interner = Interner::default();
+        let mut call_locks: CallLocks<P::M> = HashMap::new();
+        for site in self.sites.get(&m).map(|s| s.as_slice()).unwrap_or(&[]) {
+            let l = self.call_locks(m, site);
+            if !l.is_empty() {
+                call_locks.insert(
+                    site.stmt,
+                    l.into_iter()
+                        .map(|(k, v)| (interner.intern(k), v))
+                        .collect(),
+                );
+            }
+        }
+        // Methods that acquire nothing, directly or through calls, cannot show the pattern.
+        if body.monitors.is_empty() && call_locks.is_empty() {
+            return MethodResult {
+                exit_t: PairSet::new(),
+                witnesses: Vec::new(),
+            };
+        }
+        let region_locks: Vec<Option<LockId>> = body
+            .monitors
+            .iter()
+            .map(|r| {
+                let lock = bounded(r.lock.clone());
+                (lock != STAR).then(|| interner.intern(lock))
+            })
+            .collect();
         let mut cx = MethodAnalysis {
             analysis: self,
             m,
@@ -369,15 +397,9 @@ impl<'p, P: LockProgram> Analysis<'p, P> {
             region_by_enter: HashMap::new(),
             region_by_exit: HashMap::new(),
             witnesses: BTreeMap::new(),
-            call_locks: self
-                .sites
-                .get(&m)
-                .map(|s| {
-                    s.iter()
-                        .map(|site| (site.stmt, self.call_locks(m, site)))
-                        .collect()
-                })
-                .unwrap_or_default(),
+            call_locks,
+            region_locks,
+            interner,
             dirty: true,
         };
         for (i, region) in body.monitors.iter().enumerate() {
@@ -388,18 +410,26 @@ impl<'p, P: LockProgram> Analysis<'p, P> {
                 cx.region_by_exit.insert(x, MonitorId(i as u32));
             }
         }
-        // Methods that acquire nothing, directly or through calls, cannot show the pattern.
-        if body.monitors.is_empty() && cx.call_locks.values().all(|l| l.is_empty()) {
-            return MethodResult {
-                exit_t: PairSet::new(),
-                witnesses: Vec::new(),
-            };
-        }
         let exit_t = cx.run();
-        MethodResult {
-            exit_t,
-            witnesses: cx.witnesses.into_values().collect(),
-        }
+        let interner = &cx.interner;
+        let exit_t = exit_t
+            .into_iter()
+            .map(|((a, b), e)| ((interner.path(a).clone(), interner.path(b).clone()), e))
+            .collect();
+        let witnesses = cx
+            .witnesses
+            .into_values()
+            .map(|w| Witness {
+                method: w.method,
+                context: w.context,
+                pair: (
+                    interner.path(w.pair.0).clone(),
+                    interner.path(w.pair.1).clone(),
+                ),
+                entry: w.entry,
+            })
+            .collect();
+        MethodResult { exit_t, witnesses }
     }
 
     /// Fig. 8: FINAL_T over the expanded call graph (methods and their
@@ -591,19 +621,56 @@ struct MethodResult<M> {
     witnesses: Vec<Witness<M>>,
 }
 
+/// A lock of one method's analysis, interned so that states clone and
+/// compare cheaply.
+type LockId = u32;
+type IdPair = (LockId, LockId);
+/// The locks a call site may acquire (L of Fig. 6(b)), interned.
+type CallLocks<M> = HashMap<StmtId, Vec<(LockId, Chain<M>)>>;
+
+#[derive(Default)]
+struct Interner {
+    paths: Vec<AccessPath>,
+    ids: HashMap<AccessPath, LockId>,
+}
+
+impl Interner {
+    fn intern(&mut self, path: AccessPath) -> LockId {
+        if let Some(&id) = self.ids.get(&path) {
+            return id;
+        }
+        let id = self.paths.len() as LockId;
+        self.paths.push(path.clone());
+        self.ids.insert(path, id);
+        id
+    }
+
+    fn path(&self, id: LockId) -> &AccessPath {
+        self.paths.get(id as usize).unwrap_or(&STAR)
+    }
+}
+
 #[derive(Clone, PartialEq, Eq)]
 struct Frame<M> {
     region: Option<MonitorId>,
-    r: LockSet<M>,
-    t: PairSet<M>,
+    r: BTreeMap<LockId, Chain<M>>,
+    t: BTreeMap<IdPair, PairEntry<M>>,
+}
+
+/// A witness found inside one method, with interned locks.
+struct LocalWitness<M> {
+    method: M,
+    context: MonitorId,
+    pair: IdPair,
+    entry: PairEntry<M>,
 }
 
 impl<M: Copy + Ord> Frame<M> {
     fn new(region: Option<MonitorId>) -> Self {
         Frame {
             region,
-            r: LockSet::new(),
-            t: PairSet::new(),
+            r: BTreeMap::new(),
+            t: BTreeMap::new(),
         }
     }
 
@@ -614,13 +681,13 @@ impl<M: Copy + Ord> Frame<M> {
         let mut grew = false;
         for (k, v) in &other.r {
             if !self.r.contains_key(k) {
-                self.r.insert(k.clone(), v.clone());
+                self.r.insert(*k, v.clone());
                 grew = true;
             }
         }
         for (k, v) in &other.t {
             if !self.t.contains_key(k) {
-                self.t.insert(k.clone(), v.clone());
+                self.t.insert(*k, v.clone());
                 grew = true;
             }
         }
@@ -636,9 +703,12 @@ struct MethodAnalysis<'a, 'p, P: LockProgram> {
     body: &'a Body,
     region_by_enter: HashMap<StmtId, MonitorId>,
     region_by_exit: HashMap<StmtId, MonitorId>,
-    witnesses: BTreeMap<(MonitorId, Pair), Witness<P::M>>,
-    /// L of Fig. 6(b) for each call site, computed once.
-    call_locks: HashMap<StmtId, LockSet<P::M>>,
+    witnesses: BTreeMap<(MonitorId, IdPair), LocalWitness<P::M>>,
+    /// L of Fig. 6(b) for each call site with any, computed once.
+    call_locks: CallLocks<P::M>,
+    /// The lock of each region (`None` for `*`).
+    region_locks: Vec<Option<LockId>>,
+    interner: Interner,
     /// Whether the last transfer may have changed the state.
     dirty: bool,
 }
@@ -678,13 +748,13 @@ impl<P: LockProgram> MethodAnalysis<'_, '_, P> {
         out
     }
 
-    fn run(&mut self) -> PairSet<P::M> {
+    fn run(&mut self) -> BTreeMap<IdPair, PairEntry<P::M>> {
         let body = self.body;
         let nblocks = body.blocks.len();
         let mut input: Vec<Option<State<P::M>>> = vec![None; nblocks];
         let mut exit_state: Option<Frame<P::M>> = None;
         if nblocks == 0 {
-            return PairSet::new();
+            return BTreeMap::new();
         }
         let entry_regions = body
             .blocks
@@ -823,21 +893,27 @@ impl<P: LockProgram> MethodAnalysis<'_, '_, P> {
             }
             | StmtKind::Assign { dst, .. } => self.assign_var(*dst, state),
             StmtKind::FieldStore { field, .. } => {
-                self.dirty |= unmark(state, Assigned::Field(&field.name))
+                self.dirty |= unmark(state, &self.interner, Assigned::Field(&field.name))
             }
             StmtKind::StaticStore { field, .. } => {
-                self.dirty |= unmark(state, Assigned::Static(&field.class, &field.name))
+                self.dirty |= unmark(
+                    state,
+                    &self.interner,
+                    Assigned::Static(&field.class, &field.name),
+                )
             }
-            StmtKind::ArrayStore { .. } => self.dirty |= unmark(state, Assigned::ArrayElement),
+            StmtKind::ArrayStore { .. } => {
+                self.dirty |= unmark(state, &self.interner, Assigned::ArrayElement)
+            }
             _ => {}
         }
     }
 
     fn assign_var(&mut self, dst: VarId, state: &mut State<P::M>) {
-        self.dirty |= unmark(state, Assigned::Var(dst));
+        self.dirty |= unmark(state, &self.interner, Assigned::Var(dst));
         if let Some(info) = self.body.vars.get(dst.index()) {
             if let VarOrigin::Param(p) = info.origin {
-                self.dirty |= unmark(state, Assigned::Param(p));
+                self.dirty |= unmark(state, &self.interner, Assigned::Param(p));
             }
         }
     }
@@ -848,28 +924,24 @@ impl<P: LockProgram> MethodAnalysis<'_, '_, P> {
         let Some(region) = inner.region else { return };
         let settings = self.analysis.settings;
         let info = self.body.monitors.get(region.index());
-        let lock = info.map(|i| bounded(i.lock.clone())).unwrap_or(STAR);
+        let lock = self.region_locks.get(region.index()).copied().flatten();
         // Potential witnesses of the block are confirmed here, unless they are
         // a lock held at this point (reentrant acquisitions are no-ops).
-        let mut held: Vec<AccessPath> = state
+        let held: Vec<LockId> = state
             .iter()
             .filter_map(|f| f.region)
-            .filter_map(|r| {
-                self.body
-                    .monitors
-                    .get(r.index())
-                    .map(|i| bounded(i.lock.clone()))
-            })
+            .filter_map(|r| self.region_locks.get(r.index()).copied().flatten())
+            .chain(lock)
             .collect();
-        held.push(lock.clone());
         for (pair, entry) in &inner.t {
-            if self.analysis.admissible(pair, &held) {
+            let distinct_ok = settings.pairs || pair.0 == pair.1;
+            if distinct_ok && !held.contains(&pair.0) && !held.contains(&pair.1) {
                 self.witnesses
-                    .entry((region, pair.clone()))
-                    .or_insert_with(|| Witness {
+                    .entry((region, *pair))
+                    .or_insert_with(|| LocalWitness {
                         method: self.m,
                         context: region,
-                        pair: pair.clone(),
+                        pair: *pair,
                         entry: entry.clone(),
                     });
             }
@@ -877,22 +949,17 @@ impl<P: LockProgram> MethodAnalysis<'_, '_, P> {
         let Some(outer) = state.last_mut() else {
             return;
         };
-        // R_sb ∪ {e} is what the block released, in order: the block's own
-        // releases happen before e is released.
-        let mut released = inner.r.clone();
-        if lock != STAR {
-            let enter_hop = Hop {
-                method: self.m,
-                stmt: info.and_then(|i| i.enter),
-            };
-            released
-                .entry(lock)
-                .or_insert_with(|| Arc::new(vec![enter_hop]));
-        }
         let formed = Hop {
             method: self.m,
             stmt: info.and_then(|i| i.enter),
         };
+        // R_sb ∪ {e} is what the block released: its own releases happen before e's.
+        let mut released: Vec<(LockId, Chain<P::M>)> = inner.r.into_iter().collect();
+        if let Some(e) = lock {
+            if !released.iter().any(|(l, _)| *l == e) {
+                released.push((e, Arc::new(vec![formed])));
+            }
+        }
         add_released_at(outer, &released, formed, settings);
     }
 }
@@ -900,7 +967,7 @@ impl<P: LockProgram> MethodAnalysis<'_, '_, P> {
 /// The call transfer of Fig. 6(b) / Fig. 9: T ∪ (R ∩ L) (pairs: R × L), then R ∪ L.
 fn add_released<M: Copy + Ord>(
     frame: &mut Frame<M>,
-    l: &LockSet<M>,
+    l: &[(LockId, Chain<M>)],
     s: StmtId,
     m: M,
     settings: Settings,
@@ -918,49 +985,42 @@ fn add_released<M: Copy + Ord>(
 
 fn add_released_at<M: Copy + Ord>(
     frame: &mut Frame<M>,
-    l: &LockSet<M>,
+    l: &[(LockId, Chain<M>)],
     formed: Hop<M>,
     settings: Settings,
 ) {
     for (b, second) in l {
-        if *b == STAR {
-            continue;
-        }
         let formed_at = second.first().copied().unwrap_or(formed);
         if settings.pairs {
             for (a, first) in &frame.r {
-                frame
-                    .t
-                    .entry((a.clone(), b.clone()))
-                    .or_insert_with(|| PairEntry {
-                        first: first.clone(),
-                        second: second.clone(),
-                        formed_at,
-                    });
-            }
-        } else if let Some(first) = frame.r.get(b) {
-            frame
-                .t
-                .entry((b.clone(), b.clone()))
-                .or_insert_with(|| PairEntry {
+                frame.t.entry((*a, *b)).or_insert_with(|| PairEntry {
                     first: first.clone(),
                     second: second.clone(),
                     formed_at,
                 });
+            }
+        } else if let Some(first) = frame.r.get(b) {
+            frame.t.entry((*b, *b)).or_insert_with(|| PairEntry {
+                first: first.clone(),
+                second: second.clone(),
+                formed_at,
+            });
         }
     }
     for (b, chain) in l {
-        frame.r.entry(b.clone()).or_insert_with(|| chain.clone());
+        frame.r.entry(*b).or_insert_with(|| chain.clone());
     }
 }
 
 /// Remove from every open block's R the locks that depend on what was
 /// assigned; true if anything was removed.
-fn unmark<M>(state: &mut State<M>, assigned: Assigned<'_>) -> bool {
+fn unmark<M>(state: &mut State<M>, interner: &Interner, assigned: Assigned<'_>) -> bool {
     let mut removed = false;
     for frame in state.iter_mut() {
         let before = frame.r.len();
-        frame.r.retain(|lock, _| !depends(lock, assigned));
+        frame
+            .r
+            .retain(|&lock, _| !depends(interner.path(lock), assigned));
         removed |= frame.r.len() != before;
     }
     removed
