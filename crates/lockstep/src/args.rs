@@ -143,6 +143,16 @@ pub enum DebugCommand {
         #[arg(long)]
         open: bool,
     },
+    /// Read, parse and lower every method of the inputs (no call graph, no
+    /// rules), validate the IR, and print counts and times: the benchmark of
+    /// the front end.
+    Lower {
+        #[command(flatten)]
+        input: InputArgs,
+        /// Also run the IR validator on every body.
+        #[arg(long)]
+        validate: bool,
+    },
     /// Print thread roots with their start sites.
     Threads {
         #[command(flatten)]

@@ -119,6 +119,7 @@ pub fn run(cmd: DebugCommand) -> u8 {
             }
             0
         }
+        DebugCommand::Lower { input, validate } => lower(&input, validate),
         DebugCommand::Threads { input, open } => {
             let p = match program(&input) {
                 Ok(p) => p,
@@ -143,5 +144,78 @@ pub fn run(cmd: DebugCommand) -> u8 {
             }
             0
         }
+    }
+}
+
+/// `debug lower`: the front end alone, timed per phase.
+fn lower(input: &InputArgs, validate: bool) -> u8 {
+    use rayon::prelude::*;
+    use std::time::Instant;
+    crate::init_threads(input.threads);
+    let t0 = Instant::now();
+    let read = lockstep_classpath::read_inputs(&input.paths);
+    let t_read = t0.elapsed();
+    let bytes: u64 = read.classes.iter().map(|c| c.bytes.len() as u64).sum();
+    let t1 = Instant::now();
+    let parsed: Vec<_> = read
+        .classes
+        .par_iter()
+        .map(|c| lockstep_classfile::parse(&c.bytes))
+        .collect();
+    let t_parse = t1.elapsed();
+    let t2 = Instant::now();
+    // (methods with code, lowering failures, statements, validation errors)
+    let totals = parsed
+        .par_iter()
+        .filter_map(|r| r.as_ref().ok())
+        .map(|class| {
+            let mut t = (0u64, 0u64, 0u64, 0u64);
+            for (_, result) in lockstep_ir::lower_class(class) {
+                t.0 += 1;
+                match result {
+                    Ok(body) => {
+                        t.2 += body.stmts.len() as u64;
+                        if validate && lockstep_ir::validate(&body).is_err() {
+                            t.3 += 1;
+                        }
+                    }
+                    Err(_) => t.1 += 1,
+                }
+            }
+            t
+        })
+        .reduce(
+            || (0, 0, 0, 0),
+            |a, b| (a.0 + b.0, a.1 + b.1, a.2 + b.2, a.3 + b.3),
+        );
+    let t_lower = t2.elapsed();
+    let parse_failures = parsed.iter().filter(|r| r.is_err()).count();
+    println!(
+        "classes: {} ({} bytes), read problems: {}, parse failures: {}",
+        read.classes.len(),
+        bytes,
+        read.problems.len(),
+        parse_failures
+    );
+    println!(
+        "methods lowered: {}, lowering failures: {}, statements: {}",
+        totals.0, totals.1, totals.2
+    );
+    if validate {
+        println!("invalid bodies: {}", totals.3);
+    }
+    println!("threads: {}", rayon::current_num_threads());
+    println!(
+        "time: read {:.1} ms, parse {:.1} ms, lower{} {:.1} ms, total {:.1} ms",
+        t_read.as_secs_f64() * 1e3,
+        t_parse.as_secs_f64() * 1e3,
+        if validate { "+validate" } else { "" },
+        t_lower.as_secs_f64() * 1e3,
+        t0.elapsed().as_secs_f64() * 1e3
+    );
+    if parse_failures > 0 || totals.1 > 0 || totals.3 > 0 {
+        1
+    } else {
+        0
     }
 }

@@ -12,6 +12,11 @@ use clap::Parser;
 
 use args::{Cli, Command};
 
+// The parser and the IR allocate many small strings and vectors; mimalloc
+// measured 10–20% faster than the system allocator on java.base.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,

@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# The benchmark: front end (read, parse, lower, validate) on the JDK's
+# java.base and on real jars from Debian, then the whole `lockstep check`
+# with per-phase times and peak memory. Figures go to BENCHMARKS.md.
+# Needs: a release build (built here), /usr/bin/time, and the Debian jars
+# (scripts/install-corpora.sh installs them).
+set -uo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+cargo build --release --quiet -p lockstep --manifest-path "$root/Cargo.toml" || exit 2
+bin="$root/target/release/lockstep"
+jdk17=/usr/lib/jvm/java-17-openjdk-amd64
+echo "# machine: $(nproc) cores, $(free -g | awk '/Mem:/{print $2}') GiB, load $(cut -d' ' -f1-3 /proc/loadavg), $(date -u +%Y-%m-%d)"
+run() { echo; echo "\$ lockstep $*"; /usr/bin/time -f "wall %e s, peak RSS %M KB" "$bin" "$@"; }
+run debug lower --validate "$jdk17/jmods/java.base.jmod"
+for jdk in /usr/lib/jvm/temurin-25-jdk-amd64; do
+  [ -f "$jdk/lib/modules" ] && run debug lower "$jdk/lib/modules"
+done
+for jar in /usr/share/java/jfreechart.jar /usr/share/java/log4j-1.2.jar /usr/share/java/commons-pool.jar \
+           /usr/share/java/h2.jar /usr/share/tuxguitar/lib/tuxguitar-lib.jar; do
+  [ -f "$jar" ] || { echo "(missing $jar)"; continue; }
+  run debug lower "$jar"
+  run check --stats -q "$jar" > /dev/null
+done
