@@ -18,7 +18,9 @@ use args::{Cli, Command};
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> ExitCode {
-    let cli = match Cli::try_parse() {
+    // `-cp` is the JVM's spelling; clap would read it as `-c p`.
+    let argv = std::env::args_os().map(|a| if a == "-cp" { "--classpath".into() } else { a });
+    let cli = match Cli::try_parse_from(argv) {
         Ok(cli) => cli,
         Err(e) => {
             // clap prints help/version to stdout with exit 0 and usage errors to stderr.
