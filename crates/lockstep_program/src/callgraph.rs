@@ -688,7 +688,18 @@ impl<'p> Engine<'p> {
                 StmtKind::StaticStore { field, .. } => self.static_field(field),
                 StmtKind::FieldStore { field, .. } => self.named(&field.class),
                 StmtKind::Invoke { call, .. } => {
-                    self.call(m, site, call);
+                    let receiver_type = call
+                        .receiver
+                        .as_ref()
+                        .and_then(|r| r.var())
+                        .and_then(|v| body.vars.get(v.index()))
+                        .and_then(|info| match &info.ty {
+                            lockstep_ir::Type::Ref(Some(t)) if !t.starts_with('[') => {
+                                Some(t.clone())
+                            }
+                            _ => None,
+                        });
+                    self.call(m, site, call, receiver_type.as_deref());
                     if !in_jdk {
                         self.launches(m, site, call, &body);
                     }
@@ -716,7 +727,17 @@ impl<'p> Engine<'p> {
         }
     }
 
-    fn call(&mut self, m: MethodId, site: StmtId, call: &lockstep_ir::Call) {
+    /// `receiver_type`: the IR's type of the receiver variable, when known.
+    /// javac names the method's declaring class at the call (`Object.hashCode`
+    /// for `limits.hashCode()`), so dispatching from the receiver's own type
+    /// when it is a subtype keeps the call from reaching every live class.
+    fn call(
+        &mut self,
+        m: MethodId,
+        site: StmtId,
+        call: &lockstep_ir::Call,
+        receiver_type: Option<&str>,
+    ) {
         let member = &call.method;
         let class = if member.class.starts_with('[') {
             // Methods on arrays (`clone`, Object's) dispatch as on Object.
@@ -770,7 +791,11 @@ impl<'p> Engine<'p> {
                     }
                     return;
                 }
-                let g = self.group(cls, &member.name, &member.descriptor);
+                let ty = receiver_type
+                    .and_then(|t| self.p.class_by_name(t))
+                    .filter(|&t| t != cls && self.p.is_subtype(t, cls))
+                    .unwrap_or(cls);
+                let g = self.group(ty, &member.name, &member.descriptor);
                 self.add_site(g, m, site, kind);
             }
         }

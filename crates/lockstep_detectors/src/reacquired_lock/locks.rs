@@ -94,23 +94,38 @@ pub fn translate(
     receiver: Option<&AccessPath>,
     args: &[AccessPath],
 ) -> AccessPath {
-    let translated = match lock {
+    match translate_part(lock, receiver, args) {
+        // An integer constant passed where the callee locks a parameter is
+        // not a lock; as an array index (`a.slots[1]`) it is kept.
+        AccessPath::IntConst(_) if !matches!(lock, AccessPath::IntConst(_)) => STAR,
+        t => bounded_or_index(t),
+    }
+}
+
+fn translate_part(
+    lock: &AccessPath,
+    receiver: Option<&AccessPath>,
+    args: &[AccessPath],
+) -> AccessPath {
+    match lock {
         AccessPath::This => receiver.cloned().unwrap_or(STAR),
         AccessPath::Param(i, _) => args.get(*i as usize).cloned().unwrap_or(STAR),
-        AccessPath::Field(base, f) => match translate(base, receiver, args) {
-            AccessPath::Unknown => STAR,
+        AccessPath::Field(base, f) => match translate_part(base, receiver, args) {
+            AccessPath::Unknown | AccessPath::IntConst(_) => STAR,
             b => AccessPath::Field(Box::new(b), f.clone()),
         },
-        AccessPath::OuterThis(base, outer) => match translate(base, receiver, args) {
-            AccessPath::Unknown => STAR,
+        AccessPath::OuterThis(base, outer) => match translate_part(base, receiver, args) {
+            AccessPath::Unknown | AccessPath::IntConst(_) => STAR,
             b => AccessPath::OuterThis(Box::new(b), outer.clone()),
         },
         AccessPath::Element(base, index) => {
             match (
-                translate(base, receiver, args),
-                translate(index, receiver, args),
+                translate_part(base, receiver, args),
+                translate_part(index, receiver, args),
             ) {
-                (AccessPath::Unknown, _) | (_, AccessPath::Unknown) => STAR,
+                (AccessPath::Unknown | AccessPath::IntConst(_), _) | (_, AccessPath::Unknown) => {
+                    STAR
+                }
                 (b, i) => AccessPath::Element(Box::new(b), Box::new(i)),
             }
         }
@@ -118,11 +133,6 @@ pub fn translate(
             lock.clone()
         }
         AccessPath::Local(..) | AccessPath::Unknown => STAR,
-    };
-    match translated {
-        // An integer constant translated into lock position is not a lock.
-        AccessPath::IntConst(_) if !matches!(lock, AccessPath::IntConst(_)) => STAR,
-        t => bounded_or_index(t),
     }
 }
 

@@ -115,8 +115,12 @@ impl Detector for ReacquiredLock {
                 best.insert(key, w);
             }
         }
+        // Different second-acquisition sites can surface at one statement
+        // (recursion): one finding per rule, location and lock.
+        let mut seen = std::collections::BTreeSet::new();
         best.into_values()
             .map(|w| finding(cx.program, &w))
+            .filter(|f| seen.insert((f.rule.clone(), format!("{:?}", f.location), f.lock.clone())))
             .collect()
     }
 }

@@ -1,0 +1,205 @@
+//! Harness for the detector tests: compile a Java fixture with the testkit
+//! (cached by content), build the program over the JDK in library mode
+//! (`open = true`: every public method is an entry point, so fixtures need
+//! no `main`), run one detector the way `lockstep check` does, and compare
+//! the findings with the `// expect:` comments of the fixture.
+
+#![allow(dead_code)]
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+use lockstep_classpath::Library;
+use lockstep_detectors::{Context, Detector, Options};
+use lockstep_program::{entry_points, rta, thread_roots, ClassProvider, Program};
+use lockstep_report::Finding;
+use lockstep_testkit::{
+    assert_expectations, compile_dir, ActualFinding, CompileOptions, CompiledFixture, Expectation,
+};
+
+/// The JDK's classes, indexed once per test binary (`$LOCKSTEP_TEST_JDK`,
+/// else whatever `find_jdk` finds: `$JAVA_HOME`, the `java` on `PATH`, ...).
+pub fn jdk() -> &'static Library {
+    static LIB: OnceLock<Library> = OnceLock::new();
+    LIB.get_or_init(|| {
+        let home = match std::env::var_os("LOCKSTEP_TEST_JDK") {
+            Some(h) => PathBuf::from(h),
+            None => lockstep_classpath::find_jdk(None).unwrap_or_else(|p| panic!("no JDK: {p}")),
+        };
+        Library::jdk(&home).unwrap_or_else(|p| panic!("cannot read the JDK: {p}"))
+    })
+}
+
+/// The JDK as the program's library, as `crates/lockstep/src/load.rs` wires it.
+struct Jdk(&'static Library);
+
+impl ClassProvider for Jdk {
+    fn load(&self, internal_name: &str) -> Option<Result<Vec<u8>, String>> {
+        self.0
+            .load(internal_name)
+            .map(|r| r.map(|c| c.bytes).map_err(|p| p.to_string()))
+    }
+}
+
+/// `tests/fixtures/<path>`.
+pub fn fixture_dir(path: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(path)
+}
+
+/// Compiles every `.java` file under `tests/fixtures/<path>` (cached).
+pub fn compile_fixture(path: &str) -> CompiledFixture {
+    let dir = fixture_dir(path);
+    compile_dir(&dir, &CompileOptions::default())
+        .unwrap_or_else(|e| panic!("javac failed for {}: {e}", dir.display()))
+}
+
+/// The fixture's classes as the application, over the JDK.
+pub fn program_of(fixture: &CompiledFixture) -> Program {
+    let app = fixture
+        .classes
+        .iter()
+        .map(|c| {
+            let bytes = fixture
+                .read_class(c)
+                .unwrap_or_else(|e| panic!("reading {c}.class: {e}"));
+            let class = lockstep_classfile::parse(&bytes)
+                .unwrap_or_else(|e| panic!("parsing {c}.class: {e}"));
+            (format!("{c}.class"), class)
+        })
+        .collect();
+    Program::new(app, Box::new(Jdk(jdk())))
+}
+
+/// Runs `detector` on the fixture with exactly the rules `rules` enabled,
+/// as `lockstep check --open --select RULES` would (the driver also drops
+/// findings of rules that are not enabled).
+pub fn run_detector(
+    fixture: &CompiledFixture,
+    detector: &dyn Detector,
+    rules: &[&str],
+    options: &Options,
+) -> Vec<Finding> {
+    let program = program_of(fixture);
+    program.lower_all_application();
+    let entries = entry_points(&program, true);
+    let cg = rta(&program, &entries);
+    let roots = thread_roots(&program, &cg);
+    let enabled: BTreeSet<String> = rules.iter().map(|r| r.to_string()).collect();
+    let cx = Context {
+        program: &program,
+        call_graph: &cg,
+        thread_roots: &roots,
+        open_program: entries.mode.is_open(),
+        enabled: &enabled,
+        options,
+    };
+    let mut findings = detector.run(&cx);
+    findings.retain(|f| enabled.contains(&f.rule));
+    findings
+}
+
+/// The findings as the testkit compares them (file base name and line).
+pub fn actual(findings: &[Finding]) -> Vec<ActualFinding> {
+    findings
+        .iter()
+        .map(|f| ActualFinding {
+            file: f.location.file.clone(),
+            line: f.location.line,
+            rule: f.rule.clone(),
+            message: format!("{} [in {}]", f.message, method_of(f)),
+        })
+        .collect()
+}
+
+/// `pkg.Class.method` of a finding's primary location.
+pub fn method_of(f: &Finding) -> String {
+    format!(
+        "{}.{}",
+        f.location.class,
+        f.location.method.as_deref().unwrap_or("?")
+    )
+}
+
+/// The fixture's expectations about the rules in `rules` (expectations about
+/// rules that are not enabled in this run cannot be met, so they are dropped).
+pub fn expectations_for(fixture: &CompiledFixture, rules: &[&str]) -> Vec<Expectation> {
+    fixture
+        .expectations()
+        .into_iter()
+        .filter(|e| rules.contains(&e.rule.as_str()))
+        .collect()
+}
+
+/// Compiles `tests/fixtures/<path>`, runs `detector` with `rules` and
+/// `options`, and asserts the findings match the fixture's comments exactly
+/// (no missing, forbidden or unexpected finding). Returns the findings for
+/// further checks.
+pub fn check_fixture(
+    path: &str,
+    detector: &dyn Detector,
+    rules: &[&str],
+    options: &Options,
+) -> Vec<Finding> {
+    let fixture = compile_fixture(path);
+    let expected = expectations_for(&fixture, rules);
+    assert!(
+        !expected.is_empty(),
+        "fixture {path} has no expectations for {rules:?}"
+    );
+    let findings = run_detector(&fixture, detector, rules, options);
+    assert_expectations(&expected, &actual(&findings));
+    findings
+}
+
+/// The 1-based line of the only line of `file` (a base name) in the fixture
+/// that contains `marker`.
+pub fn line_of(fixture: &CompiledFixture, file: &str, marker: &str) -> u32 {
+    let source = fixture
+        .sources
+        .iter()
+        .find(|s| s.file_name() == file)
+        .unwrap_or_else(|| panic!("no source {file}"));
+    let mut hits = source
+        .text
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| l.contains(marker))
+        .map(|(i, _)| i as u32 + 1);
+    let line = hits
+        .next()
+        .unwrap_or_else(|| panic!("`{marker}` not in {file}"));
+    assert!(hits.next().is_none(), "`{marker}` is not unique in {file}");
+    line
+}
+
+/// Every finding, one per line, for failure messages.
+pub fn dump(findings: &[Finding]) -> String {
+    findings
+        .iter()
+        .map(|f| {
+            format!(
+                "{} {}:{} [{}] {}\n  related: {:?}\n  notes: {:?}",
+                f.rule,
+                f.location.file.as_deref().unwrap_or("?"),
+                f.location.line.unwrap_or(0),
+                method_of(f),
+                f.message,
+                f.related
+                    .iter()
+                    .map(|r| format!(
+                        "{}:{} {} — {}",
+                        r.location.file.as_deref().unwrap_or("?"),
+                        r.location.line.unwrap_or(0),
+                        r.location.method.as_deref().unwrap_or("?"),
+                        r.message
+                    ))
+                    .collect::<Vec<_>>(),
+                f.notes
+            )
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
