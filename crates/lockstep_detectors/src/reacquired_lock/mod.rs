@@ -100,7 +100,9 @@ impl Detector for ReacquiredLock {
                 continue;
             }
             if !cx.options.include_library_witnesses
-                && in_self_synchronized_class(cx.program, &w.entry.second)
+                && (in_self_synchronized_class(cx.program, &w.entry.second)
+                    || library_internal(cx.program, &w.entry.first)
+                    || library_internal(cx.program, &w.entry.second))
             {
                 continue;
             }
@@ -140,6 +142,21 @@ fn in_self_synchronized_class(program: &Program, chain: &Chain<MethodId>) -> boo
         let class = &program.class(program.method(hop.method).class).name;
         lockstep_models::is_self_synchronized(class)
     })
+}
+
+/// An acquisition made by library code on behalf of other library code
+/// (`HashMap.get` calling a key's synchronized `hashCode`): neither the
+/// acquiring method nor its caller is application code. Such locks are
+/// private to the library or reached only through the call graph's
+/// imprecise callbacks (every live class's `hashCode`), so they are not
+/// reported as witnesses.
+fn library_internal(program: &Program, chain: &Chain<MethodId>) -> bool {
+    let is_library = |m: MethodId| !program.class(program.method(m).class).is_application;
+    let n = chain.len();
+    match (chain.get(n.wrapping_sub(1)), chain.get(n.wrapping_sub(2))) {
+        (Some(deep), Some(caller)) => is_library(deep.method) && is_library(caller.method),
+        _ => false,
+    }
 }
 
 /// How a chain reads: `Point.getX (Point.java:14) <- Zone.contains (Zone.java:20)`, deepest first.
@@ -196,14 +213,17 @@ fn finding(program: &Program, w: &Witness<MethodId>) -> Finding {
     let first = deepest(&w.entry.first);
     let second = deepest(&w.entry.second);
     // The message cites where the block reaches each acquisition (the call
-    // or `synchronized` statement in the context method); `related` gives the deepest sites.
-    let local = |c: &Chain<MethodId>| {
-        c.first()
-            .map(|h| position(program, h.method, h.stmt))
+    // or `synchronized` statement in the context method); when both go
+    // through the same statement (the pattern is inside one callee), it
+    // cites the deepest sites instead. `related` always gives the deepest.
+    let same_local = w.entry.first.first() == w.entry.second.first();
+    let cite = |c: &Chain<MethodId>| {
+        let hop = if same_local { c.last() } else { c.first() };
+        hop.map(|h| position(program, h.method, h.stmt))
             .unwrap_or_default()
     };
-    let first_pos = local(&w.entry.first);
-    let second_pos = local(&w.entry.second);
+    let first_pos = cite(&w.entry.first);
+    let second_pos = cite(&w.entry.second);
     let local_second =
         w.entry
             .second
