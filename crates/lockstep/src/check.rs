@@ -5,11 +5,11 @@ use std::io::{IsTerminal, Write};
 
 use lockstep_detectors::{Context, Options};
 use lockstep_program::{entry_points, rta, thread_roots, Program, Stats};
-use lockstep_report::{render, InputProblem, OutputFormat, RenderOptions, Report, Summary};
+use lockstep_report::{render, OutputFormat, RenderOptions, Report, Summary};
 use rayon::prelude::*;
 
 use crate::args::{CheckArgs, ColorChoice};
-use crate::load::{load, Loaded};
+use crate::load::{load, program_problem, Loaded};
 use crate::progress::Phases;
 
 pub fn run(args: &CheckArgs) -> u8 {
@@ -25,6 +25,7 @@ pub fn run(args: &CheckArgs) -> u8 {
     phases.start("read and parse");
     let Loaded {
         app,
+        origins,
         libraries,
         mut problems,
         app_bytes,
@@ -67,12 +68,47 @@ pub fn run(args: &CheckArgs) -> u8 {
     findings.retain(|f| enabled.contains(&f.rule));
 
     phases.start("render");
+    // Missing super types are grouped by the missing class: one absent jar
+    // explains many classes. Without a JDK, JDK types are expected missing.
+    let mut missing: std::collections::BTreeMap<std::sync::Arc<str>, Vec<String>> =
+        Default::default();
     for p in program.problems() {
+        if let Some(class) = &p.missing_class {
+            let jdk_type = ["java/", "javax/", "jdk/", "sun/"]
+                .iter()
+                .any(|pre| class.starts_with(pre));
+            if !(jdk.is_none() && jdk_type) {
+                missing
+                    .entry(class.clone())
+                    .or_default()
+                    .push(p.origin.clone());
+            }
+            continue;
+        }
         let message = match &p.method {
             Some(m) => format!("{m}: {}", p.message),
             None => p.message.clone(),
         };
-        problems.push(InputProblem::new(p.origin.clone(), message));
+        problems.push(program_problem(&origins, &p.origin, message));
+    }
+    for (class, needed_by) in &missing {
+        let first = needed_by.first().cloned().unwrap_or_default();
+        let n = needed_by.len();
+        let who = if n == 1 {
+            "1 class extends or implements it"
+        } else {
+            "classes extend or implement it"
+        };
+        let who = if n == 1 {
+            who.to_string()
+        } else {
+            format!("{n} {who}")
+        };
+        let message = format!(
+            "{} is not on the class path ({who}); add the jar that defines it with -cp",
+            class.replace('/', ".")
+        );
+        problems.push(program_problem(&origins, &first, message));
     }
     let mut report = Report::new(env!("CARGO_PKG_VERSION"));
     report.findings = findings;
@@ -138,7 +174,8 @@ pub fn run(args: &CheckArgs) -> u8 {
             "lowered: {} application methods ({} failed), {} statements",
             lowered.lowered, lowered.failed, lowered.statements
         );
-        eprint!("{stats}");
+        // `Stats` does not end its last line.
+        eprintln!("{stats}");
         eprintln!(
             "entry points: {} ({})",
             entries.methods.len(),

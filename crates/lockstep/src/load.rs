@@ -1,6 +1,7 @@
 //! Loading the program: read the application inputs, parse them in
 //! parallel, and set up the lazily-read libraries (JDK, `-cp`).
 
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -16,6 +17,10 @@ use crate::args::InputArgs;
 /// library provider, and every problem met on the way.
 pub struct Loaded {
     pub app: Vec<(String, ClassFile)>,
+    /// Where each application class came from, keyed by the origin string
+    /// in `app` (`lib/app.jar!com/x/A.class`), so that problems the program
+    /// model reports by that string can name the file and the entry apart.
+    pub origins: HashMap<String, Origin>,
     pub libraries: Libraries,
     pub problems: Vec<InputProblem>,
     /// Bytes of application class files read.
@@ -51,13 +56,7 @@ pub fn load(input: &InputArgs) -> Result<Loaded, InputError> {
     let read = lockstep_classpath::read_inputs(&input.paths);
     let mut problems: Vec<InputProblem> = read.problems.iter().map(problem_of).collect();
     if read.classes.is_empty() {
-        let detail = problems
-            .iter()
-            .map(|p| format!("\n  {}: {}", p.display_path(), p.message))
-            .collect::<String>();
-        return Err(InputError(format!(
-            "no class files could be read from the given paths{detail}"
-        )));
+        return Err(InputError(no_classes_message(&problems)));
     }
     let app_bytes = read.classes.iter().map(|c| c.bytes.len() as u64).sum();
     let parsed: Vec<_> = read
@@ -66,7 +65,8 @@ pub fn load(input: &InputArgs) -> Result<Loaded, InputError> {
         .map(|c| (c.origin.clone(), lockstep_classfile::parse(&c.bytes)))
         .collect();
     let mut app = Vec::with_capacity(parsed.len());
-    let mut seen = std::collections::HashSet::new();
+    let mut origins = HashMap::new();
+    let mut seen = HashSet::new();
     for (origin, result) in parsed {
         match result {
             Ok(class) => {
@@ -75,11 +75,17 @@ pub fn load(input: &InputArgs) -> Result<Loaded, InputError> {
                 }
                 // The first definition of a class wins, as on a class path.
                 if seen.insert(class.this_class.clone()) {
-                    app.push((origin.to_string(), class));
+                    let key = origin.to_string();
+                    origins.insert(key.clone(), origin);
+                    app.push((key, class));
                 }
             }
             Err(e) => problems.push(origin_problem(&origin, e.to_string())),
         }
+    }
+    if app.is_empty() {
+        // Class bytes were found but none of them parsed: nothing to analyse.
+        return Err(InputError(no_classes_message(&problems)));
     }
 
     let mut libs = Vec::new();
@@ -109,6 +115,7 @@ pub fn load(input: &InputArgs) -> Result<Loaded, InputError> {
     }
     Ok(Loaded {
         app,
+        origins,
         libraries: Libraries {
             libs: Arc::new(libs),
         },
@@ -116,6 +123,28 @@ pub fn load(input: &InputArgs) -> Result<Loaded, InputError> {
         app_bytes,
         jdk,
     })
+}
+
+fn no_classes_message(problems: &[InputProblem]) -> String {
+    let detail = problems
+        .iter()
+        .map(|p| format!("\n  {}: {}", p.display_path(), p.message))
+        .collect::<String>();
+    format!("no class files could be read from the given paths{detail}")
+}
+
+/// The problem for something the program model reported about the class
+/// read from `origin` (an application origin string, or a class name for a
+/// library class): file and archive entry apart, as in the JSON contract.
+pub fn program_problem(
+    origins: &HashMap<String, Origin>,
+    origin: &str,
+    message: String,
+) -> InputProblem {
+    match origins.get(origin) {
+        Some(o) => origin_problem(o, message),
+        None => InputProblem::new(origin, message),
+    }
 }
 
 /// The libraries in lookup order (JDK first, then `-cp`).

@@ -33,9 +33,9 @@ impl Program {
                     } else {
                         info.name.to_string()
                     };
-                    self.problem(
+                    self.missing_super(
                         origin,
-                        None,
+                        name.clone(),
                         format!("{what} {name} of {} not found", info.name),
                     );
                 }

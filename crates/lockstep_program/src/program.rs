@@ -61,6 +61,9 @@ pub struct Problem {
     /// `Class.name(desc)` when a method is to blame.
     pub method: Option<String>,
     pub message: String,
+    /// For a super type that is not on the class path: its internal name,
+    /// so callers can group these (one missing jar explains many).
+    pub missing_class: Option<Arc<str>>,
 }
 
 impl fmt::Display for Problem {
@@ -294,6 +297,25 @@ impl Program {
                 origin: origin.into(),
                 method,
                 message,
+                missing_class: None,
+            });
+    }
+
+    /// A super type of a loaded class is on no class path.
+    pub(crate) fn missing_super(
+        &self,
+        origin: impl Into<String>,
+        missing: Arc<str>,
+        message: String,
+    ) {
+        self.problems
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(Problem {
+                origin: origin.into(),
+                method: None,
+                message,
+                missing_class: Some(missing),
             });
     }
 

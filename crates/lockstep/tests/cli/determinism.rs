@@ -1,0 +1,148 @@
+//! Output is byte-identical whatever the number of worker threads, the
+//! order of the inputs, or the run.
+
+use std::ffi::OsStr;
+use std::fmt::Write;
+use std::path::Path;
+
+use lockstep_testkit::{compile, CompileOptions, CompiledFixture, SourceFile};
+
+use crate::common::*;
+
+fn check_stdout(paths: &[&Path], extra: &[&str]) -> String {
+    let mut args: Vec<&OsStr> = vec!["check".as_ref()];
+    args.extend(paths.iter().map(|p| p.as_os_str()));
+    args.extend(extra.iter().map(OsStr::new));
+    let run = lockstep(&args);
+    assert!(
+        run.code == 0 || run.code == 1,
+        "exit {}: {}",
+        run.code,
+        run.stderr
+    );
+    run.stdout
+}
+
+#[test]
+fn example_json_is_identical_for_any_thread_count() {
+    // With the JDK: the call graph over thousands of JDK methods and the
+    // per-method detector work are where scheduling could leak into output.
+    let dir = example_dir();
+    let first = &example_json_with_jdk().stdout;
+    for threads in ["1", "2"] {
+        let again = check_stdout(&[&dir], &["--format", "json", "-q", "-j", threads]);
+        assert!(
+            &again == first,
+            "-j {threads} differs from the default run:\n{again}\n---\n{first}"
+        );
+    }
+}
+
+/// Splits the example into two class directories (Point and Zone; Stock and
+/// Warehouse), so each holds part of the program.
+fn split_example(tmp: &Path) -> (std::path::PathBuf, std::path::PathBuf) {
+    let fixture = example();
+    let a = tmp.join("a");
+    let b = tmp.join("b");
+    for class in &fixture.classes {
+        let half = if class.ends_with("/Point") || class.ends_with("/Zone") {
+            &a
+        } else {
+            &b
+        };
+        let target = half.join(format!("{class}.class"));
+        std::fs::create_dir_all(target.parent().unwrap()).unwrap();
+        std::fs::copy(fixture.class_path(class), target).unwrap();
+    }
+    (a, b)
+}
+
+#[test]
+fn input_order_does_not_change_the_output() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (a, b) = split_example(tmp.path());
+    for format in ["json", "text", "sarif"] {
+        let ab = check_stdout(&[&a, &b], &["--format", format, "--no-jdk"]);
+        let ba = check_stdout(&[&b, &a], &["--format", format, "--no-jdk"]);
+        assert_eq!(
+            ab, ba,
+            "{format}: the order of the inputs shows in the output"
+        );
+    }
+    // And split or not, the findings are those of the whole directory.
+    let (_, split) = check_json(&[a.as_os_str(), b.as_os_str(), "--no-jdk".as_ref()]);
+    let (_, whole) = check_json(&[example_dir().as_os_str(), "--no-jdk".as_ref()]);
+    assert_eq!(findings(&split), findings(&whole));
+    assert_eq!(split["summary"], whole["summary"]);
+}
+
+/// Many classes, each with a reacquired lock, started from many threads:
+/// enough findings for their order to matter.
+fn many_findings() -> CompiledFixture {
+    let mut sources = vec![SourceFile::new(
+        "t/many/Cell.java",
+        "package t.many;\n\
+         public class Cell {\n\
+             private int v;\n\
+             public synchronized int get() { return v; }\n\
+             public synchronized void set(int n) { v = n; }\n\
+         }\n",
+    )];
+    let mut main = String::from(
+        "package t.many;\npublic class Main {\n    public static void main(String[] args) {\n        Cell c = new Cell();\n",
+    );
+    for i in 0..24 {
+        // Spread over two packages and with the finding at different lines.
+        let pkg = if i % 2 == 0 { "t.many" } else { "t.many.sub" };
+        let padding = "\n".repeat(i % 5);
+        sources.push(SourceFile::new(
+            format!("{}/Worker{i}.java", pkg.replace('.', "/")),
+            format!(
+                "package {pkg};\n\
+                 public class Worker{i} implements Runnable {{\n\
+                     private final t.many.Cell cell;\n\
+                     public Worker{i}(t.many.Cell cell) {{ this.cell = cell; }}\n{padding}\
+                     public synchronized int sum() {{\n\
+                         int a = cell.get();\n\
+                         int b = cell.get();\n\
+                         return a + b;\n\
+                     }}\n\
+                     public synchronized boolean same() {{ return cell.get() == cell.get(); }}\n\
+                     public void run() {{ cell.set(sum()); same(); }}\n\
+                 }}\n"
+            ),
+        ));
+        // Called directly too: without the JDK, `Thread.start` is not known
+        // to start anything, and only reachable methods are analysed.
+        let _ = writeln!(
+            main,
+            "        {pkg}.Worker{i} w{i} = new {pkg}.Worker{i}(c);\n        new Thread(w{i}).start();\n        w{i}.run();"
+        );
+    }
+    main.push_str("    }\n}\n");
+    sources.push(SourceFile::new("t/many/Main.java", main));
+    compile(&sources, &CompileOptions::default()).unwrap_or_else(|e| panic!("{e}"))
+}
+
+#[test]
+fn many_findings_are_identical_across_threads_runs_and_orders() {
+    let fixture = many_findings();
+    let dir = fixture.classes_dir.as_path();
+    let reference = check_stdout(&[dir], &["--format", "json", "--no-jdk", "-j", "1"]);
+    let report: serde_json::Value = serde_json::from_str(&reference).unwrap();
+    assert_eq!(findings(&report).len(), 48, "two per worker");
+    for threads in ["2", "2", "4"] {
+        let again = check_stdout(&[dir], &["--format", "json", "--no-jdk", "-j", threads]);
+        assert!(again == reference, "-j {threads} differs from -j 1");
+    }
+    // Class files one by one, in reverse order: the same classes from the
+    // same files (problems name those files), so the same bytes.
+    let mut files = fixture.class_files();
+    files.reverse();
+    let paths: Vec<&Path> = files.iter().map(|p| p.as_path()).collect();
+    let reversed = check_stdout(&paths, &["--format", "json", "--no-jdk", "-j", "2"]);
+    assert!(
+        reversed == reference,
+        "reversed class files differ from the directory"
+    );
+}

@@ -1,0 +1,16 @@
+//! End-to-end tests of the `lockstep` binary: the bundled example in every
+//! output format, every kind of input, damaged inputs, determinism, rule
+//! selection, the auxiliary commands and the hidden debug commands.
+//!
+//! Fixtures are compiled with javac through `lockstep_testkit` (cached by
+//! content). Runs that need the JDK's call graph take seconds in a debug
+//! build, so most tests use `--no-jdk`; the example is analysed with the
+//! JDK once and shared (`common::example_json_with_jdk`).
+
+mod common;
+mod determinism;
+mod example;
+mod inputs;
+mod malformed;
+mod options;
+mod rules_debug;

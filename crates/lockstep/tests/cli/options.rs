@@ -1,0 +1,262 @@
+//! `--select`/`--ignore`, `--stats`, `--quiet` and `-o`.
+
+use lockstep_testkit::{assert_expectations_lenient, compile_snippet, ActualFinding};
+use serde_json::Value;
+
+use crate::common::*;
+
+#[test]
+fn ignore_turns_the_rule_off() {
+    let dir = example_dir();
+    let (run, report) = check_json(&[
+        dir.as_os_str(),
+        "--no-jdk".as_ref(),
+        "--ignore".as_ref(),
+        "reacquired-lock".as_ref(),
+    ]);
+    run.expect_code(0);
+    assert_eq!(findings(&report), &Vec::<Value>::new());
+    assert_eq!(report["summary"]["findings"], 0);
+}
+
+#[test]
+fn select_pair_rule_on_the_example() {
+    let dir = example_dir();
+    let (run, report) = check_json(&[
+        dir.as_os_str(),
+        "--no-jdk".as_ref(),
+        "--select".as_ref(),
+        "reacquired-lock-pair".as_ref(),
+    ]);
+    assert!(run.code == 0 || run.code == 1, "{}", run.stderr);
+    assert_eq!(run.code == 1, !findings(&report).is_empty());
+    // Only the selected rule: `--select` replaces the default set.
+    for rule in rules_of(&report) {
+        assert_eq!(rule, "reacquired-lock-pair");
+    }
+}
+
+const TRANSFER: &str = r#"package t.pair;
+
+public class Transfer {
+    static class Account {
+        private int balance;
+        synchronized int get() { return balance; }
+        synchronized void add(int n) { balance += n; }
+    }
+
+    private final Account from = new Account();
+    private final Account to = new Account();
+
+    public synchronized int total() {
+        return from.get() + to.get(); // expect: reacquired-lock-pair x1
+    }
+
+    public synchronized int twice() {
+        int a = from.get();
+        int b = from.get(); // expect: reacquired-lock
+        return a + b;
+    }
+
+    public static void main(String[] args) throws Exception {
+        Transfer t = new Transfer();
+        Thread th = new Thread(() -> t.from.add(1));
+        th.start();
+        System.out.println(t.total() + t.twice());
+        th.join();
+    }
+}
+"#;
+
+fn actual(report: &Value) -> Vec<ActualFinding> {
+    findings(report)
+        .iter()
+        .map(|f| {
+            ActualFinding::new(
+                f["file"].as_str().unwrap(),
+                f["line"].as_u64().unwrap() as u32,
+                f["rule"].as_str().unwrap(),
+                f["message"].as_str().unwrap(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn pair_rule_is_off_by_default_and_enabled_by_select() {
+    let fixture = compile_snippet(TRANSFER).unwrap_or_else(|e| panic!("{e}"));
+    let dir = fixture.classes_dir.as_os_str();
+
+    let (run, default) = check_json(&[dir, "--no-jdk".as_ref()]);
+    run.expect_code(1);
+    assert_eq!(rules_of(&default), ["reacquired-lock"]);
+
+    let (run, pair) = check_json(&[
+        dir,
+        "--no-jdk".as_ref(),
+        "--select".as_ref(),
+        "reacquired-lock-pair".as_ref(),
+    ]);
+    run.expect_code(1);
+    assert_eq!(rules_of(&pair), ["reacquired-lock-pair"]);
+
+    let (run, both) = check_json(&[
+        dir,
+        "--no-jdk".as_ref(),
+        "--select".as_ref(),
+        "reacquired-lock,reacquired-lock-pair".as_ref(),
+    ]);
+    run.expect_code(1);
+    assert_eq!(rules_of(&both), ["reacquired-lock", "reacquired-lock-pair"]);
+    assert_expectations_lenient(&fixture.expectations(), &actual(&both));
+    assert_eq!(
+        both["summary"]["findings"],
+        findings(&default).len() as u64 + findings(&pair).len() as u64
+    );
+}
+
+#[test]
+fn stats_on_stderr() {
+    let dir = example_dir();
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("report.json");
+    let run = lockstep([
+        "check".as_ref(),
+        dir.as_os_str(),
+        "--no-jdk".as_ref(),
+        "--stats".as_ref(),
+        "--format".as_ref(),
+        "json".as_ref(),
+        "-o".as_ref(),
+        out.as_os_str(),
+    ]);
+    run.expect_code(1);
+    assert_eq!(run.stdout, "", "the report went to the file");
+    let err = &run.stderr;
+    let lines: Vec<&str> = err.lines().collect();
+    assert_eq!(
+        lines[0],
+        format!("lockstep {} statistics", env!("CARGO_PKG_VERSION"))
+    );
+    let has_line = |prefix: &str| lines.iter().any(|l| l.starts_with(prefix));
+    for prefix in [
+        "input: 4 application classes, 18 methods, ",
+        "lowered: 18 application methods (0 failed), ",
+        "classes: 4 application, 0 library loaded",
+        "methods: ",
+        "Rta: 1 entries, ",
+        "thread roots: ",
+        "problems: ",
+        "entry points: 1 (main methods)",
+        "rules: reacquired-lock",
+        "time per phase:",
+        "  read and parse ",
+        "  lower ",
+        "  call graph ",
+        "  thread roots ",
+        "  detectors ",
+        "  render ",
+        "  total ",
+    ] {
+        assert!(has_line(prefix), "no line starting with `{prefix}`:\n{err}");
+    }
+    assert!(err.contains(" statements"), "{err}");
+    assert!(err.contains(" call edges"), "{err}");
+    // Every phase line ends with a duration in milliseconds.
+    let phases = lines
+        .iter()
+        .skip_while(|l| **l != "time per phase:")
+        .skip(1);
+    for l in phases {
+        assert!(l.ends_with(" ms"), "{l}");
+    }
+    // No JDK line with --no-jdk.
+    assert!(!has_line("jdk: "), "{err}");
+    // The report itself is unaffected.
+    let report: Value = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    assert_eq!(report["summary"]["findings"], 1);
+}
+
+#[test]
+fn output_file_quiet_and_stderr() {
+    let dir = example_dir();
+    let tmp = tempfile::tempdir().unwrap();
+    let base = ["check".as_ref(), dir.as_os_str(), "--no-jdk".as_ref()];
+
+    // To stdout: the report, nothing on stderr (stderr is not a terminal,
+    // so no progress either).
+    let to_stdout = lockstep(base);
+    to_stdout.expect_code(1);
+    assert_eq!(to_stdout.stderr, "");
+
+    // -o FILE: the same report in the file, the summary line on stderr.
+    let file = tmp.path().join("report.txt");
+    let mut args = base.to_vec();
+    args.extend(["-o".as_ref(), file.as_os_str()]);
+    let run = lockstep(&args);
+    run.expect_code(1);
+    assert_eq!(run.stdout, "");
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), to_stdout.stdout);
+    let summary = to_stdout.stdout.lines().last().unwrap();
+    assert!(summary.starts_with("Found 1 finding"), "{summary}");
+    assert_eq!(run.stderr, format!("{summary}\n"));
+
+    // --quiet: nothing at all on stderr, the file still written.
+    let quiet_file = tmp.path().join("quiet.txt");
+    let mut args = base.to_vec();
+    args.extend([
+        "--quiet".as_ref(),
+        "--output".as_ref(),
+        quiet_file.as_os_str(),
+    ]);
+    let run = lockstep(&args);
+    run.expect_code(1);
+    assert_eq!(run.stdout, "");
+    assert_eq!(run.stderr, "");
+    assert_eq!(
+        std::fs::read_to_string(&quiet_file).unwrap(),
+        to_stdout.stdout
+    );
+
+    // An -o that cannot be written is exit 2.
+    let bad = tmp.path().join("missing-dir/report.txt");
+    let mut args = base.to_vec();
+    args.extend(["-q".as_ref(), "-o".as_ref(), bad.as_os_str()]);
+    let run = lockstep(&args);
+    run.expect_code(2);
+    assert!(
+        run.stderr.starts_with("error: cannot write the report: "),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn color_always_adds_escapes_that_strip_to_the_plain_report() {
+    let dir = example_dir();
+    let plain = lockstep(["check".as_ref(), dir.as_os_str(), "--no-jdk".as_ref()]);
+    let colored = lockstep([
+        "check".as_ref(),
+        dir.as_os_str(),
+        "--no-jdk".as_ref(),
+        "--color".as_ref(),
+        "always".as_ref(),
+    ]);
+    colored.expect_code(1);
+    assert!(colored.stdout.contains("\x1b["), "{}", colored.stdout);
+    // Remove CSI sequences (ESC [ ... final byte).
+    let mut stripped = String::new();
+    let mut chars = colored.stdout.chars();
+    while let Some(c) = chars.next() {
+        if c == '\x1b' {
+            for d in chars.by_ref() {
+                if d.is_ascii_alphabetic() {
+                    break;
+                }
+            }
+        } else {
+            stripped.push(c);
+        }
+    }
+    assert_eq!(stripped, plain.stdout);
+}
