@@ -89,6 +89,9 @@ const SELF_SYNCHRONIZED: &[&str] = &[
     "java/util/Properties",
     "java/lang/StringBuffer",
     "java/util/Collections$Synchronized*",
+    // Every print/write synchronizes on the stream itself (or its `lock`).
+    "java/io/PrintStream",
+    "java/io/PrintWriter",
 ];
 
 const ATOMIC: &[&str] = &["java/util/concurrent/atomic/"];

@@ -140,7 +140,9 @@ fn rank(w: &Witness<MethodId>) -> (bool, usize, MethodId, u32, String) {
 fn in_self_synchronized_class(program: &Program, chain: &Chain<MethodId>) -> bool {
     chain.iter().any(|hop| {
         let class = &program.class(program.method(hop.method).class).name;
-        lockstep_models::is_self_synchronized(class)
+        // Nested classes (`Vector`'s enumeration locks `Vector.this`) count as their outer class.
+        let outer = class.split('$').next().unwrap_or(class);
+        lockstep_models::is_self_synchronized(class) || lockstep_models::is_self_synchronized(outer)
     })
 }
 
