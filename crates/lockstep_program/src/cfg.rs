@@ -9,43 +9,49 @@
 
 use lockstep_ir::Body;
 
-/// For each block of `body`, whether it lies on a cycle (Tarjan's SCC
-/// algorithm, iterative so that huge methods cannot overflow the stack).
+/// For each block of `body`, whether it lies on a cycle of normal edges.
 pub fn blocks_in_loops(body: &Body) -> Vec<bool> {
-    let n = body.blocks.len();
-    let succs = |b: usize| -> &[lockstep_ir::BlockId] {
-        body.blocks
-            .get(b)
-            .map(|blk| blk.succs.as_slice())
-            .unwrap_or(&[])
-    };
-    const UNVISITED: u32 = u32::MAX;
+    let succs: Vec<Vec<usize>> = body
+        .blocks
+        .iter()
+        .map(|blk| blk.succs.iter().map(|b| b.index()).collect())
+        .collect();
+    nodes_on_cycles(&succs)
+}
+
+/// For each node of a graph given by successor lists, whether it lies on a
+/// cycle: in a strongly connected component of more than one node, or with
+/// an edge to itself. Tarjan's algorithm, iterative so that huge graphs
+/// cannot overflow the stack; successors out of range are ignored.
+pub(crate) fn nodes_on_cycles(succs: &[Vec<usize>]) -> Vec<bool> {
+    let n = succs.len();
+    const UNVISITED: usize = usize::MAX;
     let mut index = vec![UNVISITED; n];
-    let mut low = vec![0u32; n];
+    let mut low = vec![0usize; n];
     let mut on_stack = vec![false; n];
     let mut stack: Vec<usize> = Vec::new();
-    let mut in_loop = vec![false; n];
-    let mut next = 0u32;
-    // (block, position in its successor list)
+    let mut on_cycle = vec![false; n];
+    let mut next = 0usize;
+    // (node, position in its successor list)
     let mut call: Vec<(usize, usize)> = Vec::new();
     for root in 0..n {
         if index[root] != UNVISITED {
             continue;
         }
-        call.push((root, 0));
         index[root] = next;
         low[root] = next;
         next += 1;
         stack.push(root);
         on_stack[root] = true;
+        call.push((root, 0));
         while let Some(&mut (v, ref mut pos)) = call.last_mut() {
-            if let Some(w) = succs(v).get(*pos).map(|b| b.index()) {
+            if let Some(&w) = succs.get(v).and_then(|s| s.get(*pos)) {
                 *pos += 1;
                 if w >= n {
                     continue;
                 }
                 if w == v {
-                    in_loop[v] = true;
+                    on_cycle[v] = true;
                 }
                 if index[w] == UNVISITED {
                     index[w] = next;
@@ -74,11 +80,11 @@ pub fn blocks_in_loops(body: &Body) -> Vec<bool> {
                 }
                 if component.len() > 1 {
                     for w in component {
-                        in_loop[w] = true;
+                        on_cycle[w] = true;
                     }
                 }
             }
         }
     }
-    in_loop
+    on_cycle
 }

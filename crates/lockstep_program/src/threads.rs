@@ -538,7 +538,6 @@ impl Many {
 fn recursive(cg: &CallGraph, app: &[MethodId], in_app: &FxHashSet<MethodId>) -> Vec<MethodId> {
     let index_of: FxHashMap<MethodId, usize> =
         app.iter().enumerate().map(|(i, &m)| (m, i)).collect();
-    let n = app.len();
     let succs: Vec<Vec<usize>> = app
         .iter()
         .map(|&m| {
@@ -552,61 +551,11 @@ fn recursive(cg: &CallGraph, app: &[MethodId], in_app: &FxHashSet<MethodId>) -> 
             v
         })
         .collect();
-    const UNVISITED: usize = usize::MAX;
-    let mut index = vec![UNVISITED; n];
-    let mut low = vec![0usize; n];
-    let mut on_stack = vec![false; n];
-    let mut stack = Vec::new();
-    let mut next = 0;
-    let mut out = Vec::new();
-    let mut call: Vec<(usize, usize)> = Vec::new();
-    for root in 0..n {
-        if index[root] != UNVISITED {
-            continue;
-        }
-        index[root] = next;
-        low[root] = next;
-        next += 1;
-        stack.push(root);
-        on_stack[root] = true;
-        call.push((root, 0));
-        while let Some(&mut (v, ref mut pos)) = call.last_mut() {
-            if let Some(&w) = succs[v].get(*pos) {
-                *pos += 1;
-                if w == v {
-                    out.push(app[v]);
-                }
-                if index[w] == UNVISITED {
-                    index[w] = next;
-                    low[w] = next;
-                    next += 1;
-                    stack.push(w);
-                    on_stack[w] = true;
-                    call.push((w, 0));
-                } else if on_stack[w] {
-                    low[v] = low[v].min(index[w]);
-                }
-                continue;
-            }
-            call.pop();
-            if let Some(&(parent, _)) = call.last() {
-                low[parent] = low[parent].min(low[v]);
-            }
-            if low[v] == index[v] {
-                let mut comp = Vec::new();
-                while let Some(w) = stack.pop() {
-                    on_stack[w] = false;
-                    comp.push(w);
-                    if w == v {
-                        break;
-                    }
-                }
-                if comp.len() > 1 {
-                    out.extend(comp.into_iter().map(|w| app[w]));
-                }
-            }
-        }
-    }
+    let mut out: Vec<MethodId> = crate::cfg::nodes_on_cycles(&succs)
+        .into_iter()
+        .zip(app)
+        .filter_map(|(on, &m)| on.then_some(m))
+        .collect();
     out.sort_unstable();
     out.dedup();
     out
