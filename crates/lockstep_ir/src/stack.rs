@@ -288,6 +288,24 @@ impl Gen {
     }
 
     /// `dst = value` into a fresh temporary, pushed on the stack.
+    /// Emit a call statement; a non-`void` result goes to a fresh temporary
+    /// pushed on the stack.
+    fn emit_call(
+        &mut self,
+        ret: &str,
+        interner: &mut Interner,
+        make: impl FnOnce(Option<VarId>) -> StmtKind,
+    ) {
+        if ret == "V" {
+            self.emit(make(None), None);
+        } else {
+            let t = self.temp();
+            let ty = interner.type_of(ret);
+            self.emit(make(Some(t)), Some(ty));
+            self.push_op(Operand::Var(t), desc::is_wide(ret));
+        }
+    }
+
     fn push_assign(&mut self, value: Rvalue, ty: Option<Type>, wide: bool) {
         let t = self.temp();
         self.emit(StmtKind::Assign { dst: t, value }, ty);
@@ -1111,20 +1129,7 @@ impl Gen {
                     receiver,
                     args,
                 };
-                if ret == "V" {
-                    self.emit(StmtKind::Invoke { result: None, call }, None);
-                } else {
-                    let t = self.temp();
-                    let ty = interner.type_of(ret);
-                    self.emit(
-                        StmtKind::Invoke {
-                            result: Some(t),
-                            call,
-                        },
-                        Some(ty),
-                    );
-                    self.push_op(Operand::Var(t), desc::is_wide(ret));
-                }
+                self.emit_call(ret, interner, |result| StmtKind::Invoke { result, call });
             }
             Insn::InvokeDynamic(idx) => {
                 let Some(Constant::InvokeDynamic {
@@ -1163,20 +1168,10 @@ impl Gen {
                     descriptor: descriptor.clone(),
                     args,
                 };
-                if ret == "V" {
-                    self.emit(StmtKind::InvokeDynamic { result: None, call }, None);
-                } else {
-                    let t = self.temp();
-                    let ty = interner.type_of(ret);
-                    self.emit(
-                        StmtKind::InvokeDynamic {
-                            result: Some(t),
-                            call,
-                        },
-                        Some(ty),
-                    );
-                    self.push_op(Operand::Var(t), desc::is_wide(ret));
-                }
+                self.emit_call(ret, interner, |result| StmtKind::InvokeDynamic {
+                    result,
+                    call,
+                });
             }
             Insn::New(idx) => {
                 let c = self.class_name(cp, *idx)?;
