@@ -91,7 +91,7 @@ seed_jimage() {
     python3 seed_jimage.py "$OUT" "$JMOD"
     # A real image's first 64 KiB: a real header and the start of its
     # tables. On its own it is rejected as truncated (the index of JDK 17's
-    # image is ~1.3 MB), but it hands libFuzzer real location streams and
+    # image is 1.49 MB), but it hands libFuzzer real location streams and
     # redirect values to splice into the synthetic seeds.
     if [ -f "$JDK/lib/modules" ]; then
         head -c 65536 "$JDK/lib/modules" >"$OUT/jdk-modules-64k"
