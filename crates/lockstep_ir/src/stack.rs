@@ -748,6 +748,42 @@ impl Gen {
         Ok(())
     }
 
+    /// A `tableswitch`/`lookupswitch` with its case keys in target order
+    /// (the node's targets are the default first, then one per key).
+    fn switch(
+        &mut self,
+        cx: &Cx<'_>,
+        node: &Node,
+        keys: Vec<i32>,
+        succs: &mut Vec<BlockId>,
+    ) -> Result<bool, LowerError> {
+        let key = self.pop_op()?;
+        let mut ops = [key];
+        self.materialise_out(&mut ops)?;
+        let default = self.target_block(cx, node, 0)?;
+        self.flow_to(cx, default)?;
+        succs.push(BlockId(default));
+        let mut cases = Vec::with_capacity(keys.len());
+        for (i, k) in keys.into_iter().enumerate() {
+            let t = self.target_block(cx, node, i + 1)?;
+            cases.push((k, BlockId(t)));
+            self.flow_to(cx, t)?;
+            if !succs.contains(&BlockId(t)) {
+                succs.push(BlockId(t));
+            }
+        }
+        let [key] = ops;
+        self.emit(
+            StmtKind::Switch {
+                key,
+                cases,
+                default: BlockId(default),
+            },
+            None,
+        );
+        Ok(true)
+    }
+
     fn target_block(&self, cx: &Cx<'_>, node: &Node, i: usize) -> Result<u32, LowerError> {
         let t = cx.flat.node_targets(node).get(i).copied().unwrap_or(NONE);
         let b = cx.cfg.block_of(t);
@@ -1003,62 +1039,18 @@ impl Gen {
                 return Ok(true);
             }
             Insn::TableSwitch { low, targets, .. } => {
-                let key = self.pop_op()?;
-                let mut ops = [key];
-                self.materialise_out(&mut ops)?;
-                let default = self.target_block(cx, node, 0)?;
-                self.flow_to(cx, default)?;
-                succs.push(BlockId(default));
-                let mut cases = Vec::with_capacity(targets.len());
+                let mut keys = Vec::with_capacity(targets.len());
                 for i in 0..targets.len() {
-                    let t = self.target_block(cx, node, i + 1)?;
-                    let k = i64::from(*low) + i as i64;
-                    let Ok(k) = i32::try_from(k) else {
+                    let Ok(k) = i32::try_from(i64::from(*low) + i as i64) else {
                         return self.err("tableswitch key overflow");
                     };
-                    cases.push((k, BlockId(t)));
-                    self.flow_to(cx, t)?;
-                    if !succs.contains(&BlockId(t)) {
-                        succs.push(BlockId(t));
-                    }
+                    keys.push(k);
                 }
-                let [key] = ops;
-                self.emit(
-                    StmtKind::Switch {
-                        key,
-                        cases,
-                        default: BlockId(default),
-                    },
-                    None,
-                );
-                return Ok(true);
+                return self.switch(cx, node, keys, succs);
             }
             Insn::LookupSwitch { pairs, .. } => {
-                let key = self.pop_op()?;
-                let mut ops = [key];
-                self.materialise_out(&mut ops)?;
-                let default = self.target_block(cx, node, 0)?;
-                self.flow_to(cx, default)?;
-                succs.push(BlockId(default));
-                let mut cases = Vec::with_capacity(pairs.len());
-                for (i, (k, _)) in pairs.iter().enumerate() {
-                    let t = self.target_block(cx, node, i + 1)?;
-                    cases.push((*k, BlockId(t)));
-                    self.flow_to(cx, t)?;
-                    if !succs.contains(&BlockId(t)) {
-                        succs.push(BlockId(t));
-                    }
-                }
-                let [key] = ops;
-                self.emit(
-                    StmtKind::Switch {
-                        key,
-                        cases,
-                        default: BlockId(default),
-                    },
-                    None,
-                );
-                return Ok(true);
+                let keys = pairs.iter().map(|(k, _)| *k).collect();
+                return self.switch(cx, node, keys, succs);
             }
             Insn::Return(k) => {
                 let v = match k {
