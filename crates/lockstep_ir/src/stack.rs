@@ -352,6 +352,12 @@ impl Gen {
         if !self.stack.iter().any(|e| e.is_var(v)) {
             return;
         }
+        self.copy_out_of(v);
+    }
+
+    /// Copies `v` into a fresh temporary and makes every stack entry naming
+    /// `v` name the temporary instead; returns the temporary.
+    fn copy_out_of(&mut self, v: VarId) -> VarId {
         let t = self.temp();
         self.emit(
             StmtKind::Assign {
@@ -365,6 +371,7 @@ impl Gen {
                 e.v = SVal::Op(Operand::Var(t));
             }
         }
+        t
     }
 
     /// Is `t` a temporary defined by the last statement of the current block and
@@ -549,19 +556,7 @@ impl Gen {
             let referenced =
                 self.stack.iter().any(|e| e.is_var(sv)) || extra.contains(&Operand::Var(sv));
             if referenced {
-                let t = self.temp();
-                self.emit(
-                    StmtKind::Assign {
-                        dst: t,
-                        value: Rvalue::Use(Operand::Var(sv)),
-                    },
-                    None,
-                );
-                for e in &mut self.stack {
-                    if e.is_var(sv) {
-                        e.v = SVal::Op(Operand::Var(t));
-                    }
-                }
+                let t = self.copy_out_of(sv);
                 for o in extra.iter_mut() {
                     if *o == Operand::Var(sv) {
                         *o = Operand::Var(t);
