@@ -1,0 +1,1 @@
+//! Points-to analysis for lockstep (work in progress).
