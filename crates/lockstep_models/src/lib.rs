@@ -6,7 +6,8 @@
 //! ([`ordering`]), which calls acquire or release locks ([`locks`]), which
 //! types are safe to share ([`safety`]), which calls read or write a
 //! non-thread-safe container ([`containers`]) and which calls hint at thread
-//! confinement ([`confinement`]). Keeping all of this in one crate of static
+//! confinement ([`confinement`]), and what natives and intrinsics do to the
+//! heap for the points-to analysis ([`heap`]). Keeping all of this in one crate of static
 //! tables means a detector never hard-codes a JDK name, and a missing model
 //! is fixed in one place.
 //!
@@ -29,6 +30,7 @@
 
 pub mod confinement;
 pub mod containers;
+pub mod heap;
 pub mod locks;
 pub mod ordering;
 pub mod safety;
@@ -39,6 +41,9 @@ pub use confinement::{confinement_hint, ConfinementHint};
 pub use containers::{
     container_access, container_access_via, container_family, container_family_via,
     ContainerAccess, ContainerFamily,
+};
+pub use heap::{
+    heap_effects, keeps_object_contexts, vm_static_fields, HeapEffect, HeapModel, VmStaticField,
 };
 pub use locks::{lock_effect, lock_effect_via, LockEffect, LockMode};
 pub use ordering::{ordering_effect, ordering_effect_via, OrderingEffect};

@@ -1,0 +1,251 @@
+//! What JDK methods do to the heap where their bytecode does not say it,
+//! for the points-to analysis: natives and intrinsics that move references
+//! (`System.arraycopy`, `Object.clone`, `Unsafe` reference accesses), the
+//! objects the JVM creates by itself (`Thread.currentThread()`, `System.out`),
+//! writes through `VarHandle`s whose target field only the JDK's source
+//! names (`AtomicReference.compareAndSet`), and which JDK classes are worth
+//! analysing with object contexts when the rest of the JDK is analysed
+//! without them.
+//!
+//! Models are keyed by the class that *declares* the method (the callee
+//! after dispatch), so lookups are exact ([`heap_effects`]).
+//!
+//! Not modelled: reflection (`Method.invoke`, `Constructor.newInstance`,
+//! `Field.set`), `MethodHandle`/`VarHandle` invocation in general,
+//! `AtomicReferenceArray` and the field updaters, JNI callbacks,
+//! serialization.
+
+use crate::table::{Keyed, Table};
+use crate::{Desc, Operand};
+
+/// One effect of a call on the heap.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum HeapEffect {
+    /// The result is the receiver (`Object.clone`: the copy's fields alias
+    /// the original's; merging copy and original is the conservative
+    /// choice for aliasing).
+    ReturnsReceiver,
+    /// Every element of array `from` may be stored into array `to`.
+    CopiesElements { from: Operand, to: Operand },
+    /// The result is an object the JVM creates itself, of this class.
+    ReturnsVmObject { class: &'static str },
+    /// `value` is stored into a reference slot of `object` chosen by an
+    /// offset: an element when `object` is an array, any reference field
+    /// otherwise.
+    StoresAnywhere { object: Operand, value: Operand },
+    /// The result is read from a reference slot of `object` chosen by an offset.
+    LoadsAnywhere { object: Operand },
+    /// `value` is stored into field `field` of `object` (declared in the
+    /// model's class), through a `VarHandle` the bytecode does not resolve.
+    StoresField {
+        object: Operand,
+        field: &'static str,
+        value: Operand,
+    },
+    /// The result is read from field `field` of `object` through a `VarHandle`.
+    LoadsField {
+        object: Operand,
+        field: &'static str,
+    },
+}
+
+/// A heap model of one JDK method.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct HeapModel {
+    /// Declaring class (internal name).
+    pub class: &'static str,
+    pub name: &'static str,
+    pub desc: Desc,
+    pub effect: HeapEffect,
+}
+
+impl Keyed for HeapModel {
+    fn key(&self) -> (&'static str, &'static str, Desc) {
+        (self.class, self.name, self.desc)
+    }
+}
+
+const fn h(class: &'static str, name: &'static str, desc: Desc, effect: HeapEffect) -> HeapModel {
+    HeapModel {
+        class,
+        name,
+        desc,
+        effect,
+    }
+}
+
+use Desc::{Exact, Params};
+use HeapEffect::*;
+use Operand::{Arg, Receiver};
+
+const UNSAFE: &str = "jdk/internal/misc/Unsafe";
+const ATOMIC_REF: &str = "java/util/concurrent/atomic/AtomicReference";
+
+#[rustfmt::skip]
+static HEAP_MODELS: &[HeapModel] = &[
+    h("java/lang/Object", "clone", Exact("()Ljava/lang/Object;"), ReturnsReceiver),
+    h("java/lang/System", "arraycopy", Exact("(Ljava/lang/Object;ILjava/lang/Object;II)V"), CopiesElements { from: Arg(0), to: Arg(2) }),
+    h("java/lang/Thread", "currentThread", Exact("()Ljava/lang/Thread;"), ReturnsVmObject { class: "java/lang/Thread" }),
+    // --- jdk.internal.misc.Unsafe natives (JDK 12+ names, then the JDK 9–11 ones);
+    // the Java wrappers (`getReferenceAcquire`, `putReferenceRelease`, ...) call these.
+    h(UNSAFE, "getReference", Params("(Ljava/lang/Object;J)"), LoadsAnywhere { object: Arg(0) }),
+    h(UNSAFE, "getReferenceVolatile", Params("(Ljava/lang/Object;J)"), LoadsAnywhere { object: Arg(0) }),
+    h(UNSAFE, "putReference", Params("(Ljava/lang/Object;JLjava/lang/Object;)"), StoresAnywhere { object: Arg(0), value: Arg(2) }),
+    h(UNSAFE, "putReferenceVolatile", Params("(Ljava/lang/Object;JLjava/lang/Object;)"), StoresAnywhere { object: Arg(0), value: Arg(2) }),
+    h(UNSAFE, "compareAndSetReference", Params("(Ljava/lang/Object;JLjava/lang/Object;Ljava/lang/Object;)"), StoresAnywhere { object: Arg(0), value: Arg(3) }),
+    h(UNSAFE, "compareAndExchangeReference", Params("(Ljava/lang/Object;JLjava/lang/Object;Ljava/lang/Object;)"), StoresAnywhere { object: Arg(0), value: Arg(3) }),
+    h(UNSAFE, "compareAndExchangeReference", Params("(Ljava/lang/Object;JLjava/lang/Object;Ljava/lang/Object;)"), LoadsAnywhere { object: Arg(0) }),
+    h(UNSAFE, "getObject", Params("(Ljava/lang/Object;J)"), LoadsAnywhere { object: Arg(0) }),
+    h(UNSAFE, "getObjectVolatile", Params("(Ljava/lang/Object;J)"), LoadsAnywhere { object: Arg(0) }),
+    h(UNSAFE, "putObject", Params("(Ljava/lang/Object;JLjava/lang/Object;)"), StoresAnywhere { object: Arg(0), value: Arg(2) }),
+    h(UNSAFE, "putObjectVolatile", Params("(Ljava/lang/Object;JLjava/lang/Object;)"), StoresAnywhere { object: Arg(0), value: Arg(2) }),
+    h(UNSAFE, "compareAndSetObject", Params("(Ljava/lang/Object;JLjava/lang/Object;Ljava/lang/Object;)"), StoresAnywhere { object: Arg(0), value: Arg(3) }),
+    // --- AtomicReference writes and reads through its VALUE VarHandle (JDK 9+).
+    h(ATOMIC_REF, "compareAndSet", Params("(Ljava/lang/Object;Ljava/lang/Object;)"), StoresField { object: Receiver, field: "value", value: Arg(1) }),
+    h(ATOMIC_REF, "weakCompareAndSet", Params("(Ljava/lang/Object;Ljava/lang/Object;)"), StoresField { object: Receiver, field: "value", value: Arg(1) }),
+    h(ATOMIC_REF, "weakCompareAndSetPlain", Params("(Ljava/lang/Object;Ljava/lang/Object;)"), StoresField { object: Receiver, field: "value", value: Arg(1) }),
+    h(ATOMIC_REF, "weakCompareAndSetVolatile", Params("(Ljava/lang/Object;Ljava/lang/Object;)"), StoresField { object: Receiver, field: "value", value: Arg(1) }),
+    h(ATOMIC_REF, "weakCompareAndSetAcquire", Params("(Ljava/lang/Object;Ljava/lang/Object;)"), StoresField { object: Receiver, field: "value", value: Arg(1) }),
+    h(ATOMIC_REF, "weakCompareAndSetRelease", Params("(Ljava/lang/Object;Ljava/lang/Object;)"), StoresField { object: Receiver, field: "value", value: Arg(1) }),
+    h(ATOMIC_REF, "compareAndExchange", Params("(Ljava/lang/Object;Ljava/lang/Object;)"), StoresField { object: Receiver, field: "value", value: Arg(1) }),
+    h(ATOMIC_REF, "compareAndExchange", Params("(Ljava/lang/Object;Ljava/lang/Object;)"), LoadsField { object: Receiver, field: "value" }),
+    h(ATOMIC_REF, "getAndSet", Params("(Ljava/lang/Object;)"), StoresField { object: Receiver, field: "value", value: Arg(0) }),
+    h(ATOMIC_REF, "getAndSet", Params("(Ljava/lang/Object;)"), LoadsField { object: Receiver, field: "value" }),
+    h(ATOMIC_REF, "lazySet", Params("(Ljava/lang/Object;)"), StoresField { object: Receiver, field: "value", value: Arg(0) }),
+    h(ATOMIC_REF, "setPlain", Params("(Ljava/lang/Object;)"), StoresField { object: Receiver, field: "value", value: Arg(0) }),
+    h(ATOMIC_REF, "setOpaque", Params("(Ljava/lang/Object;)"), StoresField { object: Receiver, field: "value", value: Arg(0) }),
+    h(ATOMIC_REF, "setRelease", Params("(Ljava/lang/Object;)"), StoresField { object: Receiver, field: "value", value: Arg(0) }),
+    h(ATOMIC_REF, "getPlain", Exact("()Ljava/lang/Object;"), LoadsField { object: Receiver, field: "value" }),
+    h(ATOMIC_REF, "getOpaque", Exact("()Ljava/lang/Object;"), LoadsField { object: Receiver, field: "value" }),
+    h(ATOMIC_REF, "getAcquire", Exact("()Ljava/lang/Object;"), LoadsField { object: Receiver, field: "value" }),
+];
+
+static TABLE: Table<HeapModel> = Table::new(HEAP_MODELS);
+
+/// Every heap model (for documentation and exhaustive tests).
+pub fn all_heap_models() -> &'static [HeapModel] {
+    TABLE.entries()
+}
+
+/// The heap effects of the method `class.name desc`, `class` being the
+/// declaring class of the method that runs (after dispatch), in table order.
+pub fn heap_effects(class: &str, name: &str, desc: &str) -> Vec<&'static HeapModel> {
+    TABLE.lookup(class, name, Some(desc), None)
+}
+
+/// A static field that the JVM initialises during startup, in code no
+/// entry point reaches (`System.initPhase1` sets `System.out`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct VmStaticField {
+    /// Declaring class (internal name).
+    pub class: &'static str,
+    pub name: &'static str,
+    /// Class of the object the JVM stores there.
+    pub value_class: &'static str,
+}
+
+#[rustfmt::skip]
+static VM_STATIC_FIELDS: &[VmStaticField] = &[
+    VmStaticField { class: "java/lang/System", name: "out", value_class: "java/io/PrintStream" },
+    VmStaticField { class: "java/lang/System", name: "err", value_class: "java/io/PrintStream" },
+    VmStaticField { class: "java/lang/System", name: "in", value_class: "java/io/BufferedInputStream" },
+];
+
+/// Static fields the JVM sets up before `main` runs.
+pub fn vm_static_fields() -> &'static [VmStaticField] {
+    VM_STATIC_FIELDS
+}
+
+/// JDK packages (prefixes of internal names) whose methods keep object
+/// contexts when the analysis gives the rest of the JDK none: collections
+/// and concurrent collections (otherwise the elements of every `ArrayList`
+/// merge through the one, context-free, `elementData` array), their
+/// iterators and entries, executors and futures (a `FutureTask` holds the
+/// task it runs), and `Thread` (a thread's `run()` calls the `Runnable`
+/// given to its constructor through a field).
+const CONTEXT_PREFIXES: &[&str] = &["java/util/"];
+/// Sub-packages of those prefixes that do not need contexts and are costly
+/// with them (pipelines of lambdas, parsers, codecs).
+const CONTEXT_EXCLUDED: &[&str] = &[
+    "java/util/regex/",
+    "java/util/stream/",
+    "java/util/logging/",
+    "java/util/zip/",
+    "java/util/jar/",
+    "java/util/prefs/",
+    "java/util/spi/",
+    "java/util/random/",
+];
+const CONTEXT_CLASSES: &[&str] = &["java/lang/Thread"];
+
+/// Does the JDK class `class` keep object contexts under the "containers"
+/// library setting of the points-to analysis?
+pub fn keeps_object_contexts(class: &str) -> bool {
+    CONTEXT_CLASSES.contains(&class)
+        || (CONTEXT_PREFIXES.iter().any(|p| class.starts_with(p))
+            && !CONTEXT_EXCLUDED.iter().any(|p| class.starts_with(p)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lookups_are_exact() {
+        let e = heap_effects(
+            "java/lang/System",
+            "arraycopy",
+            "(Ljava/lang/Object;ILjava/lang/Object;II)V",
+        );
+        assert_eq!(e.len(), 1);
+        assert_eq!(
+            e[0].effect,
+            CopiesElements {
+                from: Arg(0),
+                to: Arg(2)
+            }
+        );
+        assert!(heap_effects(
+            "app/Main",
+            "arraycopy",
+            "(Ljava/lang/Object;ILjava/lang/Object;II)V"
+        )
+        .is_empty());
+        let cas = heap_effects(
+            UNSAFE,
+            "compareAndExchangeReference",
+            "(Ljava/lang/Object;JLjava/lang/Object;Ljava/lang/Object;)Ljava/lang/Object;",
+        );
+        assert_eq!(cas.len(), 2);
+        let gs = heap_effects(
+            ATOMIC_REF,
+            "getAndSet",
+            "(Ljava/lang/Object;)Ljava/lang/Object;",
+        );
+        assert_eq!(gs.len(), 2);
+    }
+
+    #[test]
+    fn every_model_is_well_formed() {
+        for m in all_heap_models() {
+            if let Desc::Exact(d) | Desc::Params(d) = m.desc {
+                assert!(d.starts_with('('), "{m:?}");
+            }
+            assert!(crate::is_jdk_class(m.class), "{m:?}");
+        }
+        for f in vm_static_fields() {
+            assert!(crate::is_jdk_class(f.class) && crate::is_jdk_class(f.value_class));
+        }
+    }
+
+    #[test]
+    fn context_classes() {
+        assert!(keeps_object_contexts("java/util/ArrayList"));
+        assert!(keeps_object_contexts("java/util/HashMap$Node"));
+        assert!(keeps_object_contexts("java/util/concurrent/FutureTask"));
+        assert!(keeps_object_contexts("java/lang/Thread"));
+        assert!(!keeps_object_contexts("java/util/regex/Pattern"));
+        assert!(!keeps_object_contexts("java/lang/String"));
+        assert!(!keeps_object_contexts("app/Main"));
+    }
+}
