@@ -6,6 +6,7 @@
 //! lives next to their code (the `docs` of their [`RuleMeta`]).
 
 pub mod reacquired_lock;
+pub mod stale_value;
 mod util;
 
 use std::collections::BTreeSet;
@@ -68,7 +69,7 @@ pub trait Detector: Sync {
 
 /// Every detector lockstep has.
 pub fn all() -> Vec<&'static dyn Detector> {
-    vec![&reacquired_lock::ReacquiredLock]
+    vec![&reacquired_lock::ReacquiredLock, &stale_value::StaleValue]
 }
 
 /// The metadata of every rule, in rule-id order.

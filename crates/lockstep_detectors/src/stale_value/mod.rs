@@ -1,0 +1,392 @@
+//! Rule `stale-value` (paper 001, Artho, Havelund & Biere, "Using
+//! Block-local Atomicity to Detect Stale-value Concurrency Errors"): a
+//! value read while a lock is held is used after that lock was released,
+//! so another thread may have changed the shared data it copies. See
+//! `docs.md` beside this file.
+//!
+//! The analysis is thread-local and method-local. [`summary`] computes, once
+//! for every reachable method, which locks it acquires (so a call's result
+//! can be classified, §4); [`flow`] runs the block-local atomicity dataflow
+//! of §3 over each reachable application method, in parallel; this module
+//! turns the stale uses into findings.
+
+pub mod flow;
+pub mod locks;
+pub mod summary;
+
+use rayon::prelude::*;
+
+use lockstep_classfile::access;
+use lockstep_ir::{AccessPath, Body, MemberRef, Rvalue, StmtId, StmtKind};
+use lockstep_program::{MethodId, Program};
+use lockstep_report::{Finding, Severity};
+
+use crate::util::{dotted, location, position, short_method};
+use crate::{Context, Detector, RuleMeta};
+use flow::{CallFact, CallSummary, End, Origin, Prepared, Site, StaleUse};
+use locks::{short, translate, Effect, LockKey, Translated};
+use summary::{Facts, Hop, Summaries};
+
+pub static RULE: RuleMeta = RuleMeta {
+    id: "stale-value",
+    name: "StaleValue",
+    summary: "A value read while holding a lock is used after the lock was released, when another thread may have changed it",
+    default_enabled: true,
+    docs: include_str!("docs.md"),
+};
+
+static RULES: [&RuleMeta; 1] = [&RULE];
+
+pub struct StaleValue;
+
+impl Detector for StaleValue {
+    fn rules(&self) -> &'static [&'static RuleMeta] {
+        &RULES
+    }
+
+    fn run(&self, cx: &Context<'_>) -> Vec<Finding> {
+        if !cx.is_enabled(&RULE) {
+            return Vec::new();
+        }
+        let program = cx.program;
+        let summaries = Summaries::compute(program, cx.call_graph);
+        let app: Vec<MethodId> = cx
+            .call_graph
+            .reachable
+            .iter()
+            .copied()
+            .filter(|&m| program.class(program.method(m).class).is_application)
+            .collect();
+        // Methods are independent given the summaries; collected in method
+        // order, so the output does not depend on the thread count.
+        let per_method: Vec<Vec<Finding>> = app
+            .par_iter()
+            .map(|&m| analyse_method(program, &summaries, m))
+            .collect();
+        per_method.into_iter().flatten().collect()
+    }
+}
+
+fn analyse_method(program: &Program, summaries: &Summaries, m: MethodId) -> Vec<Finding> {
+    let (Some(body), Some(facts)) = (program.body(m), summaries.facts_of(m)) else {
+        return Vec::new();
+    };
+    let prep = prepare(program, summaries, &body, facts);
+    // Without a block, a lock or a locking call no value is ever shared.
+    if body.monitors.is_empty() && prep.calls.is_empty() {
+        return Vec::new();
+    }
+    flow::analyse(&body, &prep)
+        .into_iter()
+        .map(|u| finding(program, m, &body, &prep, u))
+        .collect()
+}
+
+/// Is the field `final` (its value cannot go stale)? Unknown fields are not.
+fn is_final(program: &Program, field: &MemberRef) -> bool {
+    let Some(class) = program.class_by_name(&field.class) else {
+        return false;
+    };
+    let Some(decl) = program.resolve_field(class, &field.name, &field.descriptor) else {
+        return false;
+    };
+    program
+        .class(decl)
+        .file
+        .fields
+        .iter()
+        .find(|f| f.name == field.name && f.descriptor == field.descriptor)
+        .is_some_and(|f| f.access_flags & access::FINAL != 0)
+}
+
+/// The method's inputs to the dataflow: interned locks, what each call
+/// does in this method's terms, which reads can yield shared values.
+fn prepare(program: &Program, summaries: &Summaries, body: &Body, facts: &Facts) -> Prepared {
+    let mut prep = Prepared::default();
+    for region in &body.monitors {
+        let id = prep.intern(LockKey::monitor(region.lock.clone()));
+        prep.region_keys.push(id);
+    }
+    prep.shared_read = body
+        .stmts
+        .iter()
+        .map(|s| match &s.kind {
+            StmtKind::Assign { value, .. } => match value {
+                Rvalue::FieldLoad { field, .. } | Rvalue::StaticLoad(field) => {
+                    !is_final(program, field)
+                }
+                Rvalue::ArrayLoad { .. } => true,
+                _ => false,
+            },
+            _ => false,
+        })
+        .collect();
+    for site in &facts.sites {
+        if let Some((effect, key)) = &site.modelled {
+            let fact = match effect {
+                Effect::Acquire(_) => CallFact::Acquire(prep.intern(key.clone())),
+                Effect::Release(_) => CallFact::Release(prep.intern(key.clone())),
+                Effect::MonitorWait => CallFact::Wait(prep.intern(key.clone())),
+                Effect::ConditionAwait => CallFact::Await,
+                Effect::View(_) => continue,
+            };
+            prep.calls.insert(site.stmt, fact);
+            continue;
+        }
+        let mut c = CallSummary::default();
+        let mut acquires = false;
+        for &callee in &site.callees {
+            let Some(s) = summaries.get(callee) else {
+                continue;
+            };
+            if !s.waits.is_empty() {
+                for w in &s.waits {
+                    if let Translated::Path(p) = translate(w, site.receiver.as_ref(), &site.args) {
+                        let id = prep.intern(LockKey::monitor(p));
+                        c.waits.push(id);
+                    }
+                }
+            }
+            // Only callees whose result may carry locked data make the
+            // result shared; the others' locks guard their side effects.
+            if !s.shares_result() {
+                continue;
+            }
+            let mut this_acquires = s.distinct;
+            c.distinct |= s.distinct;
+            for key in &s.locks {
+                match translate(&key.path, site.receiver.as_ref(), &site.args) {
+                    Translated::Fresh => {}
+                    Translated::Path(path) => {
+                        this_acquires = true;
+                        let id = prep.intern(LockKey {
+                            kind: key.kind,
+                            path,
+                        });
+                        c.locks.push(id);
+                    }
+                }
+            }
+            if this_acquires {
+                acquires = true;
+                if c.callee.is_none() {
+                    c.callee = Some(callee);
+                    c.witness = s.witness;
+                }
+            }
+        }
+        if !acquires && c.waits.is_empty() {
+            continue;
+        }
+        c.locks.sort();
+        c.locks.dedup();
+        c.waits.sort();
+        c.waits.dedup();
+        prep.calls.insert(site.stmt, CallFact::Call(c));
+    }
+    prep
+}
+
+/// What was read at an origin, for messages: the expression, and the field
+/// (`pkg.Cls.name`) when it is a field.
+struct Read {
+    what: String,
+    field: Option<String>,
+    /// The call, for values returned by a locking call.
+    call: Option<MethodId>,
+}
+
+fn field_name(program: &Program, field: &MemberRef) -> String {
+    let declaring = program
+        .class_by_name(&field.class)
+        .and_then(|c| program.resolve_field(c, &field.name, &field.descriptor))
+        .map(|c| program.class(c).name.clone())
+        .unwrap_or_else(|| field.class.clone());
+    format!("{}.{}", dotted(&declaring), field.name)
+}
+
+fn describe_read(program: &Program, body: &Body, prep: &Prepared, read: StmtId) -> Read {
+    let kind = body.stmts.get(read.index()).map(|s| &s.kind);
+    match kind {
+        Some(StmtKind::Assign { value, .. }) => match value {
+            Rvalue::FieldLoad { object, field } => Read {
+                what: short(&AccessPath::Field(
+                    Box::new(lockstep_ir::operand_path(body, object)),
+                    field.name.clone(),
+                )),
+                field: Some(field_name(program, field)),
+                call: None,
+            },
+            Rvalue::StaticLoad(field) => Read {
+                what: AccessPath::Static(field.class.clone(), field.name.clone()).to_string(),
+                field: Some(field_name(program, field)),
+                call: None,
+            },
+            Rvalue::ArrayLoad { array, index, .. } => Read {
+                what: short(&AccessPath::Element(
+                    Box::new(lockstep_ir::operand_path(body, array)),
+                    Box::new(lockstep_ir::operand_path(body, index)),
+                )),
+                field: None,
+                call: None,
+            },
+            _ => Read {
+                what: "?".into(),
+                field: None,
+                call: None,
+            },
+        },
+        Some(StmtKind::Invoke { call, .. }) => {
+            let target = match &call.receiver {
+                Some(r) => short(&lockstep_ir::operand_path(body, r)),
+                None => lockstep_ir::simple_class_name(&call.method.class).to_string(),
+            };
+            let callee = match prep.calls.get(&read) {
+                Some(CallFact::Call(c)) => c.callee,
+                _ => None,
+            };
+            Read {
+                what: format!("{target}.{}()", call.method.name),
+                field: None,
+                call: callee,
+            }
+        }
+        _ => Read {
+            what: "?".into(),
+            field: None,
+            call: None,
+        },
+    }
+}
+
+/// The lock of a block, as a path.
+fn lock_of(body: &Body, prep: &Prepared, site: Site) -> Option<AccessPath> {
+    match site {
+        Site::Region(r) => body.monitors.get(r.index()).map(|m| m.lock.clone()),
+        Site::Acquire(s) => match prep.calls.get(&s) {
+            Some(CallFact::Acquire(k)) => prep.key(*k).map(|k| k.path.clone()),
+            _ => None,
+        },
+        Site::Call(s) => match prep.calls.get(&s) {
+            Some(CallFact::Call(c)) => c
+                .locks
+                .iter()
+                .filter_map(|&k| prep.key(k))
+                .find(|k| k.comparable())
+                .map(|k| k.path.clone()),
+            _ => None,
+        },
+    }
+}
+
+/// Where a block was entered (for blocks that ended without a statement).
+fn block_start(body: &Body, site: Site) -> Option<StmtId> {
+    match site {
+        Site::Region(r) => body.monitors.get(r.index()).and_then(|m| m.enter),
+        Site::Acquire(s) | Site::Call(s) => Some(s),
+    }
+}
+
+fn call_name(body: &Body, s: StmtId) -> String {
+    match body.stmts.get(s.index()).map(|s| &s.kind) {
+        Some(StmtKind::Invoke { call, .. }) => format!("{}()", call.method.name),
+        _ => "wait()".into(),
+    }
+}
+
+fn finding(program: &Program, m: MethodId, body: &Body, prep: &Prepared, u: StaleUse) -> Finding {
+    let Origin { read, site, end } = u.origin;
+    let r = describe_read(program, body, prep, read);
+    let lock = lock_of(body, prep, site);
+    let lock_short = lock.as_ref().map(short).unwrap_or_else(|| "a lock".into());
+    let held = if lock.is_some() {
+        format!("`{lock_short}`")
+    } else {
+        lock_short.clone()
+    };
+    let read_pos = position(program, m, Some(read));
+    let use_pos = position(program, m, Some(u.stmt));
+    let what = &r.what;
+    let (message, end_related) = match (site, end) {
+        (Site::Call(_), _) => {
+            let callee = r
+                .call
+                .map(|c| short_method(program, c))
+                .unwrap_or_else(|| "the callee".into());
+            let witness = match prep.calls.get(&read) {
+                Some(CallFact::Call(c)) => c.witness,
+                _ => None,
+            };
+            let related = witness.map(|h: Hop| {
+                (
+                    location(program, h.method, h.stmt),
+                    format!(
+                        "{held} is acquired and released here ({}), before `{what}` returns",
+                        short_method(program, h.method)
+                    ),
+                )
+            });
+            (
+                format!(
+                    "value returned by `{what}` at {read_pos}, computed while `{callee}` held {held}, is used at {use_pos} after the call released {held}; another thread may have changed it in between"
+                ),
+                related,
+            )
+        }
+        (_, End::Exit(x)) => (
+            format!(
+                "value of `{what}` read at {read_pos} while holding {held} is used at {use_pos} after {held} was released at {}; another thread may have changed `{what}` in between",
+                position(program, m, Some(x))
+            ),
+            Some((location(program, m, Some(x)), format!("{held} is released here"))),
+        ),
+        (_, End::Wait(x)) => {
+            let name = call_name(body, x);
+            (
+                format!(
+                    "value of `{what}` read at {read_pos} while holding {held} is used at {use_pos} after `{name}` released {held} at {}; another thread may have changed `{what}` in between",
+                    position(program, m, Some(x))
+                ),
+                Some((
+                    location(program, m, Some(x)),
+                    format!("`{name}` releases {held} here and waits"),
+                )),
+            )
+        }
+        (_, End::Held | End::Lost | End::Call(_)) => {
+            let start = block_start(body, site);
+            (
+                format!(
+                    "value of `{what}` read at {read_pos} while holding {held} is used at {use_pos}, outside that execution of the block; another thread may have changed `{what}` in between"
+                ),
+                Some((
+                    location(program, m, start),
+                    format!("the block holding {held} starts here"),
+                )),
+            )
+        }
+    };
+    let read_related = match site {
+        Site::Call(_) => format!("`{what}` is called here"),
+        _ => format!("`{what}` is read here while holding {held}"),
+    };
+    let mut f = Finding::new(
+        RULE.id,
+        Severity::Warning,
+        message,
+        location(program, m, Some(u.stmt)),
+    )
+    .with_related(location(program, m, Some(read)), read_related);
+    if let Some((loc, msg)) = end_related {
+        f = f.with_related(loc, msg);
+    }
+    if let Some(field) = r.field {
+        f = f.with_field(field);
+    }
+    if let Some(l) = &lock {
+        f = f.with_lock(l.to_string());
+    }
+    f.with_help(format!(
+        "use the value while {held} is still held (one critical section from the read to the use), or read it again under the lock; if a snapshot is intended (logging, a re-checked value), the warning can be ignored"
+    ))
+}
