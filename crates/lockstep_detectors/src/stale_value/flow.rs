@@ -76,10 +76,25 @@ pub enum End {
 /// Where a shared value came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Origin {
-    /// The heap read or the locking call.
+    /// The heap read or the call.
     pub read: StmtId,
     pub site: Site,
     pub end: End,
+    /// A `final` field: the value itself never goes stale, but what a call
+    /// reads through it inside the block does (`finalList.size()`).
+    pub stable: bool,
+}
+
+/// What a heap read yields inside a block.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ReadKind {
+    /// Not a heap read.
+    #[default]
+    None,
+    /// A mutable field or an array element: a shared value.
+    Mutable,
+    /// A `final` field.
+    Stable,
 }
 
 /// What the analysis knows about a call statement.
@@ -118,9 +133,8 @@ pub struct Prepared {
     /// The lock of each monitor region.
     pub region_keys: Vec<u32>,
     pub calls: HashMap<StmtId, CallFact>,
-    /// Statements whose heap read yields a shared value inside a block
-    /// (reads of mutable fields and of array elements).
-    pub shared_read: Vec<bool>,
+    /// What the heap read of each statement yields inside a block.
+    pub reads: Vec<ReadKind>,
 }
 
 impl Prepared {
@@ -162,7 +176,7 @@ struct State {
 }
 
 impl State {
-    fn current(&self) -> Option<Site> {
+    fn current_block(&self) -> Option<Site> {
         self.open
             .iter()
             .rev()
@@ -174,8 +188,12 @@ impl State {
         self.open.iter().any(|o| o.site == site && !o.reentrant)
     }
 
+    fn current(&self, o: &Origin) -> bool {
+        o.end == End::Held && self.is_open(o.site)
+    }
+
     fn stale(&self, o: &Origin) -> bool {
-        o.end != End::Held || !self.is_open(o.site)
+        !o.stable && !self.current(o)
     }
 
     /// Sets the end of every still-protected value of `site`.
@@ -542,23 +560,37 @@ impl Flow<'_> {
 
     /// A heap read at `s`: shared with the current block, if any.
     fn read(&self, s: StmtId, state: &State) -> Vec<Origin> {
-        if !self
-            .prep
-            .shared_read
-            .get(s.index())
-            .copied()
-            .unwrap_or(false)
-        {
-            return Vec::new();
-        }
-        match state.current() {
+        let stable = match self.prep.reads.get(s.index()).copied().unwrap_or_default() {
+            ReadKind::None => return Vec::new(),
+            ReadKind::Mutable => false,
+            ReadKind::Stable => true,
+        };
+        match state.current_block() {
             Some(site) => vec![Origin {
                 read: s,
                 site,
                 end: End::Held,
+                stable,
             }],
             None => Vec::new(),
         }
+    }
+
+    /// The result of a call that acquires no new lock: it derives from its
+    /// receiver and arguments, and reads the heap through them. Inside the
+    /// blocks of those operands it is a value of those blocks, read by this
+    /// call (so `finalList.size()` is shared though `finalList` is stable).
+    fn local_call(&self, s: StmtId, state: &State, operands: &[Origin]) -> Vec<Origin> {
+        operands
+            .iter()
+            .filter(|o| state.current(o))
+            .map(|o| Origin {
+                read: s,
+                site: o.site,
+                end: End::Held,
+                stable: false,
+            })
+            .collect()
     }
 
     /// Opens a block (or a reentrant hold) on `key`.
@@ -602,7 +634,7 @@ impl Flow<'_> {
     /// A call: its lock effect, and the origins of its result.
     fn call(&self, s: StmtId, state: &mut State, derived: &[Origin]) -> Vec<Origin> {
         match self.prep.calls.get(&s) {
-            None => derived.to_vec(),
+            None => self.local_call(s, state, derived),
             Some(CallFact::Acquire(key)) => {
                 self.acquire(state, Site::Acquire(s), *key, None);
                 Vec::new()
@@ -667,9 +699,10 @@ impl Flow<'_> {
                         read: s,
                         site: Site::Call(s),
                         end: End::Call(s),
+                        stable: false,
                     }]
                 } else {
-                    derived.to_vec()
+                    self.local_call(s, state, derived)
                 }
             }
         }

@@ -23,8 +23,8 @@ use lockstep_report::{Finding, Severity};
 
 use crate::util::{dotted, location, position, short_method};
 use crate::{Context, Detector, RuleMeta};
-use flow::{CallFact, CallSummary, End, Origin, Prepared, Site, StaleUse};
-use locks::{short, translate, Effect, LockKey, Translated};
+use flow::{CallFact, CallSummary, End, Origin, Prepared, ReadKind, Site, StaleUse};
+use locks::{short, translate, Effect, LockKey, LockKind, Translated};
 use summary::{Facts, Hop, Summaries};
 
 pub static RULE: RuleMeta = RuleMeta {
@@ -107,18 +107,22 @@ fn prepare(program: &Program, summaries: &Summaries, body: &Body, facts: &Facts)
         let id = prep.intern(LockKey::monitor(region.lock.clone()));
         prep.region_keys.push(id);
     }
-    prep.shared_read = body
+    prep.reads = body
         .stmts
         .iter()
         .map(|s| match &s.kind {
             StmtKind::Assign { value, .. } => match value {
                 Rvalue::FieldLoad { field, .. } | Rvalue::StaticLoad(field) => {
-                    !is_final(program, field)
+                    if is_final(program, field) {
+                        ReadKind::Stable
+                    } else {
+                        ReadKind::Mutable
+                    }
                 }
-                Rvalue::ArrayLoad { .. } => true,
-                _ => false,
+                Rvalue::ArrayLoad { .. } => ReadKind::Mutable,
+                _ => ReadKind::None,
             },
-            _ => false,
+            _ => ReadKind::None,
         })
         .collect();
     for site in &facts.sites {
@@ -237,16 +241,30 @@ fn describe_read(program: &Program, body: &Body, prep: &Prepared, read: StmtId) 
             },
         },
         Some(StmtKind::Invoke { call, .. }) => {
-            let target = match &call.receiver {
-                Some(r) => short(&lockstep_ir::operand_path(body, r)),
-                None => lockstep_ir::simple_class_name(&call.method.class).to_string(),
+            // `a.has(amount)`, `balanceOf(a)` (on `this`), `Util.get(k)`.
+            let target = match call
+                .receiver
+                .as_ref()
+                .map(|r| lockstep_ir::operand_path(body, r))
+            {
+                Some(AccessPath::This) => String::new(),
+                Some(p) => format!("{}.", short(&p)),
+                None => format!("{}.", lockstep_ir::simple_class_name(&call.method.class)),
             };
+            let args: Vec<String> = call
+                .args
+                .iter()
+                .map(|a| match lockstep_ir::operand_path(body, a) {
+                    AccessPath::Unknown => "…".to_string(),
+                    p => short(&p),
+                })
+                .collect();
             let callee = match prep.calls.get(&read) {
                 Some(CallFact::Call(c)) => c.callee,
                 _ => None,
             };
             Read {
-                what: format!("{target}.{}()", call.method.name),
+                what: format!("{target}{}({})", call.method.name, args.join(", ")),
                 field: None,
                 call: callee,
             }
@@ -259,12 +277,15 @@ fn describe_read(program: &Program, body: &Body, prep: &Prepared, read: StmtId) 
     }
 }
 
-/// The lock of a block, as a path.
-fn lock_of(body: &Body, prep: &Prepared, site: Site) -> Option<AccessPath> {
+/// The lock of a block.
+fn lock_of(body: &Body, prep: &Prepared, site: Site) -> Option<LockKey> {
     match site {
-        Site::Region(r) => body.monitors.get(r.index()).map(|m| m.lock.clone()),
+        Site::Region(r) => body
+            .monitors
+            .get(r.index())
+            .map(|m| LockKey::monitor(m.lock.clone())),
         Site::Acquire(s) => match prep.calls.get(&s) {
-            Some(CallFact::Acquire(k)) => prep.key(*k).map(|k| k.path.clone()),
+            Some(CallFact::Acquire(k)) => prep.key(*k).cloned(),
             _ => None,
         },
         Site::Call(s) => match prep.calls.get(&s) {
@@ -273,7 +294,7 @@ fn lock_of(body: &Body, prep: &Prepared, site: Site) -> Option<AccessPath> {
                 .iter()
                 .filter_map(|&k| prep.key(k))
                 .find(|k| k.comparable())
-                .map(|k| k.path.clone()),
+                .cloned(),
             _ => None,
         },
     }
@@ -295,28 +316,38 @@ fn call_name(body: &Body, s: StmtId) -> String {
 }
 
 fn finding(program: &Program, m: MethodId, body: &Body, prep: &Prepared, u: StaleUse) -> Finding {
-    let Origin { read, site, end } = u.origin;
+    let Origin {
+        read, site, end, ..
+    } = u.origin;
     let r = describe_read(program, body, prep, read);
-    let lock = lock_of(body, prep, site);
-    let lock_short = lock.as_ref().map(short).unwrap_or_else(|| "a lock".into());
-    let held = if lock.is_some() {
-        format!("`{lock_short}`")
-    } else {
-        lock_short.clone()
+    let key = lock_of(body, prep, site);
+    let lock = key.as_ref().map(|k| k.path.clone());
+    let held = match &lock {
+        Some(p) => format!("`{}`", short(p)),
+        None => "a lock".to_string(),
+    };
+    // "while holding `rw` (read lock)": which side of a read-write lock.
+    let holding = match key.as_ref().map(|k| k.kind) {
+        Some(LockKind::Read) => format!("{held} (read lock)"),
+        Some(LockKind::Write) => format!("{held} (write lock)"),
+        _ => held.clone(),
     };
     let read_pos = position(program, m, Some(read));
     let use_pos = position(program, m, Some(u.stmt));
     let what = &r.what;
     let (message, end_related) = match (site, end) {
         (Site::Call(_), _) => {
-            let callee = r
-                .call
-                .map(|c| short_method(program, c))
-                .unwrap_or_else(|| "the callee".into());
             let witness = match prep.calls.get(&read) {
                 Some(CallFact::Call(c)) => c.witness,
                 _ => None,
             };
+            // The method that holds the lock: where the acquisition is,
+            // else the called method itself.
+            let callee = witness
+                .map(|h| h.method)
+                .or(r.call)
+                .map(|c| short_method(program, c))
+                .unwrap_or_else(|| "the callee".into());
             let related = witness.map(|h: Hop| {
                 (
                     location(program, h.method, h.stmt),
@@ -335,7 +366,7 @@ fn finding(program: &Program, m: MethodId, body: &Body, prep: &Prepared, u: Stal
         }
         (_, End::Exit(x)) => (
             format!(
-                "value of `{what}` read at {read_pos} while holding {held} is used at {use_pos} after {held} was released at {}; another thread may have changed `{what}` in between",
+                "value of `{what}` read at {read_pos} while holding {holding} is used at {use_pos} after {held} was released at {}; another thread may have changed `{what}` in between",
                 position(program, m, Some(x))
             ),
             Some((location(program, m, Some(x)), format!("{held} is released here"))),
@@ -344,7 +375,7 @@ fn finding(program: &Program, m: MethodId, body: &Body, prep: &Prepared, u: Stal
             let name = call_name(body, x);
             (
                 format!(
-                    "value of `{what}` read at {read_pos} while holding {held} is used at {use_pos} after `{name}` released {held} at {}; another thread may have changed `{what}` in between",
+                    "value of `{what}` read at {read_pos} while holding {holding} is used at {use_pos} after `{name}` released {held} at {}; another thread may have changed `{what}` in between",
                     position(program, m, Some(x))
                 ),
                 Some((
@@ -357,7 +388,7 @@ fn finding(program: &Program, m: MethodId, body: &Body, prep: &Prepared, u: Stal
             let start = block_start(body, site);
             (
                 format!(
-                    "value of `{what}` read at {read_pos} while holding {held} is used at {use_pos}, outside that execution of the block; another thread may have changed `{what}` in between"
+                    "value of `{what}` read at {read_pos} while holding {holding} is used at {use_pos}, outside that execution of the block; another thread may have changed `{what}` in between"
                 ),
                 Some((
                     location(program, m, start),
@@ -368,7 +399,7 @@ fn finding(program: &Program, m: MethodId, body: &Body, prep: &Prepared, u: Stal
     };
     let read_related = match site {
         Site::Call(_) => format!("`{what}` is called here"),
-        _ => format!("`{what}` is read here while holding {held}"),
+        _ => format!("`{what}` is read here while holding {holding}"),
     };
     let mut f = Finding::new(
         RULE.id,

@@ -324,21 +324,41 @@ pub fn facts(program: &Program, cg: &CallGraph, m: MethodId) -> Facts {
 /// inside one of its regions or reaches a heap read made under a lock of
 /// the method (inside a region; anywhere in a method that takes
 /// `java.util.concurrent` locks, whose held ranges are not known without
-/// the flow analysis), and which call sites it reaches.
+/// the flow analysis), and which call sites it reaches. The operands of
+/// the method's branches are in the slice too, as a cheap stand-in for
+/// control dependence: `return indexOf(o) >= 0` compiles to a branch on
+/// the call and two constants (`Vector.contains`).
 fn returned_slice(body: &Body, sites: &[CallSite], juc: bool) -> (bool, Vec<usize>) {
     let mut defs: HashMap<VarId, Vec<StmtId>> = HashMap::new();
     let mut work: Vec<VarId> = Vec::new();
+    let mut branches: Vec<VarId> = Vec::new();
     let mut shared = false;
+    let mut returns = false;
     for (i, stmt) in body.stmts.iter().enumerate() {
         let sid = StmtId(i as u32);
         if let Some(v) = stmt.kind.def() {
             defs.entry(v).or_default().push(sid);
         }
-        if let StmtKind::Return(Some(op)) = &stmt.kind {
-            shared |= body.held_before.get(i).copied().flatten().is_some();
-            work.extend(op.var());
+        match &stmt.kind {
+            StmtKind::Return(Some(op)) => {
+                returns = true;
+                shared |= body.held_before.get(i).copied().flatten().is_some();
+                work.extend(op.var());
+            }
+            StmtKind::If { lhs, rhs, .. } => {
+                branches.extend(lhs.var());
+                branches.extend(rhs.var());
+            }
+            StmtKind::Switch { key, .. } => branches.extend(key.var()),
+            _ => {}
         }
     }
+    if !returns {
+        return (false, Vec::new());
+    }
+    work.extend(branches);
+    work.sort();
+    work.dedup();
     let site_of: HashMap<StmtId, usize> =
         sites.iter().enumerate().map(|(i, s)| (s.stmt, i)).collect();
     let mut seen: HashSet<VarId> = work.iter().copied().collect();

@@ -1,0 +1,307 @@
+//! Tests of `stale-value` (Artho, Havelund & Biere, "Using Block-local
+//! Atomicity to Detect Stale-value Concurrency Errors"). Each fixture under
+//! `tests/fixtures/stale_value/` states what is reported with `// expect:`
+//! comments (known false positives carry `(FP: ...)`, known false negatives
+//! `// known-fn:`); see `tests/common/mod.rs` for how it is run.
+
+mod common;
+
+use common::{check_fixture, compile_fixture, dump, line_of, run_detector};
+use lockstep_detectors::stale_value::{StaleValue, RULE};
+use lockstep_detectors::Options;
+use lockstep_report::{render_json, Finding, Report};
+
+const RULES: &[&str] = &["stale-value"];
+
+fn check(case: &str) -> Vec<Finding> {
+    check_fixture(
+        &format!("stale_value/{case}"),
+        &StaleValue,
+        RULES,
+        &Options::default(),
+    )
+}
+
+fn findings_of(case: &str) -> Vec<Finding> {
+    let fixture = compile_fixture(&format!("stale_value/{case}"));
+    run_detector(&fixture, &StaleValue, RULES, &Options::default())
+}
+
+/// The only finding whose primary location is `method`.
+fn finding_in<'a>(findings: &'a [Finding], method: &str) -> &'a Finding {
+    let hits: Vec<&Finding> = findings
+        .iter()
+        .filter(|f| f.location.method.as_deref() == Some(method))
+        .collect();
+    assert_eq!(
+        hits.len(),
+        1,
+        "expected one finding in `{method}`, got:\n{}",
+        dump(findings)
+    );
+    hits[0]
+}
+
+#[test]
+fn rule_metadata() {
+    assert_eq!(RULE.id, "stale-value");
+    assert_eq!(RULE.name, "StaleValue");
+    assert!(RULE.default_enabled);
+    let default = lockstep_detectors::enabled_rules(&[], &[]).unwrap();
+    assert!(default.contains(RULE.id));
+    assert!(lockstep_detectors::rule("stale-value").is_some());
+    assert!(RULE.docs.starts_with("# stale-value\n"), "{}", RULE.docs);
+    for section in [
+        "## What it finds",
+        "## Why it matters",
+        "## How to fix it",
+        "## Known limits",
+        "Double check",
+        "snapshot",
+        "Hand-over",
+    ] {
+        assert!(RULE.docs.contains(section), "docs lack `{section}`");
+    }
+}
+
+/// Fig. 2 (lost update through a local), Fig. 4 (no flow between the
+/// iterations of a loop: silent), a loop with flow, values used only
+/// inside their block, static fields.
+#[test]
+fn lost_update_and_loops() {
+    check("lost_update");
+}
+
+/// The result of a synchronized getter fed into a synchronized setter;
+/// the caller holding the lock across both calls; helpers; builders;
+/// callees that lock only for side effects; fresh objects.
+#[test]
+fn getters_and_setters() {
+    let findings = check("getter_setter");
+    let f = finding_in(&findings, "deposit");
+    assert!(
+        f.message
+            .starts_with("value returned by `a.getBalance()` at Bank.java:"),
+        "{}",
+        f.message
+    );
+    assert!(
+        f.message
+            .contains("computed while `Account.getBalance` held `a`"),
+        "{}",
+        f.message
+    );
+    assert_eq!(f.lock.as_deref(), Some("a"));
+    assert_eq!(f.field, None, "a call result is not a field");
+    // The call, then where the callee acquires the lock.
+    assert_eq!(f.related.len(), 2, "{}", dump(&findings));
+    assert_eq!(f.related[0].location.method.as_deref(), Some("deposit"));
+    assert!(f.related[0].message.contains("is called here"));
+    assert_eq!(f.related[1].location.class, "Account");
+    assert_eq!(f.related[1].location.method.as_deref(), Some("getBalance"));
+    // Through a helper: the witness is still the synchronized getter.
+    let f = finding_in(&findings, "depositViaHelper");
+    assert!(
+        f.message
+            .starts_with("value returned by `balanceOf(a)` at Bank.java:")
+            && f.message
+                .contains("computed while `Account.getBalance` held `a`"),
+        "{}",
+        f.message
+    );
+    assert_eq!(f.related[1].location.method.as_deref(), Some("getBalance"));
+}
+
+/// §4: nested blocks. Inner values are stale once the inner lock is
+/// released, even with the outer one held; outer values are current in
+/// inner blocks; reentrant acquisitions open no block.
+#[test]
+fn nested_locks() {
+    let findings = check("nested");
+    let f = finding_in(&findings, "innerThenOuter");
+    assert_eq!(f.lock.as_deref(), Some("this.inner"));
+    assert_eq!(f.field.as_deref(), Some("Nested.b"));
+}
+
+/// §4: `wait()` releases and re-acquires the monitor, also from a helper.
+#[test]
+fn wait_makes_values_stale() {
+    let findings = check("wait");
+    let f = finding_in(&findings, "addWhenReady");
+    assert!(
+        f.message
+            .contains("after `wait()` released `this` at Waiter.java:"),
+        "{}",
+        f.message
+    );
+    assert!(f.related[1].message.contains("`wait()` releases `this`"));
+    let f = finding_in(&findings, "waitInHelper");
+    assert!(f.message.contains("after `pause()` released `this`"));
+}
+
+/// Exceptions leaving a block (and a `finally` unlocking a
+/// `java.util.concurrent` lock) end its protection; a handler inside the
+/// block still holds the lock.
+#[test]
+fn exceptions_leaving_a_block() {
+    let fixture = compile_fixture("stale_value/exceptions");
+    let findings = check("exceptions");
+    let f = finding_in(&findings, "exceptionLeavesBlock");
+    // The release on the exceptional path: the `monitorexit` of the
+    // compiler's catch-all handler, on the block's closing line.
+    let read = line_of(
+        &fixture,
+        "Transfer.java",
+        "v = balance; // read inside the block",
+    );
+    let end = f.related[1].location.line.unwrap();
+    assert!(end > read, "released at {end}, read at {read}");
+    assert!(f.related[1].message.contains("`lock` is released here"));
+}
+
+/// `ReentrantLock`, read-write locks through their views, reentrancy of
+/// `lock()`, `Condition.await()`, getters and setters that lock.
+#[test]
+fn java_util_concurrent_locks() {
+    let findings = check("juc");
+    let f = finding_in(&findings, "lostUpdate");
+    assert_eq!(f.lock.as_deref(), Some("this.lock"));
+    assert_eq!(f.field.as_deref(), Some("Locks.count"));
+    let f = finding_in(&findings, "readThenWrite");
+    assert_eq!(f.lock.as_deref(), Some("this.rw"));
+    assert!(
+        f.message.contains("while holding `rw` (read lock)"),
+        "{}",
+        f.message
+    );
+    let f = finding_in(&findings, "awaitMakesStale");
+    assert!(
+        f.message.contains("`await()` released `lock`"),
+        "{}",
+        f.message
+    );
+}
+
+/// Footnote 3: one warning per stale value.
+#[test]
+fn one_warning_per_stale_value() {
+    check("one_warning");
+}
+
+/// `final` fields cannot go stale; what calls read through them can;
+/// array elements and mutable references can.
+#[test]
+fn final_fields() {
+    check("final_fields");
+}
+
+/// Double checks (Fig. 6), logged snapshots (§5.3), hand-over protocols
+/// (Fig. 5), method-local analysis, and collections typed by interface.
+#[test]
+fn known_limits() {
+    check("limits");
+}
+
+/// Everything a finding carries, for the lost update of Fig. 2.
+#[test]
+fn finding_details() {
+    let fixture = compile_fixture("stale_value/lost_update");
+    let findings = run_detector(&fixture, &StaleValue, RULES, &Options::default());
+    let f = finding_in(&findings, "inc");
+    let read = line_of(
+        &fixture,
+        "Counter.java",
+        "tmp = shared.field; // the read of Fig. 2",
+    );
+    let stale = line_of(&fixture, "Counter.java", "tmp++; // expect: stale-value");
+    let release = read + 1;
+
+    assert_eq!(f.rule, "stale-value");
+    assert_eq!(f.severity, lockstep_report::Severity::Warning);
+    assert_eq!(f.location.class, "Counter");
+    assert_eq!(f.location.method.as_deref(), Some("inc"));
+    assert_eq!(f.location.descriptor.as_deref(), Some("()V"));
+    assert_eq!(f.location.file.as_deref(), Some("Counter.java"));
+    assert_eq!(f.location.line, Some(stale));
+    assert_eq!(f.field.as_deref(), Some("Counter$Shared.field"));
+    assert_eq!(f.lock.as_deref(), Some("this.lock"));
+    assert_eq!(
+        f.message,
+        format!(
+            "value of `shared.field` read at Counter.java:{read} while holding `lock` is used at Counter.java:{stale} after `lock` was released at Counter.java:{release}; another thread may have changed `shared.field` in between"
+        )
+    );
+    // The read, then the end of its block.
+    assert_eq!(f.related.len(), 2, "{}", dump(&findings));
+    assert_eq!(f.related[0].location.method.as_deref(), Some("inc"));
+    assert_eq!(f.related[0].location.line, Some(read));
+    assert_eq!(
+        f.related[0].message,
+        "`shared.field` is read here while holding `lock`"
+    );
+    assert_eq!(f.related[1].location.line, Some(release));
+    assert_eq!(f.related[1].message, "`lock` is released here");
+    assert!(
+        f.notes.iter().any(|n| n.starts_with("help: ")),
+        "{:?}",
+        f.notes
+    );
+
+    // The static field under the class lock.
+    let f = finding_in(&findings, "addTotal");
+    assert_eq!(f.field.as_deref(), Some("Counter.total"));
+    assert_eq!(f.lock.as_deref(), Some("Counter.class"));
+}
+
+/// The JSON contract: rule, class, method and line of the stale use, the
+/// field, and `related` entries for the read and the end of its block.
+#[test]
+fn json_output() {
+    let fixture = compile_fixture("stale_value/lost_update");
+    let findings = run_detector(&fixture, &StaleValue, RULES, &Options::default());
+    let read = line_of(
+        &fixture,
+        "Counter.java",
+        "tmp = shared.field; // the read of Fig. 2",
+    );
+    let stale = line_of(&fixture, "Counter.java", "tmp++; // expect: stale-value");
+    let mut report = Report::new("test");
+    report.findings = findings
+        .into_iter()
+        .filter(|f| f.location.method.as_deref() == Some("inc"))
+        .collect();
+    let json = render_json(&report);
+    // Compare without layout: drop all whitespace outside strings is not
+    // needed, the keys and values are distinctive enough.
+    let flat: String = json.split_whitespace().collect::<Vec<_>>().join(" ");
+    for needle in [
+        "\"rule\": \"stale-value\"".to_string(),
+        "\"class\": \"Counter\"".to_string(),
+        "\"method\": \"inc\"".to_string(),
+        format!("\"line\": {stale}"),
+        "\"field\": \"Counter$Shared.field\"".to_string(),
+        "\"lock\": \"this.lock\"".to_string(),
+        format!("\"line\": {read}"),
+        "\"message\": \"`shared.field` is read here while holding `lock`\"".to_string(),
+        "\"message\": \"`lock` is released here\"".to_string(),
+    ] {
+        assert!(flat.contains(&needle), "`{needle}` not in\n{json}");
+    }
+}
+
+/// Two runs on fresh programs give identical findings, in the same order.
+#[test]
+fn findings_are_deterministic() {
+    let first = findings_of("getter_setter");
+    let second = findings_of("getter_setter");
+    assert!(!first.is_empty());
+    assert_eq!(first, second);
+}
+
+/// Not enabled: nothing to do.
+#[test]
+fn no_rule_enabled() {
+    let fixture = compile_fixture("stale_value/lost_update");
+    let findings = run_detector(&fixture, &StaleValue, &[], &Options::default());
+    assert!(findings.is_empty(), "{}", dump(&findings));
+}
