@@ -290,6 +290,24 @@ fn library_witnesses_filtered() {
     check_default("library_filtered");
 }
 
+/// Application locks reached through JDK callbacks (a key's synchronized
+/// `hashCode` inside `HashMap.get`) are reported; the same callback cannot
+/// lock an argument whose static type rules the class out; a thread start
+/// is not a call.
+#[test]
+fn callbacks_through_the_library() {
+    let findings = check_default("callbacks");
+    let f = finding_in(&findings, "twoLookups");
+    assert_eq!(f.lock.as_deref(), Some("key"));
+    let deepest = &f.related[2].location;
+    assert_eq!(deepest.class, "Key");
+    // `HashMap.get` locks the key in `hash(key)` and in `key.equals(k)`.
+    assert!(
+        matches!(deepest.method.as_deref(), Some("hashCode" | "equals")),
+        "{deepest:?}"
+    );
+}
+
 /// ... and reported with `include_library_witnesses`.
 #[test]
 fn library_witnesses_included() {

@@ -29,6 +29,7 @@ use lockstep_ir::{
 };
 
 use super::locks::{bounded, depends, translate, Assigned, STAR};
+use super::small_map::SortedMap;
 
 /// What the analysis needs from the program.
 pub trait LockProgram: Sync {
@@ -37,11 +38,21 @@ pub trait LockProgram: Sync {
     fn body(&self, m: Self::M) -> Option<Arc<Body>>;
     /// The methods a call statement may invoke (sorted, deduplicated).
     fn callees(&self, m: Self::M, site: StmtId) -> Vec<Self::M>;
+    /// The call sites that may invoke `m` (sorted, deduplicated): the
+    /// inverse of [`LockProgram::callees`].
+    fn callers(&self, m: Self::M) -> Vec<(Self::M, StmtId)>;
     /// The access path of a variable, as the source reads it.
     fn access_path(&self, body: &Body, var: VarId) -> AccessPath;
     /// Library code (the JDK, `-cp`): summarised by the locks it takes on
     /// its receiver and arguments only, and not searched for witnesses.
     fn is_library(&self, m: Self::M) -> bool;
+    /// The class declaring `m` (the class of its `this`).
+    fn declaring_class(&self, m: Self::M) -> Arc<str>;
+    /// What an object known to be a `known` that is also statically a
+    /// `declared` can be: the more specific of the two, or `None` when no
+    /// object is both (two unrelated classes). Unknown classes, arrays and
+    /// interfaces never rule anything out.
+    fn meet(&self, known: &Arc<str>, declared: &Arc<str>) -> Option<Arc<str>>;
 }
 
 /// At most this many locks are kept in one method's LOCKSHELD summary (its
@@ -51,6 +62,16 @@ pub trait LockProgram: Sync {
 /// time and memory; with it, a lock acquired only far down a long chain of
 /// calls may be missed at the top. Deterministic: the order is fixed.
 pub const MAX_LOCKS_PER_METHOD: usize = 32;
+
+/// At most this many library methods may lie between an application
+/// method and an application callback whose lock it sees (`put` ->
+/// `putVal` -> `hash` -> a key's synchronized `hashCode` is three). The
+/// class-hierarchy call graph sends every `Object.equals`/`hashCode`/
+/// `toString` in the JDK to every live application override, so without a
+/// bound one synchronized `equals` reaches most of the JDK and, from there,
+/// almost every call the application makes; deeper callbacks are rare and
+/// mostly such artefacts. Applies unless library witnesses are requested.
+pub const MAX_LIBRARY_HOPS: usize = 3;
 
 /// Whether a lock of a library method is worth carrying to its callers:
 /// only locks on what the caller passes in (receiver, arguments, and short
@@ -97,7 +118,16 @@ pub struct PairEntry<M> {
     pub formed_at: Hop<M>,
 }
 
-type LockSet<M> = BTreeMap<AccessPath, Chain<M>>;
+/// A lock a method may acquire: how it gets there, and the class the
+/// lock's root object (its `this` or parameter) is known to have, so a
+/// caller can drop it when the argument it passes cannot be one.
+#[derive(Debug, Clone)]
+pub struct HeldLock<M> {
+    pub chain: Chain<M>,
+    pub class: Option<Arc<str>>,
+}
+
+type LockSet<M> = BTreeMap<AccessPath, HeldLock<M>>;
 type Pair = (AccessPath, AccessPath);
 type PairSet<M> = BTreeMap<Pair, PairEntry<M>>;
 
@@ -116,6 +146,12 @@ pub struct Witness<M> {
 pub struct Settings {
     /// Track pairs of different locks (the variant of §2.3), not only ⟨x, x⟩.
     pub pairs: bool,
+    /// Carry acquisitions made by library code for other library code
+    /// (`HashMap.get` taking a lock inside the JDK) up the call graph. Off
+    /// when such witnesses will be filtered anyway (§5.2): the library then
+    /// passes on only its own acquisitions (to application callers) and
+    /// those of application callbacks, which saves most of the work.
+    pub library_internal_locks: bool,
 }
 
 /// A call site of a method, with its receiver and arguments as locks of the caller.
@@ -123,7 +159,99 @@ struct CallSite<M> {
     stmt: StmtId,
     receiver: Option<AccessPath>,
     args: Vec<AccessPath>,
+    /// The static class of the receiver and of each argument, when a reference.
+    receiver_class: Option<Arc<str>>,
+    arg_classes: Vec<Option<Arc<str>>>,
+    /// The class of the caller's own `this` and of each of its parameters:
+    /// what a translated lock rooted there is known to be.
+    caller_this_class: Option<Arc<str>>,
+    caller_param_classes: Vec<Option<Arc<str>>>,
     callees: Vec<M>,
+}
+
+fn operand_class(body: &Body, op: &Operand) -> Option<Arc<str>> {
+    match op {
+        Operand::Var(v) => var_class(body, *v),
+        _ => None,
+    }
+}
+
+fn var_class(body: &Body, v: VarId) -> Option<Arc<str>> {
+    match &body.vars.get(v.index())?.ty {
+        lockstep_ir::Type::Ref(Some(c)) => Some(c.clone()),
+        _ => None,
+    }
+}
+
+/// The `this` or parameter a lock is rooted at (`this.a.b` -> `this`).
+fn lock_root(lock: &AccessPath) -> Option<&AccessPath> {
+    match lock {
+        AccessPath::This | AccessPath::Param(..) => Some(lock),
+        AccessPath::Field(base, _) | AccessPath::OuterThis(base, _) => lock_root(base),
+        AccessPath::Element(base, _) => lock_root(base),
+        _ => None,
+    }
+}
+
+/// The class the root object of `lock` (its `this` or parameter) is known
+/// to have in method `m`: the declaring class for `this`, the declared type
+/// of a parameter.
+fn root_class<P: LockProgram>(
+    prog: &P,
+    m: P::M,
+    body: &Body,
+    lock: &AccessPath,
+) -> Option<Arc<str>> {
+    match lock_root(lock)? {
+        AccessPath::This => Some(prog.declaring_class(m)),
+        AccessPath::Param(i, _) => {
+            let pos = *i as usize + usize::from(!body.is_static);
+            var_class(body, *body.params.get(pos)?)
+        }
+        _ => None,
+    }
+}
+
+/// Type check of TRANSLATELOCK: the caller's receiver or argument that
+/// replaces the root of a callee's lock must be able to hold an object of
+/// the root's known class (`Err(())` otherwise: `SingletonSet.hashCode`
+/// locking `this.element`, reached through `Object.hashCode`, locks nothing
+/// of a `String` argument). On success, the class the translated lock's
+/// root is known to have: the meet when the replacement is itself a bare
+/// `this` or parameter of the caller, else what the caller knows of the
+/// root of the replacement (`this.f` roots at the caller's `this`).
+fn translated_class<P: LockProgram>(
+    prog: &P,
+    lock: &AccessPath,
+    known: Option<&Arc<str>>,
+    site: &CallSite<P::M>,
+) -> Result<Option<Arc<str>>, ()> {
+    let (replacement, declared) = match lock_root(lock) {
+        Some(AccessPath::This) => (site.receiver.as_ref(), site.receiver_class.as_ref()),
+        Some(AccessPath::Param(i, _)) => (
+            site.args.get(*i as usize),
+            site.arg_classes.get(*i as usize).and_then(|c| c.as_ref()),
+        ),
+        _ => return Ok(None),
+    };
+    let class = match (known, declared) {
+        (Some(k), Some(d)) => Some(prog.meet(k, d).ok_or(())?),
+        (Some(k), None) => Some(k.clone()),
+        (None, d) => d.cloned(),
+    };
+    Ok(match replacement {
+        Some(AccessPath::This | AccessPath::Param(..)) => class,
+        Some(other) => match lock_root(other) {
+            Some(AccessPath::This) => site.caller_this_class.clone(),
+            Some(AccessPath::Param(i, _)) => site
+                .caller_param_classes
+                .get(*i as usize)
+                .cloned()
+                .flatten(),
+            _ => None,
+        },
+        None => None,
+    })
 }
 
 fn operand_path<P: LockProgram>(prog: &P, body: &Body, op: &Operand) -> AccessPath {
@@ -135,28 +263,39 @@ fn operand_path<P: LockProgram>(prog: &P, body: &Body, op: &Operand) -> AccessPa
     }
 }
 
-fn call_sites<P: LockProgram>(prog: &P, m: P::M, body: &Body) -> Vec<CallSite<P::M>> {
-    let mut out = Vec::new();
-    for (i, stmt) in body.stmts.iter().enumerate() {
-        if let StmtKind::Invoke { call, .. } = &stmt.kind {
-            let sid = StmtId(i as u32);
-            let callees = prog.callees(m, sid);
-            if callees.is_empty() {
-                continue;
-            }
-            out.push(CallSite {
-                stmt: sid,
-                receiver: call.receiver.as_ref().map(|r| operand_path(prog, body, r)),
-                args: call
-                    .args
-                    .iter()
-                    .map(|a| operand_path(prog, body, a))
-                    .collect(),
-                callees,
-            });
-        }
+fn call_site<P: LockProgram>(
+    prog: &P,
+    m: P::M,
+    body: &Body,
+    stmt: StmtId,
+) -> Option<CallSite<P::M>> {
+    let StmtKind::Invoke { call, .. } = &body.stmts.get(stmt.index())?.kind else {
+        return None;
+    };
+    let callees = prog.callees(m, stmt);
+    if callees.is_empty() {
+        return None;
     }
-    out
+    let first_param = usize::from(!body.is_static);
+    Some(CallSite {
+        stmt,
+        caller_this_class: (!body.is_static).then(|| prog.declaring_class(m)),
+        caller_param_classes: body
+            .params
+            .iter()
+            .skip(first_param)
+            .map(|v| var_class(body, *v))
+            .collect(),
+        receiver_class: call.receiver.as_ref().and_then(|r| operand_class(body, r)),
+        arg_classes: call.args.iter().map(|a| operand_class(body, a)).collect(),
+        receiver: call.receiver.as_ref().map(|r| operand_path(prog, body, r)),
+        args: call
+            .args
+            .iter()
+            .map(|a| operand_path(prog, body, a))
+            .collect(),
+        callees,
+    })
 }
 
 fn translate_pair(pair: &Pair, site: &CallSite<impl Copy>) -> Option<Pair> {
@@ -169,37 +308,56 @@ fn translate_pair(pair: &Pair, site: &CallSite<impl Copy>) -> Option<Pair> {
     }
 }
 
+type SiteCache<M> = HashMap<(M, StmtId), Arc<CallSite<M>>>;
+
 /// The whole analysis over a set of methods (those reachable, sorted).
+///
+/// Demand-driven: most reachable methods (JDK code above all) never take a
+/// lock that matters to their callers, so call sites are decoded only for
+/// callers of methods whose LOCKSHELD grew, and bodies are fetched only for
+/// methods that can take part in a pattern.
 pub struct Analysis<'p, P: LockProgram> {
     prog: &'p P,
     settings: Settings,
     methods: Vec<P::M>,
-    bodies: HashMap<P::M, Arc<Body>>,
-    sites: HashMap<P::M, Vec<CallSite<P::M>>>,
-    /// LOCKSHELD(m): locks m or its callees may acquire, each with a path to an acquisition.
+    /// Decoded call sites, keyed by (caller, statement); filled on demand.
+    sites: SiteCache<P::M>,
+    /// LOCKSHELD(m): locks m or its callees may acquire, each with a path to
+    /// an acquisition. Methods that acquire nothing have no entry.
     held: HashMap<P::M, LockSet<P::M>>,
 }
 
 impl<'p, P: LockProgram> Analysis<'p, P> {
     pub fn new(prog: &'p P, methods: &[P::M], settings: Settings) -> Self {
-        let mut bodies = HashMap::new();
-        let mut sites = HashMap::new();
-        for &m in methods {
-            if let Some(body) = prog.body(m) {
-                sites.insert(m, call_sites(prog, m, &body));
-                bodies.insert(m, body);
-            }
-        }
         let mut a = Analysis {
             prog,
             settings,
             methods: methods.to_vec(),
-            bodies,
-            sites,
+            sites: HashMap::new(),
             held: HashMap::new(),
         };
         a.compute_locks_held();
         a
+    }
+
+    /// The call site at `(m, stmt)`, decoded once.
+    fn site(&mut self, m: P::M, stmt: StmtId) -> Option<Arc<CallSite<P::M>>> {
+        if let Some(s) = self.sites.get(&(m, stmt)) {
+            return Some(s.clone());
+        }
+        let body = self.prog.body(m)?;
+        let site = Arc::new(call_site(self.prog, m, &body, stmt)?);
+        self.sites.insert((m, stmt), site.clone());
+        Some(site)
+    }
+
+    /// The call site at `(m, stmt)`: from the cache, or decoded afresh.
+    fn site_ref(&self, m: P::M, stmt: StmtId) -> Option<Arc<CallSite<P::M>>> {
+        if let Some(s) = self.sites.get(&(m, stmt)) {
+            return Some(s.clone());
+        }
+        let body = self.prog.body(m)?;
+        call_site(self.prog, m, &body, stmt).map(Arc::new)
     }
 
     /// LOCKSHELD as the least fixed point of Fig. 7, by difference
@@ -208,56 +366,43 @@ impl<'p, P: LockProgram> Analysis<'p, P> {
     /// translated once. The worklist is ordered by method id, which fixes
     /// which provenance chain wins.
     fn compute_locks_held(&mut self) {
-        let mut callers: HashMap<P::M, Vec<(P::M, usize)>> = HashMap::new();
-        for &m in &self.methods {
-            for (idx, site) in self
-                .sites
-                .get(&m)
-                .map(|s| s.as_slice())
-                .unwrap_or(&[])
-                .iter()
-                .enumerate()
-            {
-                for &c in &site.callees {
-                    callers.entry(c).or_default().push((m, idx));
-                }
-            }
-        }
         let mut held: HashMap<P::M, LockSet<P::M>> = HashMap::new();
         let mut delta: HashMap<P::M, Vec<AccessPath>> = HashMap::new();
         let mut queue: BTreeSet<P::M> = BTreeSet::new();
         for &m in &self.methods {
-            let Some(body) = self.bodies.get(&m) else {
+            let Some(body) = self.prog.body(m) else {
                 continue;
             };
+            if body.monitors.is_empty() {
+                continue;
+            }
             let library = self.prog.is_library(m);
             let mut own = LockSet::new();
             for region in &body.monitors {
                 let lock = bounded(region.lock.clone());
                 if lock != STAR && (!library || library_keeps(&lock)) {
-                    own.entry(lock).or_insert_with(|| {
-                        Arc::new(vec![Hop {
+                    let class = root_class(self.prog, m, &body, &lock);
+                    own.entry(lock).or_insert_with(|| HeldLock {
+                        chain: Arc::new(vec![Hop {
                             method: m,
                             stmt: region.enter,
-                        }])
+                        }]),
+                        class,
                     });
                 }
             }
             if !own.is_empty() {
                 delta.insert(m, own.keys().cloned().collect());
                 queue.insert(m);
+                held.insert(m, own);
             }
-            held.insert(m, own);
         }
         while let Some(c) = queue.pop_first() {
             let Some(new_locks) = delta.remove(&c) else {
                 continue;
             };
-            let Some(edges) = callers.get(&c) else {
-                continue;
-            };
-            for &(m, idx) in edges {
-                let Some(site) = self.sites.get(&m).and_then(|s| s.get(idx)) else {
+            for (m, stmt) in self.prog.callers(c) {
+                let Some(site) = self.site(m, stmt) else {
                     continue;
                 };
                 let library = self.prog.is_library(m);
@@ -267,25 +412,45 @@ impl<'p, P: LockProgram> Analysis<'p, P> {
                     if t == STAR || (library && !library_keeps(&t)) {
                         continue;
                     }
+                    let Some(callee_lock) = held.get(&c).and_then(|s| s.get(lock)) else {
+                        continue;
+                    };
+                    let chain = callee_lock.chain.clone();
+                    // A synchronized `equals` of one class reached through
+                    // `Object.equals` does not lock a `String` argument.
+                    let Ok(class) =
+                        translated_class(self.prog, lock, callee_lock.class.as_ref(), &site)
+                    else {
+                        continue;
+                    };
+                    if library && !self.settings.library_internal_locks {
+                        // Leading library hops the chain would have in `m`.
+                        let hops = 1 + chain
+                            .iter()
+                            .take_while(|h| self.prog.is_library(h.method))
+                            .take(MAX_LIBRARY_HOPS)
+                            .count();
+                        // All library (its deepest hop runs library -> library),
+                        // or an application callback buried too deep.
+                        if hops > chain.len() || hops > MAX_LIBRARY_HOPS {
+                            continue;
+                        }
+                    }
                     let mine = held.get(&m);
                     if mine.is_some_and(|s| {
                         s.contains_key(&t) || s.len() + added.len() >= MAX_LOCKS_PER_METHOD
-                    }) {
+                    }) || added.iter().any(|(a, _)| *a == t)
+                    {
                         continue;
                     }
-                    let Some(chain) = held.get(&c).and_then(|s| s.get(lock)).cloned() else {
-                        continue;
-                    };
-                    added.push((
-                        t,
-                        prefixed(
-                            Hop {
-                                method: m,
-                                stmt: Some(site.stmt),
-                            },
-                            &chain,
-                        ),
-                    ));
+                    let chain = prefixed(
+                        Hop {
+                            method: m,
+                            stmt: Some(site.stmt),
+                        },
+                        &chain,
+                    );
+                    added.push((t, HeldLock { chain, class }));
                 }
                 if added.is_empty() {
                     continue;
@@ -318,14 +483,20 @@ impl<'p, P: LockProgram> Analysis<'p, P> {
         let mut exit_t: HashMap<P::M, PairSet<P::M>> = HashMap::new();
         // Methods are independent given LOCKSHELD: analyse them in
         // parallel, collecting in method order so the output is the same.
-        let results: Vec<(P::M, MethodResult<P::M>)> = self
+        // Only methods that acquire something, directly or through calls,
+        // can show the pattern.
+        let candidates: Vec<P::M> = self
             .methods
+            .iter()
+            .copied()
+            .filter(|m| self.held.contains_key(m) && !self.prog.is_library(*m))
+            .collect();
+        let results: Vec<(P::M, MethodResult<P::M>)> = candidates
             .par_iter()
-            .filter(|&&m| !self.prog.is_library(m))
             .filter_map(|&m| {
-                self.bodies
-                    .get(&m)
-                    .map(|body| (m, self.analyze_method(m, body)))
+                self.prog
+                    .body(m)
+                    .map(|body| (m, self.analyze_method(m, &body)))
             })
             .collect();
         for (m, result) in results {
@@ -333,29 +504,40 @@ impl<'p, P: LockProgram> Analysis<'p, P> {
             exit_t.insert(m, result.exit_t);
         }
         out.extend(self.final_propagation(&exit_t));
+
         out
     }
 
-    fn call_locks(&self, m: P::M, site: &CallSite<P::M>) -> LockSet<P::M> {
-        let mut l = LockSet::new();
+    fn call_locks(&self, m: P::M, site: &CallSite<P::M>) -> BTreeMap<AccessPath, Chain<P::M>> {
+        let mut l = BTreeMap::new();
+        // A virtual call may have hundreds of callees holding the same few
+        // locks (`this` above all): translate each distinct lock once.
+        let mut translated: HashMap<&AccessPath, AccessPath> = HashMap::new();
+        let mut feasible: HashMap<(&AccessPath, Option<&Arc<str>>), bool> = HashMap::new();
         for c in &site.callees {
             let Some(callee_locks) = self.held.get(c) else {
                 continue;
             };
-            for (lock, chain) in callee_locks {
-                let t = translate(lock, site.receiver.as_ref(), &site.args);
-                if t != STAR && !l.contains_key(&t) {
-                    l.insert(
-                        t,
-                        prefixed(
-                            Hop {
-                                method: m,
-                                stmt: Some(site.stmt),
-                            },
-                            chain,
-                        ),
-                    );
+            for (lock, held) in callee_locks {
+                let t = translated
+                    .entry(lock)
+                    .or_insert_with(|| translate(lock, site.receiver.as_ref(), &site.args));
+                if *t == STAR || l.contains_key(t) {
+                    continue;
                 }
+                let ok = *feasible
+                    .entry((lock, held.class.as_ref()))
+                    .or_insert_with(|| {
+                        translated_class(self.prog, lock, held.class.as_ref(), site).is_ok()
+                    });
+                if !ok {
+                    continue;
+                }
+                let hop = Hop {
+                    method: m,
+                    stmt: Some(site.stmt),
+                };
+                l.insert(t.clone(), prefixed(hop, &held.chain));
             }
         }
         l
@@ -364,7 +546,12 @@ impl<'p, P: LockProgram> Analysis<'p, P> {
     fn analyze_method(&self, m: P::M, body: &Body) -> MethodResult<P::M> {
         let mut interner = Interner::default();
         let mut call_locks: CallLocks<P::M> = HashMap::new();
-        for site in self.sites.get(&m).map(|s| s.as_slice()).unwrap_or(&[]) {
+        // Every call site that reaches a lock was decoded while computing
+        // LOCKSHELD (it is a caller of a method with locks).
+        for i in 0..body.stmts.len() {
+            let Some(site) = self.sites.get(&(m, StmtId(i as u32))) else {
+                continue;
+            };
             let l = self.call_locks(m, site);
             if !l.is_empty() {
                 call_locks.insert(
@@ -440,50 +627,36 @@ impl<'p, P: LockProgram> Analysis<'p, P> {
         type Node<M> = (M, Option<MonitorId>);
         #[derive(Clone, Copy)]
         enum Edge {
-            /// Through call site `idx` of the caller (translated).
-            Call(usize),
+            /// Through the call at this statement of the caller (translated).
+            Call(StmtId),
             /// From a region to its enclosing node (same method).
             Region,
         }
-        type Preds<M> = HashMap<Node<M>, Vec<(Node<M>, Edge)>>;
-        let mut preds: Preds<P::M> = HashMap::new();
-        let mut nodes = Vec::new();
-        for &m in &self.methods {
-            if self.prog.is_library(m) {
-                continue;
+        // The nodes a node's FINAL_T flows into, computed when it first has
+        // something to give: an application method's callers (at the region
+        // held around each call), a region's enclosing region or method.
+        let preds = |node: Node<P::M>| -> Vec<(Node<P::M>, Edge)> {
+            let (m, region) = node;
+            match region {
+                Some(r) => self
+                    .prog
+                    .body(m)
+                    .and_then(|b| b.monitors.get(r.index()).map(|info| info.parent))
+                    .map(|parent| vec![((m, parent), Edge::Region)])
+                    .unwrap_or_default(),
+                None => self
+                    .prog
+                    .callers(m)
+                    .into_iter()
+                    .filter(|(c, _)| !self.prog.is_library(*c))
+                    .filter_map(|(c, stmt)| {
+                        let body = self.prog.body(c)?;
+                        let held = body.held_before.get(stmt.index()).copied().flatten();
+                        Some(((c, held), Edge::Call(stmt)))
+                    })
+                    .collect(),
             }
-            let Some(body) = self.bodies.get(&m) else {
-                continue;
-            };
-            nodes.push((m, None));
-            for (i, region) in body.monitors.iter().enumerate() {
-                let node = (m, Some(MonitorId(i as u32)));
-                nodes.push(node);
-                preds
-                    .entry(node)
-                    .or_default()
-                    .push(((m, region.parent), Edge::Region));
-            }
-            for (idx, site) in self
-                .sites
-                .get(&m)
-                .map(|s| s.as_slice())
-                .unwrap_or(&[])
-                .iter()
-                .enumerate()
-            {
-                let from = (
-                    m,
-                    body.held_before.get(site.stmt.index()).copied().flatten(),
-                );
-                for &c in &site.callees {
-                    preds
-                        .entry((c, None))
-                        .or_default()
-                        .push((from, Edge::Call(idx)));
-                }
-            }
-        }
+        };
         let mut final_t: HashMap<Node<P::M>, PairSet<P::M>> = HashMap::new();
         let mut delta: HashMap<Node<P::M>, Vec<Pair>> = HashMap::new();
         let mut queue: BTreeSet<Node<P::M>> = BTreeSet::new();
@@ -503,10 +676,7 @@ impl<'p, P: LockProgram> Analysis<'p, P> {
             let Some(new_pairs) = delta.remove(&node) else {
                 continue;
             };
-            let Some(edges) = preds.get(&node) else {
-                continue;
-            };
-            for &(pred, edge) in edges {
+            for (pred, edge) in preds(node) {
                 let mut added: Vec<(Pair, PairEntry<P::M>)> = Vec::new();
                 for pair in &new_pairs {
                     let Some(entry) = final_t.get(&node).and_then(|t| t.get(pair)) else {
@@ -514,12 +684,11 @@ impl<'p, P: LockProgram> Analysis<'p, P> {
                     };
                     let (tp, e) = match edge {
                         Edge::Region => (pair.clone(), entry.clone()),
-                        Edge::Call(idx) => {
-                            let Some(site) = self.sites.get(&pred.0).and_then(|s| s.get(idx))
-                            else {
+                        Edge::Call(stmt) => {
+                            let Some(site) = self.site_ref(pred.0, stmt) else {
                                 continue;
                             };
-                            let Some(tp) = translate_pair(pair, site) else {
+                            let Some(tp) = translate_pair(pair, &site) else {
                                 continue;
                             };
                             let hop = Hop {
@@ -561,16 +730,20 @@ impl<'p, P: LockProgram> Analysis<'p, P> {
         }
         // FINAL_P: a region confirms every potential witness that reaches it,
         // except the locks held there (its own and its ancestors': reentrant).
+        let mut regions: Vec<(P::M, MonitorId)> = final_t
+            .keys()
+            .filter_map(|&(m, r)| r.map(|r| (m, r)))
+            .collect();
+        regions.sort();
         let mut out = Vec::new();
-        for &(m, region) in &nodes {
-            let Some(r) = region else { continue };
+        for (m, r) in regions {
             let Some(t) = final_t.get(&(m, Some(r))) else {
                 continue;
             };
-            let Some(body) = self.bodies.get(&m) else {
+            let Some(body) = self.prog.body(m) else {
                 continue;
             };
-            let held = held_locks(body, Some(r));
+            let held = held_locks(&body, Some(r));
             for (pair, entry) in t {
                 if self.admissible(pair, &held) {
                     out.push(Witness {
@@ -653,8 +826,8 @@ impl Interner {
 #[derive(Clone, PartialEq, Eq)]
 struct Frame<M> {
     region: Option<MonitorId>,
-    r: BTreeMap<LockId, Chain<M>>,
-    t: BTreeMap<IdPair, PairEntry<M>>,
+    r: SortedMap<LockId, Chain<M>>,
+    t: SortedMap<IdPair, PairEntry<M>>,
 }
 
 /// A witness found inside one method, with interned locks.
@@ -669,8 +842,8 @@ impl<M: Copy + Ord> Frame<M> {
     fn new(region: Option<MonitorId>) -> Self {
         Frame {
             region,
-            r: BTreeMap::new(),
-            t: BTreeMap::new(),
+            r: SortedMap::new(),
+            t: SortedMap::new(),
         }
     }
 
@@ -678,20 +851,9 @@ impl<M: Copy + Ord> Frame<M> {
     /// for a key present in both, the existing provenance stays (first wins,
     /// which is deterministic because the iteration order is).
     fn join(&mut self, other: &Frame<M>) -> bool {
-        let mut grew = false;
-        for (k, v) in &other.r {
-            if !self.r.contains_key(k) {
-                self.r.insert(*k, v.clone());
-                grew = true;
-            }
-        }
-        for (k, v) in &other.t {
-            if !self.t.contains_key(k) {
-                self.t.insert(*k, v.clone());
-                grew = true;
-            }
-        }
-        grew
+        let grew_r = self.r.union_with(&other.r);
+        let grew_t = self.t.union_with(&other.t);
+        grew_r || grew_t
     }
 }
 
@@ -841,7 +1003,9 @@ impl<P: LockProgram> MethodAnalysis<'_, '_, P> {
                 }
             }
         }
-        exit_state.map(|f| f.t).unwrap_or_default()
+        exit_state
+            .map(|f| f.t.into_entries().into_iter().collect())
+            .unwrap_or_default()
     }
 
     /// Pop every open region at a method exit (a `synchronized` method's
@@ -933,7 +1097,7 @@ impl<P: LockProgram> MethodAnalysis<'_, '_, P> {
             .filter_map(|r| self.region_locks.get(r.index()).copied().flatten())
             .chain(lock)
             .collect();
-        for (pair, entry) in &inner.t {
+        for (pair, entry) in inner.t.iter() {
             let distinct_ok = settings.pairs || pair.0 == pair.1;
             if distinct_ok && !held.contains(&pair.0) && !held.contains(&pair.1) {
                 self.witnesses
@@ -954,7 +1118,7 @@ impl<P: LockProgram> MethodAnalysis<'_, '_, P> {
             stmt: info.and_then(|i| i.enter),
         };
         // R_sb ∪ {e} is what the block released: its own releases happen before e's.
-        let mut released: Vec<(LockId, Chain<P::M>)> = inner.r.into_iter().collect();
+        let mut released: Vec<(LockId, Chain<P::M>)> = inner.r.into_entries();
         if let Some(e) = lock {
             if !released.iter().any(|(l, _)| *l == e) {
                 released.push((e, Arc::new(vec![formed])));
@@ -992,15 +1156,15 @@ fn add_released_at<M: Copy + Ord>(
     for (b, second) in l {
         let formed_at = second.first().copied().unwrap_or(formed);
         if settings.pairs {
-            for (a, first) in &frame.r {
-                frame.t.entry((*a, *b)).or_insert_with(|| PairEntry {
+            for (a, first) in frame.r.iter() {
+                frame.t.insert_if_absent((*a, *b), || PairEntry {
                     first: first.clone(),
                     second: second.clone(),
                     formed_at,
                 });
             }
         } else if let Some(first) = frame.r.get(b) {
-            frame.t.entry((*b, *b)).or_insert_with(|| PairEntry {
+            frame.t.insert_if_absent((*b, *b), || PairEntry {
                 first: first.clone(),
                 second: second.clone(),
                 formed_at,
@@ -1008,7 +1172,7 @@ fn add_released_at<M: Copy + Ord>(
         }
     }
     for (b, chain) in l {
-        frame.r.entry(*b).or_insert_with(|| chain.clone());
+        frame.r.insert_if_absent(*b, || chain.clone());
     }
 }
 
@@ -1020,7 +1184,7 @@ fn unmark<M>(state: &mut State<M>, interner: &Interner, assigned: Assigned<'_>) 
         let before = frame.r.len();
         frame
             .r
-            .retain(|&lock, _| !depends(interner.path(lock), assigned));
+            .retain(|&lock| !depends(interner.path(lock), assigned));
         removed |= frame.r.len() != before;
     }
     removed

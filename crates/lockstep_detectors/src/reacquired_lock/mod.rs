@@ -4,12 +4,13 @@
 
 pub mod analysis;
 pub mod locks;
+mod small_map;
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use lockstep_ir::{AccessPath, Body, MonitorKind, StmtId, VarId};
-use lockstep_program::{MethodId, Program};
+use lockstep_program::{EdgeKind, MethodId, Program};
 use lockstep_report::{Finding, Severity};
 
 use crate::util::{location, position, short_method};
@@ -52,7 +53,20 @@ impl LockProgram for ProgramView<'_> {
             .call_graph
             .callees_at(m, site)
             .iter()
+            .filter(|e| is_call(e.kind))
             .map(|e| e.callee)
+            .collect();
+        v.sort();
+        v.dedup();
+        v
+    }
+    fn callers(&self, m: MethodId) -> Vec<(MethodId, StmtId)> {
+        let mut v: Vec<(MethodId, StmtId)> = self
+            .cx
+            .call_graph
+            .callers(m)
+            .filter(|e| is_call(e.kind))
+            .map(|e| (e.caller, e.site))
             .collect();
         v.sort();
         v.dedup();
@@ -61,12 +75,43 @@ impl LockProgram for ProgramView<'_> {
     fn access_path(&self, body: &Body, var: VarId) -> AccessPath {
         lockstep_ir::access_path(body, var)
     }
+    fn declaring_class(&self, m: MethodId) -> Arc<str> {
+        self.program
+            .class(self.program.method(m).class)
+            .name
+            .clone()
+    }
+    fn meet(&self, known: &Arc<str>, declared: &Arc<str>) -> Option<Arc<str>> {
+        let p = self.program;
+        if known == declared || known.starts_with('[') || declared.starts_with('[') {
+            return Some(known.clone());
+        }
+        if p.is_subtype_name(known, declared) {
+            return Some(known.clone());
+        }
+        if p.is_subtype_name(declared, known) {
+            return Some(declared.clone());
+        }
+        let (Some(k), Some(d)) = (p.class_by_name(known), p.class_by_name(declared)) else {
+            return Some(known.clone());
+        };
+        if p.class(k).is_interface() || p.class(d).is_interface() {
+            return Some(known.clone());
+        }
+        None
+    }
     fn is_library(&self, m: MethodId) -> bool {
         !self
             .program
             .class(self.program.method(m).class)
             .is_application
     }
+}
+
+/// Whether a call-graph edge runs the callee inside the caller. A thread
+/// start runs its task in another thread, outside the caller's locks.
+fn is_call(kind: EdgeKind) -> bool {
+    kind != EdgeKind::TaskLaunch
 }
 
 impl Detector for ReacquiredLock {
@@ -85,7 +130,14 @@ impl Detector for ReacquiredLock {
             cx,
         };
         let methods = cx.call_graph.reachable.clone();
-        let analysis = Analysis::new(&view, &methods, Settings { pairs });
+        let analysis = Analysis::new(
+            &view,
+            &methods,
+            Settings {
+                pairs,
+                library_internal_locks: cx.options.include_library_witnesses,
+            },
+        );
         let mut best: BTreeMap<(bool, Hop<MethodId>), Witness<MethodId>> = BTreeMap::new();
         for w in analysis.witnesses() {
             if !cx
