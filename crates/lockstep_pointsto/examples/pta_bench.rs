@@ -1,0 +1,277 @@
+//! Times the points-to analysis on a jar, with the JDK as library:
+//!
+//! ```text
+//! cargo run --release -p lockstep_pointsto --example pta_bench -- APP.jar [options]
+//!   --jdk HOME        JDK home (default: $JAVA_HOME-like search as the CLI does)
+//!   --main            use the jar's main methods when it has any (default: open program)
+//!   --config NAME     default | insensitive | 1obj | 2obj | 2obj-all | cheap (repeatable)
+//!   --rta             also time RTA and check the points-to call edges are a subset of it
+//! ```
+//!
+//! Prints, per configuration: solve time, reachable methods, method
+//! contexts, objects, pointers, points-to facts, call edges, and the
+//! process's peak resident memory so far (`VmHWM`).
+
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use lockstep_classpath::Library;
+use lockstep_pointsto::{Config, LibraryContexts, PointsTo, Sensitivity};
+use lockstep_program::{entry_points, rta, ClassProvider, Program};
+
+fn config_named(name: &str) -> Option<Config> {
+    Some(match name {
+        "default" => Config::default(),
+        "insensitive" => Config::insensitive(),
+        "insensitive-noexc" => Config {
+            exceptions: false,
+            ..Config::insensitive()
+        },
+        "1obj" => Config {
+            sensitivity: Sensitivity::Object { k: 1, heap: 0 },
+            ..Config::default()
+        },
+        "2obj" => Config::default(),
+        "2obj-nobound" => Config {
+            max_contexts_per_method: None,
+            ..Config::default()
+        },
+        "2obj-all" => Config::object(2, 1),
+        "2obj-nojdk" => Config {
+            library: LibraryContexts::None,
+            ..Config::default()
+        },
+        "cheap" => Config {
+            library: LibraryContexts::None,
+            max_contexts_per_method: Some(16),
+            ..Config::default()
+        },
+        _ => return None,
+    })
+}
+
+fn peak_rss_mib() -> Option<u64> {
+    let s = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = s.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb / 1024)
+}
+
+fn main() {
+    let mut args = std::env::args().skip(1);
+    let mut jar: Option<PathBuf> = None;
+    let mut jdk: Option<PathBuf> = None;
+    let mut open = true;
+    let mut configs: Vec<(String, Config)> = Vec::new();
+    let mut with_rta = false;
+    while let Some(a) = args.next() {
+        match a.as_str() {
+            "--jdk" => jdk = args.next().map(PathBuf::from),
+            "--main" => open = false,
+            "--rta" => with_rta = true,
+            "--config" => {
+                let n = args.next().unwrap_or_default();
+                match config_named(&n) {
+                    Some(c) => configs.push((n, c)),
+                    None => {
+                        eprintln!("unknown config {n}");
+                        std::process::exit(2);
+                    }
+                }
+            }
+            _ => jar = Some(PathBuf::from(a)),
+        }
+    }
+    let Some(jar) = jar else {
+        eprintln!("usage: pta_bench APP.jar [--jdk HOME] [--main] [--config NAME]... [--rta]");
+        std::process::exit(2);
+    };
+    if configs.is_empty() {
+        configs.push(("default".into(), Config::default()));
+    }
+    let home = match lockstep_classpath::find_jdk(jdk.as_deref()) {
+        Ok(h) => h,
+        Err(p) => {
+            eprintln!("no JDK: {p}");
+            std::process::exit(2);
+        }
+    };
+    let t = Instant::now();
+    let (app_lib, problems) = Library::open(std::slice::from_ref(&jar));
+    for p in problems.iter().take(3) {
+        eprintln!("problem: {p}");
+    }
+    let names: Vec<String> = app_lib.class_names().map(str::to_string).collect();
+    let app: Vec<(String, lockstep_classfile::ClassFile)> = names
+        .iter()
+        .filter_map(|n| {
+            let bytes = app_lib.load(n)?.ok()?;
+            let file = lockstep_classfile::parse(&bytes.bytes).ok()?;
+            Some((bytes.origin.to_string(), file))
+        })
+        .collect();
+    println!(
+        "{}: {} classes read+parsed in {:?}; JDK {}",
+        jar.display(),
+        app.len(),
+        t.elapsed(),
+        home.display()
+    );
+    for (name, config) in configs {
+        // A fresh program per configuration: each run pays for its own
+        // lowering and library loading, as a real run would.
+        let lib = match Library::jdk(Path::new(&home)) {
+            Ok(l) => l,
+            Err(p) => {
+                eprintln!("cannot read the JDK: {p}");
+                std::process::exit(2);
+            }
+        };
+        let provider: Box<dyn ClassProvider> = Box::new(move |n: &str| {
+            lib.load(n)
+                .map(|r| r.map(|c| c.bytes).map_err(|p| p.to_string()))
+        });
+        let p = Program::new(app.clone(), provider);
+        let entries = entry_points(&p, open);
+        let t = Instant::now();
+        let r = PointsTo::solve(&p, &entries, config);
+        let solve = t.elapsed();
+        let s = r.stats();
+        println!(
+            "[{name}] {}: {} entries ({}), solve {:.2} s",
+            s.config,
+            entries.methods.len(),
+            entries.mode.describe(),
+            solve.as_secs_f64()
+        );
+        println!(
+            "  reachable methods {}, method contexts {}, contexts {}, objects {} ({} sites), pointers {}, points-to facts {}, copy edges {}, call edges {} ({} with contexts), iterations {}, budget fallbacks {}, set memory {} MiB, peak RSS {} MiB",
+            s.reachable_methods,
+            s.method_contexts,
+            s.contexts,
+            s.objects,
+            s.sites,
+            s.pointers,
+            s.points_to_facts,
+            s.copy_edges,
+            s.call_edges,
+            s.context_call_edges,
+            s.iterations,
+            s.budget_fallbacks,
+            s.set_bytes >> 20,
+            peak_rss_mib().unwrap_or(0)
+        );
+        println!(
+            "  facts: vars {}, fields {}, statics {}, exceptions {}",
+            s.var_facts, s.field_facts, s.static_facts, s.exception_facts
+        );
+        println!("  thread starts reaching a task: {}", r.thread_starts().len());
+        if std::env::var_os("PTA_TOP").is_some() {
+            // The largest variable points-to sets (merged over contexts).
+            let mut sizes: Vec<(usize, String)> = Vec::new();
+            for &m in &r.call_graph().reachable {
+                let Some(b) = p.body(m) else { continue };
+                for (i, v) in b.vars.iter().enumerate() {
+                    let n = r.var(m, lockstep_ir::VarId(i as u32)).len();
+                    if n > 200 {
+                        sizes.push((n, format!("{} v{i} {:?} {:?}", p.method_name(m), v.ty, v.origin)));
+                    }
+                }
+            }
+            sizes.sort_by(|a, b| b.0.cmp(&a.0));
+            // Types of the biggest non-`Object.<init>` set.
+            let mut biggest: Option<(usize, lockstep_pointsto::ObjectSet)> = None;
+            for &m in &r.call_graph().reachable {
+                if p.method(m).is_constructor() { continue; }
+                let Some(b) = p.body(m) else { continue };
+                for i in 0..b.vars.len() {
+                    let set = r.var(m, lockstep_ir::VarId(i as u32));
+                    if biggest.as_ref().is_none_or(|(n, _)| set.len() > *n) {
+                        biggest = Some((set.len(), set));
+                    }
+                }
+            }
+            if let Some((_, set)) = biggest {
+                let mut by_type: std::collections::BTreeMap<String, usize> = Default::default();
+                let mut by_kind: std::collections::BTreeMap<String, usize> = Default::default();
+                for o in set.iter() {
+                    let info = r.object(o).unwrap();
+                    *by_type.entry(info.type_name.to_string()).or_default() += 1;
+                    let k = format!("{:?}", info.site).split(['(', ' ', '{']).next().unwrap_or("").to_string();
+                    *by_kind.entry(k).or_default() += 1;
+                }
+                let mut v: Vec<_> = by_type.into_iter().collect();
+                v.sort_by(|a, b| b.1.cmp(&a.1));
+                println!("  biggest set by type: {:?}", &v[..v.len().min(25)]);
+                println!("  biggest set by kind: {by_kind:?}");
+            }
+            println!("  vars with >200 objects: {}", sizes.len());
+            let mut prints: std::collections::HashMap<(usize, u64, u64), usize> = Default::default();
+            let mut total_big = 0usize;
+            for &m in &r.call_graph().reachable {
+                let Some(b) = p.body(m) else { continue };
+                for i in 0..b.vars.len() {
+                    let set = r.var(m, lockstep_ir::VarId(i as u32));
+                    if set.len() > 50 {
+                        total_big += set.len();
+                        let sum: u64 = set.iter().map(|o| o.0 as u64).sum();
+                        let x: u64 = set.iter().fold(0, |a, o| a ^ ((o.0 as u64) * 0x9E3779B97F4A7C15));
+                        *prints.entry((set.len(), sum, x)).or_default() += 1;
+                    }
+                }
+            }
+            let distinct: usize = prints.keys().map(|k| k.0).sum();
+            println!("  facts in var sets > 50: {total_big}; in distinct such sets: {distinct} ({} distinct sets)", prints.len());
+            for (n, s) in sizes.iter().take(40) {
+                println!("    {n:6} {s}");
+            }
+            let rg = rta(&p, &entries);
+            let extra: Vec<_> = r.call_graph().reachable.iter().filter(|m| !rg.is_reachable(**m)).collect();
+            println!("  reachable in points-to, not in RTA: {}", extra.len());
+            let mut shown = 0;
+            for o in r.objects() {
+                let info = r.object(o).unwrap();
+                if info.type_name.starts_with('[') || info.type_name.starts_with("lambda@") {
+                    continue;
+                }
+                let live = p.class_by_name(info.type_name).is_some_and(|c| rg.is_instantiated(c));
+                if !live && shown < 15 {
+                    shown += 1;
+                    println!("    object not live in RTA: {}", r.describe_object(&p, o));
+                }
+            }
+            for m in extra.iter().take(10) {
+                let callers: Vec<String> = r.call_graph().callers(**m).take(3).map(|e| format!("{} ({:?})", p.method_name(e.caller), e.kind)).collect();
+                println!("    {} <- {:?}", p.method_name(**m), callers);
+            }
+        }
+        if with_rta {
+            let t = Instant::now();
+            let g = rta(&p, &entries);
+            let rta_time = t.elapsed();
+            let mut missing = 0usize;
+            let mut shown = 0;
+            for e in &r.call_graph().edges {
+                if g.edges.binary_search(e).is_err() {
+                    missing += 1;
+                    if shown < 10 {
+                        shown += 1;
+                        println!(
+                            "  not in RTA: {} @{} -> {} ({:?})",
+                            p.method_name(e.caller),
+                            e.site.0,
+                            p.method_name(e.callee),
+                            e.kind
+                        );
+                    }
+                }
+            }
+            println!(
+                "  RTA {:.2} s: {} reachable, {} edges; points-to edges not in RTA: {missing}",
+                rta_time.as_secs_f64(),
+                g.reachable.len(),
+                g.edges.len()
+            );
+        }
+    }
+}

@@ -1,0 +1,153 @@
+//! Structural names of what the analysis reasons about: allocation sites
+//! and fields. They carry no solver-assigned ids, so results of two solvers
+//! (or two runs) can be compared key by key, and they print readably.
+
+use std::fmt;
+use std::sync::Arc;
+
+use lockstep_ir::StmtId;
+use lockstep_program::{MethodId, Program};
+
+/// What an abstract object stands for, without its heap context.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum SiteKey {
+    /// `new` or `newarray` at statement `stmt` of `method`; `dim > 0` names
+    /// the inner arrays a multi-dimensional allocation creates at depth `dim`.
+    Alloc {
+        method: MethodId,
+        stmt: StmtId,
+        dim: u8,
+    },
+    /// The object a `LambdaMetafactory` `invokedynamic` creates.
+    Lambda { method: MethodId, stmt: StmtId },
+    /// The object a constructor reference (`Foo::new`) creates when invoked,
+    /// one per lambda site.
+    ConstructorRef { method: MethodId, stmt: StmtId },
+    /// Every string constant (one object for all).
+    StringConstant,
+    /// The `Class` object of a class or array type (class literals, the
+    /// lock of `static synchronized` methods).
+    ClassLiteral(Arc<str>),
+    /// Other constants (`MethodType`, `MethodHandle`, dynamic constants), per type.
+    Constant(Arc<str>),
+    /// What a method whose code is not analysed returns (natives, classes
+    /// that do not load, non-lambda `invokedynamic` such as string
+    /// concatenation), one per declared type.
+    Opaque(Arc<str>),
+    /// An object the JVM creates itself (`System.out`, the current thread), per class.
+    Vm(Arc<str>),
+    /// Every exception object of one class, when exception objects are merged.
+    Exception(Arc<str>),
+    /// Every object of one type allocated by JDK code analysed without
+    /// contexts, when such objects are merged ([`crate::Config::merge_library_objects`]).
+    Library(Arc<str>),
+    /// The open-program harness's object of a type: the receiver of entry
+    /// methods of that class and every entry parameter declared with it.
+    Entry(Arc<str>),
+}
+
+impl SiteKey {
+    /// Is this an object the program allocates (rather than a constant or
+    /// a stand-in for objects made outside the analysed code)?
+    pub fn is_allocation(&self) -> bool {
+        matches!(
+            self,
+            SiteKey::Alloc { .. } | SiteKey::Lambda { .. } | SiteKey::ConstructorRef { .. }
+        )
+    }
+
+    /// The method and statement of an allocation, lambda or constructor-reference site.
+    pub fn location(&self) -> Option<(MethodId, StmtId)> {
+        match self {
+            SiteKey::Alloc { method, stmt, .. }
+            | SiteKey::Lambda { method, stmt }
+            | SiteKey::ConstructorRef { method, stmt } => Some((*method, *stmt)),
+            _ => None,
+        }
+    }
+
+    /// `new Foo @ Main.run:12`-style text for messages.
+    pub fn display(&self, p: &Program) -> String {
+        let at = |m: MethodId, s: StmtId| {
+            let line = p
+                .body(m)
+                .and_then(|b| b.stmts.get(s.index()).and_then(|st| st.line));
+            match line {
+                Some(l) => format!("{}:{l}", p.short_method_name(m)),
+                None => format!("{}#{}", p.short_method_name(m), s.0),
+            }
+        };
+        match self {
+            SiteKey::Alloc { method, stmt, dim } => {
+                let ty = alloc_type(p, *method, *stmt, *dim)
+                    .map(|t| t.to_string())
+                    .unwrap_or_else(|| "?".to_string());
+                format!("new {ty} @ {}", at(*method, *stmt))
+            }
+            SiteKey::Lambda { method, stmt } => format!("lambda @ {}", at(*method, *stmt)),
+            SiteKey::ConstructorRef { method, stmt } => {
+                format!("constructor reference @ {}", at(*method, *stmt))
+            }
+            SiteKey::StringConstant => "string constant".to_string(),
+            SiteKey::ClassLiteral(c) => format!("{c}.class"),
+            SiteKey::Constant(t) => format!("constant {t}"),
+            SiteKey::Opaque(t) => format!("opaque {t}"),
+            SiteKey::Vm(t) => format!("VM {t}"),
+            SiteKey::Entry(t) => format!("harness {t}"),
+            SiteKey::Exception(t) => format!("any new {t}"),
+            SiteKey::Library(t) => format!("any JDK-internal {t}"),
+        }
+    }
+}
+
+/// The type allocated at `stmt` of `method` at depth `dim`: the class of a
+/// `new`, or the array descriptor with `dim` dimensions stripped.
+pub fn alloc_type(p: &Program, method: MethodId, stmt: StmtId, dim: u8) -> Option<Arc<str>> {
+    use lockstep_ir::{Rvalue, StmtKind};
+    let body = p.body(method)?;
+    match &body.stmts.get(stmt.index())?.kind {
+        StmtKind::Assign {
+            value: Rvalue::New(c),
+            ..
+        } if dim == 0 => Some(c.clone()),
+        StmtKind::Assign {
+            value: Rvalue::NewArray(desc, _),
+            ..
+        } => {
+            let d = usize::from(dim);
+            let inner = desc.get(d..)?;
+            if desc.as_bytes().get(..d)?.iter().all(|&b| b == b'[') {
+                Some(Arc::from(inner))
+            } else {
+                None
+            }
+        }
+        _ => None,
+    }
+}
+
+/// A field of an abstract object (or a static field).
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum FieldKey {
+    /// A declared field: the class that declares it (after JVMS field
+    /// resolution, so `Sub.f` and `Base.f` are one field) and its name.
+    Field { class: Arc<str>, name: Arc<str> },
+    /// All elements of an array (one field per array object).
+    Element,
+    /// Captured value `n` of a lambda object.
+    Capture(u16),
+    /// Reference slots written through `Unsafe` with an offset the analysis
+    /// does not track, on objects that are not arrays.
+    Anywhere,
+}
+
+impl fmt::Display for FieldKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            FieldKey::Field { class, name } => write!(f, "{class}.{name}"),
+            FieldKey::Element => f.write_str("[*]"),
+            FieldKey::Capture(n) => write!(f, "capture#{n}"),
+            FieldKey::Anywhere => f.write_str("<unsafe>"),
+        }
+    }
+}

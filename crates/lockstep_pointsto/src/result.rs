@@ -1,0 +1,833 @@
+//! What the analysis found, and the queries consumers ask: points-to sets
+//! of variables (per context or merged), of static fields and of object
+//! fields; aliasing of variables and access paths; the call graph the
+//! analysis built (projected onto methods, and per context); reachable
+//! method contexts; where each abstract object comes from; thread starts;
+//! statistics.
+//!
+//! Ids ([`ObjectId`], [`ContextId`]) are dense and deterministic for a
+//! given program, entry points and configuration. [`Canonical`] renames
+//! everything into structural keys so two results can be compared
+//! whatever ids they use.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
+
+use lockstep_ir::{AccessPath, StmtId, VarId};
+use lockstep_models::TaskLaunch;
+use lockstep_program::{CallEdge, EdgeKind, EntryPoints, MethodId, Program};
+use rustc_hash::FxHashMap;
+
+use crate::config::Config;
+use crate::facts::{Slot, NO_SLOT};
+use crate::keys::{FieldKey, SiteKey};
+use crate::pts::IdSet;
+use crate::rules::{FieldId, Rules, SiteId};
+use crate::solver::{CtxId, MCtxId, ObjId, PtrId};
+
+/// An abstract object: an allocation site (or special object) with a heap context.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct ObjectId(pub u32);
+
+/// A context: a sequence of allocation sites (empty when insensitive).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct ContextId(pub u32);
+
+impl ContextId {
+    /// The empty context (context-insensitive methods, static entry points).
+    pub const EMPTY: ContextId = ContextId(0);
+}
+
+/// A method running in a context.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct MethodContext {
+    pub method: MethodId,
+    pub context: ContextId,
+}
+
+/// A set of abstract objects.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ObjectSet(IdSet);
+
+impl ObjectSet {
+    pub fn new() -> ObjectSet {
+        ObjectSet(IdSet::new())
+    }
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+    pub fn contains(&self, o: ObjectId) -> bool {
+        self.0.contains(o.0)
+    }
+    /// In increasing id order.
+    pub fn iter(&self) -> impl Iterator<Item = ObjectId> + '_ {
+        self.0.iter().map(ObjectId)
+    }
+    pub fn intersects(&self, other: &ObjectSet) -> bool {
+        self.0.intersects(&other.0)
+    }
+    pub fn union_with(&mut self, other: &ObjectSet) {
+        self.0.union_with(&other.0);
+    }
+    pub fn insert(&mut self, o: ObjectId) -> bool {
+        self.0.insert(o.0)
+    }
+}
+
+impl FromIterator<ObjectId> for ObjectSet {
+    fn from_iter<I: IntoIterator<Item = ObjectId>>(iter: I) -> ObjectSet {
+        ObjectSet(iter.into_iter().map(|o| o.0).collect())
+    }
+}
+
+/// An abstract object's description.
+#[derive(Debug, Clone, Copy)]
+pub struct ObjectInfo<'a> {
+    pub site: &'a SiteKey,
+    pub heap_context: ContextId,
+    /// Internal class name or array descriptor (`lambda@...` for lambda objects).
+    pub type_name: &'a Arc<str>,
+}
+
+/// Where an object was allocated, for messages.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AllocInfo {
+    pub type_name: Arc<str>,
+    /// The allocating method (allocations, lambdas, constructor references).
+    pub method: Option<MethodId>,
+    pub stmt: Option<StmtId>,
+    pub line: Option<u32>,
+}
+
+/// A call edge between method contexts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct ContextCallEdge {
+    pub caller: MethodContext,
+    pub site: StmtId,
+    pub callee: MethodContext,
+    pub kind: EdgeKind,
+}
+
+/// A modelled thread start that reached a task object.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ThreadStart {
+    /// The method context of the launching call.
+    pub caller: MethodContext,
+    pub site: StmtId,
+    pub launch: &'static TaskLaunch,
+    /// The task: the thread, `Runnable`, `Callable`, lambda... object.
+    pub task: ObjectId,
+}
+
+/// The call graph the analysis built, projected onto methods. Its edges
+/// are a subset of RTA's for the same entry points (the same edge kinds,
+/// lambdas and launch models).
+#[derive(Debug, Clone, Default)]
+pub struct PtaCallGraph {
+    /// Sorted by (caller, site, callee, kind), unique.
+    pub edges: Vec<CallEdge>,
+    /// Sorted, unique; includes entries and class initializers.
+    pub reachable: Vec<MethodId>,
+    /// `<clinit>`s reached by class initialisation, sorted.
+    pub class_inits: Vec<MethodId>,
+    by_callee: Vec<u32>,
+}
+
+impl PtaCallGraph {
+    /// Edges leaving `m`, sorted by site.
+    pub fn callees(&self, m: MethodId) -> &[CallEdge] {
+        let lo = self.edges.partition_point(|e| e.caller < m);
+        let hi = self.edges.partition_point(|e| e.caller <= m);
+        &self.edges[lo..hi]
+    }
+
+    /// Edges leaving one call site.
+    pub fn callees_at(&self, m: MethodId, site: StmtId) -> &[CallEdge] {
+        let lo = self
+            .edges
+            .partition_point(|e| (e.caller, e.site) < (m, site));
+        let hi = self
+            .edges
+            .partition_point(|e| (e.caller, e.site) <= (m, site));
+        &self.edges[lo..hi]
+    }
+
+    /// Edges entering `m`, sorted by (caller, site).
+    pub fn callers(&self, m: MethodId) -> impl Iterator<Item = &CallEdge> + '_ {
+        let edges = &self.edges;
+        let lo = self
+            .by_callee
+            .partition_point(|&i| edges[i as usize].callee < m);
+        let hi = self
+            .by_callee
+            .partition_point(|&i| edges[i as usize].callee <= m);
+        self.by_callee[lo..hi]
+            .iter()
+            .map(move |&i| &edges[i as usize])
+    }
+
+    pub fn is_reachable(&self, m: MethodId) -> bool {
+        self.reachable.binary_search(&m).is_ok()
+    }
+}
+
+/// Size and cost of a run.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Stats {
+    /// [`Config::describe`].
+    pub config: String,
+    pub reachable_methods: usize,
+    pub method_contexts: usize,
+    pub contexts: usize,
+    pub objects: usize,
+    pub sites: usize,
+    pub pointers: usize,
+    /// Sum of the sizes of all points-to sets.
+    pub points_to_facts: u64,
+    /// The part of those in variables, object fields, static fields and exception pointers.
+    pub var_facts: u64,
+    pub field_facts: u64,
+    pub static_facts: u64,
+    pub exception_facts: u64,
+    pub copy_edges: usize,
+    /// Call edges projected onto methods.
+    pub call_edges: usize,
+    pub context_call_edges: usize,
+    /// Pointers taken off the worklist.
+    pub iterations: u64,
+    /// Method contexts merged into the empty one by the per-method bound.
+    pub budget_fallbacks: u64,
+    /// Method bodies turned into constraints.
+    pub methods_translated: usize,
+    /// Heap bytes held by points-to sets (a lower bound on the analysis' memory).
+    pub set_bytes: usize,
+    pub millis: u128,
+}
+
+/// What a pointer node is (for canonical output).
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum PtrKind {
+    Var(MCtxId, Slot),
+    Field(ObjId, FieldId),
+    Static(FieldId),
+    Exc,
+    /// Solver temporaries (models), not part of the result's meaning.
+    Temp,
+}
+
+/// A thread start as the solver records it.
+pub(crate) struct RawThreadStart {
+    pub caller: MCtxId,
+    pub stmt: StmtId,
+    pub launch: &'static TaskLaunch,
+    pub task: ObjId,
+}
+
+/// The solver's state, handed over for packaging.
+pub(crate) struct RawResult {
+    pub entries: EntryPoints,
+    pub sites: Vec<SiteKey>,
+    pub site_types: Vec<Arc<str>>,
+    pub fields: Vec<FieldKey>,
+    pub contexts: Vec<Box<[SiteId]>>,
+    pub objects: Vec<(SiteId, CtxId)>,
+    pub method_contexts: Vec<(MethodId, CtxId)>,
+    pub mctx_base: Vec<PtrId>,
+    pub var_slots: FxHashMap<MethodId, Arc<[Slot]>>,
+    pub pts: Vec<IdSet>,
+    pub kinds: Vec<PtrKind>,
+    pub field_ptr: FxHashMap<(ObjId, FieldId), PtrId>,
+    pub static_ptr: FxHashMap<FieldId, PtrId>,
+    pub exc_ptr: Option<PtrId>,
+    pub cs_edges: Vec<(MCtxId, StmtId, EdgeKind, MCtxId)>,
+    pub thread_starts: Vec<RawThreadStart>,
+    pub class_inits: Vec<MethodId>,
+    pub iterations: u64,
+    pub budget_fallbacks: u64,
+    pub copy_edges: usize,
+    pub templates_built: usize,
+    pub millis: u128,
+}
+
+/// Site keys, site type names and field keys out of the shared tables.
+pub(crate) fn tables_of(r: Rules<'_>) -> (Vec<SiteKey>, Vec<Arc<str>>, Vec<FieldKey>) {
+    let p = r.p;
+    let site_types = r
+        .t
+        .site_ty
+        .iter()
+        .map(|&t| r.t.types.name(p, t))
+        .collect();
+    (r.t.sites.into_keys(), site_types, r.t.fields.into_keys())
+}
+
+/// The result of [`crate::PointsTo::solve`].
+#[derive(Debug)]
+pub struct PointsToResult {
+    config: Config,
+    entries: EntryPoints,
+    sites: Vec<SiteKey>,
+    site_types: Vec<Arc<str>>,
+    fields: Vec<FieldKey>,
+    field_ids: FxHashMap<FieldKey, FieldId>,
+    contexts: Vec<Box<[SiteId]>>,
+    objects: Vec<(SiteId, CtxId)>,
+    method_contexts: Vec<(MethodId, CtxId)>,
+    mctx_base: Vec<PtrId>,
+    /// Method contexts of each method, by context id.
+    by_method: FxHashMap<MethodId, Vec<MCtxId>>,
+    var_slots: FxHashMap<MethodId, Arc<[Slot]>>,
+    pts: Vec<IdSet>,
+    kinds: Vec<PtrKind>,
+    /// Field pointers of each object, sorted by field id.
+    obj_fields: Vec<Vec<(FieldId, PtrId)>>,
+    static_ptr: FxHashMap<FieldId, PtrId>,
+    exc_ptr: Option<PtrId>,
+    call_graph: PtaCallGraph,
+    cs_edges: Vec<ContextCallEdge>,
+    thread_starts: Vec<ThreadStart>,
+    stats: Stats,
+}
+
+impl PointsToResult {
+    pub(crate) fn new(raw: RawResult, config: Config) -> PointsToResult {
+        let mut by_method: FxHashMap<MethodId, Vec<MCtxId>> = FxHashMap::default();
+        for (i, (m, _)) in raw.method_contexts.iter().enumerate() {
+            by_method.entry(*m).or_default().push(i as MCtxId);
+        }
+        for v in by_method.values_mut() {
+            v.sort_by_key(|&mc| raw.method_contexts[mc as usize].1);
+        }
+        let mut obj_fields: Vec<Vec<(FieldId, PtrId)>> = vec![Vec::new(); raw.objects.len()];
+        for (&(o, f), &p) in &raw.field_ptr {
+            if let Some(v) = obj_fields.get_mut(o as usize) {
+                v.push((f, p));
+            }
+        }
+        for v in &mut obj_fields {
+            v.sort_unstable();
+        }
+        let mc = |i: MCtxId| {
+            let (m, c) = raw.method_contexts[i as usize];
+            MethodContext {
+                method: m,
+                context: ContextId(c),
+            }
+        };
+        let mut cs_edges: Vec<ContextCallEdge> = raw
+            .cs_edges
+            .iter()
+            .map(|&(caller, site, kind, callee)| ContextCallEdge {
+                caller: mc(caller),
+                site,
+                callee: mc(callee),
+                kind,
+            })
+            .collect();
+        cs_edges.sort_unstable();
+        cs_edges.dedup();
+        let mut edges: Vec<CallEdge> = cs_edges
+            .iter()
+            .map(|e| CallEdge {
+                caller: e.caller.method,
+                site: e.site,
+                callee: e.callee.method,
+                kind: e.kind,
+            })
+            .collect();
+        edges.sort_unstable();
+        edges.dedup();
+        let by_callee = index_by_callee(&edges);
+        let mut reachable: Vec<MethodId> = by_method.keys().copied().collect();
+        reachable.sort_unstable();
+        let mut class_inits = raw.class_inits.clone();
+        class_inits.sort_unstable();
+        class_inits.dedup();
+        let mut thread_starts: Vec<ThreadStart> = raw
+            .thread_starts
+            .iter()
+            .map(|t| ThreadStart {
+                caller: mc(t.caller),
+                site: t.stmt,
+                launch: t.launch,
+                task: ObjectId(t.task),
+            })
+            .collect();
+        thread_starts.sort_by_key(|t| (t.caller, t.site, t.task));
+        thread_starts.dedup_by_key(|t| (t.caller, t.site, t.task));
+        let field_ids = raw
+            .fields
+            .iter()
+            .enumerate()
+            .map(|(i, k)| (k.clone(), i as FieldId))
+            .collect();
+        let mut by_kind = [0u64; 5];
+        for (set, kind) in raw.pts.iter().zip(&raw.kinds) {
+            let i = match kind {
+                PtrKind::Var(..) => 0,
+                PtrKind::Field(..) => 1,
+                PtrKind::Static(_) => 2,
+                PtrKind::Exc => 3,
+                PtrKind::Temp => 4,
+            };
+            by_kind[i] += set.len() as u64;
+        }
+        let stats = Stats {
+            config: config.describe(),
+            reachable_methods: reachable.len(),
+            method_contexts: raw.method_contexts.len(),
+            contexts: raw.contexts.len(),
+            objects: raw.objects.len(),
+            sites: raw.sites.len(),
+            pointers: raw.pts.len(),
+            points_to_facts: raw.pts.iter().map(|s| s.len() as u64).sum(),
+            var_facts: by_kind[0],
+            field_facts: by_kind[1],
+            static_facts: by_kind[2],
+            exception_facts: by_kind[3],
+            copy_edges: raw.copy_edges,
+            call_edges: edges.len(),
+            context_call_edges: cs_edges.len(),
+            iterations: raw.iterations,
+            budget_fallbacks: raw.budget_fallbacks,
+            methods_translated: raw.templates_built,
+            set_bytes: raw.pts.iter().map(IdSet::heap_bytes).sum(),
+            millis: raw.millis,
+        };
+        PointsToResult {
+            config,
+            entries: raw.entries,
+            sites: raw.sites,
+            site_types: raw.site_types,
+            fields: raw.fields,
+            field_ids,
+            contexts: raw.contexts,
+            objects: raw.objects,
+            method_contexts: raw.method_contexts,
+            mctx_base: raw.mctx_base,
+            by_method,
+            var_slots: raw.var_slots,
+            pts: raw.pts,
+            kinds: raw.kinds,
+            obj_fields,
+            static_ptr: raw.static_ptr,
+            exc_ptr: raw.exc_ptr,
+            call_graph: PtaCallGraph {
+                edges,
+                reachable,
+                class_inits,
+                by_callee,
+            },
+            cs_edges,
+            thread_starts,
+            stats,
+        }
+    }
+
+    pub fn config(&self) -> &Config {
+        &self.config
+    }
+
+    pub fn entries(&self) -> &EntryPoints {
+        &self.entries
+    }
+
+    pub fn stats(&self) -> &Stats {
+        &self.stats
+    }
+
+    pub fn call_graph(&self) -> &PtaCallGraph {
+        &self.call_graph
+    }
+
+    /// Call edges between method contexts, sorted.
+    pub fn context_call_edges(&self) -> &[ContextCallEdge] {
+        &self.cs_edges
+    }
+
+    /// Modelled thread starts with each task object they reached, sorted by site.
+    pub fn thread_starts(&self) -> &[ThreadStart] {
+        &self.thread_starts
+    }
+
+    /// The method contexts a thread start runs (its launch edges).
+    pub fn thread_entries(&self, t: &ThreadStart) -> Vec<MethodContext> {
+        let lo = self
+            .cs_edges
+            .partition_point(|e| (e.caller, e.site) < (t.caller, t.site));
+        self.cs_edges[lo..]
+            .iter()
+            .take_while(|e| (e.caller, e.site) == (t.caller, t.site))
+            .filter(|e| e.kind == EdgeKind::TaskLaunch)
+            .map(|e| e.callee)
+            .collect()
+    }
+
+    /// Every reachable method context, in (method, context) order.
+    pub fn method_contexts(&self) -> Vec<MethodContext> {
+        let mut v: Vec<MethodContext> = self
+            .method_contexts
+            .iter()
+            .map(|&(m, c)| MethodContext {
+                method: m,
+                context: ContextId(c),
+            })
+            .collect();
+        v.sort_unstable();
+        v
+    }
+
+    /// The contexts `m` was reached in, in id order.
+    pub fn contexts_of(&self, m: MethodId) -> Vec<ContextId> {
+        self.by_method
+            .get(&m)
+            .map(|v| {
+                v.iter()
+                    .map(|&mc| ContextId(self.method_contexts[mc as usize].1))
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
+    /// The sites a context is made of (receiver's site first).
+    pub fn context(&self, c: ContextId) -> Vec<&SiteKey> {
+        self.contexts
+            .get(c.0 as usize)
+            .map(|v| v.iter().map(|&s| &self.sites[s as usize]).collect())
+            .unwrap_or_default()
+    }
+
+    pub fn object_count(&self) -> usize {
+        self.objects.len()
+    }
+
+    /// Every abstract object, in id order.
+    pub fn objects(&self) -> impl Iterator<Item = ObjectId> {
+        (0..self.objects.len() as u32).map(ObjectId)
+    }
+
+    /// An object's site, heap context and type; `None` for a foreign id.
+    pub fn object(&self, o: ObjectId) -> Option<ObjectInfo<'_>> {
+        let &(site, h) = self.objects.get(o.0 as usize)?;
+        Some(ObjectInfo {
+            site: &self.sites[site as usize],
+            heap_context: ContextId(h),
+            type_name: &self.site_types[site as usize],
+        })
+    }
+
+    /// Where an object was allocated: type, method, statement and line.
+    pub fn alloc_info(&self, p: &Program, o: ObjectId) -> Option<AllocInfo> {
+        let info = self.object(o)?;
+        let loc = info.site.location();
+        let line = loc.and_then(|(m, s)| {
+            p.body(m)
+                .and_then(|b| b.stmts.get(s.index()).and_then(|st| st.line))
+        });
+        Some(AllocInfo {
+            type_name: info.type_name.clone(),
+            method: loc.map(|l| l.0),
+            stmt: loc.map(|l| l.1),
+            line,
+        })
+    }
+
+    /// `new Foo @ Main.run:12 [in ctx …]` for messages.
+    pub fn describe_object(&self, p: &Program, o: ObjectId) -> String {
+        let Some(info) = self.object(o) else {
+            return format!("<object {}>", o.0);
+        };
+        let ctx = self.context(info.heap_context);
+        if ctx.is_empty() {
+            info.site.display(p)
+        } else {
+            let c: Vec<String> = ctx.iter().map(|s| s.display(p)).collect();
+            format!("{} [heap context {}]", info.site.display(p), c.join(", "))
+        }
+    }
+
+    fn set_of(&self, ptr: Option<PtrId>) -> ObjectSet {
+        ptr.and_then(|p| self.pts.get(p as usize))
+            .map(|s| ObjectSet(s.clone()))
+            .unwrap_or_default()
+    }
+
+    fn var_ptr(&self, mc: MCtxId, m: MethodId, v: VarId) -> Option<PtrId> {
+        let slot = *self.var_slots.get(&m)?.get(v.index())?;
+        (slot != NO_SLOT).then(|| self.mctx_base[mc as usize] + slot)
+    }
+
+    /// What variable `v` of `m` may point to in any context.
+    pub fn var(&self, m: MethodId, v: VarId) -> ObjectSet {
+        let mut out = ObjectSet::new();
+        for &mc in self.by_method.get(&m).map(Vec::as_slice).unwrap_or(&[]) {
+            if let Some(p) = self.var_ptr(mc, m, v) {
+                if let Some(s) = self.pts.get(p as usize) {
+                    out.0.union_with(s);
+                }
+            }
+        }
+        out
+    }
+
+    /// What variable `v` of `m` may point to in context `c`.
+    pub fn var_in(&self, m: MethodId, c: ContextId, v: VarId) -> ObjectSet {
+        let mcs = self.by_method.get(&m).map(Vec::as_slice).unwrap_or(&[]);
+        let found = mcs
+            .iter()
+            .find(|&&mc| self.method_contexts[mc as usize].1 == c.0);
+        self.set_of(found.and_then(|&mc| self.var_ptr(mc, m, v)))
+    }
+
+    fn field_id(&self, key: &FieldKey) -> Option<FieldId> {
+        self.field_ids.get(key).copied()
+    }
+
+    /// A static field, named by any class that inherits it (resolved
+    /// through the superclass chain as the JVM does for field references).
+    pub fn static_field(&self, p: &Program, class: &str, name: &str) -> ObjectSet {
+        let Some(c) = p.class_by_name(class) else {
+            return ObjectSet::new();
+        };
+        // The class and its superclasses first, then interfaces (constants).
+        for &k in p.superclasses(c).iter().chain(p.supertypes(c)) {
+            let key = FieldKey::Field {
+                class: p.class(k).name.clone(),
+                name: Arc::from(name),
+            };
+            if let Some(ptr) = self.field_id(&key).and_then(|f| self.static_ptr.get(&f)) {
+                return self.set_of(Some(*ptr));
+            }
+        }
+        ObjectSet::new()
+    }
+
+    /// Every static field with a non-empty points-to set, sorted by key.
+    pub fn static_fields(&self) -> Vec<(&FieldKey, ObjectSet)> {
+        let mut v: Vec<(&FieldKey, ObjectSet)> = self
+            .static_ptr
+            .iter()
+            .map(|(&f, &p)| (&self.fields[f as usize], self.set_of(Some(p))))
+            .filter(|(_, s)| !s.is_empty())
+            .collect();
+        v.sort_by(|a, b| a.0.cmp(b.0));
+        v
+    }
+
+    fn obj_field_ptr(&self, o: ObjectId, f: FieldId) -> Option<PtrId> {
+        let v = self.obj_fields.get(o.0 as usize)?;
+        v.binary_search_by_key(&f, |x| x.0).ok().map(|i| v[i].1)
+    }
+
+    /// Field `class.name` (the declaring class) of object `o`.
+    pub fn field(&self, o: ObjectId, class: &str, name: &str) -> ObjectSet {
+        let key = FieldKey::Field {
+            class: Arc::from(class),
+            name: Arc::from(name),
+        };
+        self.set_of(self.field_id(&key).and_then(|f| self.obj_field_ptr(o, f)))
+    }
+
+    /// The elements of array object `o`.
+    pub fn elements(&self, o: ObjectId) -> ObjectSet {
+        self.set_of(
+            self.field_id(&FieldKey::Element)
+                .and_then(|f| self.obj_field_ptr(o, f)),
+        )
+    }
+
+    /// Every field of `o` with what it may hold, in field-id order.
+    pub fn fields_of(&self, o: ObjectId) -> Vec<(&FieldKey, ObjectSet)> {
+        self.obj_fields
+            .get(o.0 as usize)
+            .map(|v| {
+                v.iter()
+                    .map(|&(f, p)| (&self.fields[f as usize], self.set_of(Some(p))))
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
+    /// Every object thrown anywhere (when exceptions are tracked).
+    pub fn thrown(&self) -> ObjectSet {
+        self.set_of(self.exc_ptr)
+    }
+
+    /// The fields of the objects in `base` whose name satisfies `named`.
+    fn fields_named(&self, base: &ObjectSet, named: impl Fn(&FieldKey) -> bool) -> ObjectSet {
+        let mut out = ObjectSet::new();
+        for o in base.iter() {
+            for &(f, p) in self.obj_fields.get(o.0 as usize).map(Vec::as_slice).unwrap_or(&[]) {
+                if named(&self.fields[f as usize]) {
+                    if let Some(s) = self.pts.get(p as usize) {
+                        out.0.union_with(s);
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    /// What an access path of `m` (as `lockstep_ir::access_path` builds
+    /// them) may point to, in context `ctx` or merged over all contexts.
+    /// `None` when the path cannot be evaluated (`Unknown`, an int).
+    pub fn path(
+        &self,
+        p: &Program,
+        m: MethodId,
+        ctx: Option<ContextId>,
+        path: &AccessPath,
+    ) -> Option<ObjectSet> {
+        let body = p.body(m)?;
+        let var = |v: VarId| match ctx {
+            Some(c) => self.var_in(m, c, v),
+            None => self.var(m, v),
+        };
+        Some(match path {
+            AccessPath::This => {
+                if body.is_static {
+                    return None;
+                }
+                var(*body.params.first()?)
+            }
+            AccessPath::Param(i, _) => {
+                let offset = usize::from(!body.is_static);
+                var(*body.params.get(usize::from(*i) + offset)?)
+            }
+            AccessPath::Local(v, _) => var(*v),
+            AccessPath::Static(class, name) => self.static_field(p, class, name),
+            AccessPath::Field(base, name) => {
+                let b = self.path(p, m, ctx, base)?;
+                self.fields_named(&b, |k| matches!(k, FieldKey::Field { name: n, .. } if n == name))
+            }
+            AccessPath::Element(base, _) => {
+                let b = self.path(p, m, ctx, base)?;
+                self.fields_named(&b, |k| *k == FieldKey::Element)
+            }
+            AccessPath::OuterThis(base, _) => {
+                // javac's synthetic `this$N` field.
+                let b = self.path(p, m, ctx, base)?;
+                self.fields_named(&b, |k| {
+                    matches!(k, FieldKey::Field { name, .. } if name.starts_with("this$"))
+                })
+            }
+            AccessPath::ClassLiteral(c) => {
+                let key = SiteKey::ClassLiteral(c.clone());
+                self.objects
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, (s, _))| self.sites[*s as usize] == key)
+                    .map(|(i, _)| ObjectId(i as u32))
+                    .collect()
+            }
+            AccessPath::IntConst(_) | AccessPath::Unknown => return None,
+        })
+    }
+
+    /// May variable `v1` of `m1` and `v2` of `m2` point to a common object?
+    pub fn may_alias_vars(&self, m1: MethodId, v1: VarId, m2: MethodId, v2: VarId) -> bool {
+        self.var(m1, v1).intersects(&self.var(m2, v2))
+    }
+
+    /// May two access paths denote a common object? Paths that cannot be
+    /// evaluated may alias anything.
+    pub fn may_alias_paths(
+        &self,
+        p: &Program,
+        a: (MethodId, &AccessPath),
+        b: (MethodId, &AccessPath),
+    ) -> bool {
+        match (self.path(p, a.0, None, a.1), self.path(p, b.0, None, b.1)) {
+            (Some(x), Some(y)) => x.intersects(&y),
+            _ => true,
+        }
+    }
+
+    fn canon_ctx(&self, c: CtxId) -> Vec<SiteKey> {
+        self.contexts
+            .get(c as usize)
+            .map(|v| v.iter().map(|&s| self.sites[s as usize].clone()).collect())
+            .unwrap_or_default()
+    }
+
+    fn canon_obj(&self, o: ObjId) -> CanonObj {
+        let (s, h) = self.objects[o as usize];
+        (self.sites[s as usize].clone(), self.canon_ctx(h))
+    }
+
+    /// The whole result in structural keys, for comparing solvers.
+    #[doc(hidden)]
+    pub fn canonical(&self) -> Canonical {
+        let mut out = Canonical::default();
+        for &(m, c) in &self.method_contexts {
+            out.reachable.insert((m, self.canon_ctx(c)));
+        }
+        for e in &self.cs_edges {
+            out.edges.insert((
+                e.caller.method,
+                self.canon_ctx(e.caller.context.0),
+                e.site,
+                e.kind,
+                e.callee.method,
+                self.canon_ctx(e.callee.context.0),
+            ));
+        }
+        for (i, set) in self.pts.iter().enumerate() {
+            if set.is_empty() {
+                continue;
+            }
+            let key = match self.kinds[i] {
+                PtrKind::Var(mc, slot) => {
+                    let (m, c) = self.method_contexts[mc as usize];
+                    CanonPtr::Var(m, self.canon_ctx(c), slot)
+                }
+                PtrKind::Field(o, f) => CanonPtr::Field(self.canon_obj(o), self.fields[f as usize].clone()),
+                PtrKind::Static(f) => CanonPtr::Static(self.fields[f as usize].clone()),
+                PtrKind::Exc => CanonPtr::Exc,
+                PtrKind::Temp => continue,
+            };
+            let objs = set.iter().map(|o| self.canon_obj(o)).collect();
+            out.pts.insert(key, objs);
+        }
+        out
+    }
+}
+
+/// An object in structural keys: site and heap context.
+pub type CanonObj = (SiteKey, Vec<SiteKey>);
+
+/// A pointer in structural keys.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum CanonPtr {
+    /// Slot of a method template in a context.
+    Var(MethodId, Vec<SiteKey>, u32),
+    Field(CanonObj, FieldKey),
+    Static(FieldKey),
+    /// The pointer of thrown objects.
+    Exc,
+}
+
+/// A result in structural keys (see [`PointsToResult::canonical`] and
+/// [`crate::reference::solve`]).
+#[doc(hidden)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Canonical {
+    pub reachable: BTreeSet<(MethodId, Vec<SiteKey>)>,
+    /// (caller, caller context, site, kind, callee, callee context).
+    pub edges: BTreeSet<(MethodId, Vec<SiteKey>, StmtId, EdgeKind, MethodId, Vec<SiteKey>)>,
+    /// Non-empty points-to sets only.
+    pub pts: BTreeMap<CanonPtr, BTreeSet<CanonObj>>,
+}
+
+/// Edge indices grouped by callee, each group in (caller, site) order.
+fn index_by_callee(edges: &[CallEdge]) -> Vec<u32> {
+    let mut idx: Vec<u32> = (0..edges.len() as u32).collect();
+    idx.sort_by_key(|&i| {
+        let e = &edges[i as usize];
+        (e.callee, e.caller, e.site, e.kind)
+    });
+    idx
+}

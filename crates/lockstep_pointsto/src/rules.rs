@@ -1,0 +1,389 @@
+//! The analysis' semantics that both solvers share: interned sites, fields
+//! and types; method templates; virtual dispatch on an abstract object;
+//! which context a callee runs in and which heap context an allocation
+//! gets; what a lambda object's methods run; what JDK models add. The
+//! solvers differ only in how they reach the fixed point, so testing the
+//! fast one against the naive one tests the propagation machinery, and the
+//! rules here are written once.
+
+use std::sync::Arc;
+
+use lockstep_classfile::access;
+use lockstep_ir::StmtId;
+use lockstep_models::{is_jdk_class, keeps_object_contexts, HeapEffect};
+use lockstep_program::{ClassId, MethodId, Program};
+use rustc_hash::FxHashMap;
+
+use crate::config::{Config, LibraryContexts};
+use crate::facts::{self, LambdaFact, LambdaImpl, Template};
+use crate::intern::Interner;
+use crate::keys::{FieldKey, SiteKey};
+use crate::types::{TypeId, TypeKey, Types};
+
+/// The root of exception classes (JVMS §2.10): a language fact.
+const THROWABLE: &str = "java/lang/Throwable";
+
+/// An allocation site (or special object kind): index into [`Tables::sites`].
+pub(crate) type SiteId = u32;
+/// A field: index into [`Tables::fields`].
+pub(crate) type FieldId = u32;
+
+/// Interned sites, fields and types.
+pub(crate) struct Tables {
+    pub types: Types,
+    pub sites: Interner<SiteKey>,
+    /// The runtime type of each site's objects.
+    pub site_ty: Vec<TypeId>,
+    pub fields: Interner<FieldKey>,
+    /// Method signatures (`name`, `descriptor`) of virtual calls.
+    pub sigs: Interner<(Arc<str>, Arc<str>)>,
+    /// Allocate exceptions as one object per class ([`Config::merge_exceptions`]).
+    pub merge_exceptions: bool,
+    /// `java.lang.Throwable`, when it loads.
+    pub throwable: Option<ClassId>,
+}
+
+impl Tables {
+    fn new(p: &Program, merge_exceptions: bool) -> Tables {
+        let mut fields = Interner::default();
+        // Fixed ids: 0 the array element, 1 the unsafe "anywhere" field.
+        fields.intern(FieldKey::Element);
+        fields.intern(FieldKey::Anywhere);
+        Tables {
+            types: Types::new(p),
+            sites: Interner::default(),
+            site_ty: Vec::new(),
+            fields,
+            sigs: Interner::default(),
+            merge_exceptions,
+            throwable: p.class_by_name(THROWABLE),
+        }
+    }
+
+    pub(crate) fn sig(&mut self, name: &Arc<str>, desc: &Arc<str>) -> u32 {
+        self.sigs.intern((name.clone(), desc.clone())).0
+    }
+
+    pub(crate) fn element(&self) -> FieldId {
+        0
+    }
+
+    pub(crate) fn anywhere(&self) -> FieldId {
+        1
+    }
+
+    pub(crate) fn field(&mut self, key: FieldKey) -> FieldId {
+        self.fields.intern(key).0
+    }
+
+    /// A site whose objects have type `ty`.
+    pub(crate) fn site(&mut self, key: SiteKey, ty: TypeId) -> SiteId {
+        let (id, new) = self.sites.intern(key);
+        if new {
+            self.site_ty.push(ty);
+        }
+        id
+    }
+
+    /// A site whose type is implied by its key (constants, opaque, VM and harness objects).
+    pub(crate) fn named_site(&mut self, p: &Program, key: SiteKey) -> SiteId {
+        if let Some(id) = self.sites.get(&key) {
+            return id;
+        }
+        let name: Arc<str> = match &key {
+            SiteKey::Constant(t)
+            | SiteKey::Opaque(t)
+            | SiteKey::Vm(t)
+            | SiteKey::Entry(t)
+            | SiteKey::Exception(t)
+            | SiteKey::Library(t) => t.clone(),
+            other => Arc::from(facts::const_class(other).unwrap_or("java/lang/Object")),
+        };
+        let ty = self.types.named(p, &name);
+        self.site(key, ty)
+    }
+}
+
+/// Shared semantics over one program and configuration.
+pub(crate) struct Rules<'p> {
+    pub p: &'p Program,
+    pub cfg: Config,
+    /// Context depth and heap-context depth.
+    pub k: usize,
+    pub h: usize,
+    pub t: Tables,
+    templates: FxHashMap<MethodId, Option<Arc<Template>>>,
+    lambdas: FxHashMap<(MethodId, StmtId), Arc<LambdaFact>>,
+    dispatch_cache: FxHashMap<(TypeId, u32), Option<MethodId>>,
+    sensitive: FxHashMap<ClassId, bool>,
+    app_sites: FxHashMap<SiteId, bool>,
+    effects: FxHashMap<MethodId, Arc<[HeapEffect]>>,
+    anywhere: FxHashMap<TypeId, Arc<[FieldId]>>,
+    class_types: FxHashMap<ClassId, TypeId>,
+    /// Methods whose templates were asked for (for prefetching).
+    pub templates_built: usize,
+}
+
+impl<'p> Rules<'p> {
+    pub(crate) fn new(p: &'p Program, cfg: Config) -> Rules<'p> {
+        let (k, h) = cfg.depths();
+        Rules {
+            p,
+            cfg,
+            k,
+            h,
+            t: Tables::new(p, cfg.merge_exceptions),
+            templates: FxHashMap::default(),
+            lambdas: FxHashMap::default(),
+            dispatch_cache: FxHashMap::default(),
+            sensitive: FxHashMap::default(),
+            app_sites: FxHashMap::default(),
+            effects: FxHashMap::default(),
+            anywhere: FxHashMap::default(),
+            class_types: FxHashMap::default(),
+            templates_built: 0,
+        }
+    }
+
+    /// The template of `m`, built on first request.
+    pub(crate) fn template(&mut self, m: MethodId) -> Option<Arc<Template>> {
+        if let Some(t) = self.templates.get(&m) {
+            return t.clone();
+        }
+        // JDK code that never gets contexts allocates by type.
+        let merge = self.cfg.merge_library_objects
+            && is_jdk_class(&self.p.class(self.p.method(m).class).name)
+            && !self.class_gets_context(m);
+        let built = facts::build(self.p, &mut self.t, m, merge).map(Arc::new);
+        self.templates_built += 1;
+        if let Some(t) = &built {
+            for l in &t.lambdas {
+                self.lambdas.insert(l.site, l.clone());
+            }
+        }
+        self.templates.insert(m, built.clone());
+        built
+    }
+
+    /// Has `m`'s template been built already?
+    pub(crate) fn has_template(&self, m: MethodId) -> bool {
+        self.templates.contains_key(&m)
+    }
+
+    /// The lambda fact of a lambda type.
+    pub(crate) fn lambda_of_type(&self, ty: TypeId) -> Option<&Arc<LambdaFact>> {
+        match self.t.types.key(ty) {
+            TypeKey::Lambda(m, s) => self.lambdas.get(&(*m, *s)),
+            _ => None,
+        }
+    }
+
+    pub(crate) fn class_type(&mut self, c: ClassId) -> TypeId {
+        if let Some(&t) = self.class_types.get(&c) {
+            return t;
+        }
+        let t = self.t.types.class(c);
+        self.class_types.insert(c, t);
+        t
+    }
+
+    pub(crate) fn is_subtype(&mut self, sub: TypeId, sup: TypeId) -> bool {
+        self.t.types.is_subtype(self.p, sub, sup)
+    }
+
+    /// May an object of type `ty` be the receiver of a call declared in `class`?
+    pub(crate) fn receiver_ok(&mut self, ty: TypeId, class: ClassId) -> bool {
+        let sup = self.class_type(class);
+        self.is_subtype(ty, sup)
+    }
+
+    /// Does an object of type `ty` pass a filter (any of `types`)?
+    pub(crate) fn accepts(&mut self, ty: TypeId, types: &[TypeId]) -> bool {
+        types.iter().any(|&t| self.is_subtype(ty, t))
+    }
+
+    /// Virtual method selection on an object of type `ty` (not a lambda)
+    /// for the signature `sig` ([`Tables::sig`]).
+    pub(crate) fn dispatch(&mut self, ty: TypeId, sig: u32) -> Option<MethodId> {
+        if let Some(&r) = self.dispatch_cache.get(&(ty, sig)) {
+            return r;
+        }
+        let (name, desc) = self.t.sigs.key(sig).clone();
+        let r = self
+            .t
+            .types
+            .dispatch_class(ty)
+            .and_then(|c| self.p.dispatch(c, &name, &desc));
+        self.dispatch_cache.insert((ty, sig), r);
+        r
+    }
+
+    /// The method a lambda object runs for `name desc` when that is not
+    /// its functional method: a default method of its interface, or Object's.
+    pub(crate) fn lambda_other(&mut self, lf: &LambdaFact, name: &str, desc: &str) -> Option<MethodId> {
+        let target = match lf.interface {
+            Some(i) => self.p.resolve_interface_method(i, name, desc),
+            None => self
+                .t
+                .types
+                .object()
+                .and_then(|o| self.p.dispatch(o, name, desc)),
+        };
+        target.filter(|&t| {
+            let md = self.p.method(t);
+            !md.is_abstract() && !md.is_static()
+        })
+    }
+
+    /// Does `m`'s class get contexts under the library setting (before
+    /// looking at the receiver)?
+    fn class_gets_context(&mut self, m: MethodId) -> bool {
+        if self.k == 0 {
+            return false;
+        }
+        let class = self.p.method(m).class;
+        if let Some(&s) = self.sensitive.get(&class) {
+            return s;
+        }
+        let name = &self.p.class(class).name;
+        let s = !is_jdk_class(name)
+            || match self.cfg.library {
+                LibraryContexts::All => true,
+                LibraryContexts::Containers => keeps_object_contexts(name),
+                LibraryContexts::None => false,
+            };
+        self.sensitive.insert(class, s);
+        s
+    }
+
+    /// Is the static method `m` analysed in its caller's context (rather
+    /// than the empty one)?
+    pub(crate) fn static_gets_context(&mut self, m: MethodId) -> bool {
+        self.class_gets_context(m)
+    }
+
+    /// Does `callee`, called on an object of site `site` whose heap context
+    /// is empty or not, run in that object's context (rather than the
+    /// empty one)? Application code always does; JDK code per
+    /// [`LibraryContexts`], where `Containers` asks in addition that the
+    /// receiver belong to the application: allocated in application code,
+    /// or in a method running in a context, or a harness object. JDK-internal
+    /// collections then share one context, so the JDK's own bookkeeping is
+    /// not cloned per collection.
+    pub(crate) fn receiver_gets_context(&mut self, callee: MethodId, site: SiteId, heap_empty: bool) -> bool {
+        if !self.class_gets_context(callee) {
+            return false;
+        }
+        if self.cfg.library != LibraryContexts::Containers {
+            return true;
+        }
+        let class = self.p.method(callee).class;
+        if !is_jdk_class(&self.p.class(class).name) {
+            return true;
+        }
+        !heap_empty || self.site_in_application(site)
+    }
+
+    /// Is the site an allocation in non-JDK code or a harness object?
+    pub(crate) fn site_in_application(&mut self, site: SiteId) -> bool {
+        if let Some(&b) = self.app_sites.get(&site) {
+            return b;
+        }
+        let b = match self.t.sites.key(site) {
+            SiteKey::Alloc { method, .. }
+            | SiteKey::Lambda { method, .. }
+            | SiteKey::ConstructorRef { method, .. } => {
+                !is_jdk_class(&self.p.class(self.p.method(*method).class).name)
+            }
+            SiteKey::Entry(_) => true,
+            _ => false,
+        };
+        self.app_sites.insert(site, b);
+        b
+    }
+
+    /// The heap effects modelled for `m` (after dispatch).
+    pub(crate) fn effects(&mut self, m: MethodId) -> Arc<[HeapEffect]> {
+        if let Some(e) = self.effects.get(&m) {
+            return e.clone();
+        }
+        let md = self.p.method(m);
+        let class = &self.p.class(md.class).name;
+        let e: Arc<[HeapEffect]> = lockstep_models::heap_effects(class, &md.name, &md.descriptor)
+            .into_iter()
+            .map(|h| h.effect)
+            .collect();
+        self.effects.insert(m, e.clone());
+        e
+    }
+
+    /// The fields an offset-addressed `Unsafe` access on an object of type
+    /// `ty` may touch: the elements of an array; every instance reference
+    /// field of a class (and the catch-all field) otherwise.
+    pub(crate) fn anywhere_fields(&mut self, ty: TypeId) -> Arc<[FieldId]> {
+        if let Some(f) = self.anywhere.get(&ty) {
+            return f.clone();
+        }
+        let mut keys = Vec::new();
+        let ids: Arc<[FieldId]> = match self.t.types.key(ty).clone() {
+            TypeKey::Array(_) => Arc::from(vec![self.t.element()]),
+            other => {
+                if let TypeKey::Class(c) = other {
+                    for &k in self.p.superclasses(c) {
+                        let info = self.p.class(k);
+                        for f in &info.file.fields {
+                            let is_static = f.access_flags & access::STATIC != 0;
+                            let is_ref = f.descriptor.starts_with('L') || f.descriptor.starts_with('[');
+                            if !is_static && is_ref {
+                                keys.push(FieldKey::Field {
+                                    class: info.name.clone(),
+                                    name: f.name.clone(),
+                                });
+                            }
+                        }
+                    }
+                }
+                let mut ids: Vec<FieldId> = keys.into_iter().map(|k| self.t.field(k)).collect();
+                ids.push(self.t.anywhere());
+                Arc::from(ids)
+            }
+        };
+        self.anywhere.insert(ty, ids.clone());
+        ids
+    }
+
+    /// The site of the objects a constructor reference creates, and of the
+    /// lambda objects themselves, are in the lambda fact; this is the
+    /// type of a site.
+    pub(crate) fn site_type(&self, s: SiteId) -> TypeId {
+        self.t.site_ty[s as usize]
+    }
+
+    /// The declared return type of `m` when it is a reference.
+    pub(crate) fn return_type(&self, m: MethodId) -> Option<Arc<str>> {
+        let d = &self.p.method(m).descriptor;
+        lockstep_program::descriptor::return_type(d).and_then(facts::ref_type_name)
+    }
+
+    /// Is the implementation of a lambda one that takes its receiver from
+    /// the first value?
+    pub(crate) fn lambda_takes_receiver(imp: &LambdaImpl) -> bool {
+        matches!(imp, LambdaImpl::Special(_) | LambdaImpl::Virtual { .. })
+    }
+}
+
+/// The context a method called on an object runs in: the object's site,
+/// then its heap context, cut to `k` elements.
+pub(crate) fn receiver_context<T: Clone>(k: usize, site: &T, heap: &[T]) -> Vec<T> {
+    let mut c = Vec::with_capacity(k);
+    if k > 0 {
+        c.push(site.clone());
+        c.extend(heap.iter().take(k - 1).cloned());
+    }
+    c
+}
+
+/// The heap context of an object allocated in a method running in `ctx`.
+pub(crate) fn heap_context<T: Clone>(h: usize, ctx: &[T]) -> Vec<T> {
+    ctx.iter().take(h).cloned().collect()
+}

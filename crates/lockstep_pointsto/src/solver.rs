@@ -1,0 +1,1278 @@
+//! The fast solver: a worklist over pointer nodes with difference
+//! propagation, building the call graph on the fly.
+//!
+//! Pointers are dense ids: the slots of each reached (method, context)
+//! (allocated in one block when the pair is first reached), one pointer per
+//! (object, field) and per static field, one exception pointer per method,
+//! and temporaries for models. Each pointer has its points-to set, the part
+//! of it not yet propagated (`diff`), its copy edges (optionally filtered by
+//! type) and its *uses*: loads and stores through it, calls and thread
+//! starts on it. Processing a pointer sends its `diff` along its edges and
+//! applies its uses to each new object, which adds edges (`o.f`), reaches
+//! methods in contexts, and connects arguments, results and exceptions.
+//!
+//! Rules, in the notation of the Datalog formulations this follows (Doop,
+//! Smaragdakis & Bravenboer), with `c` a method context and `hc` a heap
+//! context:
+//!
+//! ```text
+//! new:    v = new T @s in (m,c)          ⇒ (s, heap(c)) ∈ pts(v,c)
+//! copy:   v = w                          ⇒ pts(w,c) ⊆ pts(v,c)
+//! load:   v = w.f,  o ∈ pts(w,c)         ⇒ pts(o.f) ⊆ pts(v,c)
+//! store:  w.f = v,  o ∈ pts(w,c)         ⇒ pts(v,c) ⊆ pts(o.f)
+//! call:   r = w.m(a), o ∈ pts(w,c), t = dispatch(type(o), m), c' = ctx(o)
+//!                                        ⇒ reach (t,c'), o ∈ pts(this_t,c'),
+//!                                          pts(a,c) ⊆ pts(param_t,c'), pts(ret_t,c') ⊆ pts(r,c)
+//! static: r = C.m(a)                     ⇒ as above with c' = c, no receiver
+//! ```
+//!
+//! Determinism: one thread; FIFO worklists; ids assigned in first-seen
+//! order. Bodies of newly reached methods are lowered in parallel before
+//! use (pure work whose results do not depend on the order).
+
+use std::collections::VecDeque;
+use std::sync::Arc;
+use std::time::Instant;
+
+use lockstep_ir::StmtId;
+use lockstep_models::{HeapEffect, Operand as ModelOperand, TaskShape};
+use lockstep_program::{ClassId, EdgeKind, EntryPoints, MethodId, Program};
+use rustc_hash::{FxHashMap, FxHashSet};
+
+use crate::config::Config;
+use crate::filters::Filters;
+use crate::facts::{Fact, LambdaFact, LambdaImpl, Slot, Target, Template};
+use crate::intern::Interner;
+use crate::keys::SiteKey;
+use crate::pts::IdSet;
+use crate::result::{self, PtrKind, RawResult, RawThreadStart};
+use crate::rules::{heap_context, receiver_context, FieldId, Rules, SiteId};
+use crate::types::TypeId;
+
+pub(crate) type PtrId = u32;
+pub(crate) type ObjId = u32;
+pub(crate) type CtxId = u32;
+pub(crate) type MCtxId = u32;
+
+const NO_FILTER: u32 = u32::MAX;
+/// "No lambda object": the `via` of ordinary call edges.
+const NO_VIA: u32 = u32::MAX;
+
+/// Something to do with each object a pointer gets.
+#[derive(Debug, Clone, Copy)]
+enum Use {
+    /// `dst = this.f`.
+    Load(FieldId, PtrId),
+    /// `this.f = src`.
+    Store(FieldId, PtrId),
+    /// A virtual or special call with this receiver ([`Solver::calls`]).
+    Call(u32),
+    /// A thread start with this task: call instance, launch index.
+    Launch(u32, u16),
+    /// The receiver of a lambda's implementation ([`Solver::lambda_recvs`]).
+    LambdaRecv(u32),
+}
+
+/// A call site of a method running in one context.
+struct CallInst {
+    caller: MCtxId,
+    tpl: Arc<Template>,
+    index: u32,
+}
+
+/// Where an edge starts: a call site in a method context, and how.
+#[derive(Debug, Clone, Copy)]
+struct Site {
+    caller: MCtxId,
+    stmt: StmtId,
+    kind: EdgeKind,
+}
+
+/// The callee side of a call edge waiting for its method context's template.
+struct Pending {
+    new_edge: bool,
+    args: Vec<Option<PtrId>>,
+    result: Option<PtrId>,
+    this: Option<ObjId>,
+}
+
+/// How a lambda's implementation is entered once its receiver is known.
+enum RecvTarget {
+    Direct(MethodId),
+    Virtual {
+        class: ClassId,
+        name: Arc<str>,
+        desc: Arc<str>,
+        sig: u32,
+    },
+}
+
+struct LambdaRecv {
+    site: Site,
+    via: ObjId,
+    target: RecvTarget,
+    args: Vec<Option<PtrId>>,
+    result: Option<PtrId>,
+}
+
+pub(crate) struct Solver<'p> {
+    r: Rules<'p>,
+    ctxs: Interner<Box<[SiteId]>>,
+    heap_of: FxHashMap<CtxId, CtxId>,
+    objs: Interner<(SiteId, CtxId)>,
+    obj_ctx: Vec<CtxId>,
+    mctxs: Interner<(MethodId, CtxId)>,
+    mctx_base: Vec<PtrId>,
+    mctx_tpl: Vec<Option<Arc<Template>>>,
+    /// Whether a method context's template is built and its slots exist.
+    materialized: Vec<bool>,
+    /// Call edges into method contexts not yet materialized, replayed when they are.
+    pending: FxHashMap<MCtxId, Vec<Pending>>,
+    contexts_per_method: FxHashMap<MethodId, u32>,
+    budget_fallbacks: u64,
+
+    pts: Vec<IdSet>,
+    diff: Vec<IdSet>,
+    succ: Vec<Vec<(PtrId, u32)>>,
+    uses: Vec<Vec<Use>>,
+    queued: Vec<bool>,
+    kinds: Vec<PtrKind>,
+    edge_set: FxHashSet<(PtrId, PtrId, u32)>,
+    field_ptr: FxHashMap<(ObjId, FieldId), PtrId>,
+    static_ptr: FxHashMap<FieldId, PtrId>,
+    exc_ptr: Option<PtrId>,
+    filters: Filters,
+    /// The filter of each pointer's declared type (variables), or `NO_FILTER`.
+    ptr_filter: Vec<u32>,
+
+    calls: Vec<CallInst>,
+    lambda_recvs: Vec<LambdaRecv>,
+    lambda_seen: FxHashSet<(MCtxId, StmtId, EdgeKind, ObjId)>,
+    edge_keys: FxHashSet<(MCtxId, StmtId, EdgeKind, MCtxId, u32)>,
+    cs_edge_set: FxHashSet<(MCtxId, StmtId, EdgeKind, MCtxId)>,
+    cs_edges: Vec<(MCtxId, StmtId, EdgeKind, MCtxId)>,
+    thread_starts: Vec<RawThreadStart>,
+
+    worklist: VecDeque<PtrId>,
+    reach_queue: VecDeque<MCtxId>,
+    initialized: FxHashSet<ClassId>,
+    class_inits: Vec<MethodId>,
+    iterations: u64,
+    counters: [u64; 8],
+}
+
+impl<'p> Solver<'p> {
+    pub(crate) fn new(p: &'p Program, cfg: Config) -> Solver<'p> {
+        let mut ctxs = Interner::default();
+        ctxs.intern(Box::<[SiteId]>::from([]));
+        Solver {
+            r: Rules::new(p, cfg),
+            ctxs,
+            heap_of: FxHashMap::default(),
+            objs: Interner::default(),
+            obj_ctx: Vec::new(),
+            mctxs: Interner::default(),
+            mctx_base: Vec::new(),
+            mctx_tpl: Vec::new(),
+            materialized: Vec::new(),
+            pending: FxHashMap::default(),
+            contexts_per_method: FxHashMap::default(),
+            budget_fallbacks: 0,
+            pts: Vec::new(),
+            diff: Vec::new(),
+            succ: Vec::new(),
+            uses: Vec::new(),
+            queued: Vec::new(),
+            kinds: Vec::new(),
+            edge_set: FxHashSet::default(),
+            field_ptr: FxHashMap::default(),
+            static_ptr: FxHashMap::default(),
+            exc_ptr: None,
+            filters: Filters::new(),
+            ptr_filter: Vec::new(),
+            calls: Vec::new(),
+            lambda_recvs: Vec::new(),
+            lambda_seen: FxHashSet::default(),
+            edge_keys: FxHashSet::default(),
+            cs_edge_set: FxHashSet::default(),
+            cs_edges: Vec::new(),
+            thread_starts: Vec::new(),
+            worklist: VecDeque::new(),
+            reach_queue: VecDeque::new(),
+            initialized: FxHashSet::default(),
+            class_inits: Vec::new(),
+            iterations: 0,
+            counters: [0; 8],
+        }
+    }
+
+    pub(crate) fn solve(mut self, entries: &EntryPoints) -> RawResult {
+        let start = Instant::now();
+        self.seed_vm_statics();
+        for &m in &entries.methods {
+            self.seed_entry(m);
+        }
+        loop {
+            if !self.reach_queue.is_empty() {
+                // One layer of newly reached method contexts at a time, their
+                // bodies lowered in parallel first.
+                let batch: Vec<MCtxId> = self.reach_queue.drain(..).collect();
+                let t0 = Instant::now();
+                self.prefetch(&batch);
+                let t1 = Instant::now();
+                for mc in batch {
+                    self.materialize(mc);
+                    self.instantiate(mc);
+                }
+                self.counters[5] += (t1 - t0).as_micros() as u64;
+                self.counters[6] += t1.elapsed().as_micros() as u64;
+                continue;
+            }
+            let Some(p) = self.worklist.pop_front() else {
+                break;
+            };
+            self.queued[p as usize] = false;
+            self.process(p);
+        }
+        let millis = start.elapsed().as_millis();
+        self.finish(entries, millis)
+    }
+
+    // ------------------------------------------------------------------
+    // Ids
+
+    fn ctx(&mut self, sites: Vec<SiteId>) -> CtxId {
+        self.ctxs.intern(sites.into_boxed_slice()).0
+    }
+
+    fn heap_ctx(&mut self, c: CtxId) -> CtxId {
+        if self.r.h == 0 || c == 0 {
+            return 0;
+        }
+        if let Some(&h) = self.heap_of.get(&c) {
+            return h;
+        }
+        let v = heap_context(self.r.h, self.ctxs.key(c));
+        let h = self.ctx(v);
+        self.heap_of.insert(c, h);
+        h
+    }
+
+    fn obj(&mut self, site: SiteId, hctx: CtxId) -> ObjId {
+        let (o, new) = self.objs.intern((site, hctx));
+        if new {
+            self.obj_ctx.push(u32::MAX);
+            let ty = self.r.site_type(site);
+            self.filters.add_object(&mut self.r, o, ty);
+        }
+        o
+    }
+
+    fn obj_ty(&self, o: ObjId) -> TypeId {
+        let (site, _) = *self.objs.key(o);
+        self.r.site_type(site)
+    }
+
+    /// The context of a method called on `o` (before the callee's own policy).
+    fn recv_ctx(&mut self, o: ObjId) -> CtxId {
+        let c = self.obj_ctx[o as usize];
+        if c != u32::MAX {
+            return c;
+        }
+        let (site, h) = *self.objs.key(o);
+        let v = receiver_context(self.r.k, &site, self.ctxs.key(h));
+        let c = self.ctx(v);
+        self.obj_ctx[o as usize] = c;
+        c
+    }
+
+    /// The context `callee` runs in when called on `o`.
+    fn callee_ctx(&mut self, callee: MethodId, o: ObjId) -> CtxId {
+        let (site, h) = *self.objs.key(o);
+        if self.r.receiver_gets_context(callee, site, h == 0) {
+            self.recv_ctx(o)
+        } else {
+            0
+        }
+    }
+
+    fn new_ptr(&mut self, kind: PtrKind) -> PtrId {
+        self.new_typed_ptr(kind, NO_FILTER)
+    }
+
+    fn new_typed_ptr(&mut self, kind: PtrKind, filter: u32) -> PtrId {
+        let id = self.pts.len() as PtrId;
+        self.ptr_filter.push(filter);
+        self.pts.push(IdSet::new());
+        self.diff.push(IdSet::new());
+        self.succ.push(Vec::new());
+        self.uses.push(Vec::new());
+        self.queued.push(false);
+        self.kinds.push(kind);
+        id
+    }
+
+    /// The method context `(m, c)`, created (and queued for its facts) on
+    /// first sight; over the per-method budget, the empty context instead.
+    fn mctx(&mut self, m: MethodId, c: CtxId) -> MCtxId {
+        if let Some(mc) = self.mctxs.get(&(m, c)) {
+            return mc;
+        }
+        let mut c = c;
+        if c != 0 {
+            if let Some(max) = self.r.cfg.max_contexts_per_method {
+                let n = self.contexts_per_method.entry(m).or_insert(0);
+                if *n >= max {
+                    self.budget_fallbacks += 1;
+                    c = 0;
+                    if let Some(mc) = self.mctxs.get(&(m, c)) {
+                        return mc;
+                    }
+                } else {
+                    *n += 1;
+                }
+            }
+        }
+        let (mc, _) = self.mctxs.intern((m, c));
+        self.mctx_base.push(PtrId::MAX);
+        self.mctx_tpl.push(None);
+        self.materialized.push(false);
+        self.reach_queue.push_back(mc);
+        mc
+    }
+
+    /// Builds the template of a method context and its slot pointers (once),
+    /// then replays the call edges that arrived before.
+    fn materialize(&mut self, mc: MCtxId) {
+        if self.materialized[mc as usize] {
+            return;
+        }
+        self.materialized[mc as usize] = true;
+        let m = self.mctxs.key(mc).0;
+        let t0 = Instant::now();
+        let tpl = self.r.template(m);
+        self.counters[7] += t0.elapsed().as_micros() as u64;
+        let base = self.pts.len() as PtrId;
+        if let Some(t) = &tpl {
+            for slot in 0..t.slots {
+                let filter = match t.slot_types.get(slot as usize).copied().flatten() {
+                    Some(ty) => self.type_filter(ty),
+                    None => NO_FILTER,
+                };
+                self.new_typed_ptr(PtrKind::Var(mc, slot), filter);
+            }
+        }
+        self.mctx_base[mc as usize] = base;
+        self.mctx_tpl[mc as usize] = tpl;
+        if let Some(list) = self.pending.remove(&mc) {
+            for p in list {
+                self.connect_callee(mc, p);
+            }
+        }
+    }
+
+    fn slot_ptr(&self, mc: MCtxId, s: Slot) -> PtrId {
+        self.mctx_base[mc as usize] + s
+    }
+
+    fn field_ptr(&mut self, o: ObjId, f: FieldId) -> PtrId {
+        if let Some(&p) = self.field_ptr.get(&(o, f)) {
+            return p;
+        }
+        let p = self.new_ptr(PtrKind::Field(o, f));
+        self.field_ptr.insert((o, f), p);
+        p
+    }
+
+    fn static_ptr(&mut self, f: FieldId) -> PtrId {
+        if let Some(&p) = self.static_ptr.get(&f) {
+            return p;
+        }
+        let p = self.new_ptr(PtrKind::Static(f));
+        self.static_ptr.insert(f, p);
+        p
+    }
+
+    /// The one pointer holding every thrown object.
+    fn exc_ptr(&mut self) -> PtrId {
+        if let Some(p) = self.exc_ptr {
+            return p;
+        }
+        let p = self.new_ptr(PtrKind::Exc);
+        self.exc_ptr = Some(p);
+        p
+    }
+
+    // ------------------------------------------------------------------
+    // Propagation
+
+    fn enqueue(&mut self, p: PtrId) {
+        if !self.queued[p as usize] {
+            self.queued[p as usize] = true;
+            self.worklist.push_back(p);
+        }
+    }
+
+    /// Adds `set` to `dst`, keeping only what the edge's filter and the
+    /// pointer's declared type allow, and queues what is new.
+    fn propagate(&mut self, set: &IdSet, dst: PtrId, filter: u32) {
+        self.counters[0] += 1;
+        self.counters[1] += set.len() as u64;
+        let own = self.ptr_filter[dst as usize];
+        let new = match (filter == NO_FILTER, own == NO_FILTER) {
+            (true, true) => self.pts[dst as usize].union_diff(set),
+            (false, true) => {
+                let kept = set.intersect(&self.filters.masks[filter as usize]);
+                self.pts[dst as usize].union_diff(&kept)
+            }
+            (true, false) => {
+                let kept = set.intersect(&self.filters.masks[own as usize]);
+                self.pts[dst as usize].union_diff(&kept)
+            }
+            (false, false) => {
+                let kept = set
+                    .intersect(&self.filters.masks[filter as usize])
+                    .intersect(&self.filters.masks[own as usize]);
+                self.pts[dst as usize].union_diff(&kept)
+            }
+        };
+        if !new.is_empty() {
+            self.diff[dst as usize].union_with(&new);
+            self.enqueue(dst);
+        }
+    }
+
+    fn add_obj(&mut self, dst: PtrId, o: ObjId) {
+        let own = self.ptr_filter[dst as usize];
+        if own != NO_FILTER && !self.filters.masks[own as usize].contains(o) {
+            return;
+        }
+        if self.pts[dst as usize].insert(o) {
+            self.diff[dst as usize].insert(o);
+            self.enqueue(dst);
+        }
+    }
+
+    /// `pts(src) ⊆ pts(dst)` (filtered), from now on.
+    fn add_edge(&mut self, src: PtrId, dst: PtrId, filter: u32) {
+        if src == dst || !self.edge_set.insert((src, dst, filter)) {
+            return;
+        }
+        self.succ[src as usize].push((dst, filter));
+        if !self.pts[src as usize].is_empty() {
+            // Take the set out so `propagate` can borrow `self` mutably; `dst != src`.
+            let set = std::mem::take(&mut self.pts[src as usize]);
+            self.propagate(&set, dst, filter);
+            self.pts[src as usize] = set;
+        }
+    }
+
+    fn add_use(&mut self, p: PtrId, u: Use) {
+        self.uses[p as usize].push(u);
+        if !self.pts[p as usize].is_empty() {
+            let objs: Vec<ObjId> = self.pts[p as usize].iter().collect();
+            for o in objs {
+                self.apply(u, o);
+            }
+        }
+    }
+
+    fn process(&mut self, p: PtrId) {
+        self.iterations += 1;
+        let d = std::mem::take(&mut self.diff[p as usize]);
+        if d.is_empty() {
+            return;
+        }
+        let n = self.succ[p as usize].len();
+        for i in 0..n {
+            let (q, f) = self.succ[p as usize][i];
+            self.propagate(&d, q, f);
+        }
+        let nu = self.uses[p as usize].len();
+        if nu > 0 {
+            let objs: Vec<ObjId> = d.iter().collect();
+            for i in 0..nu {
+                let u = self.uses[p as usize][i];
+                for &o in &objs {
+                    self.apply(u, o);
+                }
+            }
+        }
+    }
+
+    fn apply(&mut self, u: Use, o: ObjId) {
+        self.counters[2] += 1;
+        match u {
+            Use::Load(f, dst) => {
+                if f == self.r.t.anywhere() {
+                    let ty = self.obj_ty(o);
+                    for &g in self.r.anywhere_fields(ty).iter() {
+                        let fp = self.field_ptr(o, g);
+                        self.add_edge(fp, dst, NO_FILTER);
+                    }
+                } else {
+                    let fp = self.field_ptr(o, f);
+                    self.add_edge(fp, dst, NO_FILTER);
+                }
+            }
+            Use::Store(f, src) => {
+                if f == self.r.t.anywhere() {
+                    let ty = self.obj_ty(o);
+                    for &g in self.r.anywhere_fields(ty).iter() {
+                        let fp = self.field_ptr(o, g);
+                        self.add_edge(src, fp, NO_FILTER);
+                    }
+                } else {
+                    let fp = self.field_ptr(o, f);
+                    self.add_edge(src, fp, NO_FILTER);
+                }
+            }
+            Use::Call(ci) => self.call_on(ci, o),
+            Use::Launch(ci, li) => self.launch_on(ci, li, o),
+            Use::LambdaRecv(lr) => self.lambda_recv_on(lr, o),
+        }
+    }
+
+    // ------------------------------------------------------------------
+    // Reaching methods
+
+    fn prefetch(&mut self, batch: &[MCtxId]) {
+        let mut todo: Vec<MethodId> = batch
+            .iter()
+            .map(|&mc| self.mctxs.key(mc).0)
+            .filter(|m| !self.r.has_template(*m))
+            .collect();
+        todo.sort_unstable();
+        todo.dedup();
+        if todo.len() >= 8 {
+            self.r.p.prefetch_bodies(&todo);
+        }
+    }
+
+    fn initialize(&mut self, c: ClassId) {
+        if self.initialized.contains(&c) {
+            return;
+        }
+        let p = self.r.p;
+        for &k in p.superclasses(c) {
+            if !self.initialized.insert(k) {
+                continue;
+            }
+            if let Some(ci) = p.class(k).declared_method("<clinit>", "()V") {
+                self.class_inits.push(ci);
+                self.mctx(ci, 0);
+            }
+        }
+    }
+
+    fn seed_vm_statics(&mut self) {
+        for f in lockstep_models::vm_static_fields() {
+            let field = self.r.t.field(crate::keys::FieldKey::Field {
+                class: Arc::from(f.class),
+                name: Arc::from(f.name),
+            });
+            let site = self
+                .r
+                .t
+                .named_site(self.r.p, SiteKey::Vm(Arc::from(f.value_class)));
+            let o = self.obj(site, 0);
+            let sp = self.static_ptr(field);
+            self.add_obj(sp, o);
+        }
+    }
+
+    /// The harness object of a type; arrays hold the harness object of
+    /// their component type.
+    fn entry_obj(&mut self, ty: &str) -> ObjId {
+        let site = self.r.t.named_site(self.r.p, SiteKey::Entry(Arc::from(ty)));
+        let o = self.obj(site, 0);
+        if let Some(component) = ty.strip_prefix('[') {
+            if let Some(inner) = crate::facts::ref_type_name(component) {
+                let e = self.r.t.element();
+                if !self.field_ptr.contains_key(&(o, e)) {
+                    let fp = self.field_ptr(o, e);
+                    let io = self.entry_obj(&inner);
+                    self.add_obj(fp, io);
+                }
+            }
+        }
+        o
+    }
+
+    fn seed_entry(&mut self, m: MethodId) {
+        let p = self.r.p;
+        let Some(md) = p.try_method(m) else {
+            return;
+        };
+        self.initialize(md.class);
+        let params: Vec<Option<Arc<str>>> = lockstep_program::descriptor::param_types(&md.descriptor)
+            .unwrap_or_default()
+            .into_iter()
+            .map(crate::facts::ref_type_name)
+            .collect();
+        let this = if md.is_static() {
+            None
+        } else {
+            let name = p.class(md.class).name.clone();
+            Some(self.entry_obj(&name))
+        };
+        let ctx = match this {
+            Some(o) => self.callee_ctx(m, o),
+            None => 0,
+        };
+        let mc = self.mctx(m, ctx);
+        self.materialize(mc);
+        let Some(tpl) = self.mctx_tpl[mc as usize].clone() else {
+            return;
+        };
+        if let (Some(o), Some(s)) = (this, tpl.this_slot) {
+            let ptr = self.slot_ptr(mc, s);
+            self.add_obj(ptr, o);
+        }
+        for (i, ty) in params.iter().enumerate() {
+            if let (Some(ty), Some(Some(s))) = (ty, tpl.params.get(i)) {
+                let o = self.entry_obj(ty);
+                let ptr = self.slot_ptr(mc, *s);
+                self.add_obj(ptr, o);
+            }
+        }
+    }
+
+    fn filter_id(&mut self, types: &Arc<[TypeId]>) -> u32 {
+        self.filters.filter(&mut self.r, types)
+    }
+
+    fn type_filter(&mut self, ty: TypeId) -> u32 {
+        self.filters.single(&mut self.r, ty)
+    }
+
+    /// Adds the facts of a newly reached method context.
+    fn instantiate(&mut self, mc: MCtxId) {
+        let Some(tpl) = self.mctx_tpl[mc as usize].clone() else {
+            return;
+        };
+        let (m, ctx) = *self.mctxs.key(mc);
+        let base = self.mctx_base[mc as usize];
+        let exceptions = self.r.cfg.exceptions;
+        for fact in &tpl.facts {
+            match fact {
+                Fact::New { dst, site } => {
+                    let h = self.heap_ctx(ctx);
+                    let o = self.obj(*site, h);
+                    self.add_obj(base + dst, o);
+                }
+                Fact::Const { dst, site } => {
+                    let o = self.obj(*site, 0);
+                    self.add_obj(base + dst, o);
+                }
+                Fact::Copy { dst, src } => self.add_edge(base + src, base + dst, NO_FILTER),
+                Fact::Filter { dst, src, types } => {
+                    let f = self.filter_id(types);
+                    self.add_edge(base + src, base + dst, f);
+                }
+                Fact::Load { dst, base: b, field } => {
+                    self.add_use(base + b, Use::Load(*field, base + dst))
+                }
+                Fact::Store { base: b, field, src } => {
+                    self.add_use(base + b, Use::Store(*field, base + src))
+                }
+                Fact::StaticLoad { dst, field } => {
+                    let sp = self.static_ptr(*field);
+                    self.add_edge(sp, base + dst, NO_FILTER);
+                }
+                Fact::StaticStore { field, src } => {
+                    let sp = self.static_ptr(*field);
+                    self.add_edge(base + src, sp, NO_FILTER);
+                }
+                Fact::Init(c) => self.initialize(*c),
+                Fact::Call(i) => self.instantiate_call(mc, &tpl, *i),
+                Fact::Lambda(i) => {
+                    let Some(lf) = tpl.lambdas.get(*i as usize).cloned() else {
+                        continue;
+                    };
+                    let h = self.heap_ctx(ctx);
+                    let l = self.obj(lf.obj_site, h);
+                    if let Some(d) = lf.dst {
+                        self.add_obj(base + d, l);
+                    }
+                    for (i, cap) in lf.captures.iter().enumerate() {
+                        if let Some(c) = cap {
+                            let key = crate::keys::FieldKey::Capture(i as u16);
+                            let f = self.r.t.field(key);
+                            let fp = self.field_ptr(l, f);
+                            self.add_edge(base + c, fp, NO_FILTER);
+                        }
+                    }
+                }
+                Fact::Throw { src } => {
+                    if exceptions {
+                        let e = self.exc_ptr();
+                        self.add_edge(base + src, e, NO_FILTER);
+                    }
+                }
+                Fact::Catch { dst, types } => {
+                    if exceptions {
+                        let e = self.exc_ptr();
+                        let f = match types {
+                            Some(t) => self.filter_id(t),
+                            None => NO_FILTER,
+                        };
+                        self.add_edge(e, base + dst, f);
+                    }
+                }
+            }
+        }
+    }
+
+    fn instantiate_call(&mut self, mc: MCtxId, tpl: &Arc<Template>, index: u32) {
+        let Some(c) = tpl.calls.get(index as usize) else {
+            return;
+        };
+        let ci = self.calls.len() as u32;
+        self.calls.push(CallInst {
+            caller: mc,
+            tpl: tpl.clone(),
+            index,
+        });
+        let site = Site {
+            caller: mc,
+            stmt: c.stmt,
+            kind: c.kind,
+        };
+        let args: Vec<Option<PtrId>> = c.args.iter().map(|a| a.map(|s| self.slot_ptr(mc, s))).collect();
+        let result = c.result.map(|s| self.slot_ptr(mc, s));
+        let recv = c.recv.map(|s| self.slot_ptr(mc, s));
+        match &c.target {
+            Target::Direct(t) if c.kind == EdgeKind::Static => {
+                let ctx = if self.r.static_gets_context(*t) {
+                    self.mctxs.key(mc).1
+                } else {
+                    0
+                };
+                self.connect(site, *t, ctx, None, None, &args, result, NO_VIA);
+            }
+            Target::Direct(_) | Target::Virtual { .. } => {
+                if let Some(r) = recv {
+                    self.add_use(r, Use::Call(ci));
+                }
+            }
+            Target::Unresolved => {
+                if let (Some(r), Some(ty)) = (result, &c.ret_type) {
+                    self.opaque_into(r, ty.clone());
+                }
+            }
+        }
+        for (li, l) in c.launches.iter().enumerate() {
+            let task = self.slot_ptr(mc, l.task);
+            match l.shape {
+                TaskShape::Functional | TaskShape::Thread => {
+                    self.add_use(task, Use::Launch(ci, li as u16))
+                }
+                TaskShape::Array => {
+                    let t = self.new_ptr(PtrKind::Temp);
+                    let e = self.r.t.element();
+                    self.add_use(task, Use::Load(e, t));
+                    self.add_use(t, Use::Launch(ci, li as u16));
+                }
+                // The elements of a collection are not tracked through the model.
+                TaskShape::Collection => {}
+            }
+        }
+    }
+
+    fn opaque_into(&mut self, dst: PtrId, ty: Arc<str>) {
+        let site = self.r.t.named_site(self.r.p, SiteKey::Opaque(ty));
+        let o = self.obj(site, 0);
+        self.add_obj(dst, o);
+    }
+
+    // ------------------------------------------------------------------
+    // Calls
+
+    fn call_args(&self, ci: u32) -> (Site, Option<PtrId>, Vec<Option<PtrId>>, Option<PtrId>) {
+        let inst = &self.calls[ci as usize];
+        let c = &inst.tpl.calls[inst.index as usize];
+        let site = Site {
+            caller: inst.caller,
+            stmt: c.stmt,
+            kind: c.kind,
+        };
+        let base = self.mctx_base[inst.caller as usize];
+        let args = c.args.iter().map(|a| a.map(|s| base + s)).collect();
+        (
+            site,
+            c.recv.map(|s| base + s),
+            args,
+            c.result.map(|s| base + s),
+        )
+    }
+
+    /// A virtual or special call site gets receiver object `o`.
+    fn call_on(&mut self, ci: u32, o: ObjId) {
+        let target = {
+            let inst = &self.calls[ci as usize];
+            inst.tpl.calls[inst.index as usize].target.clone()
+        };
+        let ty = self.obj_ty(o);
+        match target {
+            Target::Direct(t) => {
+                let class = self.r.p.method(t).class;
+                if !self.r.receiver_ok(ty, class) {
+                    return;
+                }
+                let (site, recv, args, result) = self.call_args(ci);
+                let ctx = self.callee_ctx(t, o);
+                self.connect(site, t, ctx, Some(o), recv, &args, result, NO_VIA);
+            }
+            Target::Virtual {
+                class,
+                name,
+                desc,
+                sig,
+            } => {
+                if !self.r.receiver_ok(ty, class) {
+                    return;
+                }
+                let (site, recv, args, result) = self.call_args(ci);
+                if let Some(lf) = self.r.lambda_of_type(ty).cloned() {
+                    self.lambda_invoke(site, o, &lf, &name, &desc, recv, args, result);
+                } else if let Some(t) = self.r.dispatch(ty, sig) {
+                    let ctx = self.callee_ctx(t, o);
+                    self.connect(site, t, ctx, Some(o), recv, &args, result, NO_VIA);
+                }
+            }
+            Target::Unresolved => {}
+        }
+    }
+
+    /// A modelled thread start gets task object `o`.
+    fn launch_on(&mut self, ci: u32, li: u16, o: ObjId) {
+        let (launch, interface, caller, stmt) = {
+            let inst = &self.calls[ci as usize];
+            let c = &inst.tpl.calls[inst.index as usize];
+            let Some(l) = c.launches.get(usize::from(li)) else {
+                return;
+            };
+            (l.launch, l.interface, inst.caller, c.stmt)
+        };
+        let ty = self.obj_ty(o);
+        if let Some(i) = interface {
+            if !self.r.receiver_ok(ty, i) {
+                return;
+            }
+        }
+        let site = Site {
+            caller,
+            stmt,
+            kind: EdgeKind::TaskLaunch,
+        };
+        let mut started = false;
+        if let Some(lf) = self.r.lambda_of_type(ty).cloned() {
+            for (n, d) in launch.entry.candidates {
+                if lf.shape.implements(n, d) {
+                    let (n, d) = (Arc::from(*n), Arc::from(*d));
+                    self.lambda_invoke(site, o, &lf, &n, &d, None, Vec::new(), None);
+                    started = true;
+                    break;
+                }
+            }
+        } else {
+            for (n, d) in launch.entry.candidates {
+                let (n, d): (Arc<str>, Arc<str>) = (Arc::from(*n), Arc::from(*d));
+                let sig = self.r.t.sig(&n, &d);
+                if let Some(t) = self.r.dispatch(ty, sig) {
+                    let ctx = self.callee_ctx(t, o);
+                    self.connect(site, t, ctx, Some(o), None, &[], None, NO_VIA);
+                    started = true;
+                    break;
+                }
+            }
+        }
+        if started {
+            self.thread_starts.push(RawThreadStart {
+                caller,
+                stmt,
+                launch,
+                task: o,
+            });
+        }
+    }
+
+    /// A call of `name desc` on lambda object `l`.
+    #[allow(clippy::too_many_arguments)]
+    fn lambda_invoke(
+        &mut self,
+        site: Site,
+        l: ObjId,
+        lf: &LambdaFact,
+        name: &Arc<str>,
+        desc: &Arc<str>,
+        recv: Option<PtrId>,
+        args: Vec<Option<PtrId>>,
+        result: Option<PtrId>,
+    ) {
+        if !lf.shape.implements(name, desc) {
+            if let Some(t) = self.r.lambda_other(lf, name, desc) {
+                let ctx = self.callee_ctx(t, l);
+                self.connect(site, t, ctx, Some(l), recv, &args, result, NO_VIA);
+            }
+            return;
+        }
+        if !self.lambda_seen.insert((site.caller, site.stmt, site.kind, l)) {
+            return;
+        }
+        // Captured values first, then the call's arguments.
+        let mut actuals: Vec<Option<PtrId>> = Vec::with_capacity(lf.captures.len() + args.len());
+        for i in 0..lf.captures.len() {
+            let f = self.r.t.field(crate::keys::FieldKey::Capture(i as u16));
+            actuals.push(Some(self.field_ptr(l, f)));
+        }
+        actuals.extend(args);
+        match &lf.imp {
+            LambdaImpl::Static(t) => {
+                // The lambda object stands in for a receiver in the context.
+                let ctx = self.callee_ctx(*t, l);
+                self.connect(site, *t, ctx, None, None, &actuals, result, l);
+            }
+            LambdaImpl::Special(_) | LambdaImpl::Virtual { .. } => {
+                let Some(Some(receiver)) = actuals.first().copied() else {
+                    return;
+                };
+                let target = match &lf.imp {
+                    LambdaImpl::Special(t) => RecvTarget::Direct(*t),
+                    LambdaImpl::Virtual {
+                        class,
+                        name,
+                        desc,
+                        sig,
+                    } => RecvTarget::Virtual {
+                        class: *class,
+                        name: name.clone(),
+                        desc: desc.clone(),
+                        sig: *sig,
+                    },
+                    _ => return,
+                };
+                let id = self.lambda_recvs.len() as u32;
+                self.lambda_recvs.push(LambdaRecv {
+                    site,
+                    via: l,
+                    target,
+                    args: actuals.get(1..).map(<[_]>::to_vec).unwrap_or_default(),
+                    result,
+                });
+                self.add_use(receiver, Use::LambdaRecv(id));
+            }
+            LambdaImpl::Constructor { init } => {
+                let Some(ctor_site) = lf.ctor_site else {
+                    return;
+                };
+                let (_, h) = *self.objs.key(l);
+                let n = self.obj(ctor_site, h);
+                if let Some(r) = result {
+                    self.add_obj(r, n);
+                }
+                let ctx = self.callee_ctx(*init, n);
+                self.connect(site, *init, ctx, Some(n), None, &actuals, None, l);
+            }
+            LambdaImpl::Unresolved => {}
+        }
+    }
+
+    /// The receiver of a lambda's instance implementation gets object `r`.
+    fn lambda_recv_on(&mut self, id: u32, r: ObjId) {
+        let ty = self.obj_ty(r);
+        let lr = &self.lambda_recvs[id as usize];
+        let (site, via, args, result) = (lr.site, lr.via, lr.args.clone(), lr.result);
+        match &lr.target {
+            RecvTarget::Direct(t) => {
+                let t = *t;
+                let class = self.r.p.method(t).class;
+                if !self.r.receiver_ok(ty, class) {
+                    return;
+                }
+                let ctx = self.callee_ctx(t, r);
+                self.connect(site, t, ctx, Some(r), None, &args, result, via);
+            }
+            RecvTarget::Virtual {
+                class,
+                name,
+                desc,
+                sig,
+            } => {
+                let (class, name, desc, sig) = (*class, name.clone(), desc.clone(), *sig);
+                if !self.r.receiver_ok(ty, class) {
+                    return;
+                }
+                if let Some(lf) = self.r.lambda_of_type(ty).cloned() {
+                    self.lambda_invoke(site, r, &lf, &name, &desc, None, args, result);
+                } else if let Some(t) = self.r.dispatch(ty, sig) {
+                    let ctx = self.callee_ctx(t, r);
+                    self.connect(site, t, ctx, Some(r), None, &args, result, via);
+                }
+            }
+        }
+    }
+
+    /// A call edge from `site` to `callee` in context `ctx`: parameters,
+    /// result and models once per edge; `this` per receiver.
+    #[allow(clippy::too_many_arguments)]
+    fn connect(
+        &mut self,
+        site: Site,
+        callee: MethodId,
+        ctx: CtxId,
+        this: Option<ObjId>,
+        recv: Option<PtrId>,
+        args: &[Option<PtrId>],
+        result: Option<PtrId>,
+        via: u32,
+    ) {
+        let mc = self.mctx(callee, ctx);
+        let new_edge = self
+            .edge_keys
+            .insert((site.caller, site.stmt, site.kind, mc, via));
+        if new_edge {
+            if self.cs_edge_set.insert((site.caller, site.stmt, site.kind, mc)) {
+                self.cs_edges.push((site.caller, site.stmt, site.kind, mc));
+            }
+            let effects = self.r.effects(callee);
+            for e in effects.iter() {
+                self.effect(*e, callee, recv, args, result);
+            }
+        }
+        if !new_edge && this.is_none() {
+            return;
+        }
+        let p = Pending {
+            new_edge,
+            args: if new_edge { args.to_vec() } else { Vec::new() },
+            result,
+            this,
+        };
+        if self.materialized[mc as usize] {
+            self.connect_callee(mc, p);
+        } else {
+            self.pending.entry(mc).or_default().push(p);
+        }
+    }
+
+    /// The callee's side of a call edge: needs its template and slots.
+    fn connect_callee(&mut self, mc: MCtxId, p: Pending) {
+        let tpl = self.mctx_tpl[mc as usize].clone();
+        let base = self.mctx_base[mc as usize];
+        let callee = self.mctxs.key(mc).0;
+        if p.new_edge {
+            match &tpl {
+                Some(t) => {
+                    for (a, q) in p.args.iter().zip(&t.params) {
+                        if let (Some(a), Some(q)) = (a, q) {
+                            self.add_edge(*a, base + q, NO_FILTER);
+                        }
+                    }
+                    if let (Some(r), Some(ret)) = (p.result, t.ret) {
+                        self.add_edge(base + ret, r, NO_FILTER);
+                    }
+                }
+                None => {
+                    let defines_result = self.r.effects(callee).iter().any(|e| {
+                        matches!(
+                            e,
+                            HeapEffect::ReturnsReceiver
+                                | HeapEffect::ReturnsVmObject { .. }
+                                | HeapEffect::LoadsAnywhere { .. }
+                                | HeapEffect::LoadsField { .. }
+                        )
+                    });
+                    if !defines_result {
+                        if let (Some(r), Some(ty)) = (p.result, self.r.return_type(callee)) {
+                            self.opaque_into(r, ty);
+                        }
+                    }
+                }
+            }
+        }
+        if let (Some(o), Some(t)) = (p.this, &tpl) {
+            if let Some(s) = t.this_slot {
+                self.add_obj(base + s, o);
+            }
+        }
+    }
+
+    fn effect(
+        &mut self,
+        e: HeapEffect,
+        callee: MethodId,
+        recv: Option<PtrId>,
+        args: &[Option<PtrId>],
+        result: Option<PtrId>,
+    ) {
+        let operand = |op: ModelOperand| match op {
+            ModelOperand::Receiver => recv,
+            ModelOperand::Arg(i) => args.get(usize::from(i)).copied().flatten(),
+            ModelOperand::Result => result,
+        };
+        let model_field = |s: &mut Self, name: &str| {
+            let class = s.r.p.class(s.r.p.method(callee).class).name.clone();
+            s.r.t.field(crate::keys::FieldKey::Field {
+                class,
+                name: Arc::from(name),
+            })
+        };
+        match e {
+            HeapEffect::ReturnsReceiver => {
+                if let (Some(r), Some(res)) = (recv, result) {
+                    self.add_edge(r, res, NO_FILTER);
+                }
+            }
+            HeapEffect::CopiesElements { from, to } => {
+                if let (Some(a), Some(b)) = (operand(from), operand(to)) {
+                    let t = self.new_ptr(PtrKind::Temp);
+                    let el = self.r.t.element();
+                    self.add_use(a, Use::Load(el, t));
+                    self.add_use(b, Use::Store(el, t));
+                }
+            }
+            HeapEffect::ReturnsVmObject { class } => {
+                if let Some(res) = result {
+                    let site = self.r.t.named_site(self.r.p, SiteKey::Vm(Arc::from(class)));
+                    let o = self.obj(site, 0);
+                    self.add_obj(res, o);
+                }
+            }
+            HeapEffect::StoresAnywhere { object, value } => {
+                if let (Some(o), Some(v)) = (operand(object), operand(value)) {
+                    let f = self.r.t.anywhere();
+                    self.add_use(o, Use::Store(f, v));
+                }
+            }
+            HeapEffect::LoadsAnywhere { object } => {
+                if let (Some(o), Some(res)) = (operand(object), result) {
+                    let f = self.r.t.anywhere();
+                    self.add_use(o, Use::Load(f, res));
+                }
+            }
+            HeapEffect::StoresField {
+                object,
+                field,
+                value,
+            } => {
+                if let (Some(o), Some(v)) = (operand(object), operand(value)) {
+                    let f = model_field(self, field);
+                    self.add_use(o, Use::Store(f, v));
+                }
+            }
+            HeapEffect::LoadsField { object, field } => {
+                if let (Some(o), Some(res)) = (operand(object), result) {
+                    let f = model_field(self, field);
+                    self.add_use(o, Use::Load(f, res));
+                }
+            }
+        }
+    }
+
+    // ------------------------------------------------------------------
+
+    /// Temporary measurement: facts in non-trivial SCCs of collapsible copy edges.
+    fn scc_potential(&self) {
+        let n = self.pts.len();
+        let mut index = vec![u32::MAX; n];
+        let mut low = vec![0u32; n];
+        let mut on = vec![false; n];
+        let mut stack: Vec<u32> = Vec::new();
+        let mut next = 0u32;
+        let mut in_scc_nodes = 0usize;
+        let mut in_scc_facts = 0usize;
+        let mut sccs = 0usize;
+        let edge_ok = |a: usize, b: usize, f: u32| f == NO_FILTER && self.ptr_filter[a] == self.ptr_filter[b];
+        for root in 0..n {
+            if index[root] != u32::MAX { continue; }
+            let mut call: Vec<(usize, usize)> = vec![(root, 0)];
+            index[root] = next; low[root] = next; next += 1; stack.push(root as u32); on[root] = true;
+            while let Some(&mut (v, ref mut i)) = call.last_mut() {
+                if *i < self.succ[v].len() {
+                    let (w, f) = self.succ[v][*i];
+                    *i += 1;
+                    let w = w as usize;
+                    if !edge_ok(v, w, f) { continue; }
+                    if index[w] == u32::MAX {
+                        index[w] = next; low[w] = next; next += 1; stack.push(w as u32); on[w] = true;
+                        call.push((w, 0));
+                    } else if on[w] {
+                        low[v] = low[v].min(index[w]);
+                    }
+                } else {
+                    call.pop();
+                    if let Some(&(u, _)) = call.last() { low[u] = low[u].min(low[v]); }
+                    if low[v] == index[v] {
+                        let mut size = 0; let mut facts = 0;
+                        loop {
+                            let w = stack.pop().unwrap_or(0) as usize; on[w] = false; size += 1; facts += self.pts[w].len();
+                            if w == v { break; }
+                        }
+                        if size > 1 { sccs += 1; in_scc_nodes += size; in_scc_facts += facts; }
+                    }
+                }
+            }
+        }
+        eprintln!("SCC potential: {sccs} sccs, {in_scc_nodes} nodes, {in_scc_facts} facts");
+    }
+
+    fn finish(self, entries: &EntryPoints, millis: u128) -> RawResult {
+        if std::env::var_os("PTA_SCC").is_some() {
+            eprintln!("counters: propagate calls {}, elements {}, applies {}, edges {}, prefetch {} ms, instantiate {} ms, templates {} ms", self.counters[0], self.counters[1], self.counters[2], self.edge_set.len(), self.counters[5] / 1000, self.counters[6] / 1000, self.counters[7] / 1000);
+            self.scc_potential();
+        }
+        let Solver {
+            r,
+            ctxs,
+            objs,
+            mctxs,
+            mctx_base,
+            mctx_tpl,
+            pts,
+            kinds,
+            field_ptr,
+            static_ptr,
+            exc_ptr,
+            cs_edges,
+            thread_starts,
+            class_inits,
+            iterations,
+            budget_fallbacks,
+            edge_set,
+            ..
+        } = self;
+        let var_slots: FxHashMap<MethodId, Arc<[Slot]>> = mctx_tpl
+            .iter()
+            .flatten()
+            .map(|t| (t.method, t.var_slot.clone()))
+            .collect();
+        let templates_built = r.templates_built;
+        let (sites, site_types, fields) = result::tables_of(r);
+        RawResult {
+            entries: entries.clone(),
+            sites,
+            site_types,
+            fields,
+            contexts: ctxs.into_keys(),
+            objects: objs.into_keys(),
+            method_contexts: mctxs.into_keys(),
+            mctx_base,
+            var_slots,
+            pts,
+            kinds,
+            field_ptr,
+            static_ptr,
+            exc_ptr,
+            cs_edges,
+            thread_starts,
+            class_inits,
+            iterations,
+            budget_fallbacks,
+            copy_edges: edge_set.len(),
+            templates_built,
+            millis,
+        }
+    }
+}
