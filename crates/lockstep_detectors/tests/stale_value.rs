@@ -46,9 +46,11 @@ fn finding_in<'a>(findings: &'a [Finding], method: &str) -> &'a Finding {
 fn rule_metadata() {
     assert_eq!(RULE.id, "stale-value");
     assert_eq!(RULE.name, "StaleValue");
-    assert!(RULE.default_enabled);
+    assert!(!RULE.default_enabled, "opt-in, like reacquired-lock-pair");
     let default = lockstep_detectors::enabled_rules(&[], &[]).unwrap();
-    assert!(default.contains(RULE.id));
+    assert!(!default.contains(RULE.id));
+    let selected = lockstep_detectors::enabled_rules(&["stale-value".into()], &[]).unwrap();
+    assert!(selected.contains(RULE.id));
     assert!(lockstep_detectors::rule("stale-value").is_some());
     assert!(RULE.docs.starts_with("# stale-value\n"), "{}", RULE.docs);
     for section in [

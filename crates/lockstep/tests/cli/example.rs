@@ -203,7 +203,10 @@ fn sarif_report_of_the_example() {
         .iter()
         .map(|r| r["id"].as_str().unwrap())
         .collect();
-    assert_eq!(rule_ids, ["reacquired-lock", "reacquired-lock-pair"]);
+    assert_eq!(
+        rule_ids,
+        ["reacquired-lock", "reacquired-lock-pair", "stale-value"]
+    );
     let results = runs[0]["results"].as_array().unwrap();
     assert_eq!(results.len(), 1, "{results:#?}");
     let result = &results[0];

@@ -14,7 +14,11 @@ fn rules_lists_every_rule_with_its_default() {
     let heads: Vec<(&str, &str)> = lines.iter().map(|l| (l[0], l[1])).collect();
     assert_eq!(
         heads,
-        [("reacquired-lock", "on"), ("reacquired-lock-pair", "off")],
+        [
+            ("reacquired-lock", "on"),
+            ("reacquired-lock-pair", "off"),
+            ("stale-value", "off")
+        ],
         "{}",
         run.stdout
     );
@@ -46,7 +50,7 @@ fn rules_shows_the_docs_of_one_rule() {
     assert_eq!(run.stdout, "");
     assert_eq!(
         run.stderr,
-        "error: unknown rule `nope` (known rules: reacquired-lock, reacquired-lock-pair)\n"
+        "error: unknown rule `nope` (known rules: reacquired-lock, reacquired-lock-pair, stale-value)\n"
     );
 }
 

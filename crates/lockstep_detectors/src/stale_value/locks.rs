@@ -193,7 +193,9 @@ fn operand_path(body: &Body, op: &Operand) -> AccessPath {
     }
 }
 
-/// Is `v` (through copies and casts) a `new` of this method?
+/// Is `v` (through copies and casts) a `new` of this method, or the
+/// exception its handler caught (thrown to this thread, and hardly ever
+/// shared: `e.getCause()` is synchronized)?
 pub fn is_fresh(body: &Body, mut v: VarId) -> bool {
     // Copies form chains without cycles (each copy has one definition), but
     // the bound keeps malformed input from looping.
@@ -209,7 +211,7 @@ pub fn is_fresh(body: &Body, mut v: VarId) -> bool {
             return false;
         };
         match value {
-            Rvalue::New(_) | Rvalue::NewArray(..) => return true,
+            Rvalue::New(_) | Rvalue::NewArray(..) | Rvalue::CaughtException => return true,
             Rvalue::Use(Operand::Var(w)) | Rvalue::Cast(Operand::Var(w), _) => v = *w,
             _ => return false,
         }

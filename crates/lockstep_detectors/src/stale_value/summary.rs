@@ -24,7 +24,7 @@ use std::collections::{BTreeSet, HashMap, HashSet};
 use rayon::prelude::*;
 
 use lockstep_ir::{
-    AccessPath, Body, Call, CallKind, Operand, Rvalue, StmtId, StmtKind, Type, VarId,
+    AccessPath, Body, Call, CallKind, ConstValue, Operand, Rvalue, StmtId, StmtKind, Type, VarId,
 };
 use lockstep_program::{CallGraph, EdgeKind, MethodId, Program};
 
@@ -324,16 +324,19 @@ pub fn facts(program: &Program, cg: &CallGraph, m: MethodId) -> Facts {
 /// inside one of its regions or reaches a heap read made under a lock of
 /// the method (inside a region; anywhere in a method that takes
 /// `java.util.concurrent` locks, whose held ranges are not known without
-/// the flow analysis), and which call sites it reaches. The operands of
-/// the method's branches are in the slice too, as a cheap stand-in for
-/// control dependence: `return indexOf(o) >= 0` compiles to a branch on
-/// the call and two constants (`Vector.contains`).
+/// the flow analysis), and which call sites it reaches. When the method
+/// returns `int`/`boolean` constants, the operands of its branches are in
+/// the slice too, as a cheap stand-in for control dependence: `return
+/// indexOf(o) >= 0` compiles to a branch on the call and two constants
+/// (`Vector.contains`). Methods returning data are not tainted by every
+/// branch of their body.
 fn returned_slice(body: &Body, sites: &[CallSite], juc: bool) -> (bool, Vec<usize>) {
     let mut defs: HashMap<VarId, Vec<StmtId>> = HashMap::new();
     let mut work: Vec<VarId> = Vec::new();
     let mut branches: Vec<VarId> = Vec::new();
     let mut shared = false;
     let mut returns = false;
+    let mut constant = false;
     for (i, stmt) in body.stmts.iter().enumerate() {
         let sid = StmtId(i as u32);
         if let Some(v) = stmt.kind.def() {
@@ -343,6 +346,7 @@ fn returned_slice(body: &Body, sites: &[CallSite], juc: bool) -> (bool, Vec<usiz
             StmtKind::Return(Some(op)) => {
                 returns = true;
                 shared |= body.held_before.get(i).copied().flatten().is_some();
+                constant |= matches!(op, Operand::Const(ConstValue::Int(_)));
                 work.extend(op.var());
             }
             StmtKind::If { lhs, rhs, .. } => {
@@ -356,7 +360,23 @@ fn returned_slice(body: &Body, sites: &[CallSite], juc: bool) -> (bool, Vec<usiz
     if !returns {
         return (false, Vec::new());
     }
-    work.extend(branches);
+    // `return a >= b` leaves its two constants in a stack variable.
+    constant |= work.iter().any(|v| {
+        defs.get(v).is_some_and(|ds| {
+            ds.iter().any(|d| {
+                matches!(
+                    body.stmts.get(d.index()).map(|s| &s.kind),
+                    Some(StmtKind::Assign {
+                        value: Rvalue::Use(Operand::Const(ConstValue::Int(_))),
+                        ..
+                    })
+                )
+            })
+        })
+    });
+    if constant {
+        work.extend(branches);
+    }
     work.sort();
     work.dedup();
     let site_of: HashMap<StmtId, usize> =
@@ -518,6 +538,18 @@ impl Summaries {
         self.index(m).and_then(|i| self.facts.get(i))
     }
 
+    /// Whether every target of a call may return locked data. One
+    /// synchronized implementation among many (a single synchronized
+    /// `XYDataset.getXValue` among dozens) does not make every call through
+    /// the interface a locked read; a call with one target is judged by it.
+    pub fn all_share(&self, site: &CallSite) -> bool {
+        !site.callees.is_empty()
+            && site
+                .callees
+                .iter()
+                .all(|&c| self.get(c).is_some_and(Summary::shares_result))
+    }
+
     fn fixpoint(&mut self, cg: &CallGraph) {
         let mut queue: BTreeSet<usize> = (0..self.methods.len()).collect();
         while let Some(i) = queue.pop_first() {
@@ -558,7 +590,7 @@ impl Summaries {
             if site.modelled.is_some() {
                 continue;
             }
-            let returned = facts.returned_calls.binary_search(&idx).is_ok();
+            let returned = facts.returned_calls.binary_search(&idx).is_ok() && self.all_share(site);
             for &c in &site.callees {
                 let Some(callee) = self.get(c) else {
                     continue;
