@@ -17,7 +17,11 @@
 //!   released set, not only the innermost, since the variable changed for
 //!   all of them.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet};
+
+// Keys are small ids and access paths hashed millions of times: a fast
+// non-keyed hash (no untrusted-input DoS concern in a batch analysis).
+use rustc_hash::FxHashMap as HashMap;
 use std::fmt::Debug;
 use std::hash::Hash;
 use std::sync::Arc;
@@ -333,8 +337,8 @@ impl<'p, P: LockProgram> Analysis<'p, P> {
             prog,
             settings,
             methods: methods.to_vec(),
-            sites: HashMap::new(),
-            held: HashMap::new(),
+            sites: HashMap::default(),
+            held: HashMap::default(),
         };
         a.compute_locks_held();
         a
@@ -366,8 +370,8 @@ impl<'p, P: LockProgram> Analysis<'p, P> {
     /// translated once. The worklist is ordered by method id, which fixes
     /// which provenance chain wins.
     fn compute_locks_held(&mut self) {
-        let mut held: HashMap<P::M, LockSet<P::M>> = HashMap::new();
-        let mut delta: HashMap<P::M, Vec<AccessPath>> = HashMap::new();
+        let mut held: HashMap<P::M, LockSet<P::M>> = HashMap::default();
+        let mut delta: HashMap<P::M, Vec<AccessPath>> = HashMap::default();
         let mut queue: BTreeSet<P::M> = BTreeSet::new();
         for &m in &self.methods {
             let Some(body) = self.prog.body(m) else {
@@ -480,7 +484,7 @@ impl<'p, P: LockProgram> Analysis<'p, P> {
     /// return every witness (not yet deduplicated by location), in a deterministic order.
     pub fn witnesses(&self) -> Vec<Witness<P::M>> {
         let mut out = Vec::new();
-        let mut exit_t: HashMap<P::M, PairSet<P::M>> = HashMap::new();
+        let mut exit_t: HashMap<P::M, PairSet<P::M>> = HashMap::default();
         // Methods are independent given LOCKSHELD: analyse them in
         // parallel, collecting in method order so the output is the same.
         // Only methods that acquire something, directly or through calls,
@@ -512,8 +516,8 @@ impl<'p, P: LockProgram> Analysis<'p, P> {
         let mut l = BTreeMap::new();
         // A virtual call may have hundreds of callees holding the same few
         // locks (`this` above all): translate each distinct lock once.
-        let mut translated: HashMap<&AccessPath, AccessPath> = HashMap::new();
-        let mut feasible: HashMap<(&AccessPath, Option<&Arc<str>>), bool> = HashMap::new();
+        let mut translated: HashMap<&AccessPath, AccessPath> = HashMap::default();
+        let mut feasible: HashMap<(&AccessPath, Option<&Arc<str>>), bool> = HashMap::default();
         for c in &site.callees {
             let Some(callee_locks) = self.held.get(c) else {
                 continue;
@@ -545,7 +549,7 @@ impl<'p, P: LockProgram> Analysis<'p, P> {
 
     fn analyze_method(&self, m: P::M, body: &Body) -> MethodResult<P::M> {
         let mut interner = Interner::default();
-        let mut call_locks: CallLocks<P::M> = HashMap::new();
+        let mut call_locks: CallLocks<P::M> = HashMap::default();
         // Every call site that reaches a lock was decoded while computing
         // LOCKSHELD (it is a caller of a method with locks).
         for i in 0..body.stmts.len() {
@@ -581,8 +585,8 @@ impl<'p, P: LockProgram> Analysis<'p, P> {
             analysis: self,
             m,
             body,
-            region_by_enter: HashMap::new(),
-            region_by_exit: HashMap::new(),
+            region_by_enter: HashMap::default(),
+            region_by_exit: HashMap::default(),
             witnesses: BTreeMap::new(),
             call_locks,
             region_locks,
@@ -657,8 +661,8 @@ impl<'p, P: LockProgram> Analysis<'p, P> {
                     .collect(),
             }
         };
-        let mut final_t: HashMap<Node<P::M>, PairSet<P::M>> = HashMap::new();
-        let mut delta: HashMap<Node<P::M>, Vec<Pair>> = HashMap::new();
+        let mut final_t: HashMap<Node<P::M>, PairSet<P::M>> = HashMap::default();
+        let mut delta: HashMap<Node<P::M>, Vec<Pair>> = HashMap::default();
         let mut queue: BTreeSet<Node<P::M>> = BTreeSet::new();
         for (&m, t) in exit_t {
             if !t.is_empty() {

@@ -154,7 +154,9 @@ impl Detector for ReacquiredLock {
             if !cx.options.include_library_witnesses
                 && (in_self_synchronized_class(cx.program, &w.entry.second)
                     || library_internal(cx.program, &w.entry.first)
-                    || library_internal(cx.program, &w.entry.second))
+                    || library_internal(cx.program, &w.entry.second)
+                    || (acquired_in_library(cx.program, &w.entry.first)
+                        && acquired_in_library(cx.program, &w.entry.second)))
             {
                 continue;
             }
@@ -195,6 +197,20 @@ fn in_self_synchronized_class(program: &Program, chain: &Chain<MethodId>) -> boo
         // Nested classes (`Vector`'s enumeration locks `Vector.this`) count as their outer class.
         let outer = class.split('$').next().unwrap_or(class);
         lockstep_models::is_self_synchronized(class) || lockstep_models::is_self_synchronized(outer)
+    })
+}
+
+/// The lock is taken inside library code (a JDK class locking itself or
+/// its internals). When both acquisitions are, the application only calls
+/// two operations of a library object that synchronizes internally: the
+/// encapsulated use of §5.2, and under the class-hierarchy call graph often
+/// not even that object (`Iterator.hasNext` reaching every live JDK
+/// iterator that locks itself).
+fn acquired_in_library(program: &Program, chain: &Chain<MethodId>) -> bool {
+    chain.last().is_some_and(|deep| {
+        !program
+            .class(program.method(deep.method).class)
+            .is_application
     })
 }
 
