@@ -165,7 +165,10 @@ fn main() {
             "  facts: vars {}, fields {}, statics {}, exceptions {}",
             s.var_facts, s.field_facts, s.static_facts, s.exception_facts
         );
-        println!("  thread starts reaching a task: {}", r.thread_starts().len());
+        println!(
+            "  thread starts reaching a task: {}",
+            r.thread_starts().len()
+        );
         if std::env::var_os("PTA_TOP").is_some() {
             // The largest variable points-to sets (merged over contexts).
             let mut sizes: Vec<(usize, String)> = Vec::new();
@@ -174,7 +177,10 @@ fn main() {
                 for (i, v) in b.vars.iter().enumerate() {
                     let n = r.var(m, lockstep_ir::VarId(i as u32)).len();
                     if n > 200 {
-                        sizes.push((n, format!("{} v{i} {:?} {:?}", p.method_name(m), v.ty, v.origin)));
+                        sizes.push((
+                            n,
+                            format!("{} v{i} {:?} {:?}", p.method_name(m), v.ty, v.origin),
+                        ));
                     }
                 }
             }
@@ -182,7 +188,9 @@ fn main() {
             // Types of the biggest non-`Object.<init>` set.
             let mut biggest: Option<(usize, lockstep_pointsto::ObjectSet)> = None;
             for &m in &r.call_graph().reachable {
-                if p.method(m).is_constructor() { continue; }
+                if p.method(m).is_constructor() {
+                    continue;
+                }
                 let Some(b) = p.body(m) else { continue };
                 for i in 0..b.vars.len() {
                     let set = r.var(m, lockstep_ir::VarId(i as u32));
@@ -197,7 +205,11 @@ fn main() {
                 for o in set.iter() {
                     let info = r.object(o).unwrap();
                     *by_type.entry(info.type_name.to_string()).or_default() += 1;
-                    let k = format!("{:?}", info.site).split(['(', ' ', '{']).next().unwrap_or("").to_string();
+                    let k = format!("{:?}", info.site)
+                        .split(['(', ' ', '{'])
+                        .next()
+                        .unwrap_or("")
+                        .to_string();
                     *by_kind.entry(k).or_default() += 1;
                 }
                 let mut v: Vec<_> = by_type.into_iter().collect();
@@ -206,7 +218,8 @@ fn main() {
                 println!("  biggest set by kind: {by_kind:?}");
             }
             println!("  vars with >200 objects: {}", sizes.len());
-            let mut prints: std::collections::HashMap<(usize, u64, u64), usize> = Default::default();
+            let mut prints: std::collections::HashMap<(usize, u64, u64), usize> =
+                Default::default();
             let mut total_big = 0usize;
             for &m in &r.call_graph().reachable {
                 let Some(b) = p.body(m) else { continue };
@@ -215,7 +228,9 @@ fn main() {
                     if set.len() > 50 {
                         total_big += set.len();
                         let sum: u64 = set.iter().map(|o| o.0 as u64).sum();
-                        let x: u64 = set.iter().fold(0, |a, o| a ^ ((o.0 as u64) * 0x9E3779B97F4A7C15));
+                        let x: u64 = set
+                            .iter()
+                            .fold(0, |a, o| a ^ ((o.0 as u64) * 0x9E3779B97F4A7C15));
                         *prints.entry((set.len(), sum, x)).or_default() += 1;
                     }
                 }
@@ -226,7 +241,12 @@ fn main() {
                 println!("    {n:6} {s}");
             }
             let rg = rta(&p, &entries);
-            let extra: Vec<_> = r.call_graph().reachable.iter().filter(|m| !rg.is_reachable(**m)).collect();
+            let extra: Vec<_> = r
+                .call_graph()
+                .reachable
+                .iter()
+                .filter(|m| !rg.is_reachable(**m))
+                .collect();
             println!("  reachable in points-to, not in RTA: {}", extra.len());
             let mut shown = 0;
             for o in r.objects() {
@@ -234,14 +254,21 @@ fn main() {
                 if info.type_name.starts_with('[') || info.type_name.starts_with("lambda@") {
                     continue;
                 }
-                let live = p.class_by_name(info.type_name).is_some_and(|c| rg.is_instantiated(c));
+                let live = p
+                    .class_by_name(info.type_name)
+                    .is_some_and(|c| rg.is_instantiated(c));
                 if !live && shown < 15 {
                     shown += 1;
                     println!("    object not live in RTA: {}", r.describe_object(&p, o));
                 }
             }
             for m in extra.iter().take(10) {
-                let callers: Vec<String> = r.call_graph().callers(**m).take(3).map(|e| format!("{} ({:?})", p.method_name(e.caller), e.kind)).collect();
+                let callers: Vec<String> = r
+                    .call_graph()
+                    .callers(**m)
+                    .take(3)
+                    .map(|e| format!("{} ({:?})", p.method_name(e.caller), e.kind))
+                    .collect();
                 println!("    {} <- {:?}", p.method_name(**m), callers);
             }
         }

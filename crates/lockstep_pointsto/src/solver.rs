@@ -40,8 +40,8 @@ use lockstep_program::{ClassId, EdgeKind, EntryPoints, MethodId, Program};
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::config::Config;
-use crate::filters::Filters;
 use crate::facts::{Fact, LambdaFact, LambdaImpl, Slot, Target, Template};
+use crate::filters::Filters;
 use crate::intern::Interner;
 use crate::keys::SiteKey;
 use crate::pts::IdSet;
@@ -605,11 +605,12 @@ impl<'p> Solver<'p> {
             return;
         };
         self.initialize(md.class);
-        let params: Vec<Option<Arc<str>>> = lockstep_program::descriptor::param_types(&md.descriptor)
-            .unwrap_or_default()
-            .into_iter()
-            .map(crate::facts::ref_type_name)
-            .collect();
+        let params: Vec<Option<Arc<str>>> =
+            lockstep_program::descriptor::param_types(&md.descriptor)
+                .unwrap_or_default()
+                .into_iter()
+                .map(crate::facts::ref_type_name)
+                .collect();
         let this = if md.is_static() {
             None
         } else {
@@ -670,12 +671,16 @@ impl<'p> Solver<'p> {
                     let f = self.filter_id(types);
                     self.add_edge(base + src, base + dst, f);
                 }
-                Fact::Load { dst, base: b, field } => {
-                    self.add_use(base + b, Use::Load(*field, base + dst))
-                }
-                Fact::Store { base: b, field, src } => {
-                    self.add_use(base + b, Use::Store(*field, base + src))
-                }
+                Fact::Load {
+                    dst,
+                    base: b,
+                    field,
+                } => self.add_use(base + b, Use::Load(*field, base + dst)),
+                Fact::Store {
+                    base: b,
+                    field,
+                    src,
+                } => self.add_use(base + b, Use::Store(*field, base + src)),
                 Fact::StaticLoad { dst, field } => {
                     let sp = self.static_ptr(*field);
                     self.add_edge(sp, base + dst, NO_FILTER);
@@ -739,7 +744,11 @@ impl<'p> Solver<'p> {
             stmt: c.stmt,
             kind: c.kind,
         };
-        let args: Vec<Option<PtrId>> = c.args.iter().map(|a| a.map(|s| self.slot_ptr(mc, s))).collect();
+        let args: Vec<Option<PtrId>> = c
+            .args
+            .iter()
+            .map(|a| a.map(|s| self.slot_ptr(mc, s)))
+            .collect();
         let result = c.result.map(|s| self.slot_ptr(mc, s));
         let recv = c.recv.map(|s| self.slot_ptr(mc, s));
         match &c.target {
@@ -918,7 +927,10 @@ impl<'p> Solver<'p> {
             }
             return;
         }
-        if !self.lambda_seen.insert((site.caller, site.stmt, site.kind, l)) {
+        if !self
+            .lambda_seen
+            .insert((site.caller, site.stmt, site.kind, l))
+        {
             return;
         }
         // Captured values first, then the call's arguments.
@@ -1033,7 +1045,10 @@ impl<'p> Solver<'p> {
             .edge_keys
             .insert((site.caller, site.stmt, site.kind, mc, via));
         if new_edge {
-            if self.cs_edge_set.insert((site.caller, site.stmt, site.kind, mc)) {
+            if self
+                .cs_edge_set
+                .insert((site.caller, site.stmt, site.kind, mc))
+            {
                 self.cs_edges.push((site.caller, site.stmt, site.kind, mc));
             }
             let effects = self.r.effects(callee);
@@ -1184,33 +1199,58 @@ impl<'p> Solver<'p> {
         let mut in_scc_nodes = 0usize;
         let mut in_scc_facts = 0usize;
         let mut sccs = 0usize;
-        let edge_ok = |a: usize, b: usize, f: u32| f == NO_FILTER && self.ptr_filter[a] == self.ptr_filter[b];
+        let edge_ok =
+            |a: usize, b: usize, f: u32| f == NO_FILTER && self.ptr_filter[a] == self.ptr_filter[b];
         for root in 0..n {
-            if index[root] != u32::MAX { continue; }
+            if index[root] != u32::MAX {
+                continue;
+            }
             let mut call: Vec<(usize, usize)> = vec![(root, 0)];
-            index[root] = next; low[root] = next; next += 1; stack.push(root as u32); on[root] = true;
+            index[root] = next;
+            low[root] = next;
+            next += 1;
+            stack.push(root as u32);
+            on[root] = true;
             while let Some(&mut (v, ref mut i)) = call.last_mut() {
                 if *i < self.succ[v].len() {
                     let (w, f) = self.succ[v][*i];
                     *i += 1;
                     let w = w as usize;
-                    if !edge_ok(v, w, f) { continue; }
+                    if !edge_ok(v, w, f) {
+                        continue;
+                    }
                     if index[w] == u32::MAX {
-                        index[w] = next; low[w] = next; next += 1; stack.push(w as u32); on[w] = true;
+                        index[w] = next;
+                        low[w] = next;
+                        next += 1;
+                        stack.push(w as u32);
+                        on[w] = true;
                         call.push((w, 0));
                     } else if on[w] {
                         low[v] = low[v].min(index[w]);
                     }
                 } else {
                     call.pop();
-                    if let Some(&(u, _)) = call.last() { low[u] = low[u].min(low[v]); }
+                    if let Some(&(u, _)) = call.last() {
+                        low[u] = low[u].min(low[v]);
+                    }
                     if low[v] == index[v] {
-                        let mut size = 0; let mut facts = 0;
+                        let mut size = 0;
+                        let mut facts = 0;
                         loop {
-                            let w = stack.pop().unwrap_or(0) as usize; on[w] = false; size += 1; facts += self.pts[w].len();
-                            if w == v { break; }
+                            let w = stack.pop().unwrap_or(0) as usize;
+                            on[w] = false;
+                            size += 1;
+                            facts += self.pts[w].len();
+                            if w == v {
+                                break;
+                            }
                         }
-                        if size > 1 { sccs += 1; in_scc_nodes += size; in_scc_facts += facts; }
+                        if size > 1 {
+                            sccs += 1;
+                            in_scc_nodes += size;
+                            in_scc_facts += facts;
+                        }
                     }
                 }
             }
