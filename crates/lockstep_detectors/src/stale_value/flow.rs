@@ -120,6 +120,9 @@ pub struct CallSummary {
     pub distinct: bool,
     /// Monitors the callees may `wait()` on.
     pub waits: Vec<u32>,
+    /// A callee's result may derive from heap state it reads: inside a
+    /// block, the result is a value of that block.
+    pub heap: bool,
     /// The callee and the place where it acquires a lock, for messages.
     pub callee: Option<MethodId>,
     pub witness: Option<Hop>,
@@ -702,7 +705,18 @@ impl Flow<'_> {
                         stable: false,
                     }]
                 } else {
-                    self.local_call(s, state, derived)
+                    let mut out = self.local_call(s, state, derived);
+                    // A getter called inside a block reads under its lock,
+                    // as if inlined.
+                    if let (true, Some(site)) = (c.heap, state.current_block()) {
+                        out.push(Origin {
+                            read: s,
+                            site,
+                            end: End::Held,
+                            stable: false,
+                        });
+                    }
+                    out
                 }
             }
         }

@@ -10,19 +10,20 @@
 //! of §3 over each reachable application method, in parallel; this module
 //! turns the stale uses into findings.
 
+pub mod fields;
 pub mod flow;
 pub mod locks;
 pub mod summary;
 
 use rayon::prelude::*;
 
-use lockstep_classfile::access;
 use lockstep_ir::{AccessPath, Body, MemberRef, Rvalue, StmtId, StmtKind};
 use lockstep_program::{MethodId, Program};
 use lockstep_report::{Finding, Severity};
 
 use crate::util::{dotted, location, position, short_method};
 use crate::{Context, Detector, RuleMeta};
+use fields::StableFields;
 use flow::{CallFact, CallSummary, End, Origin, Prepared, ReadKind, Site, StaleUse};
 use locks::{short, translate, Effect, LockKey, LockKind, Translated};
 use summary::{Facts, Hop, Summaries};
@@ -52,7 +53,8 @@ impl Detector for StaleValue {
             return Vec::new();
         }
         let program = cx.program;
-        let summaries = Summaries::compute(program, cx.call_graph);
+        let stable = StableFields::compute(program);
+        let summaries = Summaries::compute(program, cx.call_graph, &stable);
         let app: Vec<MethodId> = cx
             .call_graph
             .reachable
@@ -64,19 +66,30 @@ impl Detector for StaleValue {
         // order, so the output does not depend on the thread count.
         let per_method: Vec<Vec<Finding>> = app
             .par_iter()
-            .map(|&m| analyse_method(program, &summaries, m))
+            .map(|&m| analyse_method(program, &stable, &summaries, m))
             .collect();
         per_method.into_iter().flatten().collect()
     }
 }
 
-fn analyse_method(program: &Program, summaries: &Summaries, m: MethodId) -> Vec<Finding> {
+fn analyse_method(
+    program: &Program,
+    stable: &StableFields,
+    summaries: &Summaries,
+    m: MethodId,
+) -> Vec<Finding> {
     let (Some(body), Some(facts)) = (program.body(m), summaries.facts_of(m)) else {
         return Vec::new();
     };
-    let prep = prepare(program, summaries, &body, facts);
+    let prep = prepare(program, stable, summaries, &body, facts);
     // Without a block, a lock or a locking call no value is ever shared.
-    if body.monitors.is_empty() && prep.calls.is_empty() {
+    let sources = !body.monitors.is_empty()
+        || prep.calls.values().any(|f| match f {
+            CallFact::Acquire(_) => true,
+            CallFact::Call(c) => c.distinct || !c.locks.is_empty(),
+            _ => false,
+        });
+    if !sources {
         return Vec::new();
     }
     flow::analyse(&body, &prep)
@@ -85,26 +98,15 @@ fn analyse_method(program: &Program, summaries: &Summaries, m: MethodId) -> Vec<
         .collect()
 }
 
-/// Is the field `final` (its value cannot go stale)? Unknown fields are not.
-fn is_final(program: &Program, field: &MemberRef) -> bool {
-    let Some(class) = program.class_by_name(&field.class) else {
-        return false;
-    };
-    let Some(decl) = program.resolve_field(class, &field.name, &field.descriptor) else {
-        return false;
-    };
-    program
-        .class(decl)
-        .file
-        .fields
-        .iter()
-        .find(|f| f.name == field.name && f.descriptor == field.descriptor)
-        .is_some_and(|f| f.access_flags & access::FINAL != 0)
-}
-
 /// The method's inputs to the dataflow: interned locks, what each call
 /// does in this method's terms, which reads can yield shared values.
-fn prepare(program: &Program, summaries: &Summaries, body: &Body, facts: &Facts) -> Prepared {
+fn prepare(
+    program: &Program,
+    stable: &StableFields,
+    summaries: &Summaries,
+    body: &Body,
+    facts: &Facts,
+) -> Prepared {
     let mut prep = Prepared::default();
     for region in &body.monitors {
         let id = prep.intern(LockKey::monitor(region.lock.clone()));
@@ -116,7 +118,7 @@ fn prepare(program: &Program, summaries: &Summaries, body: &Body, facts: &Facts)
         .map(|s| match &s.kind {
             StmtKind::Assign { value, .. } => match value {
                 Rvalue::FieldLoad { field, .. } | Rvalue::StaticLoad(field) => {
-                    if is_final(program, field) {
+                    if stable.is_stable(program, field) {
                         ReadKind::Stable
                     } else {
                         ReadKind::Mutable
@@ -143,13 +145,15 @@ fn prepare(program: &Program, summaries: &Summaries, body: &Body, facts: &Facts)
         let mut c = CallSummary::default();
         let mut acquires = false;
         let shares = summaries.all_share(site);
-        for &callee in &site.callees {
-            let Some(s) = summaries.get(callee) else {
+        c.heap = summaries.any_heap(site);
+        let (receiver, args) = summary::actuals(body, site.stmt);
+        for &ix in &site.callees {
+            let (Some(s), Some(callee)) = (summaries.at(ix), summaries.method_at(ix)) else {
                 continue;
             };
             if !s.waits.is_empty() {
                 for w in &s.waits {
-                    if let Translated::Path(p) = translate(w, site.receiver.as_ref(), &site.args) {
+                    if let Translated::Path(p) = translate(w, receiver.as_ref(), &args) {
                         let id = prep.intern(LockKey::monitor(p));
                         c.waits.push(id);
                     }
@@ -164,7 +168,7 @@ fn prepare(program: &Program, summaries: &Summaries, body: &Body, facts: &Facts)
             let mut this_acquires = s.distinct;
             c.distinct |= s.distinct;
             for key in &s.locks {
-                match translate(&key.path, site.receiver.as_ref(), &site.args) {
+                match translate(&key.path, receiver.as_ref(), &args) {
                     Translated::Fresh => {}
                     Translated::Path(path) => {
                         this_acquires = true;
@@ -184,7 +188,7 @@ fn prepare(program: &Program, summaries: &Summaries, body: &Body, facts: &Facts)
                 }
             }
         }
-        if !acquires && c.waits.is_empty() {
+        if !acquires && c.waits.is_empty() && !c.heap {
             continue;
         }
         c.locks.sort();

@@ -20,6 +20,7 @@
 //! in another thread.
 
 use std::collections::{BTreeSet, HashMap, HashSet};
+use std::sync::Arc;
 
 use rayon::prelude::*;
 
@@ -28,6 +29,7 @@ use lockstep_ir::{
 };
 use lockstep_program::{CallGraph, EdgeKind, MethodId, Program};
 
+use super::fields::StableFields;
 use super::locks::{self, keep, translate, Actual, Effect, Keep, LockKey, LockKind, Translated};
 
 /// At most this many locks are kept per summary; a method acquiring more
@@ -66,6 +68,10 @@ pub struct Summary {
     /// effects (printing to `System.err`, notifying listeners) returns an
     /// unshared value, as the paper's run-time semantics has it.
     pub returns_shared: bool,
+    /// Its result may derive from mutable heap state (of its receiver or
+    /// arguments, for a library method): called inside a block, it reads
+    /// that state under the block's lock, as if inlined (§4).
+    pub returns_heap: bool,
     /// One place where it acquires a lock, for messages.
     pub witness: Option<Hop>,
 }
@@ -82,18 +88,34 @@ impl Summary {
     }
 }
 
-/// A call statement of a method, with what the caller passes.
+/// A call statement of a method that may matter: it has targets or a
+/// modelled lock effect. What the caller passes is computed only when a
+/// callee's lock has to be translated ([`actuals`]), which is rare.
 #[derive(Debug, Clone)]
 pub struct CallSite {
     pub stmt: StmtId,
-    pub receiver: Option<Actual>,
-    pub args: Vec<Actual>,
-    /// Resolved targets (sorted), thread starts excluded.
-    pub callees: Vec<MethodId>,
+    /// The targets whose locks count (see [`considered`]), as indices into
+    /// the summaries, sorted.
+    pub callees: Vec<u32>,
+    /// Every target in the call graph, thread starts excluded (indices,
+    /// sorted): whether the result derives from heap state is a
+    /// may-property.
+    pub all: Vec<u32>,
     /// The call's lock effect from the models layer (`lock`, `wait`...),
     /// with the lock it concerns. Modelled calls are not summarised
     /// through their callees: the model says what they do.
     pub modelled: Option<(Effect, LockKey)>,
+}
+
+/// The receiver and arguments of the call at `stmt`, as the caller names them.
+pub fn actuals(body: &Body, stmt: StmtId) -> (Option<Actual>, Vec<Actual>) {
+    match body.stmts.get(stmt.index()).map(|s| &s.kind) {
+        Some(StmtKind::Invoke { call, .. }) => (
+            call.receiver.as_ref().map(|r| Actual::of(body, r)),
+            call.args.iter().map(|a| Actual::of(body, a)).collect(),
+        ),
+        _ => (None, Vec::new()),
+    }
 }
 
 /// The facts of one method that do not depend on other methods.
@@ -103,9 +125,13 @@ pub struct Facts {
     /// What the method does itself (`returns_shared` from its own reads).
     pub own: Summary,
     pub sites: Vec<CallSite>,
+    /// The body, for the call sites' operands.
+    pub body: Option<Arc<Body>>,
     /// Indices into `sites` of the calls whose results flow into a
     /// returned value.
     pub returned_calls: Vec<usize>,
+    /// Those of them made under a lock of the method.
+    pub locked_calls: Vec<usize>,
 }
 
 /// The lock effect of a call from the models layer.
@@ -193,7 +219,13 @@ fn is_library(program: &Program, m: MethodId) -> bool {
 }
 
 /// The facts of method `m`.
-pub fn facts(program: &Program, cg: &CallGraph, m: MethodId) -> Facts {
+pub fn facts(
+    program: &Program,
+    cg: &CallGraph,
+    stable: &StableFields,
+    methods: &[MethodId],
+    m: MethodId,
+) -> Facts {
     let library = is_library(program, m);
     let data = program.method(m);
     let mut own = Summary::default();
@@ -225,7 +257,9 @@ pub fn facts(program: &Program, cg: &CallGraph, m: MethodId) -> Facts {
             library,
             own,
             sites: Vec::new(),
+            body: None,
             returned_calls: Vec::new(),
+            locked_calls: Vec::new(),
         };
     };
     for region in &body.monitors {
@@ -246,6 +280,9 @@ pub fn facts(program: &Program, cg: &CallGraph, m: MethodId) -> Facts {
         }
     }
     let mut sites = Vec::new();
+    // The method's call edges, sorted by site: walked once alongside the
+    // statements instead of searched per call.
+    let mut edges = cg.callees(m).iter().peekable();
     let mut returns = 0usize;
     let mut returns_arg = true;
     for (i, stmt) in body.stmts.iter().enumerate() {
@@ -271,20 +308,27 @@ pub fn facts(program: &Program, cg: &CallGraph, m: MethodId) -> Facts {
                     Some((Effect::MonitorWait, key)) => add_wait(&mut waits, &key.path, library),
                     _ => {}
                 }
-                let mut all: Vec<MethodId> = cg
-                    .callees_at(m, sid)
-                    .iter()
-                    .filter(|e| e.kind != EdgeKind::TaskLaunch)
-                    .map(|e| e.callee)
-                    .collect();
+                while edges.next_if(|e| e.site < sid).is_some() {}
+                let mut all: Vec<MethodId> = Vec::new();
+                while let Some(e) = edges.next_if(|e| e.site == sid) {
+                    if e.kind != EdgeKind::TaskLaunch {
+                        all.push(e.callee);
+                    }
+                }
+                if all.is_empty() && modelled.is_none() {
+                    continue;
+                }
                 all.sort();
                 all.dedup();
-                let callees = considered(program, &body, call, all);
+                let index = |c: &MethodId| methods.binary_search(c).ok().map(|i| i as u32);
+                let callees = considered(program, &body, call, &all)
+                    .iter()
+                    .filter_map(index)
+                    .collect();
                 sites.push(CallSite {
                     stmt: sid,
-                    receiver: call.receiver.as_ref().map(|r| Actual::of(&body, r)),
-                    args: call.args.iter().map(|a| Actual::of(&body, a)).collect(),
                     callees,
+                    all: all.iter().filter_map(index).collect(),
                     modelled,
                 });
             }
@@ -300,14 +344,11 @@ pub fn facts(program: &Program, cg: &CallGraph, m: MethodId) -> Facts {
     let juc = sites
         .iter()
         .any(|s| matches!(s.modelled, Some((Effect::Acquire(_), _))));
-    let (reads_locked, returned_calls) = returned_slice(&body, &sites, juc);
-    own.returns_shared = reads_locked;
-    if !reads_locked {
-        // Its own locks guard side effects only, not what it returns.
-        locks.clear();
-        own.distinct = false;
-        own.witness = None;
-    }
+    let slice = returned_slice(program, stable, &body, &sites, juc, library);
+    own.returns_shared = slice.locked_read;
+    own.returns_heap = slice.heap_read;
+    // Whether its own locks guard what it returns is settled with the
+    // callees' summaries (`Summaries::combine`).
     bound(&mut locks, &mut own.distinct);
     own.locks = locks.into_iter().collect();
     own.waits = waits.into_iter().take(MAX_WAITS).collect();
@@ -315,26 +356,50 @@ pub fn facts(program: &Program, cg: &CallGraph, m: MethodId) -> Facts {
         library,
         own,
         sites,
-        returned_calls,
+        body: Some(body),
+        returned_calls: slice.calls,
+        locked_calls: slice.locked_calls,
     }
 }
 
+/// What the values a method returns derive from.
+struct Slice {
+    /// A mutable heap read made under a lock of the method.
+    locked_read: bool,
+    /// A mutable heap read (library methods: of their receiver or arguments).
+    heap_read: bool,
+    /// Call sites (indices) whose results flow into the returned values.
+    calls: Vec<usize>,
+    /// Those made under a lock of the method.
+    locked_calls: Vec<usize>,
+}
+
 /// The backward data slice of the values a method returns (through every
-/// definition of each variable, flow-insensitively): whether it returns
-/// inside one of its regions or reaches a heap read made under a lock of
-/// the method (inside a region; anywhere in a method that takes
-/// `java.util.concurrent` locks, whose held ranges are not known without
-/// the flow analysis), and which call sites it reaches. When the method
-/// returns `int`/`boolean` constants, the operands of its branches are in
-/// the slice too, as a cheap stand-in for control dependence: `return
-/// indexOf(o) >= 0` compiles to a branch on the call and two constants
-/// (`Vector.contains`). Methods returning data are not tainted by every
-/// branch of their body.
-fn returned_slice(body: &Body, sites: &[CallSite], juc: bool) -> (bool, Vec<usize>) {
+/// definition of each variable, flow-insensitively): whether it reaches a
+/// heap read made under a lock of the method, and which call sites it
+/// reaches. "Under a lock" is inside one of the method's regions, or
+/// anywhere in a method that takes `java.util.concurrent` locks (whose held
+/// ranges are not known without the flow analysis). A read of a stable
+/// field counts only when a call under the lock reads through it
+/// (`items.removeFirst()` with `items` final).
+///
+/// When the method returns `int`/`boolean` constants, the operands of its
+/// branches are in the slice too, as a cheap stand-in for control
+/// dependence: `return indexOf(o) >= 0` compiles to a branch on the call
+/// and two constants (`Vector.contains`), and a synchronized `has(x)`
+/// returns `true` or `false` from a branch on a locked read. Methods
+/// returning data are not tainted by every branch of their body.
+fn returned_slice(
+    program: &Program,
+    stable: &StableFields,
+    body: &Body,
+    sites: &[CallSite],
+    juc: bool,
+    library: bool,
+) -> Slice {
     let mut defs: HashMap<VarId, Vec<StmtId>> = HashMap::new();
-    let mut work: Vec<VarId> = Vec::new();
+    let mut returned: Vec<VarId> = Vec::new();
     let mut branches: Vec<VarId> = Vec::new();
-    let mut shared = false;
     let mut returns = false;
     let mut constant = false;
     for (i, stmt) in body.stmts.iter().enumerate() {
@@ -345,9 +410,8 @@ fn returned_slice(body: &Body, sites: &[CallSite], juc: bool) -> (bool, Vec<usiz
         match &stmt.kind {
             StmtKind::Return(Some(op)) => {
                 returns = true;
-                shared |= body.held_before.get(i).copied().flatten().is_some();
                 constant |= matches!(op, Operand::Const(ConstValue::Int(_)));
-                work.extend(op.var());
+                returned.extend(op.var());
             }
             StmtKind::If { lhs, rhs, .. } => {
                 branches.extend(lhs.var());
@@ -358,10 +422,15 @@ fn returned_slice(body: &Body, sites: &[CallSite], juc: bool) -> (bool, Vec<usiz
         }
     }
     if !returns {
-        return (false, Vec::new());
+        return Slice {
+            locked_read: false,
+            heap_read: false,
+            calls: Vec::new(),
+            locked_calls: Vec::new(),
+        };
     }
     // `return a >= b` leaves its two constants in a stack variable.
-    constant |= work.iter().any(|v| {
+    constant |= returned.iter().any(|v| {
         defs.get(v).is_some_and(|ds| {
             ds.iter().any(|d| {
                 matches!(
@@ -374,49 +443,87 @@ fn returned_slice(body: &Body, sites: &[CallSite], juc: bool) -> (bool, Vec<usiz
             })
         })
     });
+    let mut work: Vec<(VarId, bool)> = returned.into_iter().map(|v| (v, false)).collect();
     if constant {
-        work.extend(branches);
+        work.extend(branches.into_iter().map(|v| (v, false)));
     }
-    work.sort();
-    work.dedup();
     let site_of: HashMap<StmtId, usize> =
         sites.iter().enumerate().map(|(i, s)| (s.stmt, i)).collect();
-    let mut seen: HashSet<VarId> = work.iter().copied().collect();
+    let locked = |d: StmtId| juc || body.held_before.get(d.index()).copied().flatten().is_some();
+    let mut seen: HashSet<(VarId, bool)> = work.iter().copied().collect();
     let mut calls = BTreeSet::new();
-    while let Some(v) = work.pop() {
+    let mut locked_calls = BTreeSet::new();
+    let mut shared = false;
+    let mut heap = false;
+    // A library's reads count as its result's data only through its
+    // receiver or arguments; its statics are caches and lookup tables.
+    let rooted = |op: &Operand| {
+        !library
+            || op.var().is_some_and(|v| {
+                matches!(
+                    locks::root(&lockstep_ir::access_path(body, v)),
+                    locks::Root::This | locks::Root::Param
+                )
+            })
+    };
+    // The flag: the value flows into a call made under the lock.
+    while let Some((v, via_call)) = work.pop() {
         for &d in defs.get(&v).map(Vec::as_slice).unwrap_or(&[]) {
             let Some(stmt) = body.stmts.get(d.index()) else {
                 continue;
             };
-            let mut push = |op: &Operand| {
+            let mut push = |op: &Operand, flag: bool| {
                 if let Some(w) = op.var() {
-                    if seen.insert(w) {
-                        work.push(w);
+                    if seen.insert((w, flag)) {
+                        work.push((w, flag));
                     }
                 }
             };
             match &stmt.kind {
                 StmtKind::Assign { value, .. } => {
-                    if value.is_heap_read()
-                        && (juc || body.held_before.get(d.index()).copied().flatten().is_some())
-                    {
-                        shared = true;
+                    if value.is_heap_read() {
+                        let mutable = match value {
+                            Rvalue::FieldLoad { field, .. } | Rvalue::StaticLoad(field) => {
+                                !stable.is_stable(program, field)
+                            }
+                            _ => true,
+                        };
+                        if locked(d) {
+                            shared |= mutable || via_call;
+                        }
+                        heap |= mutable
+                            && match value {
+                                Rvalue::FieldLoad { object, .. } => rooted(object),
+                                Rvalue::ArrayLoad { array, .. } => rooted(array),
+                                _ => !library,
+                            };
                     }
-                    value.for_each_operand(&mut push);
+                    value.for_each_operand(|op| push(op, via_call));
                 }
                 StmtKind::Invoke { call, .. } => {
                     if let Some(&i) = site_of.get(&d) {
                         calls.insert(i);
+                        if locked(d) {
+                            locked_calls.insert(i);
+                        }
                     }
-                    call.receiver.iter().for_each(&mut push);
-                    call.args.iter().for_each(&mut push);
+                    let flag = via_call || locked(d);
+                    call.receiver.iter().for_each(|op| push(op, flag));
+                    call.args.iter().for_each(|op| push(op, flag));
                 }
-                StmtKind::InvokeDynamic { call, .. } => call.args.iter().for_each(&mut push),
+                StmtKind::InvokeDynamic { call, .. } => {
+                    call.args.iter().for_each(|op| push(op, via_call))
+                }
                 _ => {}
             }
         }
     }
-    (shared, calls.into_iter().collect())
+    Slice {
+        locked_read: shared,
+        heap_read: heap,
+        calls: calls.into_iter().collect(),
+        locked_calls: locked_calls.into_iter().collect(),
+    }
 }
 
 /// The callees whose summaries a call site uses. Application callees: all
@@ -428,9 +535,9 @@ fn returned_slice(body: &Body, sites: &[CallSite], juc: bool) -> (bool, Vec<usiz
 /// with every live one as a possible target, nearly every collection call
 /// would count as acquiring a lock. A `Vector`, `Hashtable` or
 /// `StringBuffer` used through its own type is still seen.
-fn considered(program: &Program, body: &Body, call: &Call, all: Vec<MethodId>) -> Vec<MethodId> {
+fn considered(program: &Program, body: &Body, call: &Call, all: &[MethodId]) -> Vec<MethodId> {
     if all.len() <= 1 || matches!(call.kind, CallKind::Static | CallKind::Special) {
-        return all;
+        return all.to_vec();
     }
     let mut out: Vec<MethodId> = all
         .iter()
@@ -510,19 +617,39 @@ pub struct Summaries {
     methods: Vec<MethodId>,
     pub facts: Vec<Facts>,
     summaries: Vec<Summary>,
+    /// For each method (index), the methods whose summaries depend on it.
+    callers: Vec<Vec<u32>>,
 }
 
 impl Summaries {
     /// Facts in parallel (collected in method order), then the fixed point.
-    pub fn compute(program: &Program, cg: &CallGraph) -> Summaries {
+    pub fn compute(program: &Program, cg: &CallGraph, stable: &StableFields) -> Summaries {
         let methods = cg.reachable.clone();
-        let facts: Vec<Facts> = methods.par_iter().map(|&m| facts(program, cg, m)).collect();
+        let facts: Vec<Facts> = methods
+            .par_iter()
+            .map(|&m| facts(program, cg, stable, &methods, m))
+            .collect();
+        let mut callers: Vec<Vec<u32>> = vec![Vec::new(); methods.len()];
+        for (i, f) in facts.iter().enumerate() {
+            for site in &f.sites {
+                for &c in &site.all {
+                    if let Some(list) = callers.get_mut(c as usize) {
+                        list.push(i as u32);
+                    }
+                }
+            }
+        }
+        for list in &mut callers {
+            list.sort_unstable();
+            list.dedup();
+        }
         let mut s = Summaries {
             summaries: facts.iter().map(|f| f.own.clone()).collect(),
             methods,
             facts,
+            callers,
         };
-        s.fixpoint(cg);
+        s.fixpoint();
         s
     }
 
@@ -532,6 +659,16 @@ impl Summaries {
 
     pub fn get(&self, m: MethodId) -> Option<&Summary> {
         self.index(m).and_then(|i| self.summaries.get(i))
+    }
+
+    /// The summary of the method with index `i`.
+    pub fn at(&self, i: u32) -> Option<&Summary> {
+        self.summaries.get(i as usize)
+    }
+
+    /// The method with index `i`.
+    pub fn method_at(&self, i: u32) -> Option<MethodId> {
+        self.methods.get(i as usize).copied()
     }
 
     pub fn facts_of(&self, m: MethodId) -> Option<&Facts> {
@@ -547,10 +684,21 @@ impl Summaries {
             && site
                 .callees
                 .iter()
-                .all(|&c| self.get(c).is_some_and(Summary::shares_result))
+                .all(|&c| self.at(c).is_some_and(Summary::shares_result))
     }
 
-    fn fixpoint(&mut self, cg: &CallGraph) {
+    /// Whether some target of a call may return heap state.
+    pub fn any_heap(&self, site: &CallSite) -> bool {
+        site.modelled.is_none()
+            && site
+                .all
+                .iter()
+                .any(|&c| self.at(c).is_some_and(|s| s.returns_heap))
+    }
+
+    /// The least fixed point: summaries only grow (bounded), so a method is
+    /// recomputed only when one of its callees changed.
+    fn fixpoint(&mut self) {
         let mut queue: BTreeSet<usize> = (0..self.methods.len()).collect();
         while let Some(i) = queue.pop_first() {
             let Some(next) = self.combine(i) else {
@@ -563,16 +711,8 @@ impl Summaries {
                 continue;
             }
             *slot = next;
-            let Some(&m) = self.methods.get(i) else {
-                continue;
-            };
-            for e in cg.callers(m) {
-                if e.kind == EdgeKind::TaskLaunch {
-                    continue;
-                }
-                if let Some(j) = self.index(e.caller) {
-                    queue.insert(j);
-                }
+            if let Some(list) = self.callers.get(i) {
+                queue.extend(list.iter().map(|&j| j as usize));
             }
         }
     }
@@ -591,13 +731,19 @@ impl Summaries {
                 continue;
             }
             let returned = facts.returned_calls.binary_search(&idx).is_ok() && self.all_share(site);
+            // Computed on first need: most calls have nothing to translate.
+            let mut operands: Option<(Option<Actual>, Vec<Actual>)> = None;
             for &c in &site.callees {
-                let Some(callee) = self.get(c) else {
+                let Some(callee) = self.at(c) else {
                     continue;
                 };
+                let needs = !callee.waits.is_empty() || (returned && callee.shares_result());
+                let Some(body) = facts.body.as_deref().filter(|_| needs) else {
+                    continue;
+                };
+                let (receiver, args) = operands.get_or_insert_with(|| actuals(body, site.stmt));
                 for w in &callee.waits {
-                    if let Translated::Path(path) = translate(w, site.receiver.as_ref(), &site.args)
-                    {
+                    if let Translated::Path(path) = translate(w, receiver.as_ref(), args) {
                         add_wait(&mut waits, &path, facts.library);
                     }
                 }
@@ -611,8 +757,7 @@ impl Summaries {
                     out.distinct = true;
                 }
                 for key in &callee.locks {
-                    let Translated::Path(path) =
-                        translate(&key.path, site.receiver.as_ref(), &site.args)
+                    let Translated::Path(path) = translate(&key.path, receiver.as_ref(), args)
                     else {
                         continue;
                     };
@@ -630,6 +775,19 @@ impl Summaries {
                     }
                 }
             }
+        }
+        let any_heap = |idx: &usize| facts.sites.get(*idx).is_some_and(|s| self.any_heap(s));
+        out.returns_heap |= facts.returned_calls.iter().any(any_heap);
+        // A call under its own lock reading heap state returns locked data
+        // (a private getter called inside a synchronized method).
+        if !out.returns_shared && facts.locked_calls.iter().any(any_heap) {
+            out.returns_shared = true;
+        }
+        if !out.returns_shared {
+            // Its locks guard side effects only, not what it returns.
+            locks.clear();
+            out.distinct = false;
+            out.witness = None;
         }
         bound(&mut locks, &mut out.distinct);
         out.locks = locks.into_iter().collect();
