@@ -114,8 +114,8 @@ pub enum CallFact {
 
 #[derive(Debug, Clone, Default)]
 pub struct CallSummary {
-    /// Locks the callees may acquire (interned keys).
-    pub locks: Vec<u32>,
+    /// Locks the callees may acquire (interned keys), each with where.
+    pub locks: Vec<(u32, Hop)>,
     /// A callee acquires a lock that cannot be named here.
     pub distinct: bool,
     /// Monitors the callees may `wait()` on.
@@ -579,23 +579,6 @@ impl Flow<'_> {
         }
     }
 
-    /// The result of a call that acquires no new lock: it derives from its
-    /// receiver and arguments, and reads the heap through them. Inside the
-    /// blocks of those operands it is a value of those blocks, read by this
-    /// call (so `finalList.size()` is shared though `finalList` is stable).
-    fn local_call(&self, s: StmtId, state: &State, operands: &[Origin]) -> Vec<Origin> {
-        operands
-            .iter()
-            .filter(|o| state.current(o))
-            .map(|o| Origin {
-                read: s,
-                site: o.site,
-                end: End::Held,
-                stable: false,
-            })
-            .collect()
-    }
-
     /// Opens a block (or a reentrant hold) on `key`.
     fn acquire(&self, state: &mut State, site: Site, key: u32, region: Option<MonitorId>) {
         let reentrant = self.held(state, key);
@@ -637,7 +620,8 @@ impl Flow<'_> {
     /// A call: its lock effect, and the origins of its result.
     fn call(&self, s: StmtId, state: &mut State, derived: &[Origin]) -> Vec<Origin> {
         match self.prep.calls.get(&s) {
-            None => self.local_call(s, state, derived),
+            // No known target: an operation over its operands.
+            None => derived.to_vec(),
             Some(CallFact::Acquire(key)) => {
                 self.acquire(state, Site::Acquire(s), *key, None);
                 Vec::new()
@@ -692,7 +676,7 @@ impl Flow<'_> {
                 Vec::new()
             }
             Some(CallFact::Call(c)) => {
-                let locking = c.distinct || c.locks.iter().any(|&k| !self.held(state, k));
+                let locking = c.distinct || c.locks.iter().any(|&(k, _)| !self.held(state, k));
                 for &w in &c.waits {
                     let pos = self.monitor_block(state, w);
                     self.wait_on(state, s, pos);
@@ -704,19 +688,23 @@ impl Flow<'_> {
                         end: End::Call(s),
                         stable: false,
                     }]
-                } else {
-                    let mut out = self.local_call(s, state, derived);
-                    // A getter called inside a block reads under its lock,
-                    // as if inlined.
-                    if let (true, Some(site)) = (c.heap, state.current_block()) {
-                        out.push(Origin {
+                } else if c.heap {
+                    // A call reading heap state (through its receiver and
+                    // arguments, stable ones included: `finalList.size()`)
+                    // inside a block reads under the block's lock, as if
+                    // inlined; outside any block it reads nothing shared.
+                    match state.current_block() {
+                        Some(site) => vec![Origin {
                             read: s,
                             site,
                             end: End::Held,
                             stable: false,
-                        });
+                        }],
+                        None => Vec::new(),
                     }
-                    out
+                } else {
+                    // Otherwise it only computes with its operands.
+                    derived.to_vec()
                 }
             }
         }

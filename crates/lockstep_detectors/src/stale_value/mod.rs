@@ -167,7 +167,7 @@ fn prepare(
             }
             let mut this_acquires = s.distinct;
             c.distinct |= s.distinct;
-            for key in &s.locks {
+            for (key, hop) in &s.locks {
                 match translate(&key.path, receiver.as_ref(), &args) {
                     Translated::Fresh => {}
                     Translated::Path(path) => {
@@ -176,7 +176,7 @@ fn prepare(
                             kind: key.kind,
                             path,
                         });
-                        c.locks.push(id);
+                        c.locks.push((id, *hop));
                     }
                 }
             }
@@ -191,8 +191,9 @@ fn prepare(
         if !acquires && c.waits.is_empty() && !c.heap {
             continue;
         }
+        // One entry per lock, the first place in a fixed order.
         c.locks.sort();
-        c.locks.dedup();
+        c.locks.dedup_by_key(|l| l.0);
         c.waits.sort();
         c.waits.dedup();
         prep.calls.insert(site.stmt, CallFact::Call(c));
@@ -297,15 +298,20 @@ fn lock_of(body: &Body, prep: &Prepared, site: Site) -> Option<LockKey> {
             Some(CallFact::Acquire(k)) => prep.key(*k).cloned(),
             _ => None,
         },
-        Site::Call(s) => match prep.calls.get(&s) {
-            Some(CallFact::Call(c)) => c
-                .locks
-                .iter()
-                .filter_map(|&k| prep.key(k))
-                .find(|k| k.comparable())
-                .cloned(),
-            _ => None,
-        },
+        Site::Call(s) => call_lock(prep, s).map(|(k, _)| k.clone()),
+    }
+}
+
+/// The lock a locking call is reported with (the first that can be named)
+/// and where a callee acquires it.
+fn call_lock(prep: &Prepared, s: StmtId) -> Option<(&LockKey, Hop)> {
+    match prep.calls.get(&s) {
+        Some(CallFact::Call(c)) => c
+            .locks
+            .iter()
+            .filter_map(|&(k, hop)| prep.key(k).map(|k| (k, hop)))
+            .find(|(k, _)| k.comparable()),
+        _ => None,
     }
 }
 
@@ -346,10 +352,15 @@ fn finding(program: &Program, m: MethodId, body: &Body, prep: &Prepared, u: Stal
     let what = &r.what;
     let (message, end_related) = match (site, end) {
         (Site::Call(_), _) => {
-            let witness = match prep.calls.get(&read) {
+            // Where the reported lock is acquired; for a lock that cannot
+            // be named, wherever the callee locks.
+            let witness = call_lock(prep, read).map(|(_, hop)| hop).or(match prep
+                .calls
+                .get(&read)
+            {
                 Some(CallFact::Call(c)) => c.witness,
                 _ => None,
-            };
+            });
             // The method that holds the lock: where the acquisition is,
             // else the called method itself.
             let callee = witness

@@ -19,7 +19,7 @@
 //! ([`EdgeKind::TaskLaunch`]) are not calls: the started task runs later,
 //! in another thread.
 
-use std::collections::{BTreeSet, HashMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::sync::Arc;
 
 use rayon::prelude::*;
@@ -52,7 +52,7 @@ pub struct Hop {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Summary {
     /// Locks it may acquire, in its own terms (sorted, at most [`MAX_LOCKS`]).
-    pub locks: Vec<LockKey>,
+    pub locks: Vec<(LockKey, Hop)>,
     /// It may acquire a lock no caller can name (assumed not held).
     pub distinct: bool,
     /// Monitors it may `wait()` on, in its own terms (sorted).
@@ -229,7 +229,7 @@ pub fn facts(
     let library = is_library(program, m);
     let data = program.method(m);
     let mut own = Summary::default();
-    let mut locks = BTreeSet::new();
+    let mut locks = BTreeMap::new();
     let mut waits = BTreeSet::new();
     let Some(body) = program.body(m) else {
         // Native (or abstract) methods: only the `synchronized` flag tells.
@@ -239,16 +239,18 @@ pub fn facts(
             } else {
                 AccessPath::This
             };
+            let hop = Hop {
+                method: m,
+                stmt: None,
+            };
             add_lock(
                 &mut locks,
                 &mut own.distinct,
                 LockKey::monitor(path),
+                hop,
                 library,
             );
-            own.witness = Some(Hop {
-                method: m,
-                stmt: None,
-            });
+            own.witness = Some(hop);
         }
         // A synchronized native returns while holding its monitor.
         own.returns_shared = data.is_synchronized();
@@ -267,16 +269,13 @@ pub fn facts(
         if region.lock_var.is_some_and(|v| locks::is_fresh(&body, v)) {
             continue;
         }
-        if add_lock(
-            &mut locks,
-            &mut own.distinct,
-            LockKey::monitor(region.lock.clone()),
-            library,
-        ) {
-            own.witness.get_or_insert(Hop {
-                method: m,
-                stmt: region.enter,
-            });
+        let hop = Hop {
+            method: m,
+            stmt: region.enter,
+        };
+        let key = LockKey::monitor(region.lock.clone());
+        if add_lock(&mut locks, &mut own.distinct, key, hop, library) {
+            own.witness.get_or_insert(hop);
         }
     }
     let mut sites = Vec::new();
@@ -298,11 +297,14 @@ pub fn facts(
                             .as_ref()
                             .and_then(Operand::var)
                             .is_some_and(|v| locks::is_fresh(&body, v));
-                        if !fresh && add_lock(&mut locks, &mut own.distinct, key.clone(), library) {
-                            own.witness.get_or_insert(Hop {
-                                method: m,
-                                stmt: Some(sid),
-                            });
+                        let hop = Hop {
+                            method: m,
+                            stmt: Some(sid),
+                        };
+                        if !fresh
+                            && add_lock(&mut locks, &mut own.distinct, key.clone(), hop, library)
+                        {
+                            own.witness.get_or_insert(hop);
                         }
                     }
                     Some((Effect::MonitorWait, key)) => add_wait(&mut waits, &key.path, library),
@@ -578,14 +580,15 @@ fn static_target(program: &Program, body: &Body, call: &Call) -> Option<MethodId
 /// Adds a lock as the summary policy says; true if the method acquires it
 /// (kept or distinct).
 fn add_lock(
-    locks: &mut BTreeSet<LockKey>,
+    locks: &mut BTreeMap<LockKey, Hop>,
     distinct: &mut bool,
     key: LockKey,
+    hop: Hop,
     library: bool,
 ) -> bool {
     match keep(&key.path, library) {
         Keep::Yes => {
-            locks.insert(key);
+            locks.entry(key).or_insert(hop);
             true
         }
         Keep::Distinct => {
@@ -602,7 +605,7 @@ fn add_wait(waits: &mut BTreeSet<AccessPath>, path: &AccessPath, library: bool) 
     }
 }
 
-fn bound(locks: &mut BTreeSet<LockKey>, distinct: &mut bool) {
+fn bound(locks: &mut BTreeMap<LockKey, Hop>, distinct: &mut bool) {
     if locks.len() > MAX_LOCKS {
         // Keep the first ones (a fixed order); the rest are still acquired.
         while locks.len() > MAX_LOCKS {
@@ -724,7 +727,7 @@ impl Summaries {
     fn combine(&self, i: usize) -> Option<Summary> {
         let facts = self.facts.get(i)?;
         let mut out = facts.own.clone();
-        let mut locks: BTreeSet<LockKey> = out.locks.iter().cloned().collect();
+        let mut locks: BTreeMap<LockKey, Hop> = out.locks.iter().cloned().collect();
         let mut waits: BTreeSet<AccessPath> = out.waits.iter().cloned().collect();
         for (idx, site) in facts.sites.iter().enumerate() {
             if site.modelled.is_some() {
@@ -756,7 +759,7 @@ impl Summaries {
                 if callee.distinct && !facts.library {
                     out.distinct = true;
                 }
-                for key in &callee.locks {
+                for (key, hop) in &callee.locks {
                     let Translated::Path(path) = translate(&key.path, receiver.as_ref(), args)
                     else {
                         continue;
@@ -766,7 +769,7 @@ impl Summaries {
                         kind: key.kind,
                         path,
                     };
-                    add_lock(&mut locks, &mut out.distinct, key, facts.library);
+                    add_lock(&mut locks, &mut out.distinct, key, *hop, facts.library);
                 }
                 if acquires {
                     out.returns_shared = true;
