@@ -184,7 +184,7 @@ fn main() {
                     }
                 }
             }
-            sizes.sort_by(|a, b| b.0.cmp(&a.0));
+            sizes.sort_by_key(|b| std::cmp::Reverse(b.0));
             // Types of the biggest non-`Object.<init>` set.
             let mut biggest: Option<(usize, lockstep_pointsto::ObjectSet)> = None;
             for &m in &r.call_graph().reachable {
@@ -213,7 +213,7 @@ fn main() {
                     *by_kind.entry(k).or_default() += 1;
                 }
                 let mut v: Vec<_> = by_type.into_iter().collect();
-                v.sort_by(|a, b| b.1.cmp(&a.1));
+                v.sort_by_key(|b| std::cmp::Reverse(b.1));
                 println!("  biggest set by type: {:?}", &v[..v.len().min(25)]);
                 println!("  biggest set by kind: {by_kind:?}");
             }
