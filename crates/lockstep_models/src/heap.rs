@@ -8,7 +8,11 @@
 //! without them.
 //!
 //! Models are keyed by the class that *declares* the method (the callee
-//! after dispatch), so lookups are exact ([`heap_effects`]).
+//! after dispatch), so lookups are exact ([`heap_effects`]). A modelled
+//! method's effects replace its body: the analysis does not look inside
+//! (its code goes through `VarHandle`s or `Unsafe` offsets it cannot
+//! follow, and analysing the shared wrappers would merge every caller's
+//! objects).
 //!
 //! Not modelled: reflection (`Method.invoke`, `Constructor.newInstance`,
 //! `Field.set`), `MethodHandle`/`VarHandle` invocation in general,
@@ -79,6 +83,7 @@ use HeapEffect::*;
 use Operand::{Arg, Receiver};
 
 const UNSAFE: &str = "jdk/internal/misc/Unsafe";
+const SUN_UNSAFE: &str = "sun/misc/Unsafe";
 const ATOMIC_REF: &str = "java/util/concurrent/atomic/AtomicReference";
 
 #[rustfmt::skip]
@@ -95,11 +100,42 @@ static HEAP_MODELS: &[HeapModel] = &[
     h(UNSAFE, "compareAndSetReference", Params("(Ljava/lang/Object;JLjava/lang/Object;Ljava/lang/Object;)"), StoresAnywhere { object: Arg(0), value: Arg(3) }),
     h(UNSAFE, "compareAndExchangeReference", Params("(Ljava/lang/Object;JLjava/lang/Object;Ljava/lang/Object;)"), StoresAnywhere { object: Arg(0), value: Arg(3) }),
     h(UNSAFE, "compareAndExchangeReference", Params("(Ljava/lang/Object;JLjava/lang/Object;Ljava/lang/Object;)"), LoadsAnywhere { object: Arg(0) }),
+    // The Java wrappers (JDK 12+), modelled rather than analysed: they are
+    // shared by every caller, and analysed without contexts they would
+    // mix the objects of every `ConcurrentHashMap`.
+    h(UNSAFE, "getReferenceAcquire", Params("(Ljava/lang/Object;J)"), LoadsAnywhere { object: Arg(0) }),
+    h(UNSAFE, "getReferenceOpaque", Params("(Ljava/lang/Object;J)"), LoadsAnywhere { object: Arg(0) }),
+    h(UNSAFE, "putReferenceRelease", Params("(Ljava/lang/Object;JLjava/lang/Object;)"), StoresAnywhere { object: Arg(0), value: Arg(2) }),
+    h(UNSAFE, "putReferenceOpaque", Params("(Ljava/lang/Object;JLjava/lang/Object;)"), StoresAnywhere { object: Arg(0), value: Arg(2) }),
+    h(UNSAFE, "weakCompareAndSetReference", Params("(Ljava/lang/Object;JLjava/lang/Object;Ljava/lang/Object;)"), StoresAnywhere { object: Arg(0), value: Arg(3) }),
+    h(UNSAFE, "weakCompareAndSetReferencePlain", Params("(Ljava/lang/Object;JLjava/lang/Object;Ljava/lang/Object;)"), StoresAnywhere { object: Arg(0), value: Arg(3) }),
+    h(UNSAFE, "weakCompareAndSetReferenceAcquire", Params("(Ljava/lang/Object;JLjava/lang/Object;Ljava/lang/Object;)"), StoresAnywhere { object: Arg(0), value: Arg(3) }),
+    h(UNSAFE, "weakCompareAndSetReferenceRelease", Params("(Ljava/lang/Object;JLjava/lang/Object;Ljava/lang/Object;)"), StoresAnywhere { object: Arg(0), value: Arg(3) }),
+    h(UNSAFE, "compareAndExchangeReferenceAcquire", Params("(Ljava/lang/Object;JLjava/lang/Object;Ljava/lang/Object;)"), StoresAnywhere { object: Arg(0), value: Arg(3) }),
+    h(UNSAFE, "compareAndExchangeReferenceAcquire", Params("(Ljava/lang/Object;JLjava/lang/Object;Ljava/lang/Object;)"), LoadsAnywhere { object: Arg(0) }),
+    h(UNSAFE, "compareAndExchangeReferenceRelease", Params("(Ljava/lang/Object;JLjava/lang/Object;Ljava/lang/Object;)"), StoresAnywhere { object: Arg(0), value: Arg(3) }),
+    h(UNSAFE, "compareAndExchangeReferenceRelease", Params("(Ljava/lang/Object;JLjava/lang/Object;Ljava/lang/Object;)"), LoadsAnywhere { object: Arg(0) }),
+    h(UNSAFE, "getAndSetReference", Params("(Ljava/lang/Object;JLjava/lang/Object;)"), StoresAnywhere { object: Arg(0), value: Arg(2) }),
+    h(UNSAFE, "getAndSetReference", Params("(Ljava/lang/Object;JLjava/lang/Object;)"), LoadsAnywhere { object: Arg(0) }),
+    h(UNSAFE, "getAndSetReferenceAcquire", Params("(Ljava/lang/Object;JLjava/lang/Object;)"), StoresAnywhere { object: Arg(0), value: Arg(2) }),
+    h(UNSAFE, "getAndSetReferenceAcquire", Params("(Ljava/lang/Object;JLjava/lang/Object;)"), LoadsAnywhere { object: Arg(0) }),
+    h(UNSAFE, "getAndSetReferenceRelease", Params("(Ljava/lang/Object;JLjava/lang/Object;)"), StoresAnywhere { object: Arg(0), value: Arg(2) }),
+    h(UNSAFE, "getAndSetReferenceRelease", Params("(Ljava/lang/Object;JLjava/lang/Object;)"), LoadsAnywhere { object: Arg(0) }),
+    // JDK 9–11 names.
     h(UNSAFE, "getObject", Params("(Ljava/lang/Object;J)"), LoadsAnywhere { object: Arg(0) }),
     h(UNSAFE, "getObjectVolatile", Params("(Ljava/lang/Object;J)"), LoadsAnywhere { object: Arg(0) }),
     h(UNSAFE, "putObject", Params("(Ljava/lang/Object;JLjava/lang/Object;)"), StoresAnywhere { object: Arg(0), value: Arg(2) }),
     h(UNSAFE, "putObjectVolatile", Params("(Ljava/lang/Object;JLjava/lang/Object;)"), StoresAnywhere { object: Arg(0), value: Arg(2) }),
     h(UNSAFE, "compareAndSetObject", Params("(Ljava/lang/Object;JLjava/lang/Object;Ljava/lang/Object;)"), StoresAnywhere { object: Arg(0), value: Arg(3) }),
+    // --- sun.misc.Unsafe (jdk.unsupported), which applications call directly.
+    h(SUN_UNSAFE, "getObject", Params("(Ljava/lang/Object;J)"), LoadsAnywhere { object: Arg(0) }),
+    h(SUN_UNSAFE, "getObjectVolatile", Params("(Ljava/lang/Object;J)"), LoadsAnywhere { object: Arg(0) }),
+    h(SUN_UNSAFE, "putObject", Params("(Ljava/lang/Object;JLjava/lang/Object;)"), StoresAnywhere { object: Arg(0), value: Arg(2) }),
+    h(SUN_UNSAFE, "putObjectVolatile", Params("(Ljava/lang/Object;JLjava/lang/Object;)"), StoresAnywhere { object: Arg(0), value: Arg(2) }),
+    h(SUN_UNSAFE, "putOrderedObject", Params("(Ljava/lang/Object;JLjava/lang/Object;)"), StoresAnywhere { object: Arg(0), value: Arg(2) }),
+    h(SUN_UNSAFE, "compareAndSwapObject", Params("(Ljava/lang/Object;JLjava/lang/Object;Ljava/lang/Object;)"), StoresAnywhere { object: Arg(0), value: Arg(3) }),
+    h(SUN_UNSAFE, "getAndSetObject", Params("(Ljava/lang/Object;JLjava/lang/Object;)"), StoresAnywhere { object: Arg(0), value: Arg(2) }),
+    h(SUN_UNSAFE, "getAndSetObject", Params("(Ljava/lang/Object;JLjava/lang/Object;)"), LoadsAnywhere { object: Arg(0) }),
     // --- AtomicReference writes and reads through its VALUE VarHandle (JDK 9+).
     h(ATOMIC_REF, "compareAndSet", Params("(Ljava/lang/Object;Ljava/lang/Object;)"), StoresField { object: Receiver, field: "value", value: Arg(1) }),
     h(ATOMIC_REF, "weakCompareAndSet", Params("(Ljava/lang/Object;Ljava/lang/Object;)"), StoresField { object: Receiver, field: "value", value: Arg(1) }),

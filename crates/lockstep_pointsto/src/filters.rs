@@ -36,6 +36,8 @@ pub(crate) struct Filters {
     by_class: FxHashMap<ClassId, Vec<u32>>,
     /// Filters naming an array or an unknown class.
     other_filters: Vec<u32>,
+    /// The filter with no type, which keeps nothing.
+    nothing: Option<u32>,
 }
 
 impl Filters {
@@ -51,6 +53,7 @@ impl Filters {
             array_types: Vec::new(),
             by_class: FxHashMap::default(),
             other_filters: Vec::new(),
+            nothing: None,
         }
     }
 
@@ -76,7 +79,7 @@ impl Filters {
                     }
                 }
                 None => {
-                    keep.extend(0..self.lists.len() as u32);
+                    keep.extend((0..self.lists.len() as u32).filter(|&f| Some(f) != self.nothing));
                     self.unknown_types.push(ty);
                 }
             }
@@ -99,6 +102,11 @@ impl Filters {
     pub(crate) fn filter(&mut self, r: &mut Rules<'_>, types: &Arc<[TypeId]>) -> u32 {
         let (f, new) = self.lists.intern(types.clone());
         if !new {
+            return f;
+        }
+        if types.is_empty() {
+            self.nothing = Some(f);
+            self.masks.push(IdSet::new());
             return f;
         }
         let mut accepted: Vec<TypeId> = self.unknown_types.clone();
@@ -143,6 +151,11 @@ impl Filters {
         }
         self.masks.push(mask);
         f
+    }
+
+    /// The filter keeping nothing.
+    pub(crate) fn nothing(&mut self, r: &mut Rules<'_>) -> u32 {
+        self.filter(r, &Arc::from(Vec::new()))
     }
 
     /// The filter of a single type.

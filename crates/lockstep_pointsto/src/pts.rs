@@ -86,11 +86,32 @@ impl IdSet {
     /// `self ∪= other`; returns the ids that were new (empty if none, in
     /// which case `self` was not touched).
     pub fn union_diff(&mut self, other: &IdSet) -> IdSet {
+        self.union_diff_masked(other, None, None)
+    }
+
+    /// `self ∪= other ∩ m1 ∩ m2` (absent masks keep everything), in one
+    /// pass without building the intersection; returns the ids that were new.
+    pub fn union_diff_masked(
+        &mut self,
+        other: &IdSet,
+        m1: Option<&IdSet>,
+        m2: Option<&IdSet>,
+    ) -> IdSet {
         let mut diff: Vec<(u32, u64)> = Vec::new();
         let mut missing_blocks = false;
-        let mut j = 0;
+        let (mut j, mut k1, mut k2) = (0, 0, 0);
         let words = &mut self.words;
         for &(block, bits) in &other.words {
+            let mut bits = bits;
+            if let Some(m) = m1 {
+                bits &= word_at(&m.words, &mut k1, block);
+            }
+            if let Some(m) = m2 {
+                bits &= word_at(&m.words, &mut k2, block);
+            }
+            if bits == 0 {
+                continue;
+            }
             while j < words.len() && words[j].0 < block {
                 j += 1;
             }
@@ -108,9 +129,7 @@ impl IdSet {
         if missing_blocks {
             // Words of blocks already present were merged in place above;
             // or-ing them again in the merge is harmless.
-            self.union_disjoint(&IdSet {
-                words: diff.clone(),
-            });
+            self.union_disjoint(&diff);
         }
         IdSet { words: diff }
     }
@@ -120,11 +139,11 @@ impl IdSet {
         !self.union_diff(other).is_empty()
     }
 
-    /// Merges the words of `other` into `self`.
-    fn union_disjoint(&mut self, other: &IdSet) {
-        let mut merged = Vec::with_capacity(self.words.len() + other.words.len());
+    /// Merges `other`'s words into `self`.
+    fn union_disjoint(&mut self, other: &[(u32, u64)]) {
+        let mut merged = Vec::with_capacity(self.words.len() + other.len());
         let (mut i, mut j) = (0, 0);
-        let (a, b) = (&self.words, &other.words);
+        let (a, b) = (&self.words, other);
         while i < a.len() && j < b.len() {
             let (x, y) = (a[i], b[j]);
             if x.0 < y.0 {
@@ -207,6 +226,18 @@ impl IdSet {
     }
 }
 
+/// The word of `block` in sorted `words`, advancing the cursor `k`
+/// (blocks are asked for in increasing order).
+fn word_at(words: &[(u32, u64)], k: &mut usize, block: u32) -> u64 {
+    while *k < words.len() && words[*k].0 < block {
+        *k += 1;
+    }
+    match words.get(*k) {
+        Some(&(b, w)) if b == block => w,
+        _ => 0,
+    }
+}
+
 /// `a \ b`.
 fn difference(a: &IdSet, b: &IdSet) -> IdSet {
     let mut out = Vec::new();
@@ -252,9 +283,7 @@ mod tests {
 
     /// A small deterministic generator (no external crates for tests).
     fn numbers(seed: u64, n: usize, max: u32) -> Vec<u32> {
-        let mut s = seed
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
+        let mut s = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
         (0..n)
             .map(|_| {
                 s = s
@@ -288,10 +317,18 @@ mod tests {
                 sa.union(&sb).copied().collect()
             );
             assert!(x.union_diff(&y).is_empty());
+            let mut m: IdSet = numbers(seed + 7, 5, max).into_iter().collect();
+            let masked = m.union_diff_masked(&y, Some(&x), Some(&y));
+            for v in masked.iter() {
+                assert!(sb.contains(&v));
+            }
             for v in &sb {
                 assert!(x.contains(*v));
             }
-            assert_eq!(x.intersect(&y).iter().collect::<BTreeSet<_>>(), sb.clone());
+            assert_eq!(
+                x.intersect(&y).iter().collect::<BTreeSet<_>>(),
+                sb.clone()
+            );
             let evens = x.filter(|v| v % 2 == 0);
             assert!(evens.iter().all(|v| v % 2 == 0));
             let mut z = IdSet::new();

@@ -12,7 +12,7 @@ use lockstep_classfile::access;
 use lockstep_ir::StmtId;
 use lockstep_models::{is_jdk_class, keeps_object_contexts, HeapEffect};
 use lockstep_program::{ClassId, MethodId, Program};
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::config::{Config, LibraryContexts};
 use crate::facts::{self, LambdaFact, LambdaImpl, Template};
@@ -41,6 +41,8 @@ pub(crate) struct Tables {
     pub merge_exceptions: bool,
     /// `java.lang.Throwable`, when it loads.
     pub throwable: Option<ClassId>,
+    /// Sites of zero-length arrays, whose element field holds nothing.
+    empty_arrays: FxHashSet<SiteId>,
 }
 
 impl Tables {
@@ -57,7 +59,18 @@ impl Tables {
             sigs: Interner::default(),
             merge_exceptions,
             throwable: p.class_by_name(THROWABLE),
+            empty_arrays: FxHashSet::default(),
         }
+    }
+
+    pub(crate) fn mark_empty_array(&mut self, s: SiteId) {
+        self.empty_arrays.insert(s);
+    }
+
+    /// Can nothing be stored into field `f` of the objects of site `s`
+    /// (the elements of a zero-length array)?
+    pub(crate) fn holds_nothing(&self, s: SiteId, f: FieldId) -> bool {
+        f == self.element() && self.empty_arrays.contains(&s)
     }
 
     pub(crate) fn sig(&mut self, name: &Arc<str>, desc: &Arc<str>) -> u32 {
@@ -117,6 +130,7 @@ pub(crate) struct Rules<'p> {
     dispatch_cache: FxHashMap<(TypeId, u32), Option<MethodId>>,
     sensitive: FxHashMap<ClassId, bool>,
     app_sites: FxHashMap<SiteId, bool>,
+    field_types: FxHashMap<FieldId, Option<TypeId>>,
     effects: FxHashMap<MethodId, Arc<[HeapEffect]>>,
     anywhere: FxHashMap<TypeId, Arc<[FieldId]>>,
     class_types: FxHashMap<ClassId, TypeId>,
@@ -138,6 +152,7 @@ impl<'p> Rules<'p> {
             dispatch_cache: FxHashMap::default(),
             sensitive: FxHashMap::default(),
             app_sites: FxHashMap::default(),
+            field_types: FxHashMap::default(),
             effects: FxHashMap::default(),
             anywhere: FxHashMap::default(),
             class_types: FxHashMap::default(),
@@ -145,10 +160,16 @@ impl<'p> Rules<'p> {
         }
     }
 
-    /// The template of `m`, built on first request.
+    /// The template of `m`, built on first request. `None` for methods
+    /// without code and for methods with heap models, whose models replace
+    /// their bodies.
     pub(crate) fn template(&mut self, m: MethodId) -> Option<Arc<Template>> {
         if let Some(t) = self.templates.get(&m) {
             return t.clone();
+        }
+        if !self.effects(m).is_empty() {
+            self.templates.insert(m, None);
+            return None;
         }
         // JDK code that never gets contexts allocates by type.
         let merge = self.cfg.merge_library_objects
@@ -202,6 +223,48 @@ impl<'p> Rules<'p> {
         types.iter().any(|&t| self.is_subtype(ty, t))
     }
 
+    /// The declared type of field `f` (of an object of type `obj_ty`, for
+    /// array elements: the component type), when it says more than
+    /// `Object`: only such objects can be stored there, so the solvers drop
+    /// others. This matters for stores the analysis over-approximates
+    /// (`Unsafe` writes at unknown offsets, which may hit any field).
+    pub(crate) fn field_type(&mut self, f: FieldId, obj_ty: Option<TypeId>) -> Option<TypeId> {
+        match self.t.fields.key(f).clone() {
+            FieldKey::Element => {
+                let TypeKey::Array(desc) = self.t.types.key(obj_ty?).clone() else {
+                    return None;
+                };
+                let component = desc.get(1..)?;
+                if component == "Ljava/lang/Object;" {
+                    return None;
+                }
+                self.t.types.of_descriptor(self.p, component)
+            }
+            FieldKey::Field { class, name } => {
+                if let Some(t) = self.field_types.get(&f) {
+                    return *t;
+                }
+                let ty = self.p.class_by_name(&class).and_then(|c| {
+                    let desc = self
+                        .p
+                        .class(c)
+                        .file
+                        .fields
+                        .iter()
+                        .find(|fi| fi.name == name)
+                        .map(|fi| fi.descriptor.clone())?;
+                    if &*desc == "Ljava/lang/Object;" {
+                        return None;
+                    }
+                    self.t.types.of_descriptor(self.p, &desc)
+                });
+                self.field_types.insert(f, ty);
+                ty
+            }
+            FieldKey::Capture(_) | FieldKey::Anywhere => None,
+        }
+    }
+
     /// Virtual method selection on an object of type `ty` (not a lambda)
     /// for the signature `sig` ([`Tables::sig`]).
     pub(crate) fn dispatch(&mut self, ty: TypeId, sig: u32) -> Option<MethodId> {
@@ -220,12 +283,7 @@ impl<'p> Rules<'p> {
 
     /// The method a lambda object runs for `name desc` when that is not
     /// its functional method: a default method of its interface, or Object's.
-    pub(crate) fn lambda_other(
-        &mut self,
-        lf: &LambdaFact,
-        name: &str,
-        desc: &str,
-    ) -> Option<MethodId> {
+    pub(crate) fn lambda_other(&mut self, lf: &LambdaFact, name: &str, desc: &str) -> Option<MethodId> {
         let target = match lf.interface {
             Some(i) => self.p.resolve_interface_method(i, name, desc),
             None => self
@@ -275,12 +333,7 @@ impl<'p> Rules<'p> {
     /// or in a method running in a context, or a harness object. JDK-internal
     /// collections then share one context, so the JDK's own bookkeeping is
     /// not cloned per collection.
-    pub(crate) fn receiver_gets_context(
-        &mut self,
-        callee: MethodId,
-        site: SiteId,
-        heap_empty: bool,
-    ) -> bool {
+    pub(crate) fn receiver_gets_context(&mut self, callee: MethodId, site: SiteId, heap_empty: bool) -> bool {
         if !self.class_gets_context(callee) {
             return false;
         }
@@ -343,8 +396,7 @@ impl<'p> Rules<'p> {
                         let info = self.p.class(k);
                         for f in &info.file.fields {
                             let is_static = f.access_flags & access::STATIC != 0;
-                            let is_ref =
-                                f.descriptor.starts_with('L') || f.descriptor.starts_with('[');
+                            let is_ref = f.descriptor.starts_with('L') || f.descriptor.starts_with('[');
                             if !is_static && is_ref {
                                 keys.push(FieldKey::Field {
                                     class: info.name.clone(),

@@ -40,8 +40,8 @@ use lockstep_program::{ClassId, EdgeKind, EntryPoints, MethodId, Program};
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::config::Config;
-use crate::facts::{Fact, LambdaFact, LambdaImpl, Slot, Target, Template};
 use crate::filters::Filters;
+use crate::facts::{Fact, LambdaFact, LambdaImpl, Slot, Target, Template};
 use crate::intern::Interner;
 use crate::keys::SiteKey;
 use crate::pts::IdSet;
@@ -55,7 +55,8 @@ pub(crate) type CtxId = u32;
 pub(crate) type MCtxId = u32;
 
 const NO_FILTER: u32 = u32::MAX;
-/// "No lambda object": the `via` of ordinary call edges.
+/// The `via` of ordinary call edges, whose arguments are those of their
+/// call site; edges made through lambdas carry the id of their argument list.
 const NO_VIA: u32 = u32::MAX;
 
 /// Something to do with each object a pointer gets.
@@ -78,6 +79,8 @@ struct CallInst {
     caller: MCtxId,
     tpl: Arc<Template>,
     index: u32,
+    /// The filter of the receiver types the call accepts (its declared class).
+    recv_filter: u32,
 }
 
 /// Where an edge starts: a call site in a method context, and how.
@@ -109,7 +112,7 @@ enum RecvTarget {
 
 struct LambdaRecv {
     site: Site,
-    via: ObjId,
+    via: u32,
     target: RecvTarget,
     args: Vec<Option<PtrId>>,
     result: Option<PtrId>,
@@ -147,7 +150,9 @@ pub(crate) struct Solver<'p> {
 
     calls: Vec<CallInst>,
     lambda_recvs: Vec<LambdaRecv>,
-    lambda_seen: FxHashSet<(MCtxId, StmtId, EdgeKind, ObjId)>,
+    lambda_seen: FxHashSet<(MCtxId, StmtId, EdgeKind, ObjId, u32)>,
+    /// Argument lists (and result pointer) of calls made through lambdas.
+    actuals: Interner<(Box<[Option<PtrId>]>, Option<PtrId>)>,
     edge_keys: FxHashSet<(MCtxId, StmtId, EdgeKind, MCtxId, u32)>,
     cs_edge_set: FxHashSet<(MCtxId, StmtId, EdgeKind, MCtxId)>,
     cs_edges: Vec<(MCtxId, StmtId, EdgeKind, MCtxId)>,
@@ -159,6 +164,7 @@ pub(crate) struct Solver<'p> {
     class_inits: Vec<MethodId>,
     iterations: u64,
     counters: [u64; 8],
+    debug: bool,
 }
 
 impl<'p> Solver<'p> {
@@ -193,6 +199,7 @@ impl<'p> Solver<'p> {
             calls: Vec::new(),
             lambda_recvs: Vec::new(),
             lambda_seen: FxHashSet::default(),
+            actuals: Interner::default(),
             edge_keys: FxHashSet::default(),
             cs_edge_set: FxHashSet::default(),
             cs_edges: Vec::new(),
@@ -203,6 +210,7 @@ impl<'p> Solver<'p> {
             class_inits: Vec::new(),
             iterations: 0,
             counters: [0; 8],
+            debug: std::env::var_os("PTA_SCC").is_some(),
         }
     }
 
@@ -233,6 +241,18 @@ impl<'p> Solver<'p> {
             };
             self.queued[p as usize] = false;
             self.process(p);
+            if self.debug && self.iterations % 200_000 == 0 {
+                eprintln!(
+                    "progress: {} iterations, {} mctx, {} ctx, {} objects, {} pointers, {} worklist, {:?}",
+                    self.iterations,
+                    self.mctxs.len(),
+                    self.ctxs.len(),
+                    self.objs.len(),
+                    self.pts.len(),
+                    self.worklist.len(),
+                    start.elapsed()
+                );
+            }
         }
         let millis = start.elapsed().as_millis();
         self.finish(entries, millis)
@@ -379,7 +399,17 @@ impl<'p> Solver<'p> {
         if let Some(&p) = self.field_ptr.get(&(o, f)) {
             return p;
         }
-        let p = self.new_ptr(PtrKind::Field(o, f));
+        let ty = self.obj_ty(o);
+        let site = self.objs.key(o).0;
+        let filter = if self.r.t.holds_nothing(site, f) {
+            self.filters.nothing(&mut self.r)
+        } else {
+            match self.r.field_type(f, Some(ty)) {
+                Some(t) => self.type_filter(t),
+                None => NO_FILTER,
+            }
+        };
+        let p = self.new_typed_ptr(PtrKind::Field(o, f), filter);
         self.field_ptr.insert((o, f), p);
         p
     }
@@ -388,7 +418,11 @@ impl<'p> Solver<'p> {
         if let Some(&p) = self.static_ptr.get(&f) {
             return p;
         }
-        let p = self.new_ptr(PtrKind::Static(f));
+        let filter = match self.r.field_type(f, None) {
+            Some(t) => self.type_filter(t),
+            None => NO_FILTER,
+        };
+        let p = self.new_typed_ptr(PtrKind::Static(f), filter);
         self.static_ptr.insert(f, p);
         p
     }
@@ -417,27 +451,18 @@ impl<'p> Solver<'p> {
     /// pointer's declared type allow, and queues what is new.
     fn propagate(&mut self, set: &IdSet, dst: PtrId, filter: u32) {
         self.counters[0] += 1;
-        self.counters[1] += set.len() as u64;
         let own = self.ptr_filter[dst as usize];
-        let new = match (filter == NO_FILTER, own == NO_FILTER) {
-            (true, true) => self.pts[dst as usize].union_diff(set),
-            (false, true) => {
-                let kept = set.intersect(&self.filters.masks[filter as usize]);
-                self.pts[dst as usize].union_diff(&kept)
-            }
-            (true, false) => {
-                let kept = set.intersect(&self.filters.masks[own as usize]);
-                self.pts[dst as usize].union_diff(&kept)
-            }
-            (false, false) => {
-                let kept = set
-                    .intersect(&self.filters.masks[filter as usize])
-                    .intersect(&self.filters.masks[own as usize]);
-                self.pts[dst as usize].union_diff(&kept)
-            }
-        };
+        let masks = &self.filters.masks;
+        let m1 = (filter != NO_FILTER).then(|| &masks[filter as usize]);
+        let m2 = (own != NO_FILTER).then(|| &masks[own as usize]);
+        let new = self.pts[dst as usize].union_diff_masked(set, m1, m2);
         if !new.is_empty() {
-            self.diff[dst as usize].union_with(&new);
+            let d = &mut self.diff[dst as usize];
+            if d.is_empty() {
+                *d = new;
+            } else {
+                d.union_with(&new);
+            }
             self.enqueue(dst);
         }
     }
@@ -605,12 +630,11 @@ impl<'p> Solver<'p> {
             return;
         };
         self.initialize(md.class);
-        let params: Vec<Option<Arc<str>>> =
-            lockstep_program::descriptor::param_types(&md.descriptor)
-                .unwrap_or_default()
-                .into_iter()
-                .map(crate::facts::ref_type_name)
-                .collect();
+        let params: Vec<Option<Arc<str>>> = lockstep_program::descriptor::param_types(&md.descriptor)
+            .unwrap_or_default()
+            .into_iter()
+            .map(crate::facts::ref_type_name)
+            .collect();
         let this = if md.is_static() {
             None
         } else {
@@ -652,7 +676,7 @@ impl<'p> Solver<'p> {
         let Some(tpl) = self.mctx_tpl[mc as usize].clone() else {
             return;
         };
-        let (m, ctx) = *self.mctxs.key(mc);
+        let ctx = self.mctxs.key(mc).1;
         let base = self.mctx_base[mc as usize];
         let exceptions = self.r.cfg.exceptions;
         for fact in &tpl.facts {
@@ -671,16 +695,12 @@ impl<'p> Solver<'p> {
                     let f = self.filter_id(types);
                     self.add_edge(base + src, base + dst, f);
                 }
-                Fact::Load {
-                    dst,
-                    base: b,
-                    field,
-                } => self.add_use(base + b, Use::Load(*field, base + dst)),
-                Fact::Store {
-                    base: b,
-                    field,
-                    src,
-                } => self.add_use(base + b, Use::Store(*field, base + src)),
+                Fact::Load { dst, base: b, field } => {
+                    self.add_use(base + b, Use::Load(*field, base + dst))
+                }
+                Fact::Store { base: b, field, src } => {
+                    self.add_use(base + b, Use::Store(*field, base + src))
+                }
                 Fact::StaticLoad { dst, field } => {
                     let sp = self.static_ptr(*field);
                     self.add_edge(sp, base + dst, NO_FILTER);
@@ -734,21 +754,30 @@ impl<'p> Solver<'p> {
             return;
         };
         let ci = self.calls.len() as u32;
+        let recv_class = match &c.target {
+            Target::Direct(t) if c.kind != EdgeKind::Static => Some(self.r.p.method(*t).class),
+            Target::Virtual { class, .. } => Some(*class),
+            _ => None,
+        };
+        let recv_filter = match recv_class {
+            Some(class) => {
+                let ty = self.r.class_type(class);
+                self.type_filter(ty)
+            }
+            None => NO_FILTER,
+        };
         self.calls.push(CallInst {
             caller: mc,
             tpl: tpl.clone(),
             index,
+            recv_filter,
         });
         let site = Site {
             caller: mc,
             stmt: c.stmt,
             kind: c.kind,
         };
-        let args: Vec<Option<PtrId>> = c
-            .args
-            .iter()
-            .map(|a| a.map(|s| self.slot_ptr(mc, s)))
-            .collect();
+        let args: Vec<Option<PtrId>> = c.args.iter().map(|a| a.map(|s| self.slot_ptr(mc, s))).collect();
         let result = c.result.map(|s| self.slot_ptr(mc, s));
         let recv = c.recv.map(|s| self.slot_ptr(mc, s));
         match &c.target {
@@ -818,30 +847,27 @@ impl<'p> Solver<'p> {
 
     /// A virtual or special call site gets receiver object `o`.
     fn call_on(&mut self, ci: u32, o: ObjId) {
-        let target = {
+        let (target, recv_filter) = {
             let inst = &self.calls[ci as usize];
-            inst.tpl.calls[inst.index as usize].target.clone()
+            (
+                inst.tpl.calls[inst.index as usize].target.clone(),
+                inst.recv_filter,
+            )
         };
+        // The receiver must be an instance of the call's declared class.
+        if recv_filter != NO_FILTER && !self.filters.masks[recv_filter as usize].contains(o) {
+            return;
+        }
         let ty = self.obj_ty(o);
         match target {
             Target::Direct(t) => {
-                let class = self.r.p.method(t).class;
-                if !self.r.receiver_ok(ty, class) {
-                    return;
-                }
                 let (site, recv, args, result) = self.call_args(ci);
                 let ctx = self.callee_ctx(t, o);
                 self.connect(site, t, ctx, Some(o), recv, &args, result, NO_VIA);
             }
             Target::Virtual {
-                class,
-                name,
-                desc,
-                sig,
+                name, desc, sig, ..
             } => {
-                if !self.r.receiver_ok(ty, class) {
-                    return;
-                }
                 let (site, recv, args, result) = self.call_args(ci);
                 if let Some(lf) = self.r.lambda_of_type(ty).cloned() {
                     self.lambda_invoke(site, o, &lf, &name, &desc, recv, args, result);
@@ -920,16 +946,17 @@ impl<'p> Solver<'p> {
         args: Vec<Option<PtrId>>,
         result: Option<PtrId>,
     ) {
+        let via = self.via(&args, result);
         if !lf.shape.implements(name, desc) {
             if let Some(t) = self.r.lambda_other(lf, name, desc) {
                 let ctx = self.callee_ctx(t, l);
-                self.connect(site, t, ctx, Some(l), recv, &args, result, NO_VIA);
+                self.connect(site, t, ctx, Some(l), recv, &args, result, via);
             }
             return;
         }
         if !self
             .lambda_seen
-            .insert((site.caller, site.stmt, site.kind, l))
+            .insert((site.caller, site.stmt, site.kind, l, via))
         {
             return;
         }
@@ -944,7 +971,8 @@ impl<'p> Solver<'p> {
             LambdaImpl::Static(t) => {
                 // The lambda object stands in for a receiver in the context.
                 let ctx = self.callee_ctx(*t, l);
-                self.connect(site, *t, ctx, None, None, &actuals, result, l);
+                let via = self.via(&actuals, result);
+                self.connect(site, *t, ctx, None, None, &actuals, result, via);
             }
             LambdaImpl::Special(_) | LambdaImpl::Virtual { .. } => {
                 let Some(Some(receiver)) = actuals.first().copied() else {
@@ -965,12 +993,14 @@ impl<'p> Solver<'p> {
                     },
                     _ => return,
                 };
+                let rest: Vec<Option<PtrId>> = actuals.get(1..).map(<[_]>::to_vec).unwrap_or_default();
+                let via = self.via(&rest, result);
                 let id = self.lambda_recvs.len() as u32;
                 self.lambda_recvs.push(LambdaRecv {
                     site,
-                    via: l,
+                    via,
                     target,
-                    args: actuals.get(1..).map(<[_]>::to_vec).unwrap_or_default(),
+                    args: rest,
                     result,
                 });
                 self.add_use(receiver, Use::LambdaRecv(id));
@@ -985,10 +1015,18 @@ impl<'p> Solver<'p> {
                     self.add_obj(r, n);
                 }
                 let ctx = self.callee_ctx(*init, n);
-                self.connect(site, *init, ctx, Some(n), None, &actuals, None, l);
+                let via = self.via(&actuals, None);
+                self.connect(site, *init, ctx, Some(n), None, &actuals, None, via);
             }
             LambdaImpl::Unresolved => {}
         }
+    }
+
+    /// The id of an argument list of a call made through a lambda.
+    fn via(&mut self, args: &[Option<PtrId>], result: Option<PtrId>) -> u32 {
+        self.actuals
+            .intern((Box::from(args), result))
+            .0
     }
 
     /// The receiver of a lambda's instance implementation gets object `r`.
@@ -1045,10 +1083,7 @@ impl<'p> Solver<'p> {
             .edge_keys
             .insert((site.caller, site.stmt, site.kind, mc, via));
         if new_edge {
-            if self
-                .cs_edge_set
-                .insert((site.caller, site.stmt, site.kind, mc))
-            {
+            if self.cs_edge_set.insert((site.caller, site.stmt, site.kind, mc)) {
                 self.cs_edges.push((site.caller, site.stmt, site.kind, mc));
             }
             let effects = self.r.effects(callee);
@@ -1199,58 +1234,33 @@ impl<'p> Solver<'p> {
         let mut in_scc_nodes = 0usize;
         let mut in_scc_facts = 0usize;
         let mut sccs = 0usize;
-        let edge_ok =
-            |a: usize, b: usize, f: u32| f == NO_FILTER && self.ptr_filter[a] == self.ptr_filter[b];
+        let edge_ok = |a: usize, b: usize, f: u32| f == NO_FILTER && self.ptr_filter[a] == self.ptr_filter[b];
         for root in 0..n {
-            if index[root] != u32::MAX {
-                continue;
-            }
+            if index[root] != u32::MAX { continue; }
             let mut call: Vec<(usize, usize)> = vec![(root, 0)];
-            index[root] = next;
-            low[root] = next;
-            next += 1;
-            stack.push(root as u32);
-            on[root] = true;
+            index[root] = next; low[root] = next; next += 1; stack.push(root as u32); on[root] = true;
             while let Some(&mut (v, ref mut i)) = call.last_mut() {
                 if *i < self.succ[v].len() {
                     let (w, f) = self.succ[v][*i];
                     *i += 1;
                     let w = w as usize;
-                    if !edge_ok(v, w, f) {
-                        continue;
-                    }
+                    if !edge_ok(v, w, f) { continue; }
                     if index[w] == u32::MAX {
-                        index[w] = next;
-                        low[w] = next;
-                        next += 1;
-                        stack.push(w as u32);
-                        on[w] = true;
+                        index[w] = next; low[w] = next; next += 1; stack.push(w as u32); on[w] = true;
                         call.push((w, 0));
                     } else if on[w] {
                         low[v] = low[v].min(index[w]);
                     }
                 } else {
                     call.pop();
-                    if let Some(&(u, _)) = call.last() {
-                        low[u] = low[u].min(low[v]);
-                    }
+                    if let Some(&(u, _)) = call.last() { low[u] = low[u].min(low[v]); }
                     if low[v] == index[v] {
-                        let mut size = 0;
-                        let mut facts = 0;
+                        let mut size = 0; let mut facts = 0;
                         loop {
-                            let w = stack.pop().unwrap_or(0) as usize;
-                            on[w] = false;
-                            size += 1;
-                            facts += self.pts[w].len();
-                            if w == v {
-                                break;
-                            }
+                            let w = stack.pop().unwrap_or(0) as usize; on[w] = false; size += 1; facts += self.pts[w].len();
+                            if w == v { break; }
                         }
-                        if size > 1 {
-                            sccs += 1;
-                            in_scc_nodes += size;
-                            in_scc_facts += facts;
-                        }
+                        if size > 1 { sccs += 1; in_scc_nodes += size; in_scc_facts += facts; }
                     }
                 }
             }

@@ -1,0 +1,150 @@
+//! Shared helpers: compile Java sources with the testkit (cached by
+//! content), build a `Program` over the JDK, find methods and variables by
+//! name, solve, and describe objects readably.
+
+#![allow(dead_code)]
+
+use std::collections::BTreeSet;
+use std::path::PathBuf;
+use std::sync::OnceLock;
+
+use lockstep_classpath::Library;
+use lockstep_ir::VarId;
+use lockstep_pointsto::{Config, ObjectSet, PointsTo, PointsToResult};
+use lockstep_program::{entry_points, ClassProvider, EntryPoints, MethodId, Program};
+use lockstep_testkit::{compile, CompileOptions, CompiledFixture, SourceFile};
+
+/// The JDK's classes, indexed once per test binary (`$LOCKSTEP_TEST_JDK`,
+/// else what `find_jdk` finds).
+pub fn jdk() -> &'static Library {
+    static LIB: OnceLock<Library> = OnceLock::new();
+    LIB.get_or_init(|| {
+        let home = match std::env::var_os("LOCKSTEP_TEST_JDK") {
+            Some(h) => PathBuf::from(h),
+            None => lockstep_classpath::find_jdk(None).unwrap_or_else(|p| panic!("no JDK: {p}")),
+        };
+        Library::jdk(&home).unwrap_or_else(|p| panic!("cannot read the JDK: {p}"))
+    })
+}
+
+pub fn jdk_provider() -> Box<dyn ClassProvider> {
+    let lib = jdk();
+    Box::new(move |name: &str| {
+        lib.load(name)
+            .map(|r| r.map(|c| c.bytes).map_err(|p| p.to_string()))
+    })
+}
+
+pub fn compile_sources(sources: &[(&str, &str)]) -> CompiledFixture {
+    let files: Vec<SourceFile> = sources
+        .iter()
+        .map(|(p, t)| SourceFile::new(*p, *t))
+        .collect();
+    compile(&files, &CompileOptions::default()).unwrap_or_else(|e| panic!("javac: {e}"))
+}
+
+pub fn program_of(fixture: &CompiledFixture) -> Program {
+    let app = fixture
+        .classes
+        .iter()
+        .map(|c| {
+            let bytes = fixture.read_class(c).expect("class file");
+            let file = lockstep_classfile::parse(&bytes).expect("parse");
+            (format!("{c}.class"), file)
+        })
+        .collect();
+    Program::new(app, jdk_provider())
+}
+
+/// A program of one source file `Main.java`.
+pub fn program(src: &str) -> Program {
+    program_of(&compile_sources(&[("Main.java", src)]))
+}
+
+/// The classes of a jar as the application, over the JDK.
+pub fn program_of_jar(path: &str) -> Option<Program> {
+    let jar = PathBuf::from(path);
+    if !jar.exists() {
+        return None;
+    }
+    let (lib, problems) = Library::open(std::slice::from_ref(&jar));
+    assert!(problems.is_empty(), "{problems:?}");
+    let names: Vec<String> = lib.class_names().map(str::to_string).collect();
+    let app = names
+        .iter()
+        .filter_map(|n| {
+            let bytes = lib.load(n)?.ok()?;
+            let file = lockstep_classfile::parse(&bytes.bytes).ok()?;
+            Some((bytes.origin.to_string(), file))
+        })
+        .collect();
+    Some(Program::new(app, jdk_provider()))
+}
+
+/// The method `name` (the first with that name) of `class`.
+pub fn method(p: &Program, class: &str, name: &str) -> MethodId {
+    let c = p
+        .class_by_name(class)
+        .unwrap_or_else(|| panic!("no class {class}"));
+    p.class(c)
+        .declared_methods_named(name)
+        .min()
+        .unwrap_or_else(|| panic!("no method {class}.{name}"))
+}
+
+/// The variable named `name` (from the local variable table) of `m`.
+pub fn var(p: &Program, m: MethodId, name: &str) -> VarId {
+    let body = p.body(m).expect("body");
+    let found: Vec<usize> = body
+        .vars
+        .iter()
+        .enumerate()
+        .filter(|(_, v)| v.name.as_deref() == Some(name))
+        .map(|(i, _)| i)
+        .collect();
+    assert_eq!(found.len(), 1, "variable {name} in {}", p.method_name(m));
+    VarId(found[0] as u32)
+}
+
+pub fn solve(p: &Program, open: bool, config: Config) -> PointsToResult {
+    let entries = entry_points(p, open);
+    PointsTo::solve(p, &entries, config)
+}
+
+pub fn entries(p: &Program, open: bool) -> EntryPoints {
+    entry_points(p, open)
+}
+
+/// The type names of the objects in a set (sorted, deduplicated).
+pub fn types(r: &PointsToResult, set: &ObjectSet) -> BTreeSet<String> {
+    set.iter()
+        .map(|o| r.object(o).expect("object").type_name.to_string())
+        .collect()
+}
+
+/// The type names of the application objects (`Main…`) in a set.
+pub fn app_types(r: &PointsToResult, set: &ObjectSet) -> BTreeSet<String> {
+    types(r, set)
+        .into_iter()
+        .filter(|t| t.starts_with("Main"))
+        .collect()
+}
+
+/// Readable descriptions of the objects in a set.
+pub fn describe(p: &Program, r: &PointsToResult, set: &ObjectSet) -> Vec<String> {
+    set.iter().map(|o| r.describe_object(p, o)).collect()
+}
+
+/// Object sensitivity with no bound on contexts, JDK containers with contexts:
+/// the default without the order-dependent bound (comparable with the reference solver).
+pub fn two_obj() -> Config {
+    Config {
+        max_contexts_per_method: None,
+        ..Config::default()
+    }
+}
+
+/// `Set` of strings from string literals.
+pub fn set(items: &[&str]) -> BTreeSet<String> {
+    items.iter().map(|s| s.to_string()).collect()
+}

@@ -1,0 +1,246 @@
+//! What the analysis finds on small Java programs: object sensitivity,
+//! arrays, static fields, lambdas, thread starts, JDK models, harness
+//! objects of open programs, access paths.
+
+mod common;
+use common::*;
+
+use lockstep_ir::AccessPath;
+use lockstep_pointsto::{Config, ContextId, SiteKey};
+use lockstep_program::EdgeKind;
+
+/// Two boxes, two counters, two threads: the thesis' §3.2.7 situation.
+const SEPARATE: &str = include_str!("fixtures/separate.java");
+
+#[test]
+fn object_sensitivity_separates_two_this_objects() {
+    let p = program(SEPARATE);
+    let main = method(&p, "Main", "main");
+    let (x, y) = (var(&p, main, "x"), var(&p, main, "y"));
+
+    let ci = solve(&p, false, Config::insensitive());
+    assert_eq!(types(&ci, &ci.var(main, x)), set(&["Main$Item", "Main$Other"]));
+    assert_eq!(types(&ci, &ci.var(main, y)), set(&["Main$Item", "Main$Other"]));
+    assert!(ci.may_alias_vars(main, x, main, y));
+
+    let os = solve(&p, false, Config::default());
+    assert_eq!(types(&os, &os.var(main, x)), set(&["Main$Item"]));
+    assert_eq!(types(&os, &os.var(main, y)), set(&["Main$Other"]));
+    assert!(!os.may_alias_vars(main, x, main, y));
+
+    // `Box.set` runs in one context per box; `this` is one object in each.
+    let set_m = method(&p, "Main$Box", "set");
+    let this = p.body(set_m).unwrap().params[0];
+    let ctxs = os.contexts_of(set_m);
+    assert_eq!(ctxs.len(), 2, "{ctxs:?}");
+    for c in ctxs {
+        assert_eq!(os.var_in(set_m, c, this).len(), 1);
+    }
+    assert_eq!(ci.contexts_of(set_m), vec![ContextId::EMPTY]);
+    assert_eq!(ci.var(set_m, this).len(), 2);
+}
+
+#[test]
+fn threads_on_separate_objects_are_told_apart() {
+    let p = program(SEPARATE);
+    let run = method(&p, "Main$Counter", "run");
+    let this = p.body(run).unwrap().params[0];
+    let path = AccessPath::Field(Box::new(AccessPath::This), "lock".into());
+    // Insensitive: one context, both counters in `this`, one lock object
+    // (one allocation site). Object-sensitive: a context per counter, one
+    // counter and one lock in each, the two locks apart.
+    for (config, contexts) in [(Config::insensitive(), 1usize), (Config::default(), 2)] {
+        let r = solve(&p, false, config);
+        // Both threads are started and run `Counter.run` on their counter.
+        let starts: Vec<_> = r
+            .thread_starts()
+            .iter()
+            .filter(|t| p.method(t.caller.method).name.as_ref() == "main")
+            .collect();
+        assert_eq!(starts.len(), 2, "{starts:?}");
+        for t in &starts {
+            assert_eq!(r.object(t.task).unwrap().type_name.as_ref(), "java/lang/Thread");
+        }
+        assert!(r.call_graph().is_reachable(run));
+        assert_eq!(r.contexts_of(run).len(), contexts);
+        let mut locks = lockstep_pointsto::ObjectSet::new();
+        for c in r.contexts_of(run) {
+            let lock = r.path(&p, run, Some(c), &path).unwrap();
+            assert_eq!(lock.len(), 1, "{}", config.describe());
+            assert_eq!(r.var_in(run, c, this).len(), 3 - contexts);
+            locks.union_with(&lock);
+        }
+        assert_eq!(locks.len(), contexts);
+    }
+}
+
+#[test]
+fn jdk_containers_keep_application_lists_apart() {
+    let p = program(SEPARATE);
+    let main = method(&p, "Main", "main");
+    let (e1, e2) = (var(&p, main, "e1"), var(&p, main, "e2"));
+    let os = solve(&p, false, Config::default());
+    assert_eq!(types(&os, &os.var(main, e1)), set(&["Main$Item"]));
+    assert_eq!(types(&os, &os.var(main, e2)), set(&["Main$Other"]));
+    // Without contexts every list shares one element array (and so does the JDK).
+    let ci = solve(&p, false, Config::insensitive());
+    let merged = types(&ci, &ci.var(main, e1));
+    assert!(merged.contains("Main$Item") && merged.contains("Main$Other"));
+}
+
+const HEAP: &str = include_str!("fixtures/heap.java");
+
+#[test]
+fn arrays_statics_lambdas_and_models() {
+    let p = program(HEAP);
+    let main = method(&p, "Main", "main");
+    let r = solve(&p, false, Config::default());
+    let t = |name: &str| types(&r, &r.var(main, var(&p, main, name)));
+    // One element field per array object, arrays apart.
+    assert_eq!(t("fromArr"), set(&["Main$A", "Main$B"]));
+    assert_eq!(t("fromArr2"), set(&["Main$C"]));
+    assert_eq!(t("row"), set(&["[I"]));
+    // Static fields are global.
+    assert_eq!(t("fromStatic"), set(&["Main$D"]));
+    assert_eq!(types(&r, &r.static_field(&p, "Main", "shared")), set(&["Main$D"]));
+    // Lambdas: captured values, method references, constructor references.
+    assert_eq!(t("fromLambda"), set(&["Main$E"]));
+    assert_eq!(t("fromRef"), set(&["Main$F"]));
+    assert_eq!(t("fromCtor"), set(&["Main$G"]));
+    // JDK models: arraycopy, clone, Unsafe (ConcurrentHashMap), VarHandle (AtomicReference).
+    assert_eq!(t("copied"), set(&["Main$H"]));
+    assert_eq!(t("fromClone"), set(&["Main$H"]));
+    // `Unsafe` accesses at untracked offsets may touch any field of the
+    // right type: a map's values may include the JVM's thread object
+    // (`TreeBin.waiter`), but no other application object.
+    assert_eq!(app_types(&r, &r.var(main, var(&p, main, "fromMap"))), set(&["Main$I"]));
+    assert!(t("fromAtomic").contains("Main$A"), "{:?}", t("fromAtomic"));
+    // Objects the JVM makes, constants, opaque results.
+    let current = r.var(main, var(&p, main, "current"));
+    assert!(current
+        .iter()
+        .any(|o| matches!(r.object(o).unwrap().site, SiteKey::Vm(_))));
+    assert_eq!(t("out"), set(&["java/io/PrintStream"]));
+    assert_eq!(t("concat"), set(&["java/lang/String"]));
+    let klass = r.var(main, var(&p, main, "klass"));
+    assert_eq!(klass.len(), 1);
+    assert_eq!(
+        r.object(klass.iter().next().unwrap()).unwrap().site,
+        &SiteKey::ClassLiteral("java/lang/String".into())
+    );
+    // Allocation sites carry their line.
+    let a = r.var(main, var(&p, main, "fromArr2")).iter().next().unwrap();
+    let info = r.alloc_info(&p, a).unwrap();
+    assert_eq!((info.method, info.type_name.as_ref()), (Some(main), "Main$C"));
+    assert!(info.line.is_some());
+}
+
+const THREADS: &str = include_str!("fixtures/threads.java");
+
+#[test]
+fn thread_objects_are_roots() {
+    let p = program(THREADS);
+    let r = solve(&p, false, Config::default());
+    let main = method(&p, "Main", "main");
+    let d = r.var(main, var(&p, main, "d"));
+    assert_eq!(d.len(), 1);
+    // The worker's `run` sees the main thread's Data through its field.
+    let run = method(&p, "Main$Worker", "run");
+    let data = AccessPath::Field(Box::new(AccessPath::This), "data".into());
+    assert_eq!(r.path(&p, run, None, &data).unwrap(), d);
+    // Every start site reaches its task, and each task's entry runs.
+    let mut kinds: Vec<String> = r
+        .thread_starts()
+        .iter()
+        .filter(|t| t.caller.method == main)
+        .map(|t| r.object(t.task).unwrap().type_name.to_string())
+        .collect();
+    kinds.sort();
+    kinds.dedup();
+    assert!(kinds.contains(&"Main$Worker".to_string()), "{kinds:?}");
+    assert!(kinds.contains(&"Main$Task".to_string()), "{kinds:?}");
+    assert!(kinds.iter().any(|k| k.starts_with("lambda@")), "{kinds:?}");
+    assert!(kinds.contains(&"java/lang/Thread".to_string()), "{kinds:?}");
+    let call = method(&p, "Main$Task", "call");
+    assert!(r.call_graph().is_reachable(call));
+    let launches: Vec<_> = r
+        .call_graph()
+        .callees(main)
+        .iter()
+        .filter(|e| e.kind == EdgeKind::TaskLaunch)
+        .map(|e| p.method_name(e.callee))
+        .collect();
+    assert!(launches.iter().any(|n| n.starts_with("Main$Task.call")), "{launches:?}");
+    assert!(launches.iter().any(|n| n.starts_with("Main.lambda$main$")), "{launches:?}");
+    for t in r.thread_starts() {
+        assert!(!r.thread_entries(t).is_empty());
+    }
+    // The lambda run by `new Thread(..)` captured `d`.
+    let lambda_bodies: Vec<_> = r
+        .call_graph()
+        .reachable
+        .iter()
+        .copied()
+        .filter(|&m| p.method(m).name.starts_with("lambda$main$"))
+        .collect();
+    assert_eq!(lambda_bodies.len(), 2);
+    for m in lambda_bodies {
+        let param = p.body(m).unwrap().params[0];
+        assert_eq!(r.var(m, param), d);
+    }
+}
+
+const LIBRARY: &str = include_str!("fixtures/library.java");
+
+#[test]
+fn open_programs_run_entries_on_harness_objects() {
+    let p = program(LIBRARY);
+    let r = solve(&p, true, Config::default());
+    let put = method(&p, "Main$Pool", "put");
+    let take = method(&p, "Main$Pool", "take");
+    let body = p.body(put).unwrap();
+    let this = r.var(put, body.params[0]);
+    assert_eq!(this.len(), 1);
+    let o = this.iter().next().unwrap();
+    assert_eq!(r.object(o).unwrap().site, &SiteKey::Entry("Main$Pool".into()));
+    // The parameter is the harness object of its declared type, stored
+    // into the receiver and read back by another entry.
+    let param = r.var(put, body.params[1]);
+    assert_eq!(
+        r.object(param.iter().next().unwrap()).unwrap().site,
+        &SiteKey::Entry("java/lang/Object".into())
+    );
+    assert_eq!(r.field(o, "Main$Pool", "last"), param);
+    let ret = r
+        .path(&p, take, None, &AccessPath::Field(Box::new(AccessPath::This), "last".into()))
+        .unwrap();
+    assert_eq!(ret, param);
+    // The array allocated by the constructor holds the parameter.
+    let slots = r.field(o, "Main$Pool", "slots");
+    assert_eq!(slots.len(), 1);
+    assert_eq!(r.elements(slots.iter().next().unwrap()), param);
+    assert!(r.may_alias_paths(
+        &p,
+        (put, &AccessPath::Param(0, None)),
+        (take, &AccessPath::Field(Box::new(AccessPath::This), "last".into()))
+    ));
+}
+
+#[test]
+fn statistics_and_contexts_are_reported() {
+    let p = program(SEPARATE);
+    let r = solve(&p, false, Config::default());
+    let s = r.stats();
+    assert!(s.reachable_methods > 10 && s.objects > 5 && s.pointers > 10);
+    assert_eq!(s.reachable_methods, r.call_graph().reachable.len());
+    assert!(s.method_contexts >= s.reachable_methods);
+    let set_m = method(&p, "Main$Box", "set");
+    for c in r.contexts_of(set_m) {
+        let sites = r.context(c);
+        assert!(!sites.is_empty());
+        assert!(sites[0].is_allocation());
+    }
+    for mc in r.method_contexts() {
+        assert!(r.call_graph().is_reachable(mc.method));
+    }
+}
