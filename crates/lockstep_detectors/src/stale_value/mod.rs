@@ -144,10 +144,10 @@ fn prepare(
         }
         let mut c = CallSummary::default();
         let mut acquires = false;
-        let shares = summaries.all_share(site);
-        c.heap = summaries.any_heap(site);
+        let shares = summaries.all_share(facts, site);
+        c.heap = summaries.any_heap(facts, site);
         let (receiver, args) = summary::actuals(body, site.stmt);
-        for &ix in &site.callees {
+        for &ix in facts.callees(site) {
             let (Some(s), Some(callee)) = (summaries.at(ix), summaries.method_at(ix)) else {
                 continue;
             };

@@ -19,7 +19,7 @@
 //! ([`EdgeKind::TaskLaunch`]) are not calls: the started task runs later,
 //! in another thread.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::Arc;
 
 use rayon::prelude::*;
@@ -94,13 +94,13 @@ impl Summary {
 #[derive(Debug, Clone)]
 pub struct CallSite {
     pub stmt: StmtId,
-    /// The targets whose locks count (see [`considered`]), as indices into
-    /// the summaries, sorted.
-    pub callees: Vec<u32>,
-    /// Every target in the call graph, thread starts excluded (indices,
-    /// sorted): whether the result derives from heap state is a
-    /// may-property.
-    pub all: Vec<u32>,
+    /// The targets whose locks count (see [`considered`]): a range of
+    /// [`Facts::targets`] (indices into the summaries, sorted).
+    callees: (u32, u32),
+    /// Every target in the call graph, thread starts excluded (a range of
+    /// [`Facts::targets`]): whether the result derives from heap state is
+    /// a may-property. Usually the same range as `callees`.
+    all: (u32, u32),
     /// The call's lock effect from the models layer (`lock`, `wait`...),
     /// with the lock it concerns. Modelled calls are not summarised
     /// through their callees: the model says what they do.
@@ -125,6 +125,8 @@ pub struct Facts {
     /// What the method does itself (`returns_shared` from its own reads).
     pub own: Summary,
     pub sites: Vec<CallSite>,
+    /// The call sites' targets, one arena per method (fewer allocations).
+    targets: Vec<u32>,
     /// The body, for the call sites' operands.
     pub body: Option<Arc<Body>>,
     /// Indices into `sites` of the calls whose results flow into a
@@ -132,6 +134,22 @@ pub struct Facts {
     pub returned_calls: Vec<usize>,
     /// Those of them made under a lock of the method.
     pub locked_calls: Vec<usize>,
+}
+
+impl Facts {
+    fn range(&self, r: (u32, u32)) -> &[u32] {
+        self.targets.get(r.0 as usize..r.1 as usize).unwrap_or(&[])
+    }
+
+    /// The targets of a site whose locks count.
+    pub fn callees(&self, site: &CallSite) -> &[u32] {
+        self.range(site.callees)
+    }
+
+    /// Every target of a site.
+    pub fn all(&self, site: &CallSite) -> &[u32] {
+        self.range(site.all)
+    }
 }
 
 /// The lock effect of a call from the models layer.
@@ -259,6 +277,7 @@ pub fn facts(
             library,
             own,
             sites: Vec::new(),
+            targets: Vec::new(),
             body: None,
             returned_calls: Vec::new(),
             locked_calls: Vec::new(),
@@ -279,6 +298,7 @@ pub fn facts(
         }
     }
     let mut sites = Vec::new();
+    let mut targets: Vec<u32> = Vec::new();
     // The method's call edges, sorted by site: walked once alongside the
     // statements instead of searched per call.
     let mut edges = cg.callees(m).iter().peekable();
@@ -323,14 +343,22 @@ pub fn facts(
                 all.sort();
                 all.dedup();
                 let index = |c: &MethodId| methods.binary_search(c).ok().map(|i| i as u32);
-                let callees = considered(program, &body, call, &all)
-                    .iter()
-                    .filter_map(index)
-                    .collect();
+                let mut push = |ms: &[MethodId]| {
+                    let start = targets.len() as u32;
+                    targets.extend(ms.iter().filter_map(index));
+                    (start, targets.len() as u32)
+                };
+                let considered = considered(program, &body, call, &all);
+                let all_range = push(&all);
+                let callees = if considered == all {
+                    all_range
+                } else {
+                    push(&considered)
+                };
                 sites.push(CallSite {
                     stmt: sid,
                     callees,
-                    all: all.iter().filter_map(index).collect(),
+                    all: all_range,
                     modelled,
                 });
             }
@@ -358,6 +386,7 @@ pub fn facts(
         library,
         own,
         sites,
+        targets,
         body: Some(body),
         returned_calls: slice.calls,
         locked_calls: slice.locked_calls,
@@ -399,16 +428,11 @@ fn returned_slice(
     juc: bool,
     library: bool,
 ) -> Slice {
-    let mut defs: HashMap<VarId, Vec<StmtId>> = HashMap::new();
     let mut returned: Vec<VarId> = Vec::new();
     let mut branches: Vec<VarId> = Vec::new();
     let mut returns = false;
     let mut constant = false;
-    for (i, stmt) in body.stmts.iter().enumerate() {
-        let sid = StmtId(i as u32);
-        if let Some(v) = stmt.kind.def() {
-            defs.entry(v).or_default().push(sid);
-        }
+    for stmt in &body.stmts {
         match &stmt.kind {
             StmtKind::Return(Some(op)) => {
                 returns = true;
@@ -431,28 +455,54 @@ fn returned_slice(
             locked_calls: Vec::new(),
         };
     }
+    // Definitions: the IR's unique definition for most variables; the
+    // others (webs of several definitions) are collected here.
+    let mut multi: HashMap<VarId, Vec<StmtId>> = HashMap::new();
+    for (i, stmt) in body.stmts.iter().enumerate() {
+        if let Some(v) = stmt.kind.def() {
+            if body.unique_def.get(v.index()).copied().flatten().is_none() {
+                multi.entry(v).or_default().push(StmtId(i as u32));
+            }
+        }
+    }
+    let defs = |v: &VarId| -> Vec<StmtId> {
+        match body.unique_def.get(v.index()).copied().flatten() {
+            Some(d) => vec![d],
+            None => multi.get(v).cloned().unwrap_or_default(),
+        }
+    };
     // `return a >= b` leaves its two constants in a stack variable.
     constant |= returned.iter().any(|v| {
-        defs.get(v).is_some_and(|ds| {
-            ds.iter().any(|d| {
-                matches!(
-                    body.stmts.get(d.index()).map(|s| &s.kind),
-                    Some(StmtKind::Assign {
-                        value: Rvalue::Use(Operand::Const(ConstValue::Int(_))),
-                        ..
-                    })
-                )
-            })
+        defs(v).iter().any(|d| {
+            matches!(
+                body.stmts.get(d.index()).map(|s| &s.kind),
+                Some(StmtKind::Assign {
+                    value: Rvalue::Use(Operand::Const(ConstValue::Int(_))),
+                    ..
+                })
+            )
         })
     });
     let mut work: Vec<(VarId, bool)> = returned.into_iter().map(|v| (v, false)).collect();
     if constant {
         work.extend(branches.into_iter().map(|v| (v, false)));
     }
-    let site_of: HashMap<StmtId, usize> =
-        sites.iter().enumerate().map(|(i, s)| (s.stmt, i)).collect();
+    // Sites are in statement order.
+    let site_of = |d: StmtId| sites.binary_search_by_key(&d, |s| s.stmt).ok();
     let locked = |d: StmtId| juc || body.held_before.get(d.index()).copied().flatten().is_some();
-    let mut seen: HashSet<(VarId, bool)> = work.iter().copied().collect();
+    // Visited (variable, flag) pairs: bit 1 without, bit 2 with the flag.
+    let mut seen: Vec<u8> = vec![0; body.vars.len()];
+    let mut visit = |v: VarId, flag: bool| -> bool {
+        let bit = if flag { 2 } else { 1 };
+        match seen.get_mut(v.index()) {
+            Some(b) if *b & bit == 0 => {
+                *b |= bit;
+                true
+            }
+            _ => false,
+        }
+    };
+    work.retain(|&(v, f)| visit(v, f));
     let mut calls = BTreeSet::new();
     let mut locked_calls = BTreeSet::new();
     let mut shared = false;
@@ -470,13 +520,13 @@ fn returned_slice(
     };
     // The flag: the value flows into a call made under the lock.
     while let Some((v, via_call)) = work.pop() {
-        for &d in defs.get(&v).map(Vec::as_slice).unwrap_or(&[]) {
+        for d in defs(&v) {
             let Some(stmt) = body.stmts.get(d.index()) else {
                 continue;
             };
             let mut push = |op: &Operand, flag: bool| {
                 if let Some(w) = op.var() {
-                    if seen.insert((w, flag)) {
+                    if visit(w, flag) {
                         work.push((w, flag));
                     }
                 }
@@ -503,7 +553,7 @@ fn returned_slice(
                     value.for_each_operand(|op| push(op, via_call));
                 }
                 StmtKind::Invoke { call, .. } => {
-                    if let Some(&i) = site_of.get(&d) {
+                    if let Some(i) = site_of(d) {
                         calls.insert(i);
                         if locked(d) {
                             locked_calls.insert(i);
@@ -635,7 +685,7 @@ impl Summaries {
         let mut callers: Vec<Vec<u32>> = vec![Vec::new(); methods.len()];
         for (i, f) in facts.iter().enumerate() {
             for site in &f.sites {
-                for &c in &site.all {
+                for &c in f.all(site) {
                     if let Some(list) = callers.get_mut(c as usize) {
                         list.push(i as u32);
                     }
@@ -682,19 +732,19 @@ impl Summaries {
     /// synchronized implementation among many (a single synchronized
     /// `XYDataset.getXValue` among dozens) does not make every call through
     /// the interface a locked read; a call with one target is judged by it.
-    pub fn all_share(&self, site: &CallSite) -> bool {
-        !site.callees.is_empty()
-            && site
-                .callees
+    pub fn all_share(&self, facts: &Facts, site: &CallSite) -> bool {
+        let callees = facts.callees(site);
+        !callees.is_empty()
+            && callees
                 .iter()
                 .all(|&c| self.at(c).is_some_and(Summary::shares_result))
     }
 
     /// Whether some target of a call may return heap state.
-    pub fn any_heap(&self, site: &CallSite) -> bool {
+    pub fn any_heap(&self, facts: &Facts, site: &CallSite) -> bool {
         site.modelled.is_none()
-            && site
-                .all
+            && facts
+                .all(site)
                 .iter()
                 .any(|&c| self.at(c).is_some_and(|s| s.returns_heap))
     }
@@ -733,10 +783,11 @@ impl Summaries {
             if site.modelled.is_some() {
                 continue;
             }
-            let returned = facts.returned_calls.binary_search(&idx).is_ok() && self.all_share(site);
+            let returned =
+                facts.returned_calls.binary_search(&idx).is_ok() && self.all_share(facts, site);
             // Computed on first need: most calls have nothing to translate.
             let mut operands: Option<(Option<Actual>, Vec<Actual>)> = None;
-            for &c in &site.callees {
+            for &c in facts.callees(site) {
                 let Some(callee) = self.at(c) else {
                     continue;
                 };
@@ -779,7 +830,12 @@ impl Summaries {
                 }
             }
         }
-        let any_heap = |idx: &usize| facts.sites.get(*idx).is_some_and(|s| self.any_heap(s));
+        let any_heap = |idx: &usize| {
+            facts
+                .sites
+                .get(*idx)
+                .is_some_and(|s| self.any_heap(facts, s))
+        };
         out.returns_heap |= facts.returned_calls.iter().any(any_heap);
         // A call under its own lock reading heap state returns locked data
         // (a private getter called inside a synchronized method).
