@@ -11,10 +11,11 @@
 //!
 //! - A heap read of a mutable field or array element inside a block yields
 //!   a value of the current block (the innermost non-reentrant one). A read
-//!   of a `final` field yields an unshared value: it cannot change, so it
-//!   cannot go stale.
-//! - A call whose callee acquires a lock the method does not hold returns
-//!   a value of a fresh block that has already ended (§4).
+//!   of a stable field (`final`, or initialised lazily once) yields a value
+//!   that is never stale itself, but calls reading through it are reads.
+//! - A call whose callee returns locked data and acquires a lock the method
+//!   does not hold returns a value of a fresh block that has already ended
+//!   (§4); a call reading heap state inside a block is a read of that block.
 //! - Copies carry origins over; every other operation *uses* its operands
 //!   (arithmetic, comparisons, conditions, array indices, dereferences,
 //!   call receivers and arguments, stored values) and its result derives

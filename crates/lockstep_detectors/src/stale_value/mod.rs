@@ -4,11 +4,13 @@
 //! so another thread may have changed the shared data it copies. See
 //! `docs.md` beside this file.
 //!
-//! The analysis is thread-local and method-local. [`summary`] computes, once
-//! for every reachable method, which locks it acquires (so a call's result
-//! can be classified, §4); [`flow`] runs the block-local atomicity dataflow
-//! of §3 over each reachable application method, in parallel; this module
-//! turns the stale uses into findings.
+//! The analysis is thread-local and method-local. [`fields`] finds the
+//! fields whose values cannot go stale; [`summary`] computes, once for every
+//! reachable method, which locks it acquires and what its result carries (so
+//! a call's result can be classified, §4); [`flow`] runs the block-local
+//! atomicity dataflow of §3 over each reachable application method, in
+//! parallel; [`locks`] is how locks are named and compared. This module
+//! prepares each method's inputs and turns the stale uses into findings.
 
 pub mod fields;
 pub mod flow;

@@ -1,21 +1,25 @@
 //! Callee summaries (paper 001 §4, "method calls"): which locks a method
 //! acquires, itself or through its callees, in terms its callers can
-//! compare with the locks they hold; which monitors it `wait()`s on; and
-//! whether it only ever returns its receiver or an argument.
+//! compare with the locks they hold; whether its result can carry data
+//! read under those locks (`returns_shared`) or derives from heap state at
+//! all (`returns_heap`); which monitors it `wait()`s on; whether it only
+//! ever returns its receiver or an argument.
 //!
-//! A call whose callee acquires a lock the caller does not hold at the call
-//! returns a shared value of a fresh monitor block (the flow analysis'
-//! business); with every acquired lock already held, the acquisitions are
-//! reentrant and the call is a local operation. Locks are paths built on
-//! the callee's `this` and parameters and translated at each call site;
-//! a lock that cannot be named in the caller is "distinct": the caller is
-//! assumed not to hold it (sound, §5.1).
+//! The flow analysis uses them at each call: a callee returning locked data
+//! and acquiring a lock the caller does not hold makes the result a shared
+//! value of a block that has already ended; with every such lock held, the
+//! acquisitions are reentrant. A callee reading heap state, called inside
+//! a block, reads under that block's lock, as if inlined. Locks are paths
+//! built on the callee's `this` and parameters and translated at each call
+//! site; a lock that cannot be named in the caller is "distinct": the
+//! caller is assumed not to hold it (sound, §5.1). Only the locks that
+//! guard a method's result are kept: the others guard side effects.
 //!
 //! Summaries of every reachable method (application and library) are
 //! computed once, as the least fixed point over the call graph (which
 //! handles recursion, §4), with a worklist ordered by method id. Each
-//! summary is bounded ([`MAX_LOCKS`]), so the fixed point is reached after
-//! a bounded number of changes per method. Thread starts
+//! summary is bounded ([`MAX_LOCKS`]) and only grows, so the fixed point is
+//! reached after a bounded number of changes per method. Thread starts
 //! ([`EdgeKind::TaskLaunch`]) are not calls: the started task runs later,
 //! in another thread.
 
@@ -749,11 +753,68 @@ impl Summaries {
                 .any(|&c| self.at(c).is_some_and(|s| s.returns_heap))
     }
 
+    /// The methods in post-order of the call graph (callees before their
+    /// callers, apart from cycles), by an iterative depth-first search from
+    /// each method in index order: a fixed order, so the result is
+    /// deterministic.
+    fn post_order(&self) -> Vec<u32> {
+        let n = self.methods.len();
+        let mut visited = vec![false; n];
+        let mut order = Vec::with_capacity(n);
+        // (method, next target position) frames.
+        let mut stack: Vec<(u32, usize)> = Vec::new();
+        for root in 0..n as u32 {
+            if visited.get(root as usize).copied().unwrap_or(true) {
+                continue;
+            }
+            if let Some(v) = visited.get_mut(root as usize) {
+                *v = true;
+            }
+            stack.push((root, 0));
+            while let Some((m, pos)) = stack.last_mut() {
+                let targets = self
+                    .facts
+                    .get(*m as usize)
+                    .map(|f| f.targets.as_slice())
+                    .unwrap_or(&[]);
+                match targets.get(*pos) {
+                    Some(&c) => {
+                        *pos += 1;
+                        if let Some(v) = visited.get_mut(c as usize) {
+                            if !*v {
+                                *v = true;
+                                stack.push((c, 0));
+                            }
+                        }
+                    }
+                    None => {
+                        order.push(*m);
+                        stack.pop();
+                    }
+                }
+            }
+        }
+        order
+    }
+
     /// The least fixed point: summaries only grow (bounded), so a method is
-    /// recomputed only when one of its callees changed.
+    /// recomputed only when one of its callees changed. The worklist is
+    /// ordered by post-order rank, so most methods are computed after their
+    /// callees and only once.
     fn fixpoint(&mut self) {
-        let mut queue: BTreeSet<usize> = (0..self.methods.len()).collect();
-        while let Some(i) = queue.pop_first() {
+        let order = self.post_order();
+        let mut rank = vec![0u32; self.methods.len()];
+        for (r, &m) in order.iter().enumerate() {
+            if let Some(slot) = rank.get_mut(m as usize) {
+                *slot = r as u32;
+            }
+        }
+        let mut queue: BTreeSet<u32> = (0..order.len() as u32).collect();
+        while let Some(r) = queue.pop_first() {
+            let Some(&m) = order.get(r as usize) else {
+                continue;
+            };
+            let i = m as usize;
             let Some(next) = self.combine(i) else {
                 continue;
             };
@@ -765,7 +826,7 @@ impl Summaries {
             }
             *slot = next;
             if let Some(list) = self.callers.get(i) {
-                queue.extend(list.iter().map(|&j| j as usize));
+                queue.extend(list.iter().filter_map(|&j| rank.get(j as usize).copied()));
             }
         }
     }
