@@ -391,7 +391,9 @@ impl Flow<'_> {
         };
         let mut start = State::default();
         self.conform(&mut start, &self.expected(entry.first));
-        input[0] = Some(start);
+        if let Some(slot) = input.first_mut() {
+            *slot = Some(start);
+        }
         let mut queue: BTreeSet<usize> = BTreeSet::new();
         queue.insert(0);
         let mut steps = 0usize;
@@ -403,7 +405,8 @@ impl Flow<'_> {
             if steps > 64 * n + 1000 {
                 break;
             }
-            let (Some(block), Some(mut state)) = (body.blocks.get(b), input[b].clone()) else {
+            let (Some(block), Some(Some(mut state))) = (body.blocks.get(b), input.get(b).cloned())
+            else {
                 continue;
             };
             // Handlers see the join of the states before every statement.
@@ -433,12 +436,13 @@ impl Flow<'_> {
                 };
                 let mut st = st.clone();
                 self.conform(&mut st, &self.expected(tb.first));
-                let changed = match &mut input[t] {
-                    slot @ None => {
+                let changed = match input.get_mut(t) {
+                    Some(slot @ None) => {
                         *slot = Some(st);
                         true
                     }
-                    Some(existing) => existing.join(&st),
+                    Some(Some(existing)) => existing.join(&st),
+                    None => false,
                 };
                 if changed {
                     queue.insert(t);
@@ -709,5 +713,114 @@ impl Flow<'_> {
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn origin(read: u32, site: Site, end: End) -> Origin {
+        Origin {
+            read: StmtId(read),
+            site,
+            end,
+            stable: false,
+        }
+    }
+
+    fn open(site: Site, key: u32) -> Open {
+        Open {
+            site,
+            key,
+            region: None,
+            reentrant: false,
+        }
+    }
+
+    #[test]
+    fn current_stale_and_stable() {
+        let a = Site::Acquire(StmtId(1));
+        let mut st = State::default();
+        st.open.push(open(a, 0));
+        let held = origin(2, a, End::Held);
+        assert!(!st.stale(&held), "its block is open");
+        assert!(st.stale(&origin(2, a, End::Exit(StmtId(3)))));
+        assert!(st.stale(&origin(2, Site::Call(StmtId(9)), End::Held)));
+        let stable = Origin {
+            stable: true,
+            ..origin(2, a, End::Exit(StmtId(3)))
+        };
+        assert!(!st.stale(&stable), "a final field never goes stale");
+        // A reentrant hold opens no block.
+        st.open = vec![Open {
+            reentrant: true,
+            ..open(a, 0)
+        }];
+        assert!(st.stale(&held));
+    }
+
+    #[test]
+    fn ending_a_block_marks_only_its_held_values() {
+        let (a, b) = (Site::Acquire(StmtId(1)), Site::Acquire(StmtId(5)));
+        let mut st = State::default();
+        st.assign(
+            VarId(0),
+            vec![origin(2, a, End::Held), origin(6, b, End::Held)],
+        );
+        st.end_block(a, End::Exit(StmtId(3)));
+        assert_eq!(
+            st.origins(VarId(0)),
+            [origin(2, a, End::Exit(StmtId(3))), origin(6, b, End::Held)]
+        );
+    }
+
+    #[test]
+    fn join_keeps_blocks_open_on_both_paths_and_all_origins() {
+        let (a, b) = (Site::Acquire(StmtId(1)), Site::Acquire(StmtId(5)));
+        let mut left = State::default();
+        left.open = vec![open(a, 0), open(b, 1)];
+        left.assign(VarId(0), vec![origin(2, a, End::Held)]);
+        let mut right = State::default();
+        right.open = vec![open(a, 0)];
+        right.assign(VarId(0), vec![origin(7, a, End::Held)]);
+        right.assign(VarId(1), vec![origin(8, a, End::Held)]);
+        assert!(left.join(&right));
+        assert_eq!(left.open, vec![open(a, 0)]);
+        assert_eq!(left.origins(VarId(0)).len(), 2);
+        assert_eq!(left.origins(VarId(1)).len(), 1);
+        assert!(!left.join(&right), "nothing new the second time");
+    }
+
+    #[test]
+    fn origins_per_variable_are_bounded() {
+        let a = Site::Acquire(StmtId(1));
+        let mut st = State::default();
+        st.assign(VarId(0), (0..20).map(|i| origin(i, a, End::Held)).collect());
+        assert_eq!(st.origins(VarId(0)).len(), MAX_ORIGINS);
+    }
+
+    #[test]
+    fn one_use_per_read_the_first() {
+        let a = Site::Acquire(StmtId(1));
+        let o = origin(2, a, End::Exit(StmtId(3)));
+        let uses = vec![
+            StaleUse {
+                stmt: StmtId(9),
+                origin: o,
+            },
+            StaleUse {
+                stmt: StmtId(4),
+                origin: o,
+            },
+            StaleUse {
+                stmt: StmtId(6),
+                origin: origin(5, a, End::Lost),
+            },
+        ];
+        let kept = first_per_read(uses);
+        assert_eq!(kept.len(), 2);
+        assert_eq!(kept[0].stmt, StmtId(4));
+        assert_eq!(kept[1].origin.read, StmtId(5));
     }
 }
