@@ -778,11 +778,15 @@ mod tests {
     #[test]
     fn join_keeps_blocks_open_on_both_paths_and_all_origins() {
         let (a, b) = (Site::Acquire(StmtId(1)), Site::Acquire(StmtId(5)));
-        let mut left = State::default();
-        left.open = vec![open(a, 0), open(b, 1)];
+        let mut left = State {
+            open: vec![open(a, 0), open(b, 1)],
+            ..State::default()
+        };
         left.assign(VarId(0), vec![origin(2, a, End::Held)]);
-        let mut right = State::default();
-        right.open = vec![open(a, 0)];
+        let mut right = State {
+            open: vec![open(a, 0)],
+            ..State::default()
+        };
         right.assign(VarId(0), vec![origin(7, a, End::Held)]);
         right.assign(VarId(1), vec![origin(8, a, End::Held)]);
         assert!(left.join(&right));
