@@ -165,7 +165,10 @@ fn main() {
             "  facts: vars {}, fields {}, statics {}, exceptions {}",
             s.var_facts, s.field_facts, s.static_facts, s.exception_facts
         );
-        println!("  thread starts reaching a task: {}", r.thread_starts().len());
+        println!(
+            "  thread starts reaching a task: {}",
+            r.thread_starts().len()
+        );
         if std::env::var_os("PTA_FIELDS").is_some() {
             let mut v: Vec<(usize, String)> = Vec::new();
             let mut per_obj: Vec<(usize, String)> = Vec::new();
@@ -177,7 +180,14 @@ fn main() {
                         v.push((set.len(), format!("{} . {f}", r.describe_object(&p, o))));
                     }
                 }
-                per_obj.push((total, format!("{} ({} fields)", r.describe_object(&p, o), r.fields_of(o).len())));
+                per_obj.push((
+                    total,
+                    format!(
+                        "{} ({} fields)",
+                        r.describe_object(&p, o),
+                        r.fields_of(o).len()
+                    ),
+                ));
             }
             v.sort_by(|a, b| b.0.cmp(&a.0));
             per_obj.sort_by(|a, b| b.0.cmp(&a.0));
@@ -197,7 +207,10 @@ fn main() {
                 for (i, v) in b.vars.iter().enumerate() {
                     let n = r.var(m, lockstep_ir::VarId(i as u32)).len();
                     if n > 200 {
-                        sizes.push((n, format!("{} v{i} {:?} {:?}", p.method_name(m), v.ty, v.origin)));
+                        sizes.push((
+                            n,
+                            format!("{} v{i} {:?} {:?}", p.method_name(m), v.ty, v.origin),
+                        ));
                     }
                 }
             }
@@ -205,7 +218,9 @@ fn main() {
             // Types of the biggest non-`Object.<init>` set.
             let mut biggest: Option<(usize, lockstep_pointsto::ObjectSet)> = None;
             for &m in &r.call_graph().reachable {
-                if p.method(m).is_constructor() { continue; }
+                if p.method(m).is_constructor() {
+                    continue;
+                }
                 let Some(b) = p.body(m) else { continue };
                 for i in 0..b.vars.len() {
                     let set = r.var(m, lockstep_ir::VarId(i as u32));
@@ -220,7 +235,11 @@ fn main() {
                 for o in set.iter() {
                     let info = r.object(o).unwrap();
                     *by_type.entry(info.type_name.to_string()).or_default() += 1;
-                    let k = format!("{:?}", info.site).split(['(', ' ', '{']).next().unwrap_or("").to_string();
+                    let k = format!("{:?}", info.site)
+                        .split(['(', ' ', '{'])
+                        .next()
+                        .unwrap_or("")
+                        .to_string();
                     *by_kind.entry(k).or_default() += 1;
                 }
                 let mut v: Vec<_> = by_type.into_iter().collect();
@@ -229,7 +248,8 @@ fn main() {
                 println!("  biggest set by kind: {by_kind:?}");
             }
             println!("  vars with >200 objects: {}", sizes.len());
-            let mut prints: std::collections::HashMap<(usize, u64, u64), usize> = Default::default();
+            let mut prints: std::collections::HashMap<(usize, u64, u64), usize> =
+                Default::default();
             let mut total_big = 0usize;
             for &m in &r.call_graph().reachable {
                 let Some(b) = p.body(m) else { continue };
@@ -238,7 +258,9 @@ fn main() {
                     if set.len() > 50 {
                         total_big += set.len();
                         let sum: u64 = set.iter().map(|o| o.0 as u64).sum();
-                        let x: u64 = set.iter().fold(0, |a, o| a ^ ((o.0 as u64) * 0x9E3779B97F4A7C15));
+                        let x: u64 = set
+                            .iter()
+                            .fold(0, |a, o| a ^ ((o.0 as u64) * 0x9E3779B97F4A7C15));
                         *prints.entry((set.len(), sum, x)).or_default() += 1;
                     }
                 }
@@ -249,7 +271,12 @@ fn main() {
                 println!("    {n:6} {s}");
             }
             let rg = rta(&p, &entries);
-            let extra: Vec<_> = r.call_graph().reachable.iter().filter(|m| !rg.is_reachable(**m)).collect();
+            let extra: Vec<_> = r
+                .call_graph()
+                .reachable
+                .iter()
+                .filter(|m| !rg.is_reachable(**m))
+                .collect();
             println!("  reachable in points-to, not in RTA: {}", extra.len());
             let mut shown = 0;
             for o in r.objects() {
@@ -257,14 +284,21 @@ fn main() {
                 if info.type_name.starts_with('[') || info.type_name.starts_with("lambda@") {
                     continue;
                 }
-                let live = p.class_by_name(info.type_name).is_some_and(|c| rg.is_instantiated(c));
+                let live = p
+                    .class_by_name(info.type_name)
+                    .is_some_and(|c| rg.is_instantiated(c));
                 if !live && shown < 15 {
                     shown += 1;
                     println!("    object not live in RTA: {}", r.describe_object(&p, o));
                 }
             }
             for m in extra.iter().take(10) {
-                let callers: Vec<String> = r.call_graph().callers(**m).take(3).map(|e| format!("{} ({:?})", p.method_name(e.caller), e.kind)).collect();
+                let callers: Vec<String> = r
+                    .call_graph()
+                    .callers(**m)
+                    .take(3)
+                    .map(|e| format!("{} ({:?})", p.method_name(e.caller), e.kind))
+                    .collect();
                 println!("    {} <- {:?}", p.method_name(**m), callers);
             }
         }

@@ -32,7 +32,9 @@ use lockstep_models::{
     is_jdk_class, Async, EntryMethod, Operand as ModelOperand, TaskLaunch, TaskShape,
 };
 use lockstep_program::lambda::ref_kind;
-use lockstep_program::{decode_lambda, descriptor, ClassId, EdgeKind, LambdaShape, MethodId, Program};
+use lockstep_program::{
+    decode_lambda, descriptor, ClassId, EdgeKind, LambdaShape, MethodId, Program,
+};
 use rustc_hash::FxHashMap;
 
 use crate::keys::{FieldKey, SiteKey};
@@ -75,25 +77,57 @@ pub(crate) struct Template {
 #[derive(Debug, Clone)]
 pub(crate) enum Fact {
     /// An allocation: the object gets the method's heap context.
-    New { dst: Slot, site: SiteId },
+    New {
+        dst: Slot,
+        site: SiteId,
+    },
     /// A context-free object (constants, opaque results).
-    Const { dst: Slot, site: SiteId },
-    Copy { dst: Slot, src: Slot },
+    Const {
+        dst: Slot,
+        site: SiteId,
+    },
+    Copy {
+        dst: Slot,
+        src: Slot,
+    },
     /// A copy keeping only objects of one of the types (casts).
-    Filter { dst: Slot, src: Slot, types: Arc<[TypeId]> },
-    Load { dst: Slot, base: Slot, field: FieldId },
-    Store { base: Slot, field: FieldId, src: Slot },
-    StaticLoad { dst: Slot, field: FieldId },
-    StaticStore { field: FieldId, src: Slot },
+    Filter {
+        dst: Slot,
+        src: Slot,
+        types: Arc<[TypeId]>,
+    },
+    Load {
+        dst: Slot,
+        base: Slot,
+        field: FieldId,
+    },
+    Store {
+        base: Slot,
+        field: FieldId,
+        src: Slot,
+    },
+    StaticLoad {
+        dst: Slot,
+        field: FieldId,
+    },
+    StaticStore {
+        field: FieldId,
+        src: Slot,
+    },
     /// Class initialisation is triggered (`new`, static access, static call).
     Init(ClassId),
     /// Index into [`Template::calls`].
     Call(u32),
     /// Index into [`Template::lambdas`].
     Lambda(u32),
-    Throw { src: Slot },
+    Throw {
+        src: Slot,
+    },
     /// A handler's exception variable; `None`: catches everything.
-    Catch { dst: Slot, types: Option<Arc<[TypeId]>> },
+    Catch {
+        dst: Slot,
+        types: Option<Arc<[TypeId]>>,
+    },
 }
 
 /// How a call site's target is found.
@@ -155,7 +189,9 @@ pub(crate) enum LambdaImpl {
         sig: u32,
     },
     /// A constructor reference (`Foo::new`): a new object, then its constructor.
-    Constructor { init: MethodId },
+    Constructor {
+        init: MethodId,
+    },
     Unresolved,
 }
 
@@ -200,7 +236,8 @@ pub(crate) fn build(
             });
         }
     }
-    let slot_of = |v: lockstep_ir::VarId| var_slot.get(v.index()).copied().filter(|&s| s != NO_SLOT);
+    let slot_of =
+        |v: lockstep_ir::VarId| var_slot.get(v.index()).copied().filter(|&s| s != NO_SLOT);
     let mut params = body.params.iter().map(|&v| slot_of(v));
     let this_slot = if body.is_static {
         None
@@ -262,7 +299,9 @@ fn catch_types(
     let mut by_handler: FxHashMap<BlockId, Option<Vec<TypeId>>> = FxHashMap::default();
     for block in &body.blocks {
         for e in &block.exceptional {
-            let entry = by_handler.entry(e.handler).or_insert_with(|| Some(Vec::new()));
+            let entry = by_handler
+                .entry(e.handler)
+                .or_insert_with(|| Some(Vec::new()));
             match (&e.catch, entry.as_mut()) {
                 (None, _) => *entry = None,
                 (Some(c), Some(v)) => {
@@ -303,7 +342,10 @@ impl Builder<'_, '_> {
     }
 
     fn var(&self, v: lockstep_ir::VarId) -> Option<Slot> {
-        self.var_slot.get(v.index()).copied().filter(|&s| s != NO_SLOT)
+        self.var_slot
+            .get(v.index())
+            .copied()
+            .filter(|&s| s != NO_SLOT)
     }
 
     /// The slot holding an operand's value; constants get a fresh slot
@@ -707,7 +749,10 @@ impl Builder<'_, '_> {
         let ctor_site = match &imp {
             LambdaImpl::Constructor { init } => {
                 let cty = self.t.types.class(p.method(*init).class);
-                Some(self.t.site(SiteKey::ConstructorRef { method, stmt: site }, cty))
+                Some(
+                    self.t
+                        .site(SiteKey::ConstructorRef { method, stmt: site }, cty),
+                )
             }
             _ => None,
         };
@@ -766,9 +811,7 @@ pub(crate) fn ref_type_name(desc: &str) -> Option<Arc<str>> {
     if desc.starts_with('[') {
         return Some(Arc::from(desc));
     }
-    desc.strip_prefix('L')?
-        .strip_suffix(';')
-        .map(Arc::from)
+    desc.strip_prefix('L')?.strip_suffix(';').map(Arc::from)
 }
 
 /// The key of a field reference: its declaring class after resolution

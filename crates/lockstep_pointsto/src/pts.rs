@@ -283,7 +283,9 @@ mod tests {
 
     /// A small deterministic generator (no external crates for tests).
     fn numbers(seed: u64, n: usize, max: u32) -> Vec<u32> {
-        let mut s = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        let mut s = seed
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
         (0..n)
             .map(|_| {
                 s = s
@@ -325,10 +327,7 @@ mod tests {
             for v in &sb {
                 assert!(x.contains(*v));
             }
-            assert_eq!(
-                x.intersect(&y).iter().collect::<BTreeSet<_>>(),
-                sb.clone()
-            );
+            assert_eq!(x.intersect(&y).iter().collect::<BTreeSet<_>>(), sb.clone());
             let evens = x.filter(|v| v % 2 == 0);
             assert!(evens.iter().all(|v| v % 2 == 0));
             let mut z = IdSet::new();

@@ -164,10 +164,7 @@ impl Ref<'_> {
                 class: f.class.into(),
                 name: f.name.into(),
             });
-            let site = self
-                .r
-                .t
-                .named_site(p, SiteKey::Vm(f.value_class.into()));
+            let site = self.r.t.named_site(p, SiteKey::Vm(f.value_class.into()));
             self.add(&P::Static(field), (site, Vec::new()));
         }
         for &m in &entries.methods {
@@ -190,9 +187,11 @@ impl Ref<'_> {
             if let (Some(o), Some(s)) = (this, t.this_slot) {
                 self.add(&P::Var(m, ctx.clone(), s), o);
             }
-            let params = lockstep_program::descriptor::param_types(&md.descriptor).unwrap_or_default();
+            let params =
+                lockstep_program::descriptor::param_types(&md.descriptor).unwrap_or_default();
             for (i, d) in params.into_iter().enumerate() {
-                if let (Some(ty), Some(Some(s))) = (crate::facts::ref_type_name(d), t.params.get(i)) {
+                if let (Some(ty), Some(Some(s))) = (crate::facts::ref_type_name(d), t.params.get(i))
+                {
                     let o = self.entry_obj(&ty);
                     self.add(&P::Var(m, ctx.clone(), *s), o);
                 }
@@ -310,7 +309,15 @@ impl Ref<'_> {
                 } else {
                     Vec::new()
                 };
-                self.edge(&site, *callee, ctx, None, recv.as_ref(), &args, result.as_ref());
+                self.edge(
+                    &site,
+                    *callee,
+                    ctx,
+                    None,
+                    recv.as_ref(),
+                    &args,
+                    result.as_ref(),
+                );
             }
             Target::Direct(callee) => {
                 let class = self.r.p.method(*callee).class;
@@ -318,7 +325,15 @@ impl Ref<'_> {
                     let ty = self.ty(&o);
                     if self.r.receiver_ok(ty, class) {
                         let ctx = self.callee_ctx(*callee, &o);
-                        self.edge(&site, *callee, ctx, Some(o), recv.as_ref(), &args, result.as_ref());
+                        self.edge(
+                            &site,
+                            *callee,
+                            ctx,
+                            Some(o),
+                            recv.as_ref(),
+                            &args,
+                            result.as_ref(),
+                        );
                     }
                 }
             }
@@ -334,10 +349,27 @@ impl Ref<'_> {
                         continue;
                     }
                     if let Some(lf) = self.r.lambda_of_type(ty).cloned() {
-                        self.lambda(&site, &o, &lf, name, desc, recv.as_ref(), &args, result.as_ref());
+                        self.lambda(
+                            &site,
+                            &o,
+                            &lf,
+                            name,
+                            desc,
+                            recv.as_ref(),
+                            &args,
+                            result.as_ref(),
+                        );
                     } else if let Some(callee) = self.r.dispatch(ty, *sig) {
                         let ctx = self.callee_ctx(callee, &o);
-                        self.edge(&site, callee, ctx, Some(o), recv.as_ref(), &args, result.as_ref());
+                        self.edge(
+                            &site,
+                            callee,
+                            ctx,
+                            Some(o),
+                            recv.as_ref(),
+                            &args,
+                            result.as_ref(),
+                        );
                     }
                 }
             }
@@ -528,7 +560,9 @@ impl Ref<'_> {
                             | HeapEffect::LoadsField { .. }
                     )
                 });
-                if let (false, Some(r), Some(ty)) = (defines_result, result, self.r.return_type(callee)) {
+                if let (false, Some(r), Some(ty)) =
+                    (defines_result, result, self.r.return_type(callee))
+                {
                     let s = self.r.t.named_site(self.r.p, SiteKey::Opaque(ty));
                     self.add(r, (s, Vec::new()));
                 }

@@ -255,12 +255,7 @@ pub(crate) struct RawResult {
 /// Site keys, site type names and field keys out of the shared tables.
 pub(crate) fn tables_of(r: Rules<'_>) -> (Vec<SiteKey>, Vec<Arc<str>>, Vec<FieldKey>) {
     let p = r.p;
-    let site_types = r
-        .t
-        .site_ty
-        .iter()
-        .map(|&t| r.t.types.name(p, t))
-        .collect();
+    let site_types = r.t.site_ty.iter().map(|&t| r.t.types.name(p, t)).collect();
     (r.t.sites.into_keys(), site_types, r.t.fields.into_keys())
 }
 
@@ -660,7 +655,12 @@ impl PointsToResult {
     fn fields_named(&self, base: &ObjectSet, named: impl Fn(&FieldKey) -> bool) -> ObjectSet {
         let mut out = ObjectSet::new();
         for o in base.iter() {
-            for &(f, p) in self.obj_fields.get(o.0 as usize).map(Vec::as_slice).unwrap_or(&[]) {
+            for &(f, p) in self
+                .obj_fields
+                .get(o.0 as usize)
+                .map(Vec::as_slice)
+                .unwrap_or(&[])
+            {
                 if named(&self.fields[f as usize]) {
                     if let Some(s) = self.pts.get(p as usize) {
                         out.0.union_with(s);
@@ -701,7 +701,10 @@ impl PointsToResult {
             AccessPath::Static(class, name) => self.static_field(p, class, name),
             AccessPath::Field(base, name) => {
                 let b = self.path(p, m, ctx, base)?;
-                self.fields_named(&b, |k| matches!(k, FieldKey::Field { name: n, .. } if n == name))
+                self.fields_named(
+                    &b,
+                    |k| matches!(k, FieldKey::Field { name: n, .. } if n == name),
+                )
             }
             AccessPath::Element(base, _) => {
                 let b = self.path(p, m, ctx, base)?;
@@ -710,9 +713,10 @@ impl PointsToResult {
             AccessPath::OuterThis(base, _) => {
                 // javac's synthetic `this$N` field.
                 let b = self.path(p, m, ctx, base)?;
-                self.fields_named(&b, |k| {
-                    matches!(k, FieldKey::Field { name, .. } if name.starts_with("this$"))
-                })
+                self.fields_named(
+                    &b,
+                    |k| matches!(k, FieldKey::Field { name, .. } if name.starts_with("this$")),
+                )
             }
             AccessPath::ClassLiteral(c) => {
                 let key = SiteKey::ClassLiteral(c.clone());
@@ -784,7 +788,9 @@ impl PointsToResult {
                     let (m, c) = self.method_contexts[mc as usize];
                     CanonPtr::Var(m, self.canon_ctx(c), slot)
                 }
-                PtrKind::Field(o, f) => CanonPtr::Field(self.canon_obj(o), self.fields[f as usize].clone()),
+                PtrKind::Field(o, f) => {
+                    CanonPtr::Field(self.canon_obj(o), self.fields[f as usize].clone())
+                }
                 PtrKind::Static(f) => CanonPtr::Static(self.fields[f as usize].clone()),
                 PtrKind::Exc => CanonPtr::Exc,
                 PtrKind::Temp => continue,
@@ -817,7 +823,14 @@ pub enum CanonPtr {
 pub struct Canonical {
     pub reachable: BTreeSet<(MethodId, Vec<SiteKey>)>,
     /// (caller, caller context, site, kind, callee, callee context).
-    pub edges: BTreeSet<(MethodId, Vec<SiteKey>, StmtId, EdgeKind, MethodId, Vec<SiteKey>)>,
+    pub edges: BTreeSet<(
+        MethodId,
+        Vec<SiteKey>,
+        StmtId,
+        EdgeKind,
+        MethodId,
+        Vec<SiteKey>,
+    )>,
     /// Non-empty points-to sets only.
     pub pts: BTreeMap<CanonPtr, BTreeSet<CanonObj>>,
 }

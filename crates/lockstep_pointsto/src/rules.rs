@@ -283,7 +283,12 @@ impl<'p> Rules<'p> {
 
     /// The method a lambda object runs for `name desc` when that is not
     /// its functional method: a default method of its interface, or Object's.
-    pub(crate) fn lambda_other(&mut self, lf: &LambdaFact, name: &str, desc: &str) -> Option<MethodId> {
+    pub(crate) fn lambda_other(
+        &mut self,
+        lf: &LambdaFact,
+        name: &str,
+        desc: &str,
+    ) -> Option<MethodId> {
         let target = match lf.interface {
             Some(i) => self.p.resolve_interface_method(i, name, desc),
             None => self
@@ -333,7 +338,12 @@ impl<'p> Rules<'p> {
     /// or in a method running in a context, or a harness object. JDK-internal
     /// collections then share one context, so the JDK's own bookkeeping is
     /// not cloned per collection.
-    pub(crate) fn receiver_gets_context(&mut self, callee: MethodId, site: SiteId, heap_empty: bool) -> bool {
+    pub(crate) fn receiver_gets_context(
+        &mut self,
+        callee: MethodId,
+        site: SiteId,
+        heap_empty: bool,
+    ) -> bool {
         if !self.class_gets_context(callee) {
             return false;
         }
@@ -396,7 +406,8 @@ impl<'p> Rules<'p> {
                         let info = self.p.class(k);
                         for f in &info.file.fields {
                             let is_static = f.access_flags & access::STATIC != 0;
-                            let is_ref = f.descriptor.starts_with('L') || f.descriptor.starts_with('[');
+                            let is_ref =
+                                f.descriptor.starts_with('L') || f.descriptor.starts_with('[');
                             if !is_static && is_ref {
                                 keys.push(FieldKey::Field {
                                     class: info.name.clone(),

@@ -40,8 +40,8 @@ use lockstep_program::{ClassId, EdgeKind, EntryPoints, MethodId, Program};
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::config::Config;
-use crate::filters::Filters;
 use crate::facts::{Fact, LambdaFact, LambdaImpl, Slot, Target, Template};
+use crate::filters::Filters;
 use crate::intern::Interner;
 use crate::keys::SiteKey;
 use crate::pts::IdSet;
@@ -163,8 +163,6 @@ pub(crate) struct Solver<'p> {
     initialized: FxHashSet<ClassId>,
     class_inits: Vec<MethodId>,
     iterations: u64,
-    counters: [u64; 8],
-    debug: bool,
 }
 
 impl<'p> Solver<'p> {
@@ -209,8 +207,6 @@ impl<'p> Solver<'p> {
             initialized: FxHashSet::default(),
             class_inits: Vec::new(),
             iterations: 0,
-            counters: [0; 8],
-            debug: std::env::var_os("PTA_SCC").is_some(),
         }
     }
 
@@ -225,15 +221,11 @@ impl<'p> Solver<'p> {
                 // One layer of newly reached method contexts at a time, their
                 // bodies lowered in parallel first.
                 let batch: Vec<MCtxId> = self.reach_queue.drain(..).collect();
-                let t0 = Instant::now();
                 self.prefetch(&batch);
-                let t1 = Instant::now();
                 for mc in batch {
                     self.materialize(mc);
                     self.instantiate(mc);
                 }
-                self.counters[5] += (t1 - t0).as_micros() as u64;
-                self.counters[6] += t1.elapsed().as_micros() as u64;
                 continue;
             }
             let Some(p) = self.worklist.pop_front() else {
@@ -241,18 +233,6 @@ impl<'p> Solver<'p> {
             };
             self.queued[p as usize] = false;
             self.process(p);
-            if self.debug && self.iterations % 200_000 == 0 {
-                eprintln!(
-                    "progress: {} iterations, {} mctx, {} ctx, {} objects, {} pointers, {} worklist, {:?}",
-                    self.iterations,
-                    self.mctxs.len(),
-                    self.ctxs.len(),
-                    self.objs.len(),
-                    self.pts.len(),
-                    self.worklist.len(),
-                    start.elapsed()
-                );
-            }
         }
         let millis = start.elapsed().as_millis();
         self.finish(entries, millis)
@@ -369,9 +349,7 @@ impl<'p> Solver<'p> {
         }
         self.materialized[mc as usize] = true;
         let m = self.mctxs.key(mc).0;
-        let t0 = Instant::now();
         let tpl = self.r.template(m);
-        self.counters[7] += t0.elapsed().as_micros() as u64;
         let base = self.pts.len() as PtrId;
         if let Some(t) = &tpl {
             for slot in 0..t.slots {
@@ -450,7 +428,6 @@ impl<'p> Solver<'p> {
     /// Adds `set` to `dst`, keeping only what the edge's filter and the
     /// pointer's declared type allow, and queues what is new.
     fn propagate(&mut self, set: &IdSet, dst: PtrId, filter: u32) {
-        self.counters[0] += 1;
         let own = self.ptr_filter[dst as usize];
         let masks = &self.filters.masks;
         let m1 = (filter != NO_FILTER).then(|| &masks[filter as usize]);
@@ -526,7 +503,6 @@ impl<'p> Solver<'p> {
     }
 
     fn apply(&mut self, u: Use, o: ObjId) {
-        self.counters[2] += 1;
         match u {
             Use::Load(f, dst) => {
                 if f == self.r.t.anywhere() {
@@ -630,11 +606,12 @@ impl<'p> Solver<'p> {
             return;
         };
         self.initialize(md.class);
-        let params: Vec<Option<Arc<str>>> = lockstep_program::descriptor::param_types(&md.descriptor)
-            .unwrap_or_default()
-            .into_iter()
-            .map(crate::facts::ref_type_name)
-            .collect();
+        let params: Vec<Option<Arc<str>>> =
+            lockstep_program::descriptor::param_types(&md.descriptor)
+                .unwrap_or_default()
+                .into_iter()
+                .map(crate::facts::ref_type_name)
+                .collect();
         let this = if md.is_static() {
             None
         } else {
@@ -695,12 +672,16 @@ impl<'p> Solver<'p> {
                     let f = self.filter_id(types);
                     self.add_edge(base + src, base + dst, f);
                 }
-                Fact::Load { dst, base: b, field } => {
-                    self.add_use(base + b, Use::Load(*field, base + dst))
-                }
-                Fact::Store { base: b, field, src } => {
-                    self.add_use(base + b, Use::Store(*field, base + src))
-                }
+                Fact::Load {
+                    dst,
+                    base: b,
+                    field,
+                } => self.add_use(base + b, Use::Load(*field, base + dst)),
+                Fact::Store {
+                    base: b,
+                    field,
+                    src,
+                } => self.add_use(base + b, Use::Store(*field, base + src)),
                 Fact::StaticLoad { dst, field } => {
                     let sp = self.static_ptr(*field);
                     self.add_edge(sp, base + dst, NO_FILTER);
@@ -777,7 +758,11 @@ impl<'p> Solver<'p> {
             stmt: c.stmt,
             kind: c.kind,
         };
-        let args: Vec<Option<PtrId>> = c.args.iter().map(|a| a.map(|s| self.slot_ptr(mc, s))).collect();
+        let args: Vec<Option<PtrId>> = c
+            .args
+            .iter()
+            .map(|a| a.map(|s| self.slot_ptr(mc, s)))
+            .collect();
         let result = c.result.map(|s| self.slot_ptr(mc, s));
         let recv = c.recv.map(|s| self.slot_ptr(mc, s));
         match &c.target {
@@ -993,7 +978,8 @@ impl<'p> Solver<'p> {
                     },
                     _ => return,
                 };
-                let rest: Vec<Option<PtrId>> = actuals.get(1..).map(<[_]>::to_vec).unwrap_or_default();
+                let rest: Vec<Option<PtrId>> =
+                    actuals.get(1..).map(<[_]>::to_vec).unwrap_or_default();
                 let via = self.via(&rest, result);
                 let id = self.lambda_recvs.len() as u32;
                 self.lambda_recvs.push(LambdaRecv {
@@ -1024,9 +1010,7 @@ impl<'p> Solver<'p> {
 
     /// The id of an argument list of a call made through a lambda.
     fn via(&mut self, args: &[Option<PtrId>], result: Option<PtrId>) -> u32 {
-        self.actuals
-            .intern((Box::from(args), result))
-            .0
+        self.actuals.intern((Box::from(args), result)).0
     }
 
     /// The receiver of a lambda's instance implementation gets object `r`.
@@ -1083,7 +1067,10 @@ impl<'p> Solver<'p> {
             .edge_keys
             .insert((site.caller, site.stmt, site.kind, mc, via));
         if new_edge {
-            if self.cs_edge_set.insert((site.caller, site.stmt, site.kind, mc)) {
+            if self
+                .cs_edge_set
+                .insert((site.caller, site.stmt, site.kind, mc))
+            {
                 self.cs_edges.push((site.caller, site.stmt, site.kind, mc));
             }
             let effects = self.r.effects(callee);
@@ -1223,56 +1210,7 @@ impl<'p> Solver<'p> {
 
     // ------------------------------------------------------------------
 
-    /// Temporary measurement: facts in non-trivial SCCs of collapsible copy edges.
-    fn scc_potential(&self) {
-        let n = self.pts.len();
-        let mut index = vec![u32::MAX; n];
-        let mut low = vec![0u32; n];
-        let mut on = vec![false; n];
-        let mut stack: Vec<u32> = Vec::new();
-        let mut next = 0u32;
-        let mut in_scc_nodes = 0usize;
-        let mut in_scc_facts = 0usize;
-        let mut sccs = 0usize;
-        let edge_ok = |a: usize, b: usize, f: u32| f == NO_FILTER && self.ptr_filter[a] == self.ptr_filter[b];
-        for root in 0..n {
-            if index[root] != u32::MAX { continue; }
-            let mut call: Vec<(usize, usize)> = vec![(root, 0)];
-            index[root] = next; low[root] = next; next += 1; stack.push(root as u32); on[root] = true;
-            while let Some(&mut (v, ref mut i)) = call.last_mut() {
-                if *i < self.succ[v].len() {
-                    let (w, f) = self.succ[v][*i];
-                    *i += 1;
-                    let w = w as usize;
-                    if !edge_ok(v, w, f) { continue; }
-                    if index[w] == u32::MAX {
-                        index[w] = next; low[w] = next; next += 1; stack.push(w as u32); on[w] = true;
-                        call.push((w, 0));
-                    } else if on[w] {
-                        low[v] = low[v].min(index[w]);
-                    }
-                } else {
-                    call.pop();
-                    if let Some(&(u, _)) = call.last() { low[u] = low[u].min(low[v]); }
-                    if low[v] == index[v] {
-                        let mut size = 0; let mut facts = 0;
-                        loop {
-                            let w = stack.pop().unwrap_or(0) as usize; on[w] = false; size += 1; facts += self.pts[w].len();
-                            if w == v { break; }
-                        }
-                        if size > 1 { sccs += 1; in_scc_nodes += size; in_scc_facts += facts; }
-                    }
-                }
-            }
-        }
-        eprintln!("SCC potential: {sccs} sccs, {in_scc_nodes} nodes, {in_scc_facts} facts");
-    }
-
     fn finish(self, entries: &EntryPoints, millis: u128) -> RawResult {
-        if std::env::var_os("PTA_SCC").is_some() {
-            eprintln!("counters: propagate calls {}, elements {}, applies {}, edges {}, prefetch {} ms, instantiate {} ms, templates {} ms", self.counters[0], self.counters[1], self.counters[2], self.edge_set.len(), self.counters[5] / 1000, self.counters[6] / 1000, self.counters[7] / 1000);
-            self.scc_potential();
-        }
         let Solver {
             r,
             ctxs,

@@ -19,7 +19,11 @@ use rustc_hash::FxHashMap;
 use crate::intern::Interner;
 
 /// The supertypes every array has (JVMS §4.10.1.2): language facts, not library models.
-const ARRAY_SUPERTYPES: &[&str] = &["java/lang/Object", "java/lang/Cloneable", "java/io/Serializable"];
+const ARRAY_SUPERTYPES: &[&str] = &[
+    "java/lang/Object",
+    "java/lang/Cloneable",
+    "java/io/Serializable",
+];
 const OBJECT: &str = "java/lang/Object";
 
 /// A type id of a [`Types`] table.

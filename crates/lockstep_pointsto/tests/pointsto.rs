@@ -19,8 +19,14 @@ fn object_sensitivity_separates_two_this_objects() {
     let (x, y) = (var(&p, main, "x"), var(&p, main, "y"));
 
     let ci = solve(&p, false, Config::insensitive());
-    assert_eq!(types(&ci, &ci.var(main, x)), set(&["Main$Item", "Main$Other"]));
-    assert_eq!(types(&ci, &ci.var(main, y)), set(&["Main$Item", "Main$Other"]));
+    assert_eq!(
+        types(&ci, &ci.var(main, x)),
+        set(&["Main$Item", "Main$Other"])
+    );
+    assert_eq!(
+        types(&ci, &ci.var(main, y)),
+        set(&["Main$Item", "Main$Other"])
+    );
     assert!(ci.may_alias_vars(main, x, main, y));
 
     let os = solve(&p, false, Config::default());
@@ -59,7 +65,10 @@ fn threads_on_separate_objects_are_told_apart() {
             .collect();
         assert_eq!(starts.len(), 2, "{starts:?}");
         for t in &starts {
-            assert_eq!(r.object(t.task).unwrap().type_name.as_ref(), "java/lang/Thread");
+            assert_eq!(
+                r.object(t.task).unwrap().type_name.as_ref(),
+                "java/lang/Thread"
+            );
         }
         assert!(r.call_graph().is_reachable(run));
         assert_eq!(r.contexts_of(run).len(), contexts);
@@ -102,7 +111,10 @@ fn arrays_statics_lambdas_and_models() {
     assert_eq!(t("row"), set(&["[I"]));
     // Static fields are global.
     assert_eq!(t("fromStatic"), set(&["Main$D"]));
-    assert_eq!(types(&r, &r.static_field(&p, "Main", "shared")), set(&["Main$D"]));
+    assert_eq!(
+        types(&r, &r.static_field(&p, "Main", "shared")),
+        set(&["Main$D"])
+    );
     // Lambdas: captured values, method references, constructor references.
     assert_eq!(t("fromLambda"), set(&["Main$E"]));
     assert_eq!(t("fromRef"), set(&["Main$F"]));
@@ -113,7 +125,10 @@ fn arrays_statics_lambdas_and_models() {
     // `Unsafe` accesses at untracked offsets may touch any field of the
     // right type: a map's values may include the JVM's thread object
     // (`TreeBin.waiter`), but no other application object.
-    assert_eq!(app_types(&r, &r.var(main, var(&p, main, "fromMap"))), set(&["Main$I"]));
+    assert_eq!(
+        app_types(&r, &r.var(main, var(&p, main, "fromMap"))),
+        set(&["Main$I"])
+    );
     assert!(t("fromAtomic").contains("Main$A"), "{:?}", t("fromAtomic"));
     // Objects the JVM makes, constants, opaque results.
     let current = r.var(main, var(&p, main, "current"));
@@ -129,9 +144,16 @@ fn arrays_statics_lambdas_and_models() {
         &SiteKey::ClassLiteral("java/lang/String".into())
     );
     // Allocation sites carry their line.
-    let a = r.var(main, var(&p, main, "fromArr2")).iter().next().unwrap();
+    let a = r
+        .var(main, var(&p, main, "fromArr2"))
+        .iter()
+        .next()
+        .unwrap();
     let info = r.alloc_info(&p, a).unwrap();
-    assert_eq!((info.method, info.type_name.as_ref()), (Some(main), "Main$C"));
+    assert_eq!(
+        (info.method, info.type_name.as_ref()),
+        (Some(main), "Main$C")
+    );
     assert!(info.line.is_some());
 }
 
@@ -170,8 +192,14 @@ fn thread_objects_are_roots() {
         .filter(|e| e.kind == EdgeKind::TaskLaunch)
         .map(|e| p.method_name(e.callee))
         .collect();
-    assert!(launches.iter().any(|n| n.starts_with("Main$Task.call")), "{launches:?}");
-    assert!(launches.iter().any(|n| n.starts_with("Main.lambda$main$")), "{launches:?}");
+    assert!(
+        launches.iter().any(|n| n.starts_with("Main$Task.call")),
+        "{launches:?}"
+    );
+    assert!(
+        launches.iter().any(|n| n.starts_with("Main.lambda$main$")),
+        "{launches:?}"
+    );
     for t in r.thread_starts() {
         assert!(!r.thread_entries(t).is_empty());
     }
@@ -202,7 +230,10 @@ fn open_programs_run_entries_on_harness_objects() {
     let this = r.var(put, body.params[0]);
     assert_eq!(this.len(), 1);
     let o = this.iter().next().unwrap();
-    assert_eq!(r.object(o).unwrap().site, &SiteKey::Entry("Main$Pool".into()));
+    assert_eq!(
+        r.object(o).unwrap().site,
+        &SiteKey::Entry("Main$Pool".into())
+    );
     // The parameter is the harness object of its declared type, stored
     // into the receiver and read back by another entry.
     let param = r.var(put, body.params[1]);
@@ -212,7 +243,12 @@ fn open_programs_run_entries_on_harness_objects() {
     );
     assert_eq!(r.field(o, "Main$Pool", "last"), param);
     let ret = r
-        .path(&p, take, None, &AccessPath::Field(Box::new(AccessPath::This), "last".into()))
+        .path(
+            &p,
+            take,
+            None,
+            &AccessPath::Field(Box::new(AccessPath::This), "last".into()),
+        )
         .unwrap();
     assert_eq!(ret, param);
     // The array allocated by the constructor holds the parameter.
@@ -222,7 +258,10 @@ fn open_programs_run_entries_on_harness_objects() {
     assert!(r.may_alias_paths(
         &p,
         (put, &AccessPath::Param(0, None)),
-        (take, &AccessPath::Field(Box::new(AccessPath::This), "last".into()))
+        (
+            take,
+            &AccessPath::Field(Box::new(AccessPath::This), "last".into())
+        )
     ));
 }
 

@@ -35,6 +35,80 @@ pub fn jdk_provider() -> Box<dyn ClassProvider> {
     })
 }
 
+/// A JDK cut down to the classes `keep` accepts: the rest does not load,
+/// so calls into it are unresolved. The reference solver is naive; on the
+/// full JDK even a small program reaches ten thousand methods.
+pub fn small_jdk_provider(keep: fn(&str) -> bool) -> Box<dyn ClassProvider> {
+    let lib = jdk();
+    Box::new(move |name: &str| {
+        if !keep(name) {
+            return None;
+        }
+        lib.load(name)
+            .map(|r| r.map(|c| c.bytes).map_err(|p| p.to_string()))
+    })
+}
+
+/// A few `java.lang` classes and the packages `java.util`,
+/// `java.util.concurrent(.atomic)` and `java.util.function`, and nothing else.
+pub fn small_jdk(name: &str) -> bool {
+    const KEEP: &[&str] = &[
+        "java/lang/Object",
+        "java/lang/String",
+        "java/lang/Runnable",
+        "java/lang/Thread",
+        "java/lang/Iterable",
+        "java/lang/Comparable",
+        "java/lang/CharSequence",
+        "java/lang/Cloneable",
+        "java/io/Serializable",
+        "java/lang/Throwable",
+        "java/lang/Exception",
+        "java/lang/RuntimeException",
+        "java/lang/IndexOutOfBoundsException",
+        "java/lang/System",
+        "java/lang/Class",
+        "java/util/Collection",
+        "java/util/List",
+        "java/util/AbstractCollection",
+        "java/util/AbstractList",
+        "java/util/ArrayList",
+        "java/util/RandomAccess",
+        "java/util/Arrays",
+        "java/util/Objects",
+        "java/util/Iterator",
+        "java/util/ArrayList$Itr",
+        "java/util/function/Supplier",
+        "java/util/concurrent/Callable",
+        "java/util/concurrent/atomic/AtomicReference",
+    ];
+    // Whole packages: the collections and concurrency utilities.
+    let in_package = |pkg: &str| {
+        name.strip_prefix(pkg)
+            .is_some_and(|rest| !rest.contains('/'))
+    };
+    KEEP.contains(&name)
+        || in_package("java/util/")
+        || in_package("java/util/concurrent/")
+        || in_package("java/util/concurrent/atomic/")
+        || in_package("java/util/function/")
+}
+
+/// A program of one source file over the [`small_jdk`].
+pub fn small_program(src: &str) -> Program {
+    let fixture = compile_sources(&[("Main.java", src)]);
+    let app = fixture
+        .classes
+        .iter()
+        .map(|c| {
+            let bytes = fixture.read_class(c).expect("class file");
+            let file = lockstep_classfile::parse(&bytes).expect("parse");
+            (format!("{c}.class"), file)
+        })
+        .collect();
+    Program::new(app, small_jdk_provider(small_jdk))
+}
+
 pub fn compile_sources(sources: &[(&str, &str)]) -> CompiledFixture {
     let files: Vec<SourceFile> = sources
         .iter()
@@ -63,6 +137,11 @@ pub fn program(src: &str) -> Program {
 
 /// The classes of a jar as the application, over the JDK.
 pub fn program_of_jar(path: &str) -> Option<Program> {
+    program_of_jar_with(path, jdk_provider())
+}
+
+/// The classes of a jar as the application, over `library`.
+pub fn program_of_jar_with(path: &str, library: Box<dyn ClassProvider>) -> Option<Program> {
     let jar = PathBuf::from(path);
     if !jar.exists() {
         return None;
@@ -78,7 +157,7 @@ pub fn program_of_jar(path: &str) -> Option<Program> {
             Some((bytes.origin.to_string(), file))
         })
         .collect();
-    Some(Program::new(app, jdk_provider()))
+    Some(Program::new(app, library))
 }
 
 /// The method `name` (the first with that name) of `class`.

@@ -1,0 +1,317 @@
+//! The fast solver against the naive reference solver (identical results,
+//! in structural keys), its call graph against RTA's (a subset), and its
+//! determinism (same result whatever the thread count and run).
+
+mod common;
+use common::*;
+
+use std::collections::BTreeSet;
+
+use lockstep_pointsto::{reference, Canonical, Config, PointsTo, SiteKey};
+use lockstep_program::{entry_points, rta, EntryPoints, Program};
+
+const FIXTURES: &[(&str, &str, bool)] = &[
+    ("separate", include_str!("fixtures/separate.java"), false),
+    ("heap", include_str!("fixtures/heap.java"), false),
+    ("threads", include_str!("fixtures/threads.java"), false),
+    ("library", include_str!("fixtures/library.java"), true),
+];
+
+fn configs() -> Vec<(&'static str, Config)> {
+    vec![
+        ("insensitive", Config::insensitive()),
+        ("2-obj", two_obj()),
+        (
+            "1-obj, JDK with contexts",
+            Config {
+                max_contexts_per_method: None,
+                ..Config::object(1, 0)
+            },
+        ),
+    ]
+}
+
+/// Where two results differ, for the failure message.
+fn difference(fast: &Canonical, slow: &Canonical) -> String {
+    let mut out = String::new();
+    let only = |a: &BTreeSet<String>, b: &BTreeSet<String>| -> Vec<String> {
+        a.difference(b).take(8).cloned().collect()
+    };
+    let reach = |c: &Canonical| c.reachable.iter().map(|r| format!("{r:?}")).collect();
+    let edges = |c: &Canonical| c.edges.iter().map(|r| format!("{r:?}")).collect();
+    let (rf, rs) = (reach(fast), reach(slow));
+    out.push_str(&format!(
+        "reachable only fast: {:?}\nreachable only reference: {:?}\n",
+        only(&rf, &rs),
+        only(&rs, &rf)
+    ));
+    let (ef, es) = (edges(fast), edges(slow));
+    out.push_str(&format!(
+        "edges only fast: {:?}\nedges only reference: {:?}\n",
+        only(&ef, &es),
+        only(&es, &ef)
+    ));
+    let mut n = 0;
+    for (k, v) in &fast.pts {
+        if slow.pts.get(k) != Some(v) && n < 8 {
+            n += 1;
+            out.push_str(&format!(
+                "pts differ at {k:?}:\n  fast {v:?}\n  ref  {:?}\n",
+                slow.pts.get(k)
+            ));
+        }
+    }
+    for (k, v) in &slow.pts {
+        if !fast.pts.contains_key(k) && n < 16 {
+            n += 1;
+            out.push_str(&format!("only in reference: {k:?}: {v:?}\n"));
+        }
+    }
+    out
+}
+
+fn check_same(p: &Program, entries: &EntryPoints, what: &str, config: Config) {
+    let fast = PointsTo::solve(p, entries, config).canonical();
+    let slow = reference::solve(p, entries, config);
+    assert!(
+        fast == slow,
+        "{what}, {}: fast and reference solvers differ\n{}",
+        config.describe(),
+        difference(&fast, &slow)
+    );
+    assert!(!fast.pts.is_empty() && fast.reachable.len() > 1);
+}
+
+#[test]
+fn fast_solver_equals_reference_on_fixtures() {
+    // Over a cut-down JDK (see `small_jdk`): the naive solver cannot afford
+    // the ten thousand JDK methods even a small program reaches.
+    for (name, src, open) in FIXTURES {
+        let p = small_program(src);
+        let entries = entry_points(&p, *open);
+        for (label, config) in configs() {
+            check_same(&p, &entries, &format!("{name} ({label})"), config);
+        }
+    }
+}
+
+#[test]
+fn fast_solver_equals_reference_on_a_real_jar() {
+    // The whole jar as an open program, over the cut-down JDK.
+    let Some(p) = program_of_jar_with(
+        "/usr/share/java/commons-pool.jar",
+        small_jdk_provider(small_jdk),
+    ) else {
+        println!("note: no commons-pool.jar; skipping");
+        return;
+    };
+    let entries = entry_points(&p, true);
+    assert!(entries.methods.len() > 100);
+    check_same(&p, &entries, "commons-pool", Config::insensitive());
+    check_same(&p, &entries, "commons-pool", two_obj());
+}
+
+/// Every points-to call edge is an RTA edge, with two explained kinds of
+/// exceptions: (1) a started plain `Thread` runs `Thread.run` (whose code
+/// calls the `Runnable` given to the constructor) where RTA jumps to the
+/// `Runnable` directly, so the launch edge goes to `Thread.run` and the
+/// edges below it start in a method RTA does not reach; (2) receivers RTA
+/// does not model: harness objects of open programs, opaque results of
+/// natives, objects the JVM makes, and what follows from them; (3) calls
+/// declared on `MethodHandle`/`VarHandle`, which RTA does not dispatch.
+fn check_subset_of_rta(p: &Program, entries: &EntryPoints) -> usize {
+    let r = PointsTo::solve(p, entries, Config::default());
+    let g = rta(p, entries);
+    let mut unexplained = Vec::new();
+    let mut explained = 0;
+    for e in &r.call_graph().edges {
+        if g.edges.binary_search(e).is_ok() {
+            continue;
+        }
+        let plain_thread_run = e.kind == lockstep_program::EdgeKind::TaskLaunch
+            && &*p.class(p.method(e.callee).class).name == "java/lang/Thread"
+            && g.callees_at(e.caller, e.site)
+                .iter()
+                .any(|x| x.kind == lockstep_program::EdgeKind::TaskLaunch);
+        let below_thread_run = is_below_plain_thread_run(p, &r, &g, e.caller);
+        if plain_thread_run || below_thread_run {
+            explained += 1;
+            continue;
+        }
+        // RTA resolves every virtual call declared on `MethodHandle` or
+        // `VarHandle` by name, without dispatch (meant for the
+        // signature-polymorphic natives); points-to dispatches them.
+        let declared_on_handle = p
+            .body(e.caller)
+            .and_then(|b| match &b.stmts.get(e.site.index())?.kind {
+                lockstep_ir::StmtKind::Invoke { call, .. } => Some(call.method.class.clone()),
+                _ => None,
+            })
+            .is_some_and(|c| {
+                matches!(
+                    &*c,
+                    "java/lang/invoke/MethodHandle" | "java/lang/invoke/VarHandle"
+                )
+            });
+        if declared_on_handle {
+            explained += 1;
+            continue;
+        }
+        let caller_outside_rta = !g.is_reachable(e.caller);
+        let special_receiver = p
+            .body(e.caller)
+            .and_then(|b| match &b.stmts.get(e.site.index())?.kind {
+                lockstep_ir::StmtKind::Invoke { call, .. } => call.receiver.as_ref()?.var(),
+                _ => None,
+            })
+            .map(|v| {
+                r.var(e.caller, v).iter().any(|o| {
+                    let info = r.object(o).unwrap();
+                    let known_to_rta = match info.site {
+                        SiteKey::Alloc { method, .. }
+                        | SiteKey::Lambda { method, .. }
+                        | SiteKey::ConstructorRef { method, .. } => g.is_reachable(*method),
+                        // Merged per class: RTA knows the class if it is live.
+                        SiteKey::Library(t) | SiteKey::Exception(t) => {
+                            p.class_by_name(t).is_none_or(|c| g.is_instantiated(c))
+                        }
+                        // JVM-made in RTA too.
+                        SiteKey::StringConstant | SiteKey::ClassLiteral(_) => true,
+                        SiteKey::Opaque(_)
+                        | SiteKey::Vm(_)
+                        | SiteKey::Entry(_)
+                        | SiteKey::Constant(_) => false,
+                    };
+                    !known_to_rta
+                })
+            })
+            .unwrap_or(false);
+        if caller_outside_rta || special_receiver {
+            explained += 1;
+        } else {
+            unexplained.push(format!(
+                "{} @{} -> {} ({:?})",
+                p.method_name(e.caller),
+                e.site.0,
+                p.method_name(e.callee),
+                e.kind
+            ));
+        }
+    }
+    assert!(
+        unexplained.is_empty(),
+        "{} points-to edges not in RTA: {:#?}",
+        unexplained.len(),
+        &unexplained[..unexplained.len().min(20)]
+    );
+    explained
+}
+
+/// Is `m` reached (outside RTA) only through `Thread.run` of a plain thread?
+fn is_below_plain_thread_run(
+    p: &Program,
+    r: &lockstep_pointsto::PointsToResult,
+    g: &lockstep_program::CallGraph,
+    m: lockstep_program::MethodId,
+) -> bool {
+    let mut seen = BTreeSet::new();
+    let mut work = vec![m];
+    while let Some(x) = work.pop() {
+        if !seen.insert(x) {
+            continue;
+        }
+        if &*p.class(p.method(x).class).name == "java/lang/Thread" && &*p.method(x).name == "run" {
+            continue;
+        }
+        if g.is_reachable(x) {
+            // Reachable in RTA by its own means: not explained by Thread.run.
+            if x == m {
+                return false;
+            }
+            continue;
+        }
+        let callers: Vec<_> = r.call_graph().callers(x).map(|e| e.caller).collect();
+        if callers.is_empty() {
+            return false;
+        }
+        work.extend(callers);
+    }
+    true
+}
+
+#[test]
+fn call_edges_are_a_subset_of_rta() {
+    for (name, src, open) in FIXTURES {
+        if *open {
+            continue;
+        }
+        let p = program(src);
+        let entries = entry_points(&p, false);
+        let explained = check_subset_of_rta(&p, &entries);
+        println!("{name}: {explained} edges explained by objects RTA does not model");
+    }
+}
+
+#[test]
+fn call_edges_are_strictly_a_subset_of_rta_on_the_small_jdk() {
+    // Without natives, MethodHandles and harness objects in play, nothing
+    // needs explaining but the plain-thread launch.
+    for (name, src, open) in FIXTURES {
+        if *open {
+            continue;
+        }
+        let p = small_program(src);
+        let entries = entry_points(&p, false);
+        let r = PointsTo::solve(&p, &entries, Config::default());
+        let g = rta(&p, &entries);
+        for e in &r.call_graph().edges {
+            let plain_thread = &*p.class(p.method(e.callee).class).name == "java/lang/Thread"
+                || &*p.class(p.method(e.caller).class).name == "java/lang/Thread";
+            assert!(
+                plain_thread || g.edges.binary_search(e).is_ok(),
+                "{name}: {} @{} -> {} not in RTA",
+                p.method_name(e.caller),
+                e.site.0,
+                p.method_name(e.callee)
+            );
+        }
+        assert!(r.call_graph().edges.len() > 10);
+    }
+}
+
+#[test]
+fn call_edges_are_a_subset_of_rta_on_a_real_jar() {
+    let Some(p) = program_of_jar("/usr/share/java/commons-pool.jar") else {
+        println!("note: no commons-pool.jar; skipping");
+        return;
+    };
+    let entries = entry_points(&p, true);
+    let explained = check_subset_of_rta(&p, &entries);
+    println!("commons-pool: {explained} edges explained by harness or opaque objects");
+}
+
+#[test]
+fn results_do_not_depend_on_threads_or_runs() {
+    let src = include_str!("fixtures/threads.java");
+    let run = |threads: usize| {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
+        pool.install(|| {
+            // A fresh program each time: library classes load (and get ids)
+            // in the order the analysis asks for them.
+            let p = program(src);
+            let entries = entry_points(&p, false);
+            let r = PointsTo::solve(&p, &entries, Config::default());
+            let mut stats = r.stats().clone();
+            stats.millis = 0;
+            (r.canonical(), stats, r.call_graph().edges.len())
+        })
+    };
+    let one = run(1);
+    let two = run(2);
+    let again = run(2);
+    assert!(one == two, "1 vs 2 threads differ");
+    assert!(two == again, "two runs differ");
+}
