@@ -34,9 +34,25 @@ fn config_named(name: &str) -> Option<Config> {
         "2obj" => Config::default(),
         "2obj-nobound" => Config {
             max_contexts_per_method: None,
+            max_contexts: None,
             ..Config::default()
         },
         "2obj-all" => Config::object(2, 1),
+        "2obj-cap64" => Config {
+            max_contexts_per_method: Some(64),
+            max_contexts: None,
+            ..Config::default()
+        },
+        "2obj-small" => Config {
+            max_contexts_per_method: Some(8),
+            max_contexts: Some(5_000),
+            ..Config::default()
+        },
+        "1obj-cap16" => Config {
+            sensitivity: Sensitivity::Object { k: 1, heap: 0 },
+            max_contexts_per_method: Some(16),
+            ..Config::default()
+        },
         "2obj-nojdk" => Config {
             library: LibraryContexts::None,
             ..Config::default()

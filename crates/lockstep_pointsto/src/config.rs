@@ -45,6 +45,10 @@ pub struct Config {
     /// The fallback depends on the order in which contexts appear, which is
     /// fixed, so results stay deterministic.
     pub max_contexts_per_method: Option<u32>,
+    /// Once this many method contexts other than the empty one exist, new
+    /// ones are merged into the empty context too: a bound on the whole
+    /// analysis for very large programs (deterministic like the per-method one).
+    pub max_contexts: Option<u32>,
     /// Track thrown and caught objects: one pointer holds every thrown
     /// object, and a handler's variable gets those matching its catch
     /// types. (Per-method exception flow costs about as much as the rest of
@@ -66,12 +70,14 @@ pub struct Config {
 
 impl Default for Config {
     /// 2-object-sensitive with a 1-object heap context; JDK classes outside
-    /// containers and threads context-insensitive; at most 64 contexts per method.
+    /// containers and threads context-insensitive; at most 16 contexts per
+    /// method and 10,000 in all.
     fn default() -> Config {
         Config {
             sensitivity: Sensitivity::Object { k: 2, heap: 1 },
             library: LibraryContexts::Containers,
-            max_contexts_per_method: Some(64),
+            max_contexts_per_method: Some(16),
+            max_contexts: Some(10_000),
             exceptions: true,
             merge_exceptions: true,
             merge_library_objects: true,
@@ -86,6 +92,7 @@ impl Config {
             sensitivity: Sensitivity::Insensitive,
             library: LibraryContexts::None,
             max_contexts_per_method: None,
+            max_contexts: None,
             exceptions: true,
             merge_exceptions: true,
             merge_library_objects: true,
@@ -99,6 +106,7 @@ impl Config {
             sensitivity: Sensitivity::Object { k, heap },
             library: LibraryContexts::All,
             max_contexts_per_method: None,
+            max_contexts: None,
             exceptions: true,
             merge_exceptions: true,
             merge_library_objects: true,
@@ -129,6 +137,9 @@ impl Config {
             });
             if let Some(n) = self.max_contexts_per_method {
                 s.push_str(&format!(", ≤{n} contexts/method"));
+            }
+            if let Some(n) = self.max_contexts {
+                s.push_str(&format!(", ≤{n} contexts"));
             }
         }
         if !self.exceptions {

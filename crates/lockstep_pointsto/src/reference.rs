@@ -7,9 +7,9 @@
 //! can be read against the documentation and trusted as an oracle.
 //!
 //! It is slow (rounds × program size) and meant for tests on small
-//! programs. It does not implement [`Config::max_contexts_per_method`],
-//! whose effect depends on the order in which contexts appear: compare
-//! with the bound off.
+//! programs. It does not implement [`Config::max_contexts_per_method`] or
+//! [`Config::max_contexts`], whose effect depends on the order in which
+//! contexts appear: compare with the bounds off.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -210,8 +210,22 @@ impl Ref<'_> {
         }
     }
 
+    /// Does `o` have field `f` (declared fields only on instances of their class)?
+    fn has_field(&mut self, o: &Obj, f: FieldId) -> bool {
+        match self.r.field_owner(f) {
+            Some(c) => {
+                let ty = self.ty(o);
+                self.r.receiver_ok(ty, c)
+            }
+            None => true,
+        }
+    }
+
     fn load(&mut self, dst: &P, base: &P, f: FieldId) {
         for o in self.get(base) {
+            if !self.has_field(&o, f) {
+                continue;
+            }
             for g in self.fields_for(&o, f) {
                 self.add_all(dst, &P::Field(o.clone(), g));
             }
@@ -220,6 +234,9 @@ impl Ref<'_> {
 
     fn store(&mut self, base: &P, f: FieldId, src: &P) {
         for o in self.get(base) {
+            if !self.has_field(&o, f) {
+                continue;
+            }
             for g in self.fields_for(&o, f) {
                 self.add_all(&P::Field(o.clone(), g), src);
             }

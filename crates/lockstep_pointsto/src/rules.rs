@@ -131,6 +131,7 @@ pub(crate) struct Rules<'p> {
     sensitive: FxHashMap<ClassId, bool>,
     app_sites: FxHashMap<SiteId, bool>,
     field_types: FxHashMap<FieldId, Option<TypeId>>,
+    field_owners: FxHashMap<FieldId, Option<ClassId>>,
     effects: FxHashMap<MethodId, Arc<[HeapEffect]>>,
     anywhere: FxHashMap<TypeId, Arc<[FieldId]>>,
     class_types: FxHashMap<ClassId, TypeId>,
@@ -153,6 +154,7 @@ impl<'p> Rules<'p> {
             sensitive: FxHashMap::default(),
             app_sites: FxHashMap::default(),
             field_types: FxHashMap::default(),
+            field_owners: FxHashMap::default(),
             effects: FxHashMap::default(),
             anywhere: FxHashMap::default(),
             class_types: FxHashMap::default(),
@@ -263,6 +265,21 @@ impl<'p> Rules<'p> {
             }
             FieldKey::Capture(_) | FieldKey::Anywhere => None,
         }
+    }
+
+    /// The class declaring field `f`, when it is a declared field whose class
+    /// loads: only its instances have the field, so a load or store through
+    /// a pointer that also holds other objects skips those.
+    pub(crate) fn field_owner(&mut self, f: FieldId) -> Option<ClassId> {
+        if let Some(o) = self.field_owners.get(&f) {
+            return *o;
+        }
+        let owner = match self.t.fields.key(f) {
+            FieldKey::Field { class, .. } => self.p.class_by_name(class),
+            _ => None,
+        };
+        self.field_owners.insert(f, owner);
+        owner
     }
 
     /// Virtual method selection on an object of type `ty` (not a lambda)

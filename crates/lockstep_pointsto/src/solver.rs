@@ -133,6 +133,7 @@ pub(crate) struct Solver<'p> {
     pending: FxHashMap<MCtxId, Vec<Pending>>,
     contexts_per_method: FxHashMap<MethodId, u32>,
     budget_fallbacks: u64,
+    contexts_created: u32,
 
     pts: Vec<IdSet>,
     diff: Vec<IdSet>,
@@ -145,6 +146,8 @@ pub(crate) struct Solver<'p> {
     static_ptr: FxHashMap<FieldId, PtrId>,
     exc_ptr: Option<PtrId>,
     filters: Filters,
+    /// For declared fields, the filter of their declaring class.
+    owner_filter: FxHashMap<FieldId, u32>,
     /// The filter of each pointer's declared type (variables), or `NO_FILTER`.
     ptr_filter: Vec<u32>,
 
@@ -182,6 +185,7 @@ impl<'p> Solver<'p> {
             pending: FxHashMap::default(),
             contexts_per_method: FxHashMap::default(),
             budget_fallbacks: 0,
+            contexts_created: 0,
             pts: Vec::new(),
             diff: Vec::new(),
             succ: Vec::new(),
@@ -193,6 +197,7 @@ impl<'p> Solver<'p> {
             static_ptr: FxHashMap::default(),
             exc_ptr: None,
             filters: Filters::new(),
+            owner_filter: FxHashMap::default(),
             ptr_filter: Vec::new(),
             calls: Vec::new(),
             lambda_recvs: Vec::new(),
@@ -319,18 +324,11 @@ impl<'p> Solver<'p> {
             return mc;
         }
         let mut c = c;
-        if c != 0 {
-            if let Some(max) = self.r.cfg.max_contexts_per_method {
-                let n = self.contexts_per_method.entry(m).or_insert(0);
-                if *n >= max {
-                    self.budget_fallbacks += 1;
-                    c = 0;
-                    if let Some(mc) = self.mctxs.get(&(m, c)) {
-                        return mc;
-                    }
-                } else {
-                    *n += 1;
-                }
+        if c != 0 && self.over_budget(m) {
+            self.budget_fallbacks += 1;
+            c = 0;
+            if let Some(mc) = self.mctxs.get(&(m, c)) {
+                return mc;
             }
         }
         let (mc, _) = self.mctxs.intern((m, c));
@@ -339,6 +337,26 @@ impl<'p> Solver<'p> {
         self.materialized.push(false);
         self.reach_queue.push_back(mc);
         mc
+    }
+
+    /// Would a new non-empty context for `m` exceed a bound? Counts it if not.
+    fn over_budget(&mut self, m: MethodId) -> bool {
+        let cfg = self.r.cfg;
+        if cfg
+            .max_contexts
+            .is_some_and(|max| self.contexts_created >= max)
+        {
+            return true;
+        }
+        if let Some(max) = cfg.max_contexts_per_method {
+            let n = self.contexts_per_method.entry(m).or_insert(0);
+            if *n >= max {
+                return true;
+            }
+            *n += 1;
+        }
+        self.contexts_created += 1;
+        false
     }
 
     /// Builds the template of a method context and its slot pointers (once),
@@ -502,8 +520,29 @@ impl<'p> Solver<'p> {
         }
     }
 
+    /// Does object `o` have field `f` (declared fields only on instances of
+    /// their class)?
+    fn has_field(&mut self, o: ObjId, f: FieldId) -> bool {
+        let filter = match self.owner_filter.get(&f) {
+            Some(&x) => x,
+            None => {
+                let x = match self.r.field_owner(f) {
+                    Some(c) => {
+                        let ty = self.r.class_type(c);
+                        self.type_filter(ty)
+                    }
+                    None => NO_FILTER,
+                };
+                self.owner_filter.insert(f, x);
+                x
+            }
+        };
+        filter == NO_FILTER || self.filters.masks[filter as usize].contains(o)
+    }
+
     fn apply(&mut self, u: Use, o: ObjId) {
         match u {
+            Use::Load(f, _) | Use::Store(f, _) if !self.has_field(o, f) => {}
             Use::Load(f, dst) => {
                 if f == self.r.t.anywhere() {
                     let ty = self.obj_ty(o);

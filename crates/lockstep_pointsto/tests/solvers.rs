@@ -25,6 +25,7 @@ fn configs() -> Vec<(&'static str, Config)> {
             "1-obj, JDK with contexts",
             Config {
                 max_contexts_per_method: None,
+                max_contexts: None,
                 ..Config::object(1, 0)
             },
         ),

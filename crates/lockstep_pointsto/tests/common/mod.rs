@@ -219,6 +219,7 @@ pub fn describe(p: &Program, r: &PointsToResult, set: &ObjectSet) -> Vec<String>
 pub fn two_obj() -> Config {
     Config {
         max_contexts_per_method: None,
+        max_contexts: None,
         ..Config::default()
     }
 }
