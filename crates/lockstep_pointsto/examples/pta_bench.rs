@@ -205,8 +205,8 @@ fn main() {
                     ),
                 ));
             }
-            v.sort_by(|a, b| b.0.cmp(&a.0));
-            per_obj.sort_by(|a, b| b.0.cmp(&a.0));
+            v.sort_by_key(|x| std::cmp::Reverse(x.0));
+            per_obj.sort_by_key(|x| std::cmp::Reverse(x.0));
             println!("  field pointers > 500: {}", v.len());
             for (n, s) in v.iter().take(25) {
                 println!("    {n:6} {s}");
@@ -230,7 +230,7 @@ fn main() {
                     }
                 }
             }
-            sizes.sort_by(|a, b| b.0.cmp(&a.0));
+            sizes.sort_by_key(|x| std::cmp::Reverse(x.0));
             // Types of the biggest non-`Object.<init>` set.
             let mut biggest: Option<(usize, lockstep_pointsto::ObjectSet)> = None;
             for &m in &r.call_graph().reachable {
@@ -259,7 +259,7 @@ fn main() {
                     *by_kind.entry(k).or_default() += 1;
                 }
                 let mut v: Vec<_> = by_type.into_iter().collect();
-                v.sort_by(|a, b| b.1.cmp(&a.1));
+                v.sort_by_key(|x| std::cmp::Reverse(x.1));
                 println!("  biggest set by type: {:?}", &v[..v.len().min(25)]);
                 println!("  biggest set by kind: {by_kind:?}");
             }

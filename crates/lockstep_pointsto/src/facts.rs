@@ -28,9 +28,7 @@ use std::sync::Arc;
 use lockstep_ir::{
     BlockId, Body, Call, CallKind, ConstValue, MemberRef, Operand, Rvalue, StmtId, StmtKind, Type,
 };
-use lockstep_models::{
-    is_jdk_class, Async, EntryMethod, Operand as ModelOperand, TaskLaunch, TaskShape,
-};
+use lockstep_models::{is_jdk_class, Async, Operand as ModelOperand, TaskLaunch, TaskShape};
 use lockstep_program::lambda::ref_kind;
 use lockstep_program::{
     decode_lambda, descriptor, ClassId, EdgeKind, LambdaShape, MethodId, Program,
@@ -168,7 +166,6 @@ pub(crate) struct LaunchFact {
     pub launch: &'static TaskLaunch,
     pub task: Slot,
     pub shape: TaskShape,
-    pub entry: &'static EntryMethod,
     /// The type declaring the entry method (`Runnable`), when it loads.
     pub interface: Option<ClassId>,
 }
@@ -201,8 +198,6 @@ pub(crate) struct LambdaFact {
     pub dst: Option<Slot>,
     pub captures: Vec<Option<Slot>>,
     pub shape: LambdaShape,
-    /// The type of the lambda objects of this site.
-    pub ty: TypeId,
     /// The site of the lambda objects.
     pub obj_site: SiteId,
     /// The site of the objects a constructor reference creates.
@@ -682,7 +677,6 @@ impl Builder<'_, '_> {
                         launch: l,
                         task,
                         shape: l.shape,
-                        entry: l.entry,
                         interface: p.class_by_name(l.entry.interface),
                     });
                 }
@@ -762,7 +756,6 @@ impl Builder<'_, '_> {
             dst,
             captures,
             shape,
-            ty,
             obj_site,
             ctor_site,
             interface,

@@ -20,12 +20,6 @@ impl IdSet {
         IdSet { words: Vec::new() }
     }
 
-    pub fn singleton(x: u32) -> IdSet {
-        IdSet {
-            words: vec![(x >> 6, 1u64 << (x & 63))],
-        }
-    }
-
     pub fn is_empty(&self) -> bool {
         self.words.is_empty()
     }

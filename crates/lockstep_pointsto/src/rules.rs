@@ -15,7 +15,7 @@ use lockstep_program::{ClassId, MethodId, Program};
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::config::{Config, LibraryContexts};
-use crate::facts::{self, LambdaFact, LambdaImpl, Template};
+use crate::facts::{self, LambdaFact, Template};
 use crate::intern::Interner;
 use crate::keys::{FieldKey, SiteKey};
 use crate::types::{TypeId, TypeKey, Types};
@@ -443,9 +443,7 @@ impl<'p> Rules<'p> {
         ids
     }
 
-    /// The site of the objects a constructor reference creates, and of the
-    /// lambda objects themselves, are in the lambda fact; this is the
-    /// type of a site.
+    /// The runtime type of a site's objects.
     pub(crate) fn site_type(&self, s: SiteId) -> TypeId {
         self.t.site_ty[s as usize]
     }
@@ -454,12 +452,6 @@ impl<'p> Rules<'p> {
     pub(crate) fn return_type(&self, m: MethodId) -> Option<Arc<str>> {
         let d = &self.p.method(m).descriptor;
         lockstep_program::descriptor::return_type(d).and_then(facts::ref_type_name)
-    }
-
-    /// Is the implementation of a lambda one that takes its receiver from
-    /// the first value?
-    pub(crate) fn lambda_takes_receiver(imp: &LambdaImpl) -> bool {
-        matches!(imp, LambdaImpl::Special(_) | LambdaImpl::Virtual { .. })
     }
 }
 
