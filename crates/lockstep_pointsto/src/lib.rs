@@ -14,11 +14,11 @@
 //! object, so thread objects and static fields are roots of what is
 //! shared.
 //!
-//! - [`PointsTo::solve`] runs the fast solver ([`solver`]-module
-//!   internals: worklist, difference propagation) and returns a
-//!   [`PointsToResult`] with the queries (variables, fields, statics,
-//!   access paths, aliasing, call graph, contexts, allocation sites,
-//!   thread starts, statistics).
+//! - [`PointsTo::solve`] runs the fast solver (a worklist with difference
+//!   propagation and type masks) and returns a [`PointsToResult`] with the
+//!   queries (variables, fields, statics, access paths, aliasing, call
+//!   graph per method and per context, contexts, allocation sites, thread
+//!   starts, statistics).
 //! - [`reference::solve`] is a naive fixed-point solver over the same rules,
 //!   kept for tests: the fast solver must produce exactly its result.
 //! - [`Config`] chooses the sensitivity and the bounds for big programs.

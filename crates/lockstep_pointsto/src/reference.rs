@@ -34,6 +34,9 @@ enum P {
     Exc,
 }
 
+/// A lambda invocation: site, lambda object, arguments, result.
+type ActiveLambda = (MethodId, Ctx, StmtId, Obj, Vec<Option<P>>, Option<P>);
+
 /// A call site in a method context, and how it calls.
 #[derive(Clone)]
 struct Site {
@@ -49,6 +52,9 @@ struct Ref<'p> {
     pts: BTreeMap<P, BTreeSet<Obj>>,
     edges: BTreeSet<(MethodId, Ctx, StmtId, EdgeKind, MethodId, Ctx)>,
     changed: bool,
+    /// Lambda invocations in progress: a method reference whose receiver is
+    /// (through a loop) the lambda itself would otherwise recurse forever.
+    active: Vec<ActiveLambda>,
 }
 
 /// Solves with the naive evaluation and returns the result in structural keys.
@@ -59,6 +65,7 @@ pub fn solve(program: &Program, entries: &EntryPoints, config: Config) -> Canoni
         pts: BTreeMap::new(),
         edges: BTreeSet::new(),
         changed: true,
+        active: Vec::new(),
     };
     while s.changed {
         s.changed = false;
@@ -467,6 +474,33 @@ impl Ref<'_> {
             }
             return;
         }
+        // Re-entering with the same arguments adds nothing the outer
+        // invocation does not.
+        let key = (
+            site.method,
+            site.ctx.clone(),
+            site.stmt,
+            l.clone(),
+            args.to_vec(),
+            result.cloned(),
+        );
+        if self.active.contains(&key) {
+            return;
+        }
+        self.active.push(key);
+        self.lambda_body(site, l, lf, args, result);
+        self.active.pop();
+    }
+
+    /// The implementation of lambda object `l` for its functional method.
+    fn lambda_body(
+        &mut self,
+        site: &Site,
+        l: &Obj,
+        lf: &LambdaFact,
+        args: &[Option<P>],
+        result: Option<&P>,
+    ) {
         let mut actuals: Vec<Option<P>> = Vec::new();
         for i in 0..lf.captures.len() {
             let f = self.r.t.field(FieldKey::Capture(i as u16));

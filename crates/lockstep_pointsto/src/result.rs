@@ -283,6 +283,8 @@ pub struct PointsToResult {
     exc_ptr: Option<PtrId>,
     call_graph: PtaCallGraph,
     cs_edges: Vec<ContextCallEdge>,
+    /// Indices of `cs_edges` sorted by (callee, caller, site).
+    cs_by_callee: Vec<u32>,
     thread_starts: Vec<ThreadStart>,
     stats: Stats,
 }
@@ -336,6 +338,11 @@ impl PointsToResult {
         edges.sort_unstable();
         edges.dedup();
         let by_callee = index_by_callee(&edges);
+        let mut cs_by_callee: Vec<u32> = (0..cs_edges.len() as u32).collect();
+        cs_by_callee.sort_by_key(|&i| {
+            let e = &cs_edges[i as usize];
+            (e.callee, e.caller, e.site, e.kind)
+        });
         let mut reachable: Vec<MethodId> = by_method.keys().copied().collect();
         reachable.sort_unstable();
         let mut class_inits = raw.class_inits.clone();
@@ -417,6 +424,7 @@ impl PointsToResult {
                 by_callee,
             },
             cs_edges,
+            cs_by_callee,
             thread_starts,
             stats,
         }
@@ -441,6 +449,48 @@ impl PointsToResult {
     /// Call edges between method contexts, sorted.
     pub fn context_call_edges(&self) -> &[ContextCallEdge] {
         &self.cs_edges
+    }
+
+    /// Call edges leaving method context `mc`, sorted by site.
+    pub fn context_callees(&self, mc: MethodContext) -> &[ContextCallEdge] {
+        let lo = self.cs_edges.partition_point(|e| e.caller < mc);
+        let hi = self.cs_edges.partition_point(|e| e.caller <= mc);
+        &self.cs_edges[lo..hi]
+    }
+
+    /// Call edges entering method context `mc`, in (caller, site) order.
+    pub fn context_callers(
+        &self,
+        mc: MethodContext,
+    ) -> impl Iterator<Item = &ContextCallEdge> + '_ {
+        let edges = &self.cs_edges;
+        let lo = self
+            .cs_by_callee
+            .partition_point(|&i| edges[i as usize].callee < mc);
+        let hi = self
+            .cs_by_callee
+            .partition_point(|&i| edges[i as usize].callee <= mc);
+        self.cs_by_callee[lo..hi]
+            .iter()
+            .map(move |&i| &edges[i as usize])
+    }
+
+    /// The method contexts the entry points run in (the main thread's
+    /// roots, or the open-program harness's), sorted.
+    pub fn entry_contexts(&self) -> Vec<MethodContext> {
+        let mut v: Vec<MethodContext> = self
+            .entries
+            .methods
+            .iter()
+            .flat_map(|&m| {
+                self.contexts_of(m).into_iter().map(move |c| MethodContext {
+                    method: m,
+                    context: c,
+                })
+            })
+            .collect();
+        v.sort_unstable();
+        v
     }
 
     /// Modelled thread starts with each task object they reached, sorted by site.

@@ -281,5 +281,17 @@ fn statistics_and_contexts_are_reported() {
     }
     for mc in r.method_contexts() {
         assert!(r.call_graph().is_reachable(mc.method));
+        for e in r.context_callees(mc) {
+            assert_eq!(e.caller, mc);
+            assert!(r.context_callers(e.callee).any(|x| x == e));
+        }
     }
+    let main = method(&p, "Main", "main");
+    assert_eq!(
+        r.entry_contexts(),
+        vec![lockstep_pointsto::MethodContext {
+            method: main,
+            context: ContextId::EMPTY
+        }]
+    );
 }
