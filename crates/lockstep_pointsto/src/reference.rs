@@ -1,4 +1,4 @@
-//! The reference solver: the same rules as the fast solver ([`crate::rules`],
+//! The reference solver: the same rules as the fast solver (the `rules` module,
 //! the method templates, the models), evaluated the naive way. Every round
 //! re-applies every fact of every reached method context to the full
 //! points-to sets, with structural keys in ordered maps, until a round

@@ -2,14 +2,21 @@
 //! propagation, building the call graph on the fly.
 //!
 //! Pointers are dense ids: the slots of each reached (method, context)
-//! (allocated in one block when the pair is first reached), one pointer per
-//! (object, field) and per static field, one exception pointer per method,
-//! and temporaries for models. Each pointer has its points-to set, the part
-//! of it not yet propagated (`diff`), its copy edges (optionally filtered by
-//! type) and its *uses*: loads and stores through it, calls and thread
-//! starts on it. Processing a pointer sends its `diff` along its edges and
-//! applies its uses to each new object, which adds edges (`o.f`), reaches
-//! methods in contexts, and connects arguments, results and exceptions.
+//! (allocated in one block when the pair is materialized), one pointer per
+//! (object, field) and per static field, one pointer of thrown objects, and
+//! temporaries for models. Each pointer has its points-to set, the part of
+//! it not yet propagated (`diff`), the type filter of its declared type,
+//! its copy edges (optionally filtered by a cast or catch type) and its
+//! *uses*: loads and stores through it, calls and thread starts on it.
+//! Processing a pointer sends its `diff` along its edges (intersected with
+//! the filters' object masks, see `filters`) and applies its uses to each
+//! new object, which adds edges (`o.f`), reaches methods in contexts, and
+//! connects arguments and results.
+//!
+//! Newly reached method contexts are queued and materialized in batches
+//! (template, slots, facts); call edges that arrive before are kept
+//! pending. Contexts beyond the configured bounds fall back to the empty
+//! context.
 //!
 //! Rules, in the notation of the Datalog formulations this follows (Doop,
 //! Smaragdakis & Bravenboer), with `c` a method context and `hc` a heap
