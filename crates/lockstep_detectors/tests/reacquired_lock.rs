@@ -6,7 +6,7 @@
 
 mod common;
 
-use common::{check_fixture, compile_fixture, dump, line_of, run_detector};
+use common::{check_fixture, compile_fixture, dump, finding_in, line_of, run_detector};
 use lockstep_detectors::reacquired_lock::{ReacquiredLock, PAIR_RULE, RULE};
 use lockstep_detectors::Options;
 use lockstep_report::Finding;
@@ -25,21 +25,6 @@ fn check(case: &str, rules: &[&str], options: &Options) -> Vec<Finding> {
 
 fn check_default(case: &str) -> Vec<Finding> {
     check(case, SINGLE, &Options::default())
-}
-
-/// The only finding whose primary location is `method`.
-fn finding_in<'a>(findings: &'a [Finding], method: &str) -> &'a Finding {
-    let hits: Vec<&Finding> = findings
-        .iter()
-        .filter(|f| f.location.method.as_deref() == Some(method))
-        .collect();
-    assert_eq!(
-        hits.len(),
-        1,
-        "expected one finding in `{method}`, got:\n{}",
-        dump(findings)
-    );
-    hits[0]
 }
 
 #[test]

@@ -411,6 +411,25 @@ pub struct Body {
     pub notes: Vec<String>,
 }
 
+impl Body {
+    /// The monitor regions held before statement `s`, outermost first: the
+    /// innermost region of `held_before` and its parents. Bounded by the
+    /// number of regions, so a malformed parent chain cannot loop.
+    pub fn regions_held_before(&self, s: StmtId) -> Vec<MonitorId> {
+        let mut chain = Vec::new();
+        let mut r = self.held_before.get(s.index()).copied().flatten();
+        while let Some(id) = r {
+            if chain.len() > self.monitors.len() {
+                break;
+            }
+            chain.push(id);
+            r = self.monitors.get(id.index()).and_then(|m| m.parent);
+        }
+        chain.reverse();
+        chain
+    }
+}
+
 impl fmt::Display for VarId {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "v{}", self.0)

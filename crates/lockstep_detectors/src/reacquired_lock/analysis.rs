@@ -880,21 +880,6 @@ struct MethodAnalysis<'a, 'p, P: LockProgram> {
 }
 
 impl<P: LockProgram> MethodAnalysis<'_, '_, P> {
-    /// The region chain expected before statement `s`, outermost first.
-    fn expected_regions(&self, s: StmtId) -> Vec<MonitorId> {
-        let mut chain = Vec::new();
-        let mut r = self.body.held_before.get(s.index()).copied().flatten();
-        while let Some(id) = r {
-            if chain.len() > self.body.monitors.len() {
-                break;
-            }
-            chain.push(id);
-            r = self.body.monitors.get(id.index()).and_then(|m| m.parent);
-        }
-        chain.reverse();
-        chain
-    }
-
     /// Reshape an incoming state to the frames the IR says are open at the
     /// start of a block, so unstructured bytecode cannot desynchronise us.
     fn conform(&self, mut state: State<P::M>, expected: &[MonitorId]) -> State<P::M> {
@@ -925,7 +910,7 @@ impl<P: LockProgram> MethodAnalysis<'_, '_, P> {
         let entry_regions = body
             .blocks
             .first()
-            .map(|b| self.expected_regions(b.first))
+            .map(|b| self.body.regions_held_before(b.first))
             .unwrap_or_default();
         input[0] = Some(self.conform(vec![Frame::new(None)], &entry_regions));
         let mut queue: BTreeSet<usize> = BTreeSet::new();
@@ -993,7 +978,7 @@ impl<P: LockProgram> MethodAnalysis<'_, '_, P> {
                 let Some(tb) = body.blocks.get(t) else {
                     continue;
                 };
-                let expected = self.expected_regions(tb.first);
+                let expected = self.body.regions_held_before(tb.first);
                 let st = self.conform(st, &expected);
                 let changed = match &mut input[t] {
                     slot @ None => {

@@ -342,21 +342,6 @@ impl Flow<'_> {
         self.comparable(key) && state.open.iter().any(|o| o.key == key)
     }
 
-    /// The regions the IR says are held before statement `s`, outermost first.
-    fn expected(&self, s: StmtId) -> Vec<MonitorId> {
-        let mut chain = Vec::new();
-        let mut r = self.body.held_before.get(s.index()).copied().flatten();
-        while let Some(id) = r {
-            if chain.len() > self.body.monitors.len() {
-                break;
-            }
-            chain.push(id);
-            r = self.body.monitors.get(id.index()).and_then(|m| m.parent);
-        }
-        chain.reverse();
-        chain
-    }
-
     /// Makes the open regions of `state` those the IR expects at the start
     /// of a block, so unstructured or exceptional paths cannot desynchronise
     /// the analysis from the bytecode's monitors.
@@ -390,7 +375,7 @@ impl Flow<'_> {
             return input;
         };
         let mut start = State::default();
-        self.conform(&mut start, &self.expected(entry.first));
+        self.conform(&mut start, &self.body.regions_held_before(entry.first));
         if let Some(slot) = input.first_mut() {
             *slot = Some(start);
         }
@@ -435,7 +420,7 @@ impl Flow<'_> {
                     continue;
                 };
                 let mut st = st.clone();
-                self.conform(&mut st, &self.expected(tb.first));
+                self.conform(&mut st, &self.body.regions_held_before(tb.first));
                 let changed = match input.get_mut(t) {
                     Some(slot @ None) => {
                         *slot = Some(st);

@@ -203,3 +203,18 @@ pub fn dump(findings: &[Finding]) -> String {
         .collect::<Vec<_>>()
         .join("\n")
 }
+
+/// The only finding whose primary location is `method`.
+pub fn finding_in<'a>(findings: &'a [Finding], method: &str) -> &'a Finding {
+    let hits: Vec<&Finding> = findings
+        .iter()
+        .filter(|f| f.location.method.as_deref() == Some(method))
+        .collect();
+    assert_eq!(
+        hits.len(),
+        1,
+        "expected one finding in `{method}`, got:\n{}",
+        dump(findings)
+    );
+    hits[0]
+}
