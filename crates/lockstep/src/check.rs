@@ -60,6 +60,8 @@ pub fn run(args: &CheckArgs) -> u8 {
         call_graph: &cg,
         thread_roots: &roots,
         open_program,
+        entries: &entries,
+        points_to: None,
         enabled: &enabled,
         options: &options,
     };

@@ -5,13 +5,15 @@
 //! the file system and never depend on each other; their user documentation
 //! lives next to their code (the `docs` of their [`RuleMeta`]).
 
+pub mod data_race;
 pub mod reacquired_lock;
 pub mod stale_value;
 mod util;
 
 use std::collections::BTreeSet;
 
-use lockstep_program::{CallGraph, Program, ThreadRoot};
+use lockstep_pointsto::PointsToResult;
+use lockstep_program::{CallGraph, EntryPoints, Program, ThreadRoot};
 use lockstep_report::Finding;
 
 /// Static description of a rule: its stable id and its documentation.
@@ -49,6 +51,11 @@ pub struct Context<'a> {
     pub thread_roots: &'a [ThreadRoot],
     /// The program was analysed as a library (paper 002 §4.5.3 harness).
     pub open_program: bool,
+    /// The entry points the call graph was built from.
+    pub entries: &'a EntryPoints,
+    /// Points-to facts, when the driver computed them (rules that need them
+    /// solve them themselves otherwise, with the default configuration).
+    pub points_to: Option<&'a PointsToResult>,
     /// The rule ids that are enabled for this run.
     pub enabled: &'a BTreeSet<String>,
     pub options: &'a Options,
@@ -69,7 +76,11 @@ pub trait Detector: Sync {
 
 /// Every detector lockstep has.
 pub fn all() -> Vec<&'static dyn Detector> {
-    vec![&reacquired_lock::ReacquiredLock, &stale_value::StaleValue]
+    vec![
+        &data_race::DataRace,
+        &reacquired_lock::ReacquiredLock,
+        &stale_value::StaleValue,
+    ]
 }
 
 /// The metadata of every rule, in rule-id order.

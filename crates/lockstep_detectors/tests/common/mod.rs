@@ -82,9 +82,22 @@ pub fn run_detector(
     rules: &[&str],
     options: &Options,
 ) -> Vec<Finding> {
+    run_detector_in_mode(fixture, detector, rules, options, true)
+}
+
+/// [`run_detector`] as `lockstep check` without `--open` (`open = false`):
+/// the fixture's `main` methods are the entry points (a fixture without
+/// one is still analysed as a library).
+pub fn run_detector_in_mode(
+    fixture: &CompiledFixture,
+    detector: &dyn Detector,
+    rules: &[&str],
+    options: &Options,
+    open: bool,
+) -> Vec<Finding> {
     let program = program_of(fixture);
     program.lower_all_application();
-    let entries = entry_points(&program, true);
+    let entries = entry_points(&program, open);
     let cg = rta(&program, &entries);
     let roots = thread_roots(&program, &cg);
     let enabled: BTreeSet<String> = rules.iter().map(|r| r.to_string()).collect();
@@ -93,6 +106,8 @@ pub fn run_detector(
         call_graph: &cg,
         thread_roots: &roots,
         open_program: entries.mode.is_open(),
+        entries: &entries,
+        points_to: None,
         enabled: &enabled,
         options,
     };
@@ -143,13 +158,24 @@ pub fn check_fixture(
     rules: &[&str],
     options: &Options,
 ) -> Vec<Finding> {
+    check_fixture_in_mode(path, detector, rules, options, true)
+}
+
+/// [`check_fixture`] with the entry mode chosen (see [`run_detector_in_mode`]).
+pub fn check_fixture_in_mode(
+    path: &str,
+    detector: &dyn Detector,
+    rules: &[&str],
+    options: &Options,
+    open: bool,
+) -> Vec<Finding> {
     let fixture = compile_fixture(path);
     let expected = expectations_for(&fixture, rules);
     assert!(
         !expected.is_empty(),
         "fixture {path} has no expectations for {rules:?}"
     );
-    let findings = run_detector(&fixture, detector, rules, options);
+    let findings = run_detector_in_mode(&fixture, detector, rules, options, open);
     assert_expectations(&expected, &actual(&findings));
     findings
 }
