@@ -1,0 +1,322 @@
+//! Tests of `data-race`: two threads may access the same field, array
+//! element or non-thread-safe JDK container at the same time, at least one
+//! access writing, with no common lock. Each fixture under
+//! `tests/fixtures/data_race/` states what is reported with `// expect:`
+//! comments on the line of the *write* of each racing pair (known false
+//! positives carry `(FP: ...)`, known false negatives `// known-fn:`); see
+//! `tests/common/mod.rs` for how it is run.
+//!
+//! Closed fixtures (`open = false`) have a `main` and are analysed from it:
+//! threads are the main thread plus every started task. Open fixtures
+//! (`open = true`) are libraries: every public method may run concurrently
+//! with every other one.
+
+mod common;
+
+use common::{check_fixture_in_mode, compile_fixture, dump, line_of};
+use lockstep_detectors::data_race::DataRace;
+use lockstep_detectors::{Detector, Options};
+use lockstep_report::Finding;
+
+const RULES: &[&str] = &["data-race"];
+
+/// Closed program: `main` is the entry point.
+const CLOSED: bool = false;
+/// Open program: every public method is an entry point.
+const OPEN: bool = true;
+
+fn check(case: &str, open: bool) -> Vec<Finding> {
+    check_fixture_in_mode(
+        &format!("data_race/{case}"),
+        &DataRace,
+        RULES,
+        &Options::default(),
+        open,
+    )
+}
+
+/// The findings whose primary location is `file:line`.
+fn at<'a>(findings: &'a [Finding], file: &str, line: u32) -> Vec<&'a Finding> {
+    findings
+        .iter()
+        .filter(|f| f.location.file.as_deref() == Some(file) && f.location.line == Some(line))
+        .collect()
+}
+
+/// No finding has a related access in `method` (e.g. `main` after `join()`).
+fn assert_no_related_in(findings: &[Finding], method: &str) {
+    for f in findings {
+        assert!(
+            f.related
+                .iter()
+                .all(|r| r.location.method.as_deref() != Some(method)),
+            "a finding pairs with an access in `{method}`:\n{}",
+            dump(findings)
+        );
+    }
+}
+
+#[test]
+fn rule_metadata() {
+    let rules = DataRace.rules();
+    assert_eq!(rules.len(), 1);
+    assert_eq!(rules[0].id, "data-race");
+    assert!(lockstep_detectors::rule("data-race").is_some());
+}
+
+/// Thesis: one Runnable shared by two threads; `count++` races with itself.
+/// The finding names the field, and its related access is the other
+/// thread's `count++`, whose message names its thread root. Main's read
+/// after both joins is not part of any pair.
+#[test]
+fn shared_counter() {
+    let findings = check("shared_counter", CLOSED);
+    let fixture = compile_fixture("data_race/shared_counter");
+    let line = line_of(&fixture, "SharedCounter.java", "count++;");
+    let starts = [
+        line_of(&fixture, "SharedCounter.java", "t1.start();"),
+        line_of(&fixture, "SharedCounter.java", "t2.start();"),
+    ];
+    assert!(!findings.is_empty());
+    for f in &findings {
+        assert_eq!(f.rule, "data-race");
+        assert_eq!(f.field.as_deref(), Some("counter.SharedCounter.count"));
+        assert_eq!(f.location.class, "counter.SharedCounter");
+        assert_eq!(f.location.method.as_deref(), Some("run"));
+        assert_eq!(f.location.line, Some(line));
+        assert!(!f.related.is_empty(), "{}", dump(&findings));
+        let r = &f.related[0];
+        assert_eq!(r.location.class, "counter.SharedCounter");
+        assert_eq!(r.location.method.as_deref(), Some("run"));
+        assert_eq!(r.location.line, Some(line));
+        let names_root = r.message.contains("SharedCounter.run")
+            || starts
+                .iter()
+                .any(|l| r.message.contains(&format!("SharedCounter.java:{l}")));
+        assert!(
+            names_root,
+            "the related access should name its thread root: {}",
+            dump(&findings)
+        );
+    }
+    assert_no_related_in(&findings, "main");
+}
+
+/// Thesis: one counter object per thread: silent.
+#[test]
+fn counter_per_thread() {
+    let findings = check("counter_per_thread", CLOSED);
+    assert!(findings.is_empty(), "{}", dump(&findings));
+}
+
+/// Thesis: a private helper guarded by a synchronized entry method but also
+/// reached from an unsynchronized one races; a helper reached only under
+/// the monitor (also re-entered) is silent; constructor writes are silent.
+#[test]
+fn bypassed_entry() {
+    check("bypassed_entry", OPEN);
+}
+
+/// Thesis: a bounded buffer split over two monitors races on the slots of
+/// its array and on its count; the one-monitor version is silent. The
+/// array race names the field holding the array and pairs the slot write
+/// in `put` with the slot read in `take`.
+#[test]
+fn bounded_buffer() {
+    let findings = check("bounded_buffer", OPEN);
+    let fixture = compile_fixture("data_race/bounded_buffer");
+    let write = line_of(&fixture, "BrokenBuffer.java", "items[putIndex] = x;");
+    let read = line_of(&fixture, "BrokenBuffer.java", "int x = items[takeIndex];");
+    let hits = at(&findings, "BrokenBuffer.java", write);
+    assert_eq!(hits.len(), 1, "{}", dump(&findings));
+    let f = hits[0];
+    assert_eq!(f.field.as_deref(), Some("buffer.BrokenBuffer.items"));
+    assert_eq!(f.location.method.as_deref(), Some("put"));
+    assert_eq!(f.related.len(), 1, "{}", dump(&findings));
+    assert_eq!(f.related[0].location.method.as_deref(), Some("take"));
+    assert_eq!(f.related[0].location.line, Some(read));
+    // The count race names `count`, never the indices.
+    let count = line_of(&fixture, "BrokenBuffer.java", "count = n + 1;");
+    for f in at(&findings, "BrokenBuffer.java", count) {
+        assert_eq!(f.field.as_deref(), Some("buffer.BrokenBuffer.count"));
+    }
+    assert!(
+        findings
+            .iter()
+            .all(|f| f.location.class == "buffer.BrokenBuffer"),
+        "{}",
+        dump(&findings)
+    );
+}
+
+/// Thesis: final fields written in the constructor: silent.
+#[test]
+fn immutable_value() {
+    let findings = check("immutable_value", OPEN);
+    assert!(findings.is_empty(), "{}", dump(&findings));
+}
+
+/// Thesis: unsynchronized lazy init of a static and double-checked locking
+/// without `volatile` race; the synchronized, volatile double-checked and
+/// holder-class variants are silent.
+#[test]
+fn lazy_init() {
+    let findings = check("lazy_init", OPEN);
+    for f in &findings {
+        assert!(
+            f.location.class == "lazy.Registry" || f.location.class == "lazy.BrokenDclRegistry",
+            "{}",
+            dump(&findings)
+        );
+    }
+}
+
+/// Thesis: a volatile array reference replaced under a lock and read
+/// without it: silent.
+#[test]
+fn copy_on_write() {
+    let findings = check("copy_on_write", OPEN);
+    assert!(findings.is_empty(), "{}", dump(&findings));
+}
+
+/// Modern: a lambda submitted twice, lambdas / method references /
+/// anonymous classes started from loops race with themselves; tasks with
+/// state of their own are silent.
+#[test]
+fn executors_lambdas() {
+    check("executors_lambdas", CLOSED);
+}
+
+/// Modern: writes before `start()` and accesses after `join()` are ordered;
+/// accesses between them race; a join in a helper is a known false
+/// positive.
+#[test]
+fn start_join() {
+    check("start_join", CLOSED);
+}
+
+/// Modern: objects allocated by each thread and never published: silent
+/// (with a racing static counter as the control).
+#[test]
+fn thread_local_alloc() {
+    check("thread_local_alloc", CLOSED);
+}
+
+/// Modern: `ReentrantLock` in try/finally, a path without the lock,
+/// `tryLock()` branches, re-acquisition.
+#[test]
+fn reentrant_lock() {
+    check("reentrant_lock", OPEN);
+}
+
+/// Modern: `ReadWriteLock`: read/write lock pairs are silent; a write under
+/// the read lock and a lock-free read of a written field race.
+#[test]
+fn read_write_lock() {
+    check("read_write_lock", OPEN);
+}
+
+/// Modern: volatile fields and atomics are silent; a plain field races.
+#[test]
+fn volatile_atomic() {
+    let findings = check("volatile_atomic", OPEN);
+    for f in &findings {
+        assert_eq!(
+            f.field.as_deref(),
+            Some("atomics.Flags.plain"),
+            "{}",
+            dump(&findings)
+        );
+    }
+}
+
+/// Modern: two threads `put` into one HashMap and `add` to one ArrayList
+/// while a third reads them: race, reported on the `put` / `add` and naming
+/// the field the container was loaded from. Thread-safe containers, a
+/// synchronized wrapper and a HashMap under a common lock are silent; main
+/// reads only after joining.
+#[test]
+fn containers() {
+    let findings = check("containers", CLOSED);
+    let fixture = compile_fixture("data_race/containers");
+    let put = line_of(&fixture, "Registry.java", "plain.put(k, 1);");
+    let get = line_of(&fixture, "Registry.java", "plain.get(k);");
+    let add = line_of(&fixture, "Registry.java", "log.add(k);");
+    let iterate = line_of(&fixture, "Registry.java", "for (String s : log)");
+
+    let puts = at(&findings, "Registry.java", put);
+    assert!(!puts.is_empty(), "{}", dump(&findings));
+    for f in &puts {
+        assert_eq!(f.field.as_deref(), Some("containers.Registry.plain"));
+        assert_eq!(f.location.method.as_deref(), Some("register"));
+    }
+    // put/put between the writers, and put/get with the reader.
+    let related_lines = |fs: &[&Finding]| -> Vec<Option<u32>> {
+        fs.iter()
+            .filter_map(|f| f.related.first())
+            .map(|r| r.location.line)
+            .collect()
+    };
+    let put_related = related_lines(&puts);
+    assert!(put_related.contains(&Some(put)), "{}", dump(&findings));
+    assert!(put_related.contains(&Some(get)), "{}", dump(&findings));
+    let reader = puts
+        .iter()
+        .find(|f| f.related[0].location.line == Some(get))
+        .unwrap();
+    assert_eq!(reader.related[0].location.method.as_deref(), Some("lookup"));
+
+    let adds = at(&findings, "Registry.java", add);
+    assert!(!adds.is_empty(), "{}", dump(&findings));
+    for f in &adds {
+        assert_eq!(f.field.as_deref(), Some("containers.Registry.log"));
+    }
+    assert!(
+        related_lines(&adds).contains(&Some(iterate)),
+        "{}",
+        dump(&findings)
+    );
+    assert_no_related_in(&findings, "main");
+}
+
+/// Annotations: `@GuardedBy` vouches for locks the analysis cannot prove
+/// equal, accesses without the lock still race; `@NotThreadSafe` and
+/// `@Immutable` classes are not reported; a `@ThreadSafe` class's public
+/// methods are concurrently callable even from a single-threaded `main`.
+#[test]
+fn guarded_by() {
+    let findings = check("guarded_by", CLOSED);
+    let fixture = compile_fixture("data_race/guarded_by");
+    let reset = line_of(&fixture, "Inventory.java", "stock = 0;");
+    for f in at(&findings, "Inventory.java", reset) {
+        assert_eq!(f.field.as_deref(), Some("guarded.Inventory.stock"));
+    }
+    let record = line_of(&fixture, "Stats.java", "events++;");
+    let stats = at(&findings, "Stats.java", record);
+    assert!(!stats.is_empty(), "{}", dump(&findings));
+    assert_eq!(stats[0].field.as_deref(), Some("guarded.Stats.events"));
+}
+
+/// Open mode: an unsynchronized setter/getter pair races, a synchronized
+/// pair is silent, an entry method's parameter is shared.
+#[test]
+fn open_library() {
+    let findings = check("open_library", OPEN);
+    let fixture = compile_fixture("data_race/open_library");
+    let set = line_of(&fixture, "Settings.java", "name = n;");
+    let get = line_of(&fixture, "Settings.java", "return name;");
+    let sets = at(&findings, "Settings.java", set);
+    assert!(
+        sets.iter()
+            .any(|f| f.related.first().map(|r| r.location.line) == Some(Some(get))),
+        "setName should pair with getName: {}",
+        dump(&findings)
+    );
+    for f in &sets {
+        assert_eq!(f.field.as_deref(), Some("library.Settings.name"));
+    }
+    let hits = line_of(&fixture, "Settings.java", "box.hits++;");
+    let boxes = at(&findings, "Settings.java", hits);
+    assert!(!boxes.is_empty(), "{}", dump(&findings));
+    assert_eq!(boxes[0].field.as_deref(), Some("library.Box.hits"));
+}
