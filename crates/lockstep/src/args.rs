@@ -86,6 +86,14 @@ pub struct InputArgs {
     pub threads: Option<usize>,
 }
 
+/// How precise (and costly) the points-to analysis is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum PointsToMode {
+    #[value(name = "2obj")]
+    TwoObject,
+    Insensitive,
+}
+
 #[derive(Debug, Args)]
 pub struct CheckArgs {
     #[command(flatten)]
@@ -108,6 +116,12 @@ pub struct CheckArgs {
     /// Report reacquired-lock witnesses inside self-synchronized JDK classes (Vector, StringBuffer, ...) too.
     #[arg(long)]
     pub include_library_witnesses: bool,
+    /// data-race: explain every pair of accesses of this field (`pkg.Class.name`) and why each is or is not a race; printed on stderr.
+    #[arg(long, value_name = "FIELD")]
+    pub explain: Option<String>,
+    /// Points-to sensitivity for data-race: `2obj` (default: 2-object-sensitive, 1-object heap) or `insensitive` (cheaper, less precise, for very large programs).
+    #[arg(long, value_name = "MODE", default_value = "2obj")]
+    pub points_to: PointsToMode,
     /// Print nothing but the report (no summary on stderr, no progress).
     #[arg(long, short = 'q')]
     pub quiet: bool,

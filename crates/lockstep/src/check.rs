@@ -8,7 +8,7 @@ use lockstep_program::{entry_points, rta, thread_roots, Program, Stats};
 use lockstep_report::{render, OutputFormat, RenderOptions, Report, Summary};
 use rayon::prelude::*;
 
-use crate::args::{CheckArgs, ColorChoice};
+use crate::args::{CheckArgs, ColorChoice, PointsToMode};
 use crate::load::{load, program_problem, Loaded};
 use crate::progress::Phases;
 
@@ -51,6 +51,19 @@ pub fn run(args: &CheckArgs) -> u8 {
     phases.start("thread roots");
     let roots = thread_roots(&program, &cg);
 
+    let points_to = if enabled.contains(lockstep_detectors::data_race::DATA_RACE.id) {
+        phases.start("points-to");
+        let config = match args.points_to {
+            PointsToMode::TwoObject => lockstep_pointsto::Config::default(),
+            PointsToMode::Insensitive => lockstep_pointsto::Config::insensitive(),
+        };
+        Some(lockstep_pointsto::PointsTo::solve(
+            &program, &entries, config,
+        ))
+    } else {
+        None
+    };
+
     phases.start("detectors");
     let options = Options {
         include_library_witnesses: args.include_library_witnesses,
@@ -61,13 +74,20 @@ pub fn run(args: &CheckArgs) -> u8 {
         thread_roots: &roots,
         open_program,
         entries: &entries,
-        points_to: None,
+        points_to: points_to.as_ref(),
         enabled: &enabled,
         options: &options,
     };
     let detectors = lockstep_detectors::all();
     let mut findings: Vec<_> = detectors.par_iter().flat_map_iter(|d| d.run(&cx)).collect();
     findings.retain(|f| enabled.contains(&f.rule));
+    let explanation = match &args.explain {
+        Some(field) if points_to.is_some() => {
+            phases.start("explain");
+            Some(lockstep_detectors::data_race::explain(&cx, field))
+        }
+        _ => None,
+    };
 
     phases.start("render");
     // Missing super types are grouped by the missing class: one absent jar
@@ -162,6 +182,14 @@ pub fn run(args: &CheckArgs) -> u8 {
         return 2;
     }
 
+    if let Some(lines) = &explanation {
+        for l in lines {
+            eprintln!("{l}");
+        }
+    } else if args.explain.is_some() {
+        eprintln!("note: --explain needs the data-race rule (--select data-race)");
+    }
+
     if args.stats {
         let stats = Stats::collect(&program, None, Some(&cg), Some(&roots));
         eprintln!("lockstep {} statistics", env!("CARGO_PKG_VERSION"));
@@ -187,6 +215,18 @@ pub fn run(args: &CheckArgs) -> u8 {
             "rules: {}",
             enabled.iter().cloned().collect::<Vec<_>>().join(", ")
         );
+        if let Some(pt) = &points_to {
+            let s = pt.stats();
+            eprintln!(
+                "points-to: {}, {} reachable methods, {} method contexts, {} objects, {} facts, {} thread starts",
+                s.config,
+                s.reachable_methods,
+                s.method_contexts,
+                s.objects,
+                s.points_to_facts,
+                pt.thread_starts().len()
+            );
+        }
         eprintln!("time per phase:");
         for (name, d) in &phases.timings {
             eprintln!("  {name:<14} {:>8.1} ms", d.as_secs_f64() * 1000.0);

@@ -21,7 +21,7 @@ use crate::table::{Keyed, Table};
 use crate::Desc;
 
 /// Which side of a lock an effect concerns.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum LockMode {
     /// A mutual-exclusion lock (`Lock.lock`, monitors).
     Exclusive,

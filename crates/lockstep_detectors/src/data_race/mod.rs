@@ -1,12 +1,38 @@
 //! `data-race`: two threads may access the same memory location at the
 //! same time, at least one access writes, and no common lock orders them
-//! (paper 002, with object-sensitive points-to, `java.util.concurrent`
-//! locks, thread escape and start/join ordering).
+//! (paper 002's pipeline, with object-sensitive points-to,
+//! `java.util.concurrent` locks, thread escape and start/join ordering).
 //!
-//! Work in progress: the pipeline is being assembled.
+//! - [`threads`]: thread roots, what they reach, which run more than once,
+//!   start/join ordering;
+//! - [`local_locks`]: the locks a body must hold before each statement;
+//! - [`locks`]: those locks as abstract objects per context, and locks
+//!   held on entry to every method context;
+//! - [`accesses`]: the field, array and container accesses of application
+//!   code, and the ones that cannot race;
+//! - [`annotations`]: `@GuardedBy`, `@ThreadSafe`, `@NotThreadSafe`, `@Immutable`;
+//! - [`analysis`]: escape, per-context accesses and the racing pairs;
+//! - this module: the rule and its findings.
+//!
+//! Only application code is searched for accesses; JDK code is traversed
+//! (callbacks, thread starts, locks of `synchronized` JDK methods) but its
+//! own fields are the business of its container and thread-safety models.
 
-use lockstep_report::Finding;
+pub mod accesses;
+pub mod analysis;
+pub mod annotations;
+pub mod local_locks;
+pub mod locks;
+pub mod threads;
 
+use lockstep_pointsto::{Config, PointsTo, PointsToResult};
+use lockstep_program::{MethodId, Program};
+use lockstep_report::{Finding, Severity};
+
+use self::accesses::{Kind, Target};
+use self::analysis::{Access, Analysis, Race, Verdict};
+use self::threads::{Graph, Root, RootKind};
+use crate::util::{location, position, short_method};
 use crate::{Context, Detector, RuleMeta};
 
 pub static DATA_RACE: RuleMeta = RuleMeta {
@@ -30,6 +56,279 @@ impl Detector for DataRace {
         if !cx.is_enabled(&DATA_RACE) {
             return Vec::new();
         }
-        Vec::new()
+        with_points_to(cx, |pt| {
+            let analysis = Analysis::new(cx.program, pt, cx.open_program);
+            let out = analysis.run(None);
+            let mut reporter = Reporter {
+                program: cx.program,
+                pt,
+                graph: &out.graph,
+                roots: &out.roots,
+                open: cx.open_program,
+                paths: Default::default(),
+            };
+            out.races.iter().map(|r| reporter.finding(r)).collect()
+        })
+    }
+}
+
+/// Runs `f` with the driver's points-to result, or solves one.
+fn with_points_to<T>(cx: &Context<'_>, f: impl FnOnce(&PointsToResult) -> T) -> T {
+    match cx.points_to {
+        Some(pt) => f(pt),
+        None => {
+            let pt = PointsTo::solve(cx.program, cx.entries, Config::default());
+            f(&pt)
+        }
+    }
+}
+
+/// `--explain FIELD`: every pair of accesses of the field with the
+/// verdict, and the accesses that were set aside, as text lines.
+pub fn explain(cx: &Context<'_>, field: &str) -> Vec<String> {
+    with_points_to(cx, |pt| {
+        let out = Analysis::new(cx.program, pt, cx.open_program).run(Some(field));
+        let Some(ex) = out.explanation else {
+            return Vec::new();
+        };
+        let p = cx.program;
+        let at = |m: MethodId, s: lockstep_ir::StmtId, k: Kind| {
+            format!(
+                "{} in {} ({})",
+                k.as_str(),
+                short_method(p, m),
+                position(p, m, Some(s))
+            )
+        };
+        let mut lines = vec![format!("accesses of `{field}`:")];
+        if ex.pairs.is_empty() && ex.exempt.is_empty() {
+            lines.push("  none reached from a thread root".into());
+        }
+        for pair in &ex.pairs {
+            let verdict = match &pair.verdict {
+                Verdict::Race => "RACE".to_string(),
+                Verdict::CommonLock(l) => format!("safe: both hold {l}"),
+                Verdict::GuardedBy(_) => "safe: both hold the lock named by @GuardedBy".into(),
+                Verdict::NotConcurrent => {
+                    "safe: never run by two threads at once (same thread, or ordered by start/join)"
+                        .into()
+                }
+                Verdict::NoCommonObject => "safe: no common object".into(),
+            };
+            lines.push(format!(
+                "  {} / {}: {verdict}",
+                at(pair.first.0, pair.first.1, pair.first.2),
+                at(pair.second.0, pair.second.1, pair.second.2)
+            ));
+        }
+        for (m, s, k, why) in &ex.exempt {
+            lines.push(format!("  {}: cannot race: {why}", at(*m, *s, *k)));
+        }
+        lines
+    })
+}
+
+struct Reporter<'a> {
+    program: &'a Program,
+    pt: &'a PointsToResult,
+    graph: &'a Graph,
+    roots: &'a [Root],
+    open: bool,
+    /// BFS parents per root, computed on demand.
+    paths: std::collections::HashMap<u32, Vec<Option<(u32, lockstep_ir::StmtId)>>>,
+}
+
+impl Reporter<'_> {
+    fn root_label(&self, r: u32) -> String {
+        let Some(root) = self.roots.get(r as usize) else {
+            return "some thread".into();
+        };
+        let p = self.program;
+        let mut label = match &root.kind {
+            RootKind::Main => "the main thread".to_string(),
+            RootKind::Harness(_) => "any caller (open program)".to_string(),
+            RootKind::ThreadSafeApi(m) => {
+                format!("any caller of @ThreadSafe {}", short_method(p, *m))
+            }
+            RootKind::Start(i) => match self.pt.thread_starts().get(*i) {
+                Some(t) => format!(
+                    "the thread started by {}.{}() at {}",
+                    lockstep_ir::simple_class_name(t.launch.class),
+                    t.launch.name,
+                    position(p, t.caller.method, Some(t.site))
+                ),
+                None => "a thread".into(),
+            },
+        };
+        if root.multi && !self.open && !matches!(root.kind, RootKind::ThreadSafeApi(_)) {
+            label.push_str(", which may run more than once");
+        }
+        label
+    }
+
+    /// The call path from root `r` to `node`: `A.main (A.java:3) → B.run`.
+    fn path(&mut self, r: u32, node: u32) -> String {
+        let sources: Vec<u32> = if self.open {
+            self.roots.iter().flat_map(|x| x.entries.clone()).collect()
+        } else {
+            self.roots
+                .get(r as usize)
+                .map(|x| x.entries.clone())
+                .unwrap_or_default()
+        };
+        let key = if self.open { u32::MAX } else { r };
+        let graph = self.graph;
+        let parent = self
+            .paths
+            .entry(key)
+            .or_insert_with(|| graph.bfs(&sources, |_, _| false));
+        let mut chain: Vec<String> = Vec::new();
+        let mut cur = node;
+        let mut guard = 0;
+        let p = self.program;
+        chain.push(short_method(p, graph.nodes[node as usize].method));
+        while let Some(Some((up, site))) = parent.get(cur as usize).copied() {
+            if up == u32::MAX || guard > 64 {
+                break;
+            }
+            guard += 1;
+            let m = graph.nodes[up as usize].method;
+            chain.push(format!(
+                "{} ({})",
+                short_method(p, m),
+                position(p, m, Some(site))
+            ));
+            cur = up;
+        }
+        chain.reverse();
+        chain.join(" → ")
+    }
+
+    fn locks_text(&self, a: &Access) -> String {
+        if a.locks.is_empty() {
+            "no lock".to_string()
+        } else {
+            let names: Vec<String> = a.locks.iter().map(|l| self.describe_lock(l)).collect();
+            names.join(", ")
+        }
+    }
+
+    fn describe_lock(&self, l: &locks::HeldLock) -> String {
+        let base = match &l.object {
+            locks::LockObject::Class(c) => format!("{}.class", crate::util::dotted(c)),
+            locks::LockObject::Object(o) => self.pt.describe_object(self.program, *o),
+        };
+        match l.mode {
+            lockstep_models::LockMode::Read => format!("the read lock of {base}"),
+            lockstep_models::LockMode::Write => format!("the write lock of {base}"),
+            _ => base,
+        }
+    }
+
+    /// The name of what races: `pkg.Cls.field`, the field holding an
+    /// array or container, or the allocation site.
+    fn field_name(&self, r: &Race) -> (String, String) {
+        let holder = r.first.holder.clone().or_else(|| r.second.holder.clone());
+        match &r.target {
+            Target::Field { class, name } | Target::Static { class, name } => {
+                let full = format!("{}.{}", crate::util::dotted(class), name);
+                let simple = format!("{}.{}", lockstep_ir::simple_class_name(class), name);
+                (full, format!("`{simple}`"))
+            }
+            Target::Element | Target::Container => {
+                let what = if r.target == Target::Element {
+                    "the elements of"
+                } else {
+                    "the contents of"
+                };
+                match holder {
+                    Some((class, name)) => {
+                        let full = format!("{}.{}", crate::util::dotted(&class), name);
+                        let simple = format!("{}.{}", lockstep_ir::simple_class_name(&class), name);
+                        (full, format!("{what} `{simple}`"))
+                    }
+                    None => {
+                        let site = r
+                            .objects
+                            .first()
+                            .map(|o| self.pt.describe_object(self.program, *o))
+                            .unwrap_or_else(|| "an object".into());
+                        (site.clone(), format!("{what} {site}"))
+                    }
+                }
+            }
+        }
+    }
+
+    fn finding(&mut self, r: &Race) -> Finding {
+        let p = self.program;
+        let (field, what) = self.field_name(r);
+        let kind = match (r.first.kind, r.second.kind) {
+            (Kind::Write, Kind::Write) => "write/write",
+            _ => "read/write",
+        };
+        let access_word = |k: Kind| match (&r.target, k) {
+            (Target::Container, Kind::Write) => "modification",
+            (Target::Container, Kind::Read) => "read",
+            (_, k) => k.as_str(),
+        };
+        let first_root = self.root_label(r.roots.0);
+        let second_root = self.root_label(r.roots.1);
+        let message = format!(
+            "data race ({kind}) on {what}: {} in {} by {first_root} may run at the same time as the {} in {} ({}) by {second_root}, with no common lock",
+            access_word(r.first.kind),
+            short_method(p, r.first.method),
+            access_word(r.second.kind),
+            short_method(p, r.second.method),
+            position(p, r.second.method, Some(r.second.stmt)),
+        );
+        let mut f = Finding::new(
+            DATA_RACE.id,
+            Severity::Warning,
+            message,
+            location(p, r.first.method, Some(r.first.stmt)),
+        )
+        .with_field(field);
+        f = f.with_related(
+            location(p, r.second.method, Some(r.second.stmt)),
+            format!(
+                "{} of {what} by {second_root}, holding {}",
+                access_word(r.second.kind),
+                self.locks_text(&r.second)
+            ),
+        );
+        f = f.with_note(format!(
+            "this {} holds {}",
+            access_word(r.first.kind),
+            self.locks_text(&r.first)
+        ));
+        if !r.objects.is_empty() && !matches!(r.target, Target::Static { .. }) {
+            let objs: Vec<String> = r
+                .objects
+                .iter()
+                .take(3)
+                .map(|o| self.pt.describe_object(p, *o))
+                .collect();
+            let more = if r.objects.len() > 3 { ", ..." } else { "" };
+            f = f.with_note(format!("object: {}{more}", objs.join("; ")));
+        }
+        let path1 = self.path(r.roots.0, r.first.node);
+        let path2 = self.path(r.roots.1, r.second.node);
+        f = f.with_note(format!(
+            "path to the {}: {path1}",
+            access_word(r.first.kind)
+        ));
+        f = f.with_note(format!(
+            "path to the {}: {path2}",
+            access_word(r.second.kind)
+        ));
+        if let Some(g) = &r.guard {
+            f = f.with_note(format!("the field is annotated @GuardedBy(\"{g}\")"));
+        }
+        let help = match &r.target {
+            Target::Container => "guard every use of the container with one lock, or use a concurrent collection",
+            _ => "guard both accesses with the same lock, or make the field volatile or atomic if the accesses are independent",
+        };
+        f.with_help(help)
     }
 }

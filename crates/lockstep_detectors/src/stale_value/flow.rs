@@ -40,7 +40,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use lockstep_ir::{Body, MonitorId, Operand, Rvalue, StmtId, StmtKind, VarId};
 
 use super::locks::{LockKey, LockKind};
-use super::summary::Hop;
+use super::summary::{Hop, Unknown};
 use lockstep_program::MethodId;
 
 /// At most this many origins are kept per variable (the smallest, in a
@@ -127,6 +127,9 @@ pub struct CallSummary {
     /// The callee and the place where it acquires a lock, for messages.
     pub callee: Option<MethodId>,
     pub witness: Option<Hop>,
+    /// The call is to unknown code, or a callee returns the result of a
+    /// call to unknown code (`distinct` is then set): why and where.
+    pub unknown: Option<(Unknown, Option<Hop>)>,
 }
 
 /// The method-specific inputs of the dataflow.

@@ -146,6 +146,13 @@ fn prepare(
         }
         let mut c = CallSummary::default();
         let mut acquires = false;
+        if let Some(why) = site.unknown {
+            // Unknown code: a lock distinct from every lock held here
+            // (§4, §5.1); its result is a value of a block of its own.
+            acquires = true;
+            c.distinct = true;
+            c.unknown = Some((why, None));
+        }
         let shares = summaries.all_share(facts, site);
         c.heap = summaries.any_heap(facts, site);
         let (receiver, args) = summary::actuals(body, site.stmt);
@@ -187,6 +194,9 @@ fn prepare(
                 if c.callee.is_none() {
                     c.callee = Some(callee);
                     c.witness = s.witness;
+                }
+                if c.unknown.is_none() && s.distinct {
+                    c.unknown = s.unknown.map(|u| (u.why, Some(u.at)));
                 }
             }
         }
@@ -352,6 +362,11 @@ fn finding(program: &Program, m: MethodId, body: &Body, prep: &Prepared, u: Stal
     let read_pos = position(program, m, Some(read));
     let use_pos = position(program, m, Some(u.stmt));
     let what = &r.what;
+    if let Site::Call(_) = site {
+        if let Some(f) = unknown_finding(program, m, prep, &u, what, &read_pos, &use_pos) {
+            return f;
+        }
+    }
     let (message, end_related) = match (site, end) {
         (Site::Call(_), _) => {
             // Where the reported lock is acquired; for a lock that cannot
@@ -441,5 +456,99 @@ fn finding(program: &Program, m: MethodId, body: &Body, prep: &Prepared, u: Stal
     }
     f.with_help(format!(
         "use the value while {held} is still held (one critical section from the read to the use), or read it again under the lock; if a snapshot is intended (logging, a re-checked value), the warning can be ignored"
+    ))
+}
+
+/// The simple name (`Class.method`) of the method called at `stmt` of `m`.
+fn called_name(program: &Program, m: MethodId, stmt: StmtId) -> Option<String> {
+    let body = program.body(m)?;
+    match &body.stmts.get(stmt.index())?.kind {
+        StmtKind::Invoke { call, .. } => Some(format!(
+            "{}.{}",
+            lockstep_ir::simple_class_name(&call.method.class),
+            call.method.name
+        )),
+        _ => None,
+    }
+}
+
+/// The finding for the result of a call that is, or returns the result
+/// of, unknown code (no lock the analysis can name or locate): paper 001
+/// §4–§5.1 assumes it was read under a lock of the callee's own.
+#[allow(clippy::too_many_arguments)]
+fn unknown_finding(
+    program: &Program,
+    m: MethodId,
+    prep: &Prepared,
+    u: &StaleUse,
+    what: &str,
+    read_pos: &str,
+    use_pos: &str,
+) -> Option<Finding> {
+    let read = u.origin.read;
+    let Some(CallFact::Call(c)) = prep.calls.get(&read) else {
+        return None;
+    };
+    let (why, at) = c.unknown?;
+    // A lock that can be named or located is reported instead.
+    if call_lock(prep, read).is_some() || c.witness.is_some() {
+        return None;
+    }
+    let reason = why.reason();
+    let (origin, related) = match at {
+        // This very call.
+        None => (
+            format!(
+                "`{}` is unknown code ({reason})",
+                called_name(program, m, read).unwrap_or_else(|| what.to_string())
+            ),
+            None,
+        ),
+        // A native (or unreadable) target of this call.
+        Some(Hop { method, stmt: None }) => (
+            format!(
+                "`{}` is unknown code ({reason})",
+                short_method(program, method)
+            ),
+            None,
+        ),
+        // A callee returns the result of unknown code called here.
+        Some(Hop {
+            method,
+            stmt: Some(s),
+        }) => {
+            let name = called_name(program, method, s).unwrap_or_else(|| "a method".into());
+            (
+                format!(
+                    "it is the result of `{name}` in `{}` at {}, unknown code ({reason})",
+                    short_method(program, method),
+                    position(program, method, Some(s))
+                ),
+                Some((
+                    location(program, method, Some(s)),
+                    format!(
+                        "`{name}` is called here, before `{what}` returns; its code is unknown ({reason})"
+                    ),
+                )),
+            )
+        }
+    };
+    let mut f = Finding::new(
+        RULE.id,
+        Severity::Warning,
+        format!(
+            "value returned by `{what}` at {read_pos} is used at {use_pos}; {origin}, so it is assumed to have been read under a lock of the callee's own, released before the call returned; another thread may have changed it in between"
+        ),
+        location(program, m, Some(u.stmt)),
+    )
+    .with_related(
+        location(program, m, Some(read)),
+        format!("`{what}` is called here"),
+    );
+    if let Some((loc, msg)) = related {
+        f = f.with_related(loc, msg);
+    }
+    Some(f.with_help(
+        "the callee's code is not available to the analysis, which assumes the worst (paper 001 §5.1); if it takes no lock guarding what it returns, the warning can be ignored; add the missing classes with `--classpath` to have it analysed".to_string(),
     ))
 }

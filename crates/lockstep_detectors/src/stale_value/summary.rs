@@ -52,6 +52,53 @@ pub struct Hop {
     pub stmt: Option<StmtId>,
 }
 
+/// Why a callee cannot be analysed: its code is not available to the
+/// analysis. Paper 001 §4–§5.1: such a callee is assumed to acquire a lock
+/// distinct from every lock of its caller and to return a value read under
+/// it ("a shared value belonging to a monitor block of its own").
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Unknown {
+    /// The class the call names, or the method in its hierarchy, is not on
+    /// the class path.
+    MissingClass,
+    /// A virtual or interface call without any target in the call graph:
+    /// the method is abstract (an interface method) and no class of the
+    /// program that the call graph saw created implements it, or no such
+    /// class was seen created at all (objects made by reflection, service
+    /// loaders, deserialization, native code).
+    NoImplementation,
+    /// A native method outside the JDK (JNI code of the program or of a
+    /// library on the class path).
+    Native,
+    /// A method with code that could not be read (lowering failed), or an
+    /// abstract method reached as a target.
+    NoBody,
+    /// `Method.invoke`, `MethodHandle.invoke*`: runs whatever method it is
+    /// handed.
+    Reflective,
+}
+
+impl Unknown {
+    /// Why, for messages ("`C.m` is ...").
+    pub fn reason(self) -> &'static str {
+        match self {
+            Unknown::MissingClass => "not on the class path",
+            Unknown::NoImplementation => "not implemented by any class the program creates",
+            Unknown::Native => "a native method",
+            Unknown::NoBody => "a method whose code could not be read",
+            Unknown::Reflective => "a reflective call, which may run any method",
+        }
+    }
+}
+
+/// Where a call to unknown code is: the call statement of a method, or
+/// (`stmt: None`) the unknown method itself (a native target).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct UnknownCall {
+    pub why: Unknown,
+    pub at: Hop,
+}
+
 /// What callers need to know about a method.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Summary {
@@ -78,6 +125,10 @@ pub struct Summary {
     pub returns_heap: bool,
     /// One place where it acquires a lock, for messages.
     pub witness: Option<Hop>,
+    /// It is unknown code, or returns the result of a call to unknown
+    /// code (which makes it `distinct` and `returns_shared`): where, for
+    /// messages.
+    pub unknown: Option<UnknownCall>,
 }
 
 impl Summary {
@@ -109,6 +160,10 @@ pub struct CallSite {
     /// with the lock it concerns. Modelled calls are not summarised
     /// through their callees: the model says what they do.
     pub modelled: Option<(Effect, LockKey)>,
+    /// The callee cannot be analysed ([`unknown_callee`]): the call is
+    /// taken to acquire a distinct lock and return a value read under it.
+    /// Its targets, if any, are not looked at (`callees` is empty).
+    pub unknown: Option<Unknown>,
 }
 
 /// The receiver and arguments of the call at `stmt`, as the caller names them.
@@ -247,6 +302,7 @@ pub fn facts(
     stable: &StableFields,
     methods: &[MethodId],
     m: MethodId,
+    reached: bool,
 ) -> Facts {
     let library = is_library(program, m);
     let data = program.method(m);
@@ -276,6 +332,26 @@ pub fn facts(
         }
         // A synchronized native returns while holding its monitor.
         own.returns_shared = data.is_synchronized();
+        // Code the analysis cannot see: assumed to take a lock of its own
+        // and return data read under it (§4, §5.1). JDK natives are known:
+        // they run no Java code that could lock what they return.
+        let why = if data.is_native() {
+            (!is_jdk_method(program, m)).then_some(Unknown::Native)
+        } else {
+            Some(Unknown::NoBody)
+        };
+        if let Some(why) = why {
+            own.distinct = true;
+            own.returns_shared = true;
+            own.returns_heap = true;
+            own.unknown = Some(UnknownCall {
+                why,
+                at: Hop {
+                    method: m,
+                    stmt: None,
+                },
+            });
+        }
         own.locks = locks.into_iter().collect();
         return Facts {
             library,
@@ -311,7 +387,7 @@ pub fn facts(
     for (i, stmt) in body.stmts.iter().enumerate() {
         let sid = StmtId(i as u32);
         match &stmt.kind {
-            StmtKind::Invoke { call, .. } => {
+            StmtKind::Invoke { call, result } => {
                 let modelled = call_effect(program, call)
                     .and_then(|e| self::modelled(program, &body, call, e));
                 match &modelled {
@@ -341,7 +417,23 @@ pub fn facts(
                         all.push(e.callee);
                     }
                 }
-                if all.is_empty() && modelled.is_none() {
+                // Only a result can carry a stale value; the JDK is
+                // summarised by its receiver's locks alone (`locks::keep`).
+                // In a method the call graph did not reach no call has a
+                // target: its calls are not classified.
+                let callee = match (&modelled, result) {
+                    (None, Some(_)) if !library && reached => callee_of(program, call, &all),
+                    _ => Callee::Targets,
+                };
+                let unknown = match callee {
+                    Callee::Unknown(why) => Some(why),
+                    Callee::Resolved(t) => {
+                        all.push(t);
+                        None
+                    }
+                    Callee::Targets => None,
+                };
+                if all.is_empty() && modelled.is_none() && unknown.is_none() {
                     continue;
                 }
                 all.sort();
@@ -352,7 +444,10 @@ pub fn facts(
                     targets.extend(ms.iter().filter_map(index));
                     (start, targets.len() as u32)
                 };
-                let considered = considered(program, &body, call, &all);
+                let considered = match unknown {
+                    Some(_) => Vec::new(),
+                    None => considered(program, &body, call, &all),
+                };
                 let all_range = push(&all);
                 let callees = if considered == all {
                     all_range
@@ -364,6 +459,7 @@ pub fn facts(
                     callees,
                     all: all_range,
                     modelled,
+                    unknown,
                 });
             }
             StmtKind::Return(Some(op)) => {
@@ -611,6 +707,137 @@ fn considered(program: &Program, body: &Body, call: &Call, all: &[MethodId]) -> 
     out
 }
 
+fn is_jdk_method(program: &Program, m: MethodId) -> bool {
+    lockstep_models::is_jdk_class(&program.class(program.method(m).class).name)
+}
+
+/// What the analysis can know about the callee of a call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Callee {
+    /// Its targets in the call graph are the callees (possibly none: a JDK
+    /// native, an annotation's element).
+    Targets,
+    /// A virtual or interface call the call graph dispatched nowhere,
+    /// because it saw no receiver object created (`Method` and `Field`
+    /// objects come from the JVM, DOM nodes from a parser found by
+    /// reflection), to a method with code: that code is what runs for an
+    /// object of the static type, and is summarised on its own.
+    Resolved(MethodId),
+    Unknown(Unknown),
+}
+
+/// What the callee of a call of an application method is, given its
+/// call-graph targets (paper 001 §4: "if the effect of a called method is
+/// unknown, e.g. when a method is native"):
+///
+/// - reflective calls (`Method.invoke`, `MethodHandle.invoke`,
+///   `invokeExact`, `invokeWithArguments`) are unknown whatever their
+///   targets: they run a method the call graph does not know;
+/// - a call with targets is judged by its targets' summaries (a native
+///   target outside the JDK, or one without code, is unknown there:
+///   [`facts`]);
+/// - without a target: the class is not on the class path or the method
+///   does not resolve ([`Unknown::MissingClass`]); it resolves to a JDK
+///   native (known: no JDK native runs Java code that could lock what it
+///   returns, and the `synchronized` ones are summarised as such), to a
+///   native elsewhere ([`Unknown::Native`]), to an element of an
+///   annotation type (known: constants), to an abstract method that no
+///   class the call graph saw created implements
+///   ([`Unknown::NoImplementation`]), or to a method with code
+///   ([`Callee::Resolved`]).
+pub fn callee_of(program: &Program, call: &Call, targets: &[MethodId]) -> Callee {
+    let m = &call.method;
+    let reflective = match &*m.class {
+        "java/lang/reflect/Method" => &*m.name == "invoke",
+        "java/lang/invoke/MethodHandle" => {
+            matches!(&*m.name, "invoke" | "invokeExact" | "invokeWithArguments")
+        }
+        _ => false,
+    };
+    if reflective {
+        return Callee::Unknown(Unknown::Reflective);
+    }
+    if !targets.is_empty() {
+        return Callee::Targets;
+    }
+    let Some(t) = resolves(program, call) else {
+        return Callee::Unknown(Unknown::MissingClass);
+    };
+    if matches!(call.kind, CallKind::Static | CallKind::Special) {
+        // A static or special call that resolves has its target, unless it
+        // is a native the call graph does not enter.
+        let native = program.method(t).is_native() && !is_jdk_method(program, t);
+        return if native {
+            Callee::Unknown(Unknown::Native)
+        } else {
+            Callee::Targets
+        };
+    }
+    let data = program.method(t);
+    let class = program.class(data.class);
+    if data.is_native() {
+        return if is_jdk_method(program, t) {
+            Callee::Targets
+        } else {
+            Callee::Unknown(Unknown::Native)
+        };
+    }
+    if class.access_flags() & lockstep_classfile::access::ANNOTATION != 0 {
+        return Callee::Targets;
+    }
+    if data.is_abstract() {
+        return Callee::Unknown(Unknown::NoImplementation);
+    }
+    Callee::Resolved(t)
+}
+
+/// The method a call resolves to (JVMS §5.4.3.3–4), from the class it names.
+fn resolves(program: &Program, call: &Call) -> Option<MethodId> {
+    let m = &call.method;
+    let class = if m.class.starts_with('[') {
+        program.class_by_name("java/lang/Object")
+    } else {
+        program.class_by_name(&m.class)
+    }?;
+    if call.interface_ref {
+        program.resolve_interface_method(class, &m.name, &m.descriptor)
+    } else {
+        program.resolve_method(class, &m.name, &m.descriptor)
+    }
+}
+
+/// The methods with code that calls of application method `m` resolve to
+/// without a call-graph target ([`Callee::Resolved`]).
+fn resolved_targets(program: &Program, cg: &CallGraph, m: MethodId) -> Vec<MethodId> {
+    let Some(body) = program.body(m) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    let mut edges = cg.callees(m).iter().peekable();
+    for (i, stmt) in body.stmts.iter().enumerate() {
+        let sid = StmtId(i as u32);
+        let StmtKind::Invoke {
+            call,
+            result: Some(_),
+        } = &stmt.kind
+        else {
+            continue;
+        };
+        while edges.next_if(|e| e.site < sid).is_some() {}
+        let mut any = false;
+        while edges.next_if(|e| e.site == sid).is_some() {
+            any = true;
+        }
+        if any || call_effect(program, call).is_some() {
+            continue;
+        }
+        if let Callee::Resolved(t) = callee_of(program, call, &[]) {
+            out.push(t);
+        }
+    }
+    out
+}
+
 /// The method a virtual or interface call resolves to from the receiver's
 /// static type (its IR type when that is a class, else the referenced class).
 fn static_target(program: &Program, body: &Body, call: &Call) -> Option<MethodId> {
@@ -681,10 +908,24 @@ pub struct Summaries {
 impl Summaries {
     /// Facts in parallel (collected in method order), then the fixed point.
     pub fn compute(program: &Program, cg: &CallGraph, stable: &StableFields) -> Summaries {
-        let methods = cg.reachable.clone();
+        // The reachable methods, and the methods with code that calls
+        // without a call-graph target resolve to ([`Callee::Resolved`]),
+        // summarised by their own code (no call of theirs has a target).
+        let mut extra: Vec<MethodId> = cg
+            .reachable
+            .par_iter()
+            .filter(|&&m| !is_library(program, m))
+            .flat_map_iter(|&m| resolved_targets(program, cg, m))
+            .filter(|m| !cg.is_reachable(*m))
+            .collect();
+        extra.sort_unstable();
+        extra.dedup();
+        let mut methods = cg.reachable.clone();
+        methods.extend(extra);
+        methods.sort_unstable();
         let facts: Vec<Facts> = methods
             .par_iter()
-            .map(|&m| facts(program, cg, stable, &methods, m))
+            .map(|&m| facts(program, cg, stable, &methods, m, cg.is_reachable(m)))
             .collect();
         let mut callers: Vec<Vec<u32>> = vec![Vec::new(); methods.len()];
         for (i, f) in facts.iter().enumerate() {
@@ -737,6 +978,9 @@ impl Summaries {
     /// `XYDataset.getXValue` among dozens) does not make every call through
     /// the interface a locked read; a call with one target is judged by it.
     pub fn all_share(&self, facts: &Facts, site: &CallSite) -> bool {
+        if site.unknown.is_some() {
+            return true;
+        }
         let callees = facts.callees(site);
         !callees.is_empty()
             && callees
@@ -746,11 +990,12 @@ impl Summaries {
 
     /// Whether some target of a call may return heap state.
     pub fn any_heap(&self, facts: &Facts, site: &CallSite) -> bool {
-        site.modelled.is_none()
-            && facts
-                .all(site)
-                .iter()
-                .any(|&c| self.at(c).is_some_and(|s| s.returns_heap))
+        site.unknown.is_some()
+            || site.modelled.is_none()
+                && facts
+                    .all(site)
+                    .iter()
+                    .any(|&c| self.at(c).is_some_and(|s| s.returns_heap))
     }
 
     /// The methods in post-order of the call graph (callees before their
@@ -846,6 +1091,21 @@ impl Summaries {
             }
             let returned =
                 facts.returned_calls.binary_search(&idx).is_ok() && self.all_share(facts, site);
+            if let (Some(why), true) = (site.unknown, returned) {
+                // Returns the result of unknown code: a distinct lock.
+                out.distinct = true;
+                out.returns_shared = true;
+                if let Some(&method) = self.methods.get(i) {
+                    out.unknown.get_or_insert(UnknownCall {
+                        why,
+                        at: Hop {
+                            method,
+                            stmt: Some(site.stmt),
+                        },
+                    });
+                }
+                continue;
+            }
             // Computed on first need: most calls have nothing to translate.
             let mut operands: Option<(Option<Actual>, Vec<Actual>)> = None;
             for &c in facts.callees(site) {
@@ -888,6 +1148,9 @@ impl Summaries {
                     if out.witness.is_none() {
                         out.witness = callee.witness;
                     }
+                    if out.unknown.is_none() && callee.distinct && !facts.library {
+                        out.unknown = callee.unknown;
+                    }
                 }
             }
         }
@@ -908,6 +1171,7 @@ impl Summaries {
             locks.clear();
             out.distinct = false;
             out.witness = None;
+            out.unknown = None;
         }
         bound(&mut locks, &mut out.distinct);
         out.locks = locks.into_iter().collect();

@@ -1,0 +1,313 @@
+//! Memory accesses of application code: instance and static field reads
+//! and writes, array element reads and writes, and calls on
+//! non-thread-safe JDK containers (a read or a write of the container's
+//! contents, RacerD's container model), each with what it touches.
+//!
+//! Accesses that cannot race are dropped here, each for a stated reason
+//! (kept for `--explain`): `final` and `volatile` fields (JLS §17.4–17.5),
+//! the object under construction in its constructor, static fields in
+//! their class initializer, fields of classes annotated `@Immutable` or
+//! `@NotThreadSafe`, and containers whose dynamic type is thread-safe.
+
+use std::sync::Arc;
+
+use lockstep_classfile::access;
+use lockstep_ir::{
+    access_path, AccessPath, Body, MemberRef, Operand, Rvalue, StmtId, StmtKind, VarId,
+};
+use lockstep_models::ContainerAccess;
+use lockstep_program::{MethodId, Program};
+use rustc_hash::FxHashMap;
+
+use super::annotations::{class_policy, guarded_by};
+
+/// What memory an access touches (the object, when there is one, is
+/// decided per context).
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Target {
+    /// An instance field, by declaring class and name.
+    Field { class: Arc<str>, name: Arc<str> },
+    /// A static field, by declaring class and name.
+    Static { class: Arc<str>, name: Arc<str> },
+    /// The elements of an array object.
+    Element,
+    /// The contents of a JDK container.
+    Container,
+}
+
+/// Read or write.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Kind {
+    Read,
+    Write,
+}
+
+impl Kind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Kind::Read => "read",
+            Kind::Write => "write",
+        }
+    }
+}
+
+/// One access statement of a method, before contexts.
+#[derive(Debug, Clone)]
+pub struct AccessStmt {
+    pub stmt: StmtId,
+    pub target: Target,
+    pub kind: Kind,
+    /// The variable holding the accessed object (none for statics).
+    pub base: Option<VarId>,
+    /// The field the object was read from, for naming arrays and
+    /// containers (`pkg.Cls.items`).
+    pub holder: Option<(Arc<str>, Arc<str>)>,
+    /// The `@GuardedBy` expression of the field, if annotated.
+    pub guard: Option<String>,
+    /// The access path of the base, for matching `@GuardedBy`.
+    pub base_path: Option<AccessPath>,
+}
+
+/// Why an access cannot race.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Exempt {
+    Final,
+    Volatile,
+    Constructor,
+    ClassInit,
+    Immutable,
+    NotThreadSafe,
+}
+
+impl Exempt {
+    pub fn describe(self) -> &'static str {
+        match self {
+            Exempt::Final => "the field is final",
+            Exempt::Volatile => "the field is volatile",
+            Exempt::Constructor => "the object is under construction",
+            Exempt::ClassInit => "class initialization happens before every use",
+            Exempt::Immutable => "the class is annotated @Immutable",
+            Exempt::NotThreadSafe => "the class is annotated @NotThreadSafe",
+        }
+    }
+}
+
+/// Facts about a field, resolved once.
+#[derive(Debug, Clone)]
+pub struct FieldFacts {
+    pub declaring: Arc<str>,
+    pub is_final: bool,
+    pub is_volatile: bool,
+    pub guard: Option<String>,
+    pub immutable_class: bool,
+    pub not_thread_safe_class: bool,
+}
+
+/// Resolves field references to their declarations (cached).
+#[derive(Default)]
+pub struct FieldTable {
+    cache: FxHashMap<(Arc<str>, Arc<str>), Option<FieldFacts>>,
+}
+
+impl FieldTable {
+    pub fn facts(&mut self, program: &Program, f: &MemberRef) -> Option<FieldFacts> {
+        let key = (f.class.clone(), f.name.clone());
+        if let Some(v) = self.cache.get(&key) {
+            return v.clone();
+        }
+        let facts = (|| {
+            let c = program.class_by_name(&f.class)?;
+            let decl = program.resolve_field(c, &f.name, &f.descriptor)?;
+            let info = program.class(decl);
+            let field = info
+                .file
+                .fields
+                .iter()
+                .find(|x| x.name == f.name && x.descriptor == f.descriptor)?;
+            let policy = class_policy(&info.file.annotations);
+            Some(FieldFacts {
+                declaring: info.name.clone(),
+                is_final: field.access_flags & access::FINAL != 0,
+                is_volatile: field.access_flags & access::VOLATILE != 0,
+                guard: guarded_by(&field.annotations),
+                immutable_class: policy.immutable,
+                not_thread_safe_class: policy.not_thread_safe,
+            })
+        })();
+        self.cache.insert(key, facts.clone());
+        facts
+    }
+}
+
+/// Does the path start at `this`?
+fn rooted_at_this(p: &AccessPath) -> bool {
+    match p {
+        AccessPath::This => true,
+        AccessPath::Field(b, _) | AccessPath::Element(b, _) | AccessPath::OuterThis(b, _) => {
+            rooted_at_this(b)
+        }
+        _ => false,
+    }
+}
+
+/// The field a variable was loaded from, if its unique definition is a field or static load.
+fn holder_of(
+    body: &Body,
+    v: VarId,
+    fields: &mut FieldTable,
+    program: &Program,
+) -> Option<(Arc<str>, Arc<str>)> {
+    let def = (*body.unique_def.get(v.index())?)?;
+    match &body.stmts.get(def.index())?.kind {
+        StmtKind::Assign {
+            value: Rvalue::FieldLoad { field, .. } | Rvalue::StaticLoad(field),
+            ..
+        } => {
+            let declaring = fields
+                .facts(program, field)
+                .map(|f| f.declaring)
+                .unwrap_or_else(|| field.class.clone());
+            Some((declaring, field.name.clone()))
+        }
+        StmtKind::Assign {
+            value: Rvalue::Cast(Operand::Var(src), _) | Rvalue::Use(Operand::Var(src)),
+            ..
+        } if *src != v => holder_of(body, *src, fields, program),
+        _ => None,
+    }
+}
+
+/// An access that cannot race, with the reason.
+pub type ExemptAccess = (StmtId, Target, Kind, Exempt);
+
+/// The accesses of a body and the exempt ones.
+pub type BodyAccesses = (Vec<AccessStmt>, Vec<ExemptAccess>);
+
+/// The accesses of one application method body, and the exempt ones.
+pub fn collect(
+    program: &Program,
+    method: MethodId,
+    body: &Body,
+    fields: &mut FieldTable,
+) -> BodyAccesses {
+    let mut out = Vec::new();
+    let mut exempt = Vec::new();
+    let data = program.method(method);
+    let in_init = data.is_constructor();
+    let in_clinit = data.is_class_initializer();
+    let is_subtype = |a: &str, b: &str| program.is_subtype_name(a, b);
+    for (i, stmt) in body.stmts.iter().enumerate() {
+        let s = StmtId(i as u32);
+        let (field, object, kind, is_static): (Option<&MemberRef>, Option<&Operand>, Kind, bool) =
+            match &stmt.kind {
+                StmtKind::FieldStore { object, field, .. } => {
+                    (Some(field), Some(object), Kind::Write, false)
+                }
+                StmtKind::StaticStore { field, .. } => (Some(field), None, Kind::Write, true),
+                StmtKind::Assign {
+                    value: Rvalue::FieldLoad { object, field },
+                    ..
+                } => (Some(field), Some(object), Kind::Read, false),
+                StmtKind::Assign {
+                    value: Rvalue::StaticLoad(field),
+                    ..
+                } => (Some(field), None, Kind::Read, true),
+                StmtKind::ArrayStore { array, .. } => (None, Some(array), Kind::Write, false),
+                StmtKind::Assign {
+                    value: Rvalue::ArrayLoad { array, .. },
+                    ..
+                } => (None, Some(array), Kind::Read, false),
+                StmtKind::Invoke { call, .. } => {
+                    let Some(Operand::Var(recv)) = call.receiver.as_ref() else {
+                        continue;
+                    };
+                    let m = &call.method;
+                    let Some(acc) =
+                        lockstep_models::container_access_via(&m.class, &m.name, &is_subtype)
+                    else {
+                        continue;
+                    };
+                    let kind = match acc {
+                        ContainerAccess::Read => Kind::Read,
+                        ContainerAccess::Write => Kind::Write,
+                    };
+                    let path = access_path(body, *recv);
+                    if in_init && rooted_at_this(&path) {
+                        exempt.push((s, Target::Container, kind, Exempt::Constructor));
+                        continue;
+                    }
+                    out.push(AccessStmt {
+                        stmt: s,
+                        target: Target::Container,
+                        kind,
+                        base: Some(*recv),
+                        holder: holder_of(body, *recv, fields, program),
+                        guard: None,
+                        base_path: Some(path),
+                    });
+                    continue;
+                }
+                _ => continue,
+            };
+        let base = object.and_then(|o| o.var());
+        if object.is_some() && base.is_none() {
+            continue; // a constant (null) base throws
+        }
+        let base_path = base.map(|b| access_path(body, b));
+        let Some(field) = field else {
+            // Array element.
+            let b = base.unwrap_or(VarId(0));
+            out.push(AccessStmt {
+                stmt: s,
+                target: Target::Element,
+                kind,
+                base,
+                holder: holder_of(body, b, fields, program),
+                guard: None,
+                base_path,
+            });
+            continue;
+        };
+        let facts = fields.facts(program, field);
+        let declaring = facts
+            .as_ref()
+            .map(|f| f.declaring.clone())
+            .unwrap_or_else(|| field.class.clone());
+        let target = if is_static {
+            Target::Static {
+                class: declaring.clone(),
+                name: field.name.clone(),
+            }
+        } else {
+            Target::Field {
+                class: declaring.clone(),
+                name: field.name.clone(),
+            }
+        };
+        let why = match &facts {
+            Some(f) if f.is_final => Some(Exempt::Final),
+            Some(f) if f.is_volatile => Some(Exempt::Volatile),
+            Some(f) if f.immutable_class => Some(Exempt::Immutable),
+            Some(f) if f.not_thread_safe_class => Some(Exempt::NotThreadSafe),
+            _ if in_init && !is_static && base_path.as_ref().is_some_and(rooted_at_this) => {
+                Some(Exempt::Constructor)
+            }
+            _ if in_clinit && is_static && declaring == body.class => Some(Exempt::ClassInit),
+            _ => None,
+        };
+        if let Some(why) = why {
+            exempt.push((s, target, kind, why));
+            continue;
+        }
+        out.push(AccessStmt {
+            stmt: s,
+            target,
+            kind,
+            base,
+            holder: None,
+            guard: facts.and_then(|f| f.guard),
+            base_path,
+        });
+    }
+    (out, exempt)
+}

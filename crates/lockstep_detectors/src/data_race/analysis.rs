@@ -1,0 +1,896 @@
+//! The race analysis proper: thread roots and what they reach, the locks
+//! held on entry to every method context, the shared objects, the
+//! accesses of application code per context, and the racing pairs
+//! (paper 002 Alg. 4, per field and abstract object).
+//!
+//! Two accesses race when they touch the same field (or the elements of,
+//! or the contents of) a common abstract object, at least one writes, some
+//! pair of roots reaching them may run at the same time (two different
+//! roots, or one that runs more than once, and not ordered by start/join),
+//! and no lock both hold excludes the other.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
+
+use lockstep_ir::{AccessPath, Body, StmtId};
+use lockstep_pointsto::{ObjectId, PointsToResult, SiteKey};
+use lockstep_program::{MethodId, Program};
+use rustc_hash::{FxHashMap, FxHashSet};
+
+use super::accesses::{self, AccessStmt, BodyAccesses, FieldTable, Kind, Target};
+use super::annotations::class_policy;
+use super::local_locks::{self, BodyLocks, LocalLock};
+use super::locks::{common_lock, intersect, union, HeldLock, LockObject, LockResolver, LockSet};
+use super::threads::{self, Graph, Root, RootKind};
+
+/// Non-multi thread starts for which start/join ordering is computed
+/// (each costs one traversal of the call graph).
+const MAX_ORDERED_STARTS: usize = 64;
+
+/// One access as the pair search sees it (contexts with equal facts merged).
+#[derive(Debug, Clone)]
+pub struct Access {
+    pub node: u32,
+    pub method: MethodId,
+    pub stmt: StmtId,
+    pub kind: Kind,
+    pub locks: LockSet,
+    pub roots: Arc<[u32]>,
+    /// Thread starts this access is ordered with (before start / after join).
+    pub ordered: Arc<[u32]>,
+    /// Holds the lock its field's `@GuardedBy` names.
+    pub guarded: bool,
+    pub holder: Option<(Arc<str>, Arc<str>)>,
+}
+
+/// A racing pair.
+#[derive(Debug, Clone)]
+pub struct Race {
+    pub target: Target,
+    /// The write (or the first of two writes).
+    pub first: Access,
+    pub second: Access,
+    pub roots: (u32, u32),
+    pub objects: Vec<ObjectId>,
+    /// The field is annotated `@GuardedBy`.
+    pub guard: Option<String>,
+}
+
+/// Why a pair of accesses to one field does not race (for `--explain`).
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Verdict {
+    Race,
+    CommonLock(String),
+    GuardedBy(String),
+    NotConcurrent,
+    NoCommonObject,
+}
+
+/// An access statement and its kind.
+pub type AccessSite = (MethodId, StmtId, Kind);
+
+/// One line of an explanation.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct ExplainedPair {
+    pub first: (MethodId, StmtId, Kind),
+    pub second: (MethodId, StmtId, Kind),
+    pub verdict: Verdict,
+}
+
+/// Everything lockstep decided about one field.
+#[derive(Debug, Clone, Default)]
+pub struct Explanation {
+    pub field: String,
+    pub pairs: BTreeSet<ExplainedPair>,
+    /// Accesses dropped before pairing, with the reason.
+    pub exempt: BTreeSet<(MethodId, StmtId, Kind, String)>,
+}
+
+pub struct Output {
+    pub races: Vec<Race>,
+    pub roots: Vec<Root>,
+    pub explanation: Option<Explanation>,
+    /// The call graph the roots index into.
+    pub graph: Graph,
+}
+
+/// The analysis state.
+pub struct Analysis<'a> {
+    pub program: &'a Program,
+    pub pt: &'a PointsToResult,
+    pub graph: Graph,
+    pub open: bool,
+    resolver: LockResolver<'a>,
+    body_locks: FxHashMap<MethodId, Arc<BodyLocks>>,
+    lock_sets: FxHashMap<Vec<HeldLock>, LockSet>,
+}
+
+/// `pkg.Cls.name` for a target.
+pub fn target_name(t: &Target) -> Option<String> {
+    match t {
+        Target::Field { class, name } | Target::Static { class, name } => {
+            Some(format!("{}.{}", crate::util::dotted(class), name))
+        }
+        _ => None,
+    }
+}
+
+impl<'a> Analysis<'a> {
+    pub fn new(program: &'a Program, pt: &'a PointsToResult, open: bool) -> Analysis<'a> {
+        Analysis {
+            program,
+            pt,
+            graph: Graph::new(pt),
+            open,
+            resolver: LockResolver::new(program, pt),
+            body_locks: FxHashMap::default(),
+            lock_sets: FxHashMap::default(),
+        }
+    }
+
+    pub fn resolver(&self) -> &LockResolver<'a> {
+        &self.resolver
+    }
+
+    fn intern(&mut self, v: Vec<HeldLock>) -> LockSet {
+        if let Some(s) = self.lock_sets.get(&v) {
+            return s.clone();
+        }
+        let s: LockSet = Arc::from(v.clone());
+        self.lock_sets.insert(v, s.clone());
+        s
+    }
+
+    fn locks_of(&mut self, m: MethodId, body: &Body) -> Arc<BodyLocks> {
+        if let Some(l) = self.body_locks.get(&m) {
+            return l.clone();
+        }
+        let l = Arc::new(local_locks::analyse(self.program, body));
+        self.body_locks.insert(m, l.clone());
+        l
+    }
+
+    /// The locks a node's own code holds at `site`.
+    fn local_held(&mut self, node: u32, site: StmtId) -> Vec<HeldLock> {
+        let mc = self.graph.nodes[node as usize];
+        let data = self.program.method(mc.method);
+        let Some(body) = self.program.body(mc.method) else {
+            return Vec::new();
+        };
+        let app = self.program.is_application(data.class);
+        if !app {
+            if data.is_synchronized() {
+                return self.resolver.resolve(
+                    mc.method,
+                    mc.context,
+                    &body,
+                    &[LocalLock::SyncMethod],
+                );
+            }
+            return Vec::new();
+        }
+        let locks = self.locks_of(mc.method, &body);
+        let at = locks.at(site);
+        if at.is_empty() {
+            return Vec::new();
+        }
+        self.resolver.resolve(mc.method, mc.context, &body, at)
+    }
+
+    /// The thread roots.
+    fn roots(&self) -> Vec<Root> {
+        let mut roots = Vec::new();
+        let nodes_of = |m: MethodId| -> Vec<u32> {
+            self.pt
+                .contexts_of(m)
+                .into_iter()
+                .filter_map(|c| {
+                    self.graph.node(lockstep_pointsto::MethodContext {
+                        method: m,
+                        context: c,
+                    })
+                })
+                .collect()
+        };
+        if self.open {
+            for &m in &self.pt.entries().methods {
+                let entries = nodes_of(m);
+                if !entries.is_empty() {
+                    roots.push(Root {
+                        kind: RootKind::Harness(m),
+                        entries,
+                        multi: true,
+                    });
+                }
+            }
+        } else {
+            let entries: Vec<u32> = self
+                .pt
+                .entry_contexts()
+                .into_iter()
+                .filter_map(|mc| self.graph.node(mc))
+                .collect();
+            roots.push(Root {
+                kind: RootKind::Main,
+                entries,
+                multi: false,
+            });
+            for c in self.program.application_classes() {
+                let info = self.program.class(c);
+                if !class_policy(&info.file.annotations).thread_safe {
+                    continue;
+                }
+                for &m in &info.methods {
+                    let d = self.program.method(m);
+                    if !d.is_public() || d.is_constructor() || d.is_class_initializer() {
+                        continue;
+                    }
+                    let entries = nodes_of(m);
+                    if !entries.is_empty() {
+                        roots.push(Root {
+                            kind: RootKind::ThreadSafeApi(m),
+                            entries,
+                            multi: true,
+                        });
+                    }
+                }
+            }
+        }
+        for (i, t) in self.pt.thread_starts().iter().enumerate() {
+            let entries: Vec<u32> = self
+                .pt
+                .thread_entries(t)
+                .into_iter()
+                .filter_map(|mc| self.graph.node(mc))
+                .collect();
+            if !entries.is_empty() {
+                roots.push(Root {
+                    kind: RootKind::Start(i),
+                    entries,
+                    multi: self.open || threads::periodic(t),
+                });
+            }
+        }
+        roots
+    }
+
+    /// Which thread starts may run more than once.
+    fn mark_multi_starts(&self, roots: &mut [Root]) {
+        if self.open {
+            return;
+        }
+        let mut loop_sites = FxHashMap::default();
+        for _ in 0..4 {
+            let mut sources: Vec<(u32, u8)> = Vec::new();
+            for r in roots.iter() {
+                let c = if r.multi { 2 } else { 1 };
+                sources.extend(r.entries.iter().map(|&e| (e, c)));
+            }
+            let counts = threads::run_counts(self.program, &self.graph, &sources, &mut loop_sites);
+            let mut changed = false;
+            for r in roots.iter_mut() {
+                let RootKind::Start(i) = r.kind else { continue };
+                if r.multi {
+                    continue;
+                }
+                let Some(t) = self.pt.thread_starts().get(i) else {
+                    continue;
+                };
+                let caller = self.graph.node(t.caller);
+                let many_callers = caller.is_some_and(|n| counts[n as usize] >= 2);
+                let looped = *loop_sites
+                    .entry((t.caller.method, t.site))
+                    .or_insert_with(|| {
+                        self.program
+                            .body(t.caller.method)
+                            .is_some_and(|b| threads::in_loop(&b, t.site))
+                    });
+                if many_callers || looped {
+                    r.multi = true;
+                    changed = true;
+                }
+            }
+            if !changed {
+                break;
+            }
+        }
+        // Two starts of the same task object at one site are one root;
+        // the same task started from two sites are two roots (they race).
+    }
+
+    /// Locks held on entry to every node, over all paths from all roots.
+    fn entry_locks(&mut self, roots: &[Root]) -> Vec<Option<LockSet>> {
+        let n = self.graph.len();
+        let empty = self.intern(Vec::new());
+        let mut entry: Vec<Option<LockSet>> = vec![None; n];
+        let mut queue = std::collections::VecDeque::new();
+        let mut queued = vec![false; n];
+        for r in roots {
+            for &e in &r.entries {
+                entry[e as usize] = Some(empty.clone());
+                if !queued[e as usize] {
+                    queued[e as usize] = true;
+                    queue.push_back(e);
+                }
+            }
+        }
+        while let Some(node) = queue.pop_front() {
+            queued[node as usize] = false;
+            let Some(here) = entry[node as usize].clone() else {
+                continue;
+            };
+            let callees = self.graph.callees[node as usize].clone();
+            let mut last_site: Option<(StmtId, Vec<HeldLock>)> = None;
+            for (site, callee) in callees {
+                let held = match &last_site {
+                    Some((s, h)) if *s == site => h.clone(),
+                    _ => {
+                        let local = self.local_held(node, site);
+                        let h = union(&here, &local);
+                        last_site = Some((site, h.clone()));
+                        h
+                    }
+                };
+                let slot = &entry[callee as usize];
+                let new = match slot {
+                    None => held,
+                    Some(old) => {
+                        if old.iter().all(|l| held.contains(l)) {
+                            continue;
+                        }
+                        intersect(old, &held)
+                    }
+                };
+                let new = self.intern(new);
+                entry[callee as usize] = Some(new);
+                if !queued[callee as usize] {
+                    queued[callee as usize] = true;
+                    queue.push_back(callee);
+                }
+            }
+        }
+        entry
+    }
+
+    /// Objects other threads can reach: everything reachable through
+    /// fields from static fields, thread and task objects, objects made
+    /// outside the analysed code, and the open-program harness.
+    fn escaped(&self) -> Vec<bool> {
+        let n = self.pt.object_count();
+        let mut shared = vec![false; n];
+        let mut stack: Vec<ObjectId> = Vec::new();
+        let push = |o: ObjectId, shared: &mut Vec<bool>, stack: &mut Vec<ObjectId>| {
+            if let Some(s) = shared.get_mut(o.0 as usize) {
+                if !*s {
+                    *s = true;
+                    stack.push(o);
+                }
+            }
+        };
+        for (_, set) in self.pt.static_fields() {
+            for o in set.iter() {
+                push(o, &mut shared, &mut stack);
+            }
+        }
+        for t in self.pt.thread_starts() {
+            push(t.task, &mut shared, &mut stack);
+        }
+        for o in self.pt.objects() {
+            if let Some(info) = self.pt.object(o) {
+                if matches!(
+                    info.site,
+                    SiteKey::Entry(_) | SiteKey::Vm(_) | SiteKey::Opaque(_) | SiteKey::Library(_)
+                ) {
+                    push(o, &mut shared, &mut stack);
+                }
+            }
+        }
+        while let Some(o) = stack.pop() {
+            for (_, set) in self.pt.fields_of(o) {
+                for x in set.iter() {
+                    push(x, &mut shared, &mut stack);
+                }
+            }
+        }
+        shared
+    }
+
+    /// Does an access hold the lock its field's `@GuardedBy` names?
+    fn holds_guard(
+        &self,
+        a: &AccessStmt,
+        guard: &str,
+        body: &Body,
+        local: &[LocalLock],
+        held: &[HeldLock],
+        objects: &[ObjectId],
+    ) -> bool {
+        let guard = guard.trim_start_matches("this.");
+        // Syntactic match against the locks this method takes.
+        let base = a.base_path.clone();
+        let wanted: Option<AccessPath> = match (guard, &base) {
+            ("this" | "itself", Some(b)) => Some(b.clone()),
+            (g, Some(b)) if !g.contains('.') && !g.contains('(') => {
+                Some(AccessPath::Field(Box::new(b.clone()), Arc::from(g)))
+            }
+            _ => None,
+        };
+        let local_match = local.iter().any(|l| {
+            let p = match l {
+                LocalLock::SyncMethod if body.is_static => {
+                    AccessPath::ClassLiteral(body.class.clone())
+                }
+                LocalLock::SyncMethod => AccessPath::This,
+                LocalLock::Monitor { path, .. } | LocalLock::Juc { path, .. } => path.clone(),
+            };
+            if wanted.as_ref() == Some(&p) {
+                return true;
+            }
+            match &p {
+                AccessPath::Static(c, n) => {
+                    let simple = lockstep_ir::simple_class_name(c);
+                    guard == &**n
+                        || guard == format!("{simple}.{n}")
+                        || guard == format!("{}.{n}", crate::util::dotted(c))
+                }
+                AccessPath::ClassLiteral(c) => {
+                    let simple = lockstep_ir::simple_class_name(c);
+                    guard == format!("{simple}.class")
+                        || guard == format!("{}.class", crate::util::dotted(c))
+                }
+                _ => false,
+            }
+        });
+        if local_match {
+            return true;
+        }
+        // Locks held by callers: compare objects.
+        let lock_objects: Vec<ObjectId> = if guard == "this" || guard == "itself" {
+            objects.to_vec()
+        } else if !guard.contains('.') {
+            let mut v = Vec::new();
+            if let Target::Field { class, .. } = &a.target {
+                for &o in objects {
+                    v.extend(self.pt.field(o, class, guard).iter());
+                }
+            }
+            v
+        } else {
+            Vec::new()
+        };
+        held.iter().any(|h| match &h.object {
+            LockObject::Object(o) => lock_objects.contains(o),
+            LockObject::Class(c) => {
+                let simple = lockstep_ir::simple_class_name(c);
+                guard == format!("{simple}.class")
+            }
+        })
+    }
+
+    /// Runs everything; `explain` names a field (`pkg.Cls.name`) to explain.
+    pub fn run(mut self, explain: Option<&str>) -> Output {
+        let mut roots = self.roots();
+        self.mark_multi_starts(&mut roots);
+        let entry = self.entry_locks(&roots);
+        let n = self.graph.len();
+
+        // Which roots reach each node.
+        let mut reach_roots: Vec<Vec<u32>> = vec![Vec::new(); n];
+        if self.open {
+            let all: Vec<u32> = roots.iter().flat_map(|r| r.entries.clone()).collect();
+            let parent = self.graph.bfs(&all, |_, _| false);
+            for (i, p) in parent.iter().enumerate() {
+                if p.is_some() {
+                    reach_roots[i].push(0);
+                }
+            }
+        } else {
+            for (ri, r) in roots.iter().enumerate() {
+                let parent = self.graph.bfs(&r.entries, |_, _| false);
+                for (i, p) in parent.iter().enumerate() {
+                    if p.is_some() {
+                        reach_roots[i].push(ri as u32);
+                    }
+                }
+            }
+        }
+
+        // Start/join ordering per (non-repeating) thread start.
+        struct Ordering {
+            root: u32,
+            caller: u32,
+            stmts: Vec<bool>,
+            reached: Vec<bool>,
+        }
+        let mut orderings: Vec<Ordering> = Vec::new();
+        if !self.open {
+            for (ri, r) in roots.iter().enumerate() {
+                if orderings.len() >= MAX_ORDERED_STARTS {
+                    break;
+                }
+                let RootKind::Start(i) = r.kind else { continue };
+                if r.multi {
+                    continue;
+                }
+                let Some(t) = self.pt.thread_starts().get(i) else {
+                    continue;
+                };
+                let Some(caller) = self.graph.node(t.caller) else {
+                    continue;
+                };
+                let Some(body) = self.program.body(t.caller.method) else {
+                    continue;
+                };
+                let stmts = threads::ordered_statements(self.program, self.pt, t, &body);
+                let others: Vec<u32> = roots
+                    .iter()
+                    .enumerate()
+                    .filter(|(j, _)| *j != ri)
+                    .flat_map(|(_, r)| r.entries.clone())
+                    .collect();
+                let parent = self.graph.bfs(&others, |node, site| {
+                    node == caller && stmts.get(site.index()).copied().unwrap_or(false)
+                });
+                orderings.push(Ordering {
+                    root: ri as u32,
+                    caller,
+                    stmts,
+                    reached: parent.iter().map(Option::is_some).collect(),
+                });
+            }
+        }
+
+        let shared = self.escaped();
+        let mut fields = FieldTable::default();
+        let mut stmts_cache: FxHashMap<MethodId, Arc<BodyAccesses>> = FxHashMap::default();
+        let mut explanation = explain.map(|f| Explanation {
+            field: f.to_string(),
+            ..Explanation::default()
+        });
+        let mut root_sets: FxHashMap<Vec<u32>, Arc<[u32]>> = FxHashMap::default();
+        let intern_ids = |v: Vec<u32>, sets: &mut FxHashMap<Vec<u32>, Arc<[u32]>>| -> Arc<[u32]> {
+            if let Some(s) = sets.get(&v) {
+                return s.clone();
+            }
+            let s: Arc<[u32]> = Arc::from(v.clone());
+            sets.insert(v, s.clone());
+            s
+        };
+
+        // Buckets: (target, object) → accesses, deduplicated by their facts.
+        type Key = (
+            MethodId,
+            StmtId,
+            Kind,
+            LockSet,
+            Arc<[u32]>,
+            Arc<[u32]>,
+            bool,
+        );
+        let mut buckets: BTreeMap<(Target, Option<ObjectId>), Vec<Access>> = BTreeMap::new();
+        let mut seen: FxHashSet<(Target, Option<ObjectId>, Key)> = FxHashSet::default();
+        let is_subtype = |a: &str, b: &str| self.program.is_subtype_name(a, b);
+        let mut thread_local: BTreeSet<(MethodId, StmtId, Kind)> = BTreeSet::new();
+
+        for node in 0..n as u32 {
+            let mc = self.graph.nodes[node as usize];
+            if reach_roots[node as usize].is_empty() {
+                continue;
+            }
+            let data = self.program.method(mc.method);
+            if !self.program.is_application(data.class) {
+                continue;
+            }
+            let Some(body) = self.program.body(mc.method) else {
+                continue;
+            };
+            let collected = match stmts_cache.get(&mc.method) {
+                Some(c) => c.clone(),
+                None => {
+                    let c = Arc::new(accesses::collect(
+                        self.program,
+                        mc.method,
+                        &body,
+                        &mut fields,
+                    ));
+                    stmts_cache.insert(mc.method, c.clone());
+                    c
+                }
+            };
+            if let Some(ex) = explanation.as_mut() {
+                for (s, t, k, why) in &collected.1 {
+                    if target_name(t).as_deref() == Some(&ex.field) {
+                        ex.exempt
+                            .insert((mc.method, *s, *k, why.describe().to_string()));
+                    }
+                }
+            }
+            if collected.0.is_empty() {
+                continue;
+            }
+            let body_locks = self.locks_of(mc.method, &body);
+            let entry_locks = entry[node as usize]
+                .clone()
+                .unwrap_or_else(|| Arc::from(Vec::new()));
+            let roots_here = intern_ids(reach_roots[node as usize].clone(), &mut root_sets);
+            for a in &collected.0 {
+                // The objects touched.
+                let objects: Vec<Option<ObjectId>> = match (&a.target, a.base) {
+                    (Target::Static { .. }, _) => vec![None],
+                    (_, Some(b)) => {
+                        let set = self.pt.var_in(mc.method, mc.context, b);
+                        let mut v: Vec<Option<ObjectId>> = Vec::new();
+                        for o in set.iter() {
+                            if !shared.get(o.0 as usize).copied().unwrap_or(false) {
+                                continue;
+                            }
+                            if matches!(a.target, Target::Container) {
+                                let safe = self.pt.object(o).is_some_and(|info| {
+                                    lockstep_models::is_thread_safe_via(info.type_name, &is_subtype)
+                                });
+                                if safe {
+                                    continue;
+                                }
+                            }
+                            v.push(Some(o));
+                        }
+                        v
+                    }
+                    _ => Vec::new(),
+                };
+                if objects.is_empty() {
+                    thread_local.insert((mc.method, a.stmt, a.kind));
+                    continue;
+                }
+                let local = body_locks.at(a.stmt).to_vec();
+                let resolved = if local.is_empty() {
+                    Vec::new()
+                } else {
+                    self.resolver.resolve(mc.method, mc.context, &body, &local)
+                };
+                let held = self.intern(union(&entry_locks, &resolved));
+                let object_ids: Vec<ObjectId> = objects.iter().flatten().copied().collect();
+                let guarded = match &a.guard {
+                    Some(g) => self.holds_guard(a, g, &body, &local, &held, &object_ids),
+                    None => false,
+                };
+                let ordered: Vec<u32> = orderings
+                    .iter()
+                    .filter(|o| {
+                        if node == o.caller {
+                            o.stmts.get(a.stmt.index()).copied().unwrap_or(false)
+                        } else {
+                            !o.reached.get(node as usize).copied().unwrap_or(true)
+                        }
+                    })
+                    .map(|o| o.root)
+                    .collect();
+                let ordered = intern_ids(ordered, &mut root_sets);
+                for obj in objects {
+                    let key: Key = (
+                        mc.method,
+                        a.stmt,
+                        a.kind,
+                        held.clone(),
+                        roots_here.clone(),
+                        ordered.clone(),
+                        guarded,
+                    );
+                    if !seen.insert((a.target.clone(), obj, key)) {
+                        continue;
+                    }
+                    buckets
+                        .entry((a.target.clone(), obj))
+                        .or_default()
+                        .push(Access {
+                            node,
+                            method: mc.method,
+                            stmt: a.stmt,
+                            kind: a.kind,
+                            locks: held.clone(),
+                            roots: roots_here.clone(),
+                            ordered: ordered.clone(),
+                            guarded,
+                            holder: a.holder.clone(),
+                        });
+                }
+            }
+        }
+        if let Some(ex) = explanation.as_mut() {
+            for &(m, s, k) in &thread_local {
+                let t = stmts_cache
+                    .get(&m)
+                    .and_then(|c| c.0.iter().find(|a| a.stmt == s).map(|a| a.target.clone()));
+                if t.as_ref().and_then(target_name).as_deref() == Some(&ex.field) {
+                    ex.exempt.insert((
+                        m,
+                        s,
+                        k,
+                        "the object is not shared with another thread".into(),
+                    ));
+                }
+            }
+        }
+
+        // Pairs.
+        let mut races: BTreeMap<(Target, String, SourceKey, SourceKey), Race> = BTreeMap::new();
+        let concurrent = |a: &Access, b: &Access| -> Option<(u32, u32)> {
+            if self.open {
+                let r = a.roots.first().copied().unwrap_or(0);
+                return Some((r, b.roots.first().copied().unwrap_or(0)));
+            }
+            for &ra in a.roots.iter() {
+                for &rb in b.roots.iter() {
+                    if ra == rb && !roots[ra as usize].multi {
+                        continue;
+                    }
+                    if ra != rb && (b.ordered.contains(&ra) || a.ordered.contains(&rb)) {
+                        continue;
+                    }
+                    return Some((ra, rb));
+                }
+            }
+            None
+        };
+        for ((target, obj), list) in &buckets {
+            let explaining = explanation
+                .as_ref()
+                .is_some_and(|e| target_name(target).as_deref() == Some(&e.field));
+            for i in 0..list.len() {
+                for j in i..list.len() {
+                    let (a, b) = (&list[i], &list[j]);
+                    if a.kind == Kind::Read && b.kind == Kind::Read {
+                        continue;
+                    }
+                    let verdict = if let Some(l) = common_lock(&a.locks, &b.locks) {
+                        Verdict::CommonLock(self.resolver.describe(l))
+                    } else if a.guarded && b.guarded {
+                        Verdict::GuardedBy(String::new())
+                    } else if concurrent(a, b).is_none() {
+                        Verdict::NotConcurrent
+                    } else {
+                        Verdict::Race
+                    };
+                    if explaining {
+                        if let Some(ex) = explanation.as_mut() {
+                            let (x, y) = order_pair(self.program, a, b);
+                            ex.pairs.insert(ExplainedPair {
+                                first: (x.method, x.stmt, x.kind),
+                                second: (y.method, y.stmt, y.kind),
+                                verdict: verdict.clone(),
+                            });
+                        }
+                    }
+                    if verdict != Verdict::Race {
+                        continue;
+                    }
+                    let Some(rr) = concurrent(a, b) else { continue };
+                    let (first, second, rr) = if std::ptr::eq(order_pair(self.program, a, b).0, a) {
+                        (a, b, rr)
+                    } else {
+                        (b, a, (rr.1, rr.0))
+                    };
+                    // One finding per field and unordered pair of source
+                    // locations; a write/write pair wins over a read/write
+                    // one at the same locations.
+                    let name = target_name(target).unwrap_or_default();
+                    let la = self.source_key(first);
+                    let lb = self.source_key(second);
+                    let (ka, kb) = if la <= lb { (la, lb) } else { (lb, la) };
+                    let key = (target.clone(), name, ka, kb);
+                    let candidate = Race {
+                        target: target.clone(),
+                        first: first.clone(),
+                        second: second.clone(),
+                        roots: rr,
+                        objects: Vec::new(),
+                        guard: None,
+                    };
+                    let entry = races.entry(key).or_insert_with(|| candidate.clone());
+                    let upgrade =
+                        entry.second.kind == Kind::Read && candidate.second.kind == Kind::Write;
+                    if upgrade {
+                        let objects = std::mem::take(&mut entry.objects);
+                        *entry = candidate;
+                        entry.objects = objects;
+                    }
+                    if let Some(o) = obj {
+                        if !entry.objects.contains(o) && entry.objects.len() < 8 {
+                            entry.objects.push(*o);
+                        }
+                    }
+                }
+            }
+        }
+        if let Some(ex) = explanation.as_mut() {
+            // Pairs of accesses of the field that never share a bucket
+            // touch no common object.
+            let mut sites: BTreeSet<(MethodId, StmtId, Kind)> = BTreeSet::new();
+            for ((target, _), list) in &buckets {
+                if target_name(target).as_deref() == Some(&ex.field) {
+                    sites.extend(list.iter().map(|a| (a.method, a.stmt, a.kind)));
+                }
+            }
+            let judged: BTreeSet<(AccessSite, AccessSite)> = ex
+                .pairs
+                .iter()
+                .flat_map(|p| [(p.first, p.second), (p.second, p.first)])
+                .collect();
+            let sites: Vec<_> = sites.into_iter().collect();
+            for (i, a) in sites.iter().enumerate() {
+                for b in &sites[i..] {
+                    if a.2 == Kind::Read && b.2 == Kind::Read {
+                        continue;
+                    }
+                    if !judged.contains(&(*a, *b)) {
+                        ex.pairs.insert(ExplainedPair {
+                            first: *a,
+                            second: *b,
+                            verdict: Verdict::NoCommonObject,
+                        });
+                    }
+                }
+            }
+        }
+        let mut races: Vec<Race> = races.into_values().collect();
+        for r in &mut races {
+            if let Target::Field { class, name } | Target::Static { class, name } = &r.target {
+                if let Some(c) = self.program.class_by_name(class) {
+                    r.guard = self
+                        .program
+                        .class(c)
+                        .file
+                        .fields
+                        .iter()
+                        .find(|f| f.name == *name)
+                        .and_then(|f| super::annotations::guarded_by(&f.annotations));
+                }
+            }
+        }
+        Output {
+            races,
+            roots,
+            explanation,
+            graph: self.graph,
+        }
+    }
+}
+
+/// A source location for deduplication: class, method, line (or statement
+/// when there is no line table).
+type SourceKey = (Arc<str>, MethodId, u32);
+
+impl Analysis<'_> {
+    fn source_key(&self, a: &Access) -> SourceKey {
+        let class = self
+            .program
+            .class(self.program.method(a.method).class)
+            .name
+            .clone();
+        let line = crate::util::line_of(self.program, a.method, Some(a.stmt))
+            .map(|l| l << 1)
+            .unwrap_or(a.stmt.0 << 1 | 1);
+        (class, a.method, line)
+    }
+}
+
+/// The access a finding is reported at: the write, or of two writes the
+/// one that comes first in (method, statement) order.
+fn order_pair<'x>(program: &Program, a: &'x Access, b: &'x Access) -> (&'x Access, &'x Access) {
+    let key = |x: &Access| {
+        let class = program.class(program.method(x.method).class).name.clone();
+        let line = crate::util::line_of(program, x.method, Some(x.stmt));
+        (class, line, x.method, x.stmt)
+    };
+    match (a.kind, b.kind) {
+        (Kind::Write, Kind::Read) => (a, b),
+        (Kind::Read, Kind::Write) => (b, a),
+        _ => {
+            if key(a) <= key(b) {
+                (a, b)
+            } else {
+                (b, a)
+            }
+        }
+    }
+}

@@ -1,0 +1,333 @@
+//! The locks one method body *must* hold before each of its statements,
+//! as the body names them: `synchronized` regions (from the IR's monitor
+//! regions) and `java.util.concurrent.locks` acquisitions followed
+//! flow-sensitively (`lock()`/`unlock()`, `tryLock()` on its true branch,
+//! read and write views of a `ReadWriteLock`).
+//!
+//! A must-analysis: at a merge only the locks held on every incoming path
+//! survive, an `unlock()` whose lock cannot be matched releases every
+//! `java.util.concurrent` lock of the body (fewer locks held means more
+//! races reported, never fewer), and a handler starts with what the whole
+//! protected block holds throughout. Which *objects* the locks are is
+//! decided per calling context by [`super::locks`].
+
+use std::sync::Arc;
+
+use lockstep_ir::{access_path, AccessPath, Body, Cond, ConstValue, Operand, StmtKind, VarId};
+use lockstep_models::{LockEffect, LockMode};
+use lockstep_program::Program;
+
+/// A lock a statement runs under, as the method names it.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum LocalLock {
+    /// A `synchronized` method on `this` (instance) or its class (static).
+    SyncMethod,
+    /// A `synchronized (x)` block: the variable holding `x` and its path.
+    Monitor {
+        var: Option<VarId>,
+        path: AccessPath,
+    },
+    /// A `java.util.concurrent` lock acquired through `var` (the receiver
+    /// of `lock()`), named `path`, in `mode`.
+    Juc {
+        var: VarId,
+        path: AccessPath,
+        mode: LockMode,
+    },
+}
+
+impl LocalLock {
+    /// How the source names the lock (`this`, `lock`, `Outer.LOCK`).
+    pub fn display(&self, body: &Body) -> String {
+        let short = |p: &AccessPath| {
+            let s = p.to_string();
+            match s.strip_prefix("this.") {
+                Some(rest) if !rest.is_empty() => rest.to_string(),
+                _ => s,
+            }
+        };
+        match self {
+            LocalLock::SyncMethod if body.is_static => {
+                format!("{}.class", lockstep_ir::simple_class_name(&body.class))
+            }
+            LocalLock::SyncMethod => "this".to_string(),
+            LocalLock::Monitor { path, .. } => short(path),
+            LocalLock::Juc { path, mode, .. } => match mode {
+                LockMode::Read => format!("{} (read)", short(path)),
+                LockMode::Write => format!("{} (write)", short(path)),
+                _ => short(path),
+            },
+        }
+    }
+}
+
+/// The `java.util.concurrent` locks held before each statement.
+pub type JucState = Vec<(AccessPath, VarId, LockMode)>;
+
+/// The locks held before every statement of a body.
+#[derive(Debug, Default)]
+pub struct BodyLocks {
+    /// Indexed by statement; shared slices for runs of equal sets.
+    pub before: Vec<Arc<[LocalLock]>>,
+}
+
+impl BodyLocks {
+    pub fn at(&self, s: lockstep_ir::StmtId) -> &[LocalLock] {
+        self.before.get(s.index()).map(|v| &v[..]).unwrap_or(&[])
+    }
+}
+
+/// What a call does to `java.util.concurrent` locks, resolved through the models.
+fn juc_effect(program: &Program, call: &lockstep_ir::Call) -> Option<LockEffect> {
+    let m = &call.method;
+    if !lockstep_models::is_jdk_class(&m.class) && !m.class.starts_with('[') {
+        // Application classes implementing `Lock` are not modelled: their
+        // `lock()` is analysed as code.
+        let is_lock = program.is_subtype_name(&m.class, "java/util/concurrent/locks/Lock");
+        if !is_lock {
+            return None;
+        }
+    }
+    lockstep_models::lock_effect_via(&m.class, &m.name, &m.descriptor, &|a, b| {
+        program.is_subtype_name(a, b)
+    })
+}
+
+/// The path naming a lock operand: a view of a read-write lock
+/// (`rw.readLock()`) is named by the read-write lock's path with the
+/// view's mode, so `rw.readLock().lock()` and `rw.readLock().unlock()`
+/// match although each calls `readLock()` anew.
+fn lock_name(program: &Program, body: &Body, v: VarId) -> (AccessPath, Option<LockMode>) {
+    if let Some(Some(def)) = body.unique_def.get(v.index()) {
+        if let Some(StmtKind::Invoke { call, .. }) = body.stmts.get(def.index()).map(|s| &s.kind) {
+            let view = match juc_effect(program, call) {
+                Some(LockEffect::ReadView) => Some(LockMode::Read),
+                Some(LockEffect::WriteView) => Some(LockMode::Write),
+                _ => None,
+            };
+            if let (Some(mode), Some(Operand::Var(r))) = (view, call.receiver.as_ref()) {
+                return (access_path(body, *r), Some(mode));
+            }
+        }
+    }
+    (access_path(body, v), None)
+}
+
+/// A pending `tryLock()`: the variable holding its result, and the lock it takes if true.
+type Pending = Vec<(VarId, AccessPath, VarId, LockMode)>;
+
+#[derive(Clone, PartialEq)]
+struct State {
+    held: JucState,
+    pending: Pending,
+}
+
+fn meet(a: &State, b: &State) -> State {
+    State {
+        held: a
+            .held
+            .iter()
+            .filter(|x| b.held.contains(x))
+            .cloned()
+            .collect(),
+        pending: a
+            .pending
+            .iter()
+            .filter(|x| b.pending.contains(x))
+            .cloned()
+            .collect(),
+    }
+}
+
+/// Applies one statement; returns the state after it.
+fn transfer(program: &Program, body: &Body, kind: &StmtKind, st: &mut State) {
+    match kind {
+        StmtKind::Invoke { result, call } => {
+            let Some(effect) = juc_effect(program, call) else {
+                if let Some(r) = result {
+                    st.pending.retain(|p| p.0 != *r);
+                }
+                return;
+            };
+            let Some(Operand::Var(recv)) = call.receiver.as_ref() else {
+                return;
+            };
+            let (path, view) = lock_name(program, body, *recv);
+            match effect {
+                LockEffect::Lock(mode) => {
+                    let mode = view.unwrap_or(mode);
+                    if !st.held.iter().any(|h| h.0 == path && h.2 == mode) {
+                        st.held.push((path, *recv, mode));
+                        st.held.sort();
+                    }
+                }
+                LockEffect::Unlock(_) => {
+                    if matches!(path, AccessPath::Unknown) {
+                        st.held.clear();
+                    } else if st.held.iter().any(|h| h.0 == path) {
+                        st.held.retain(|h| h.0 != path);
+                    } else if matches!(path, AccessPath::Local(..)) {
+                        // A lock we cannot name was released: it may be any.
+                        st.held.clear();
+                    }
+                }
+                LockEffect::LockedIfTrue(mode) => {
+                    if let Some(r) = result {
+                        st.pending.retain(|p| p.0 != *r);
+                        st.pending.push((*r, path, *recv, view.unwrap_or(mode)));
+                    }
+                }
+                _ => {}
+            }
+        }
+        StmtKind::Assign { dst, value } => {
+            // Copies of a pending `tryLock` result stay pending.
+            let copied = match value {
+                lockstep_ir::Rvalue::Use(Operand::Var(src)) => st
+                    .pending
+                    .iter()
+                    .find(|p| p.0 == *src)
+                    .map(|p| (*dst, p.1.clone(), p.2, p.3)),
+                _ => None,
+            };
+            st.pending.retain(|p| p.0 != *dst);
+            if let Some(c) = copied {
+                st.pending.push(c);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// For an `If` testing a pending `tryLock` result against 0: which of the
+/// two successors (fall-through, target) has the lock.
+fn try_lock_branch(kind: &StmtKind, st: &State) -> Option<(usize, (AccessPath, VarId, LockMode))> {
+    let StmtKind::If { cond, lhs, rhs, .. } = kind else {
+        return None;
+    };
+    let (var, other) = match (lhs, rhs) {
+        (Operand::Var(v), o) | (o, Operand::Var(v)) => (*v, o),
+        _ => return None,
+    };
+    if !matches!(other, Operand::Const(ConstValue::Int(0))) {
+        return None;
+    }
+    let p = st.pending.iter().find(|p| p.0 == var)?;
+    // `if (r == 0) goto target`: the fall-through has the lock.
+    let locked_succ = match cond {
+        Cond::Eq => 0,
+        Cond::Ne => 1,
+        _ => return None,
+    };
+    Some((locked_succ, (p.1.clone(), p.2, p.3)))
+}
+
+/// Must-held locks before each statement of `body`.
+pub fn analyse(program: &Program, body: &Body) -> BodyLocks {
+    let n_blocks = body.blocks.len();
+    let mut block_in: Vec<Option<State>> = vec![None; n_blocks];
+    let has_juc = body.stmts.iter().any(|s| match &s.kind {
+        StmtKind::Invoke { call, .. } => juc_effect(program, call).is_some(),
+        _ => false,
+    });
+    let mut juc_before: Vec<JucState> = vec![Vec::new(); body.stmts.len()];
+    if has_juc && n_blocks > 0 {
+        block_in[0] = Some(State {
+            held: Vec::new(),
+            pending: Vec::new(),
+        });
+        let mut work: Vec<usize> = vec![0];
+        let mut queued = vec![false; n_blocks];
+        queued[0] = true;
+        let mut steps = 0usize;
+        let limit = 64 * (n_blocks + 8);
+        while let Some(b) = work.pop() {
+            queued[b] = false;
+            steps += 1;
+            if steps > limit {
+                break;
+            }
+            let Some(mut st) = block_in[b].clone() else {
+                continue;
+            };
+            let block = &body.blocks[b];
+            let entry = st.clone();
+            let mut last_kind = None;
+            for s in block.stmt_ids() {
+                let Some(stmt) = body.stmts.get(s.index()) else {
+                    continue;
+                };
+                if let Some(slot) = juc_before.get_mut(s.index()) {
+                    *slot = st.held.clone();
+                }
+                if !stmt.kind.is_terminator() {
+                    transfer(program, body, &stmt.kind, &mut st);
+                }
+                last_kind = Some(&stmt.kind);
+            }
+            let branch = last_kind.and_then(|k| try_lock_branch(k, &st));
+            let mut outs: Vec<(usize, State)> = Vec::new();
+            for (i, succ) in block.succs.iter().enumerate() {
+                let mut out = st.clone();
+                if let Some((locked, lock)) = &branch {
+                    if *locked == i && !out.held.contains(lock) {
+                        out.held.push(lock.clone());
+                        out.held.sort();
+                    }
+                }
+                outs.push((succ.index(), out));
+            }
+            let handler_state = meet(&entry, &st);
+            for e in &block.exceptional {
+                outs.push((e.handler.index(), handler_state.clone()));
+            }
+            for (succ, out) in outs {
+                let Some(slot) = block_in.get_mut(succ) else {
+                    continue;
+                };
+                let new = match slot {
+                    None => out,
+                    Some(old) => meet(old, &out),
+                };
+                if slot.as_ref() != Some(&new) {
+                    *slot = Some(new);
+                    if !queued[succ] {
+                        queued[succ] = true;
+                        work.push(succ);
+                    }
+                }
+            }
+        }
+    }
+    let mut before: Vec<Arc<[LocalLock]>> = Vec::with_capacity(body.stmts.len());
+    let mut last: Option<Arc<[LocalLock]>> = None;
+    for (i, juc) in juc_before.iter().enumerate() {
+        let mut locks: Vec<LocalLock> = Vec::new();
+        for r in body.regions_held_before(lockstep_ir::StmtId(i as u32)) {
+            let Some(region) = body.monitors.get(r.index()) else {
+                continue;
+            };
+            locks.push(match region.kind {
+                lockstep_ir::MonitorKind::SynchronizedMethod => LocalLock::SyncMethod,
+                lockstep_ir::MonitorKind::Block => LocalLock::Monitor {
+                    var: region.lock_var,
+                    path: region.lock.clone(),
+                },
+            });
+        }
+        for (path, var, mode) in juc {
+            locks.push(LocalLock::Juc {
+                var: *var,
+                path: path.clone(),
+                mode: *mode,
+            });
+        }
+        let arc = match &last {
+            Some(prev) if **prev == locks[..] => prev.clone(),
+            _ => Arc::from(locks),
+        };
+        last = Some(arc.clone());
+        before.push(arc);
+    }
+    BodyLocks { before }
+}

@@ -1,0 +1,200 @@
+//! Locks as objects: which abstract object (or class) a lock a method
+//! names denotes in one calling context, and the locks every path from a
+//! thread root must hold when a method context is entered.
+//!
+//! Must-alias is decided the way paper 002 does it: a lock denotes one
+//! object when its points-to set in that context is a singleton (object
+//! sensitivity makes `this` and `this.lock` singletons in most contexts),
+//! or it is a class (`static synchronized`, `synchronized (Foo.class)`).
+//! A lock whose set is empty or has several objects protects nothing.
+//! The views of a `ReentrantReadWriteLock` are named by the lock they
+//! belong to, so a read-locked access and a write-locked access of the
+//! same read-write lock exclude each other.
+
+use std::sync::Arc;
+
+use lockstep_ir::{AccessPath, Body, StmtId};
+use lockstep_models::LockMode;
+use lockstep_pointsto::{ContextId, ObjectId, ObjectSet, PointsToResult};
+use lockstep_program::{MethodId, Program};
+use rustc_hash::FxHashMap;
+
+use super::local_locks::LocalLock;
+
+/// What a held lock is.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum LockObject {
+    /// One abstract object.
+    Object(ObjectId),
+    /// A class object (`static synchronized`, `Foo.class`).
+    Class(Arc<str>),
+}
+
+/// A lock held in a mode.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct HeldLock {
+    pub object: LockObject,
+    /// `Exclusive` for monitors and mutexes.
+    pub mode: LockMode,
+}
+
+impl HeldLock {
+    /// Does holding `self` and `other` order two accesses? They must name
+    /// the same lock and at least one must hold it exclusively (two
+    /// readers of a read-write lock run together).
+    pub fn excludes(&self, other: &HeldLock) -> bool {
+        self.object == other.object
+            && !(self.mode == LockMode::Read && other.mode == LockMode::Read)
+    }
+}
+
+/// A sorted, duplicate-free set of held locks.
+pub type LockSet = Arc<[HeldLock]>;
+
+/// Do two lock sets share a lock that orders their accesses?
+pub fn common_lock<'a>(a: &'a [HeldLock], b: &[HeldLock]) -> Option<&'a HeldLock> {
+    a.iter().find(|x| b.iter().any(|y| x.excludes(y)))
+}
+
+/// Union of two sorted lock sets.
+pub fn union(a: &[HeldLock], b: &[HeldLock]) -> Vec<HeldLock> {
+    let mut v: Vec<HeldLock> = a.iter().chain(b).cloned().collect();
+    v.sort();
+    v.dedup();
+    v
+}
+
+/// Intersection of two sorted lock sets.
+pub fn intersect(a: &[HeldLock], b: &[HeldLock]) -> Vec<HeldLock> {
+    a.iter().filter(|x| b.contains(x)).cloned().collect()
+}
+
+/// Resolves the locks a method names into lock objects, per context.
+pub struct LockResolver<'a> {
+    pub program: &'a Program,
+    pub pt: &'a PointsToResult,
+    /// `ReentrantReadWriteLock$ReadLock/WriteLock` objects → the lock they view.
+    view_owner: FxHashMap<ObjectId, Option<ObjectId>>,
+}
+
+const READ_VIEW: &str = "java/util/concurrent/locks/ReentrantReadWriteLock$ReadLock";
+const WRITE_VIEW: &str = "java/util/concurrent/locks/ReentrantReadWriteLock$WriteLock";
+
+impl<'a> LockResolver<'a> {
+    pub fn new(program: &'a Program, pt: &'a PointsToResult) -> LockResolver<'a> {
+        LockResolver {
+            program,
+            pt,
+            view_owner: FxHashMap::default(),
+        }
+    }
+
+    /// The one object a set denotes, if it is a singleton.
+    fn single(set: &ObjectSet) -> Option<ObjectId> {
+        let mut it = set.iter();
+        let first = it.next()?;
+        it.next().is_none().then_some(first)
+    }
+
+    /// A read or write view of a read-write lock is named by its `sync`
+    /// object, which both views of one lock share.
+    fn canonical(&mut self, o: ObjectId) -> (ObjectId, Option<LockMode>) {
+        let Some(info) = self.pt.object(o) else {
+            return (o, None);
+        };
+        let mode = match &**info.type_name {
+            READ_VIEW => LockMode::Read,
+            WRITE_VIEW => LockMode::Write,
+            _ => return (o, None),
+        };
+        let class = info.type_name.clone();
+        let owner = *self.view_owner.entry(o).or_insert_with(|| {
+            let sync = self.pt.field(o, &class, "sync");
+            Self::single(&sync)
+        });
+        (owner.unwrap_or(o), Some(mode))
+    }
+
+    fn var_objects(&self, m: MethodId, c: ContextId, v: lockstep_ir::VarId) -> ObjectSet {
+        self.pt.var_in(m, c, v)
+    }
+
+    /// The lock objects of the locks `locals` in method `m`, context `c`.
+    pub fn resolve(
+        &mut self,
+        m: MethodId,
+        c: ContextId,
+        body: &Body,
+        locals: &[LocalLock],
+    ) -> Vec<HeldLock> {
+        let mut out = Vec::new();
+        for l in locals {
+            let (object, mode) = match l {
+                LocalLock::SyncMethod => {
+                    if body.is_static {
+                        (
+                            Some(LockObject::Class(body.class.clone())),
+                            LockMode::Exclusive,
+                        )
+                    } else {
+                        let o = body
+                            .params
+                            .first()
+                            .and_then(|t| Self::single(&self.var_objects(m, c, *t)));
+                        (o.map(LockObject::Object), LockMode::Exclusive)
+                    }
+                }
+                LocalLock::Monitor { var, path } => {
+                    if let AccessPath::ClassLiteral(class) = path {
+                        (Some(LockObject::Class(class.clone())), LockMode::Exclusive)
+                    } else {
+                        let o = var.and_then(|v| Self::single(&self.var_objects(m, c, v)));
+                        (o.map(LockObject::Object), LockMode::Exclusive)
+                    }
+                }
+                LocalLock::Juc { var, mode, .. } => {
+                    match Self::single(&self.var_objects(m, c, *var)) {
+                        Some(o) => {
+                            let (owner, view_mode) = self.canonical(o);
+                            (Some(LockObject::Object(owner)), view_mode.unwrap_or(*mode))
+                        }
+                        None => (None, *mode),
+                    }
+                }
+            };
+            if let Some(object) = object {
+                let mode = match mode {
+                    // A stamp unlock releases whatever was taken; a held
+                    // stamp lock is treated as exclusive.
+                    LockMode::Stamp => LockMode::Exclusive,
+                    m => m,
+                };
+                out.push(HeldLock { object, mode });
+            }
+        }
+        out.sort();
+        out.dedup();
+        out
+    }
+
+    /// `lock (in Foo.java:12)`-style names are built by the reporter; this
+    /// names the lock object alone.
+    pub fn describe(&self, l: &HeldLock) -> String {
+        let base = match &l.object {
+            LockObject::Class(c) => format!("{}.class", crate::util::dotted(c)),
+            LockObject::Object(o) => self.pt.describe_object(self.program, *o),
+        };
+        match l.mode {
+            LockMode::Read => format!("{base} (read lock)"),
+            LockMode::Write => format!("{base} (write lock)"),
+            _ => base,
+        }
+    }
+}
+
+/// Where a statement is, for lock lookups.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Site {
+    pub method: MethodId,
+    pub stmt: StmtId,
+}
