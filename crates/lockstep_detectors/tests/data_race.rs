@@ -132,7 +132,7 @@ fn bounded_buffer() {
     let f = hits[0];
     assert_eq!(f.field.as_deref(), Some("buffer.BrokenBuffer.items"));
     assert_eq!(f.location.method.as_deref(), Some("put"));
-    assert_eq!(f.related.len(), 1, "{}", dump(&findings));
+    assert!(!f.related.is_empty(), "{}", dump(&findings));
     assert_eq!(f.related[0].location.method.as_deref(), Some("take"));
     assert_eq!(f.related[0].location.line, Some(read));
     // The count race names `count`, never the indices.
@@ -181,7 +181,8 @@ fn copy_on_write() {
 
 /// Modern: a lambda submitted twice, lambdas / method references /
 /// anonymous classes started from loops race with themselves; tasks with
-/// state of their own are silent.
+/// state of their own are silent, except a worker allocated in a loop
+/// (known false positive).
 #[test]
 fn executors_lambdas() {
     check("executors_lambdas", CLOSED);
@@ -298,7 +299,9 @@ fn guarded_by() {
 }
 
 /// Open mode: an unsynchronized setter/getter pair races, a synchronized
-/// pair is silent, an entry method's parameter is shared.
+/// pair is silent, an entry method's parameter is shared; a static field
+/// under the class lock in one method and `this` in another races (the
+/// one-instance harness and fresh lock objects are known false negatives).
 #[test]
 fn open_library() {
     let findings = check("open_library", OPEN);
@@ -319,4 +322,14 @@ fn open_library() {
     let boxes = at(&findings, "Settings.java", hits);
     assert!(!boxes.is_empty(), "{}", dump(&findings));
     assert_eq!(boxes[0].field.as_deref(), Some("library.Box.hits"));
+    let reset = line_of(&fixture, "Totals.java", "total = 0;");
+    let add = line_of(&fixture, "Totals.java", "total += n;");
+    let totals = at(&findings, "Totals.java", reset);
+    assert!(
+        totals
+            .iter()
+            .any(|f| f.related.first().map(|r| r.location.line) == Some(Some(add))),
+        "resetTotal should pair with addTotal: {}",
+        dump(&findings)
+    );
 }
