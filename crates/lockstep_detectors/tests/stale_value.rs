@@ -292,3 +292,90 @@ fn no_rule_enabled() {
     let findings = run_detector(&fixture, &StaleValue, &[], &Options::default());
     assert!(findings.is_empty(), "{}", dump(&findings));
 }
+
+/// The fixture `unknown` without its class `Missing`: a class missing from
+/// the class path.
+fn unknown_fixture() -> lockstep_testkit::CompiledFixture {
+    let mut fixture = compile_fixture("stale_value/unknown");
+    let before = fixture.classes.len();
+    fixture.classes.retain(|c| c != "Missing");
+    assert_eq!(fixture.classes.len(), before - 1, "{:?}", fixture.classes);
+    fixture
+}
+
+/// §4–§5.1: unknown, native and reflective callees are assumed to take a
+/// distinct lock, so their results are stale once used; JDK natives,
+/// implemented interfaces, annotation elements and JDK code the call graph
+/// did not reach are known not to lock.
+#[test]
+fn unknown_callees() {
+    let fixture = unknown_fixture();
+    let expected = common::expectations_for(&fixture, RULES);
+    let findings = run_detector(&fixture, &StaleValue, RULES, &Options::default());
+    lockstep_testkit::assert_expectations(&expected, &common::actual(&findings));
+
+    let f = finding_in(&findings, "noImplementation");
+    let read = line_of(&fixture, "Unknown.java", "int v = store.get();");
+    let stale = line_of(&fixture, "Unknown.java", "store.put(v + 1);");
+    assert_eq!(
+        f.message,
+        format!(
+            "value returned by `store.get()` at Unknown.java:{read} is used at Unknown.java:{stale}; `Unknown.Store.get` is unknown code (no class the program creates implements it), so it is assumed to have been read under a lock of the callee's own, released before the call returned; another thread may have changed it in between"
+        )
+    );
+    assert_eq!(f.lock, None, "no lock can be named");
+    assert_eq!(f.field, None);
+    assert_eq!(f.related.len(), 1, "{}", dump(&findings));
+    assert_eq!(f.related[0].location.line, Some(read));
+
+    for (method, why) in [
+        ("missingStatic", "(not on the class path)"),
+        ("missingInstance", "(not on the class path)"),
+        (
+            "nativeCall",
+            "`Unknown.nativeCount` is unknown code (a native method)",
+        ),
+        (
+            "reflective",
+            "(a reflective call, which may run any method)",
+        ),
+        (
+            "insideBlock",
+            "(no class the program creates implements it)",
+        ),
+    ] {
+        let f = finding_in(&findings, method);
+        assert!(f.message.contains(why), "{method}: {}", f.message);
+    }
+
+    // Through a helper: the unknown call inside it is the related place.
+    let f = finding_in(&findings, "viaHelper");
+    let inner = line_of(&fixture, "Unknown.java", "return store.get();");
+    assert!(
+        f.message.contains(&format!(
+            "it is the result of `Unknown.Store.get` in `Unknown.handedOn` at Unknown.java:{inner}, unknown code"
+        )),
+        "{}",
+        f.message
+    );
+    assert_eq!(f.related.len(), 2, "{}", dump(&findings));
+    assert_eq!(f.related[1].location.method.as_deref(), Some("handedOn"));
+    assert_eq!(f.related[1].location.line, Some(inner));
+}
+
+/// With `UnknownCallees::Local`, unknown code is taken not to lock (the
+/// unsound behaviour before point 3 of issue 4): nothing is reported.
+#[test]
+fn unknown_callees_as_local_operations() {
+    use lockstep_detectors::stale_value::{Configured, Settings, UnknownCallees};
+    let fixture = unknown_fixture();
+    let local = Configured(Settings {
+        unknown_callees: UnknownCallees::Local,
+    });
+    let findings = run_detector(&fixture, &local, RULES, &Options::default());
+    assert!(findings.is_empty(), "{}", dump(&findings));
+    // The default is the sound one.
+    let sound = Configured(Settings::default());
+    let findings = run_detector(&fixture, &sound, RULES, &Options::default());
+    assert_eq!(findings.len(), 7, "{}", dump(&findings));
+}

@@ -7,7 +7,8 @@
 //! The analysis is thread-local and method-local. [`fields`] finds the
 //! fields whose values cannot go stale; [`summary`] computes, once for every
 //! reachable method, which locks it acquires and what its result carries (so
-//! a call's result can be classified, §4); [`flow`] runs the block-local
+//! a call's result can be classified, §4; code it cannot see counts as
+//! locking, §5.1, unless [`Settings`] say otherwise); [`flow`] runs the block-local
 //! atomicity dataflow of §3 over each reachable application method, in
 //! parallel; [`locks`] is how locks are named and compared. This module
 //! prepares each method's inputs and turns the stale uses into findings.
@@ -29,6 +30,7 @@ use fields::StableFields;
 use flow::{CallFact, CallSummary, End, Origin, Prepared, ReadKind, Site, StaleUse};
 use locks::{short, translate, Effect, LockKey, LockKind, Translated};
 use summary::{Facts, Hop, Summaries};
+pub use summary::{Unknown, UnknownCallees};
 
 pub static RULE: RuleMeta = RuleMeta {
     id: "stale-value",
@@ -43,7 +45,20 @@ pub static RULE: RuleMeta = RuleMeta {
 
 static RULES: [&RuleMeta; 1] = [&RULE];
 
+/// The detector as `lockstep check` runs it: [`Settings::default`].
 pub struct StaleValue;
+
+/// Settings of the rule.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Settings {
+    /// Calls to code the analysis cannot see (classes missing from the
+    /// class path, natives outside the JDK, interface methods without an
+    /// implementation, reflection): sound by default (§5.1).
+    pub unknown_callees: UnknownCallees,
+}
+
+/// The same rule with other [`Settings`] (not yet a command-line option).
+pub struct Configured(pub Settings);
 
 impl Detector for StaleValue {
     fn rules(&self) -> &'static [&'static RuleMeta] {
@@ -51,27 +66,41 @@ impl Detector for StaleValue {
     }
 
     fn run(&self, cx: &Context<'_>) -> Vec<Finding> {
-        if !cx.is_enabled(&RULE) {
-            return Vec::new();
-        }
-        let program = cx.program;
-        let stable = StableFields::compute(program);
-        let summaries = Summaries::compute(program, cx.call_graph, &stable);
-        let app: Vec<MethodId> = cx
-            .call_graph
-            .reachable
-            .iter()
-            .copied()
-            .filter(|&m| program.class(program.method(m).class).is_application)
-            .collect();
-        // Methods are independent given the summaries; collected in method
-        // order, so the output does not depend on the thread count.
-        let per_method: Vec<Vec<Finding>> = app
-            .par_iter()
-            .map(|&m| analyse_method(program, &stable, &summaries, m))
-            .collect();
-        per_method.into_iter().flatten().collect()
+        run(cx, &Settings::default())
     }
+}
+
+impl Detector for Configured {
+    fn rules(&self) -> &'static [&'static RuleMeta] {
+        &RULES
+    }
+
+    fn run(&self, cx: &Context<'_>) -> Vec<Finding> {
+        run(cx, &self.0)
+    }
+}
+
+fn run(cx: &Context<'_>, settings: &Settings) -> Vec<Finding> {
+    if !cx.is_enabled(&RULE) {
+        return Vec::new();
+    }
+    let program = cx.program;
+    let stable = StableFields::compute(program);
+    let summaries = Summaries::compute(program, cx.call_graph, &stable, settings.unknown_callees);
+    let app: Vec<MethodId> = cx
+        .call_graph
+        .reachable
+        .iter()
+        .copied()
+        .filter(|&m| program.class(program.method(m).class).is_application)
+        .collect();
+    // Methods are independent given the summaries; collected in method
+    // order, so the output does not depend on the thread count.
+    let per_method: Vec<Vec<Finding>> = app
+        .par_iter()
+        .map(|&m| analyse_method(program, &stable, &summaries, m))
+        .collect();
+    per_method.into_iter().flatten().collect()
 }
 
 fn analyse_method(

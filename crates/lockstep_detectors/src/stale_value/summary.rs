@@ -15,6 +15,15 @@
 //! caller is assumed not to hold it (sound, §5.1). Only the locks that
 //! guard a method's result are kept: the others guard side effects.
 //!
+//! Unknown code (§4–§5.1, [`Unknown`]: a class missing from the class
+//! path, a native method outside the JDK, an abstract method that no
+//! created class implements, a reflective call, code that cannot be read)
+//! is summarised as acquiring a lock no caller holds and returning data
+//! read under it, unless [`UnknownCallees::Local`] is asked for. JDK
+//! natives are known: they lock nothing unless `synchronized`. A virtual
+//! call without a target that resolves to a method with code is summarised
+//! by that method ([`Callee::Resolved`]), from its own code.
+//!
 //! Summaries of every reachable method (application and library) are
 //! computed once, as the least fixed point over the call graph (which
 //! handles recursion, §4), with a worklist ordered by method id. Each
@@ -61,11 +70,10 @@ pub enum Unknown {
     /// The class the call names, or the method in its hierarchy, is not on
     /// the class path.
     MissingClass,
-    /// A virtual or interface call without any target in the call graph:
-    /// the method is abstract (an interface method) and no class of the
-    /// program that the call graph saw created implements it, or no such
-    /// class was seen created at all (objects made by reflection, service
-    /// loaders, deserialization, native code).
+    /// A virtual or interface call without any target in the call graph
+    /// to an abstract method: no class the call graph saw created
+    /// implements it (implementations of clients or plugins, objects made
+    /// by reflection, service loaders, deserialization, native code).
     NoImplementation,
     /// A native method outside the JDK (JNI code of the program or of a
     /// library on the class path).
@@ -83,12 +91,25 @@ impl Unknown {
     pub fn reason(self) -> &'static str {
         match self {
             Unknown::MissingClass => "not on the class path",
-            Unknown::NoImplementation => "not implemented by any class the program creates",
+            Unknown::NoImplementation => "no class the program creates implements it",
             Unknown::Native => "a native method",
             Unknown::NoBody => "a method whose code could not be read",
             Unknown::Reflective => "a reflective call, which may run any method",
         }
     }
+}
+
+/// How calls to unknown code ([`Unknown`]) are summarised.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum UnknownCallees {
+    /// As acquiring a lock distinct from every lock of the caller and
+    /// returning a value read under it (paper 001 §4–§5.1: sound).
+    #[default]
+    Distinct,
+    /// As taking no lock: the call is an operation over its operands
+    /// (unsound: a stale value returned by code the analysis cannot see is
+    /// missed; the behaviour before issue 4's point 3 was implemented).
+    Local,
 }
 
 /// Where a call to unknown code is: the call statement of a method, or
@@ -303,7 +324,9 @@ pub fn facts(
     methods: &[MethodId],
     m: MethodId,
     reached: bool,
+    unknown_callees: UnknownCallees,
 ) -> Facts {
+    let distinct_unknown = unknown_callees == UnknownCallees::Distinct;
     let library = is_library(program, m);
     let data = program.method(m);
     let mut own = Summary::default();
@@ -340,7 +363,7 @@ pub fn facts(
         } else {
             Some(Unknown::NoBody)
         };
-        if let Some(why) = why {
+        if let Some(why) = why.filter(|_| distinct_unknown) {
             own.distinct = true;
             own.returns_shared = true;
             own.returns_heap = true;
@@ -426,7 +449,7 @@ pub fn facts(
                     _ => Callee::Targets,
                 };
                 let unknown = match callee {
-                    Callee::Unknown(why) => Some(why),
+                    Callee::Unknown(why) => Some(why).filter(|_| distinct_unknown),
                     Callee::Resolved(t) => {
                         all.push(t);
                         None
@@ -907,7 +930,12 @@ pub struct Summaries {
 
 impl Summaries {
     /// Facts in parallel (collected in method order), then the fixed point.
-    pub fn compute(program: &Program, cg: &CallGraph, stable: &StableFields) -> Summaries {
+    pub fn compute(
+        program: &Program,
+        cg: &CallGraph,
+        stable: &StableFields,
+        unknown_callees: UnknownCallees,
+    ) -> Summaries {
         // The reachable methods, and the methods with code that calls
         // without a call-graph target resolve to ([`Callee::Resolved`]),
         // summarised by their own code (no call of theirs has a target).
@@ -925,7 +953,10 @@ impl Summaries {
         methods.sort_unstable();
         let facts: Vec<Facts> = methods
             .par_iter()
-            .map(|&m| facts(program, cg, stable, &methods, m, cg.is_reachable(m)))
+            .map(|&m| {
+                let reached = cg.is_reachable(m);
+                facts(program, cg, stable, &methods, m, reached, unknown_callees)
+            })
             .collect();
         let mut callers: Vec<Vec<u32>> = vec![Vec::new(); methods.len()];
         for (i, f) in facts.iter().enumerate() {
