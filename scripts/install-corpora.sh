@@ -5,4 +5,4 @@ set -euo pipefail
 apt-get update -qq
 DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
   libjfreechart-java liblog4j1.2-java libcommons-pool-java tuxguitar \
-  libjgroups-java libh2-java libjetty9-java findbugs
+  libjgroups-java libh2-java libjetty9-java findbugs libhsqldb-java time
