@@ -251,10 +251,11 @@ fn containers() {
         assert_eq!(f.field.as_deref(), Some("containers.Registry.plain"));
         assert_eq!(f.location.method.as_deref(), Some("register"));
     }
-    // put/put between the writers, and put/get with the reader.
+    // put/put between the writers, and put/get with the reader: one
+    // finding per racing write lists every access it races with.
     let related_lines = |fs: &[&Finding]| -> Vec<Option<u32>> {
         fs.iter()
-            .filter_map(|f| f.related.first())
+            .flat_map(|f| f.related.iter())
             .map(|r| r.location.line)
             .collect()
     };
@@ -263,9 +264,10 @@ fn containers() {
     assert!(put_related.contains(&Some(get)), "{}", dump(&findings));
     let reader = puts
         .iter()
-        .find(|f| f.related[0].location.line == Some(get))
+        .flat_map(|f| f.related.iter())
+        .find(|r| r.location.line == Some(get))
         .unwrap();
-    assert_eq!(reader.related[0].location.method.as_deref(), Some("lookup"));
+    assert_eq!(reader.location.method.as_deref(), Some("lookup"));
 
     let adds = at(&findings, "Registry.java", add);
     assert!(!adds.is_empty(), "{}", dump(&findings));
@@ -311,7 +313,8 @@ fn open_library() {
     let sets = at(&findings, "Settings.java", set);
     assert!(
         sets.iter()
-            .any(|f| f.related.first().map(|r| r.location.line) == Some(Some(get))),
+            .flat_map(|f| f.related.iter())
+            .any(|r| r.location.line == Some(get)),
         "setName should pair with getName: {}",
         dump(&findings)
     );

@@ -212,7 +212,13 @@ const CONTEXT_EXCLUDED: &[&str] = &[
     "java/util/spi/",
     "java/util/random/",
 ];
-const CONTEXT_CLASSES: &[&str] = &["java/lang/Thread"];
+const CONTEXT_CLASSES: &[&str] = &[
+    "java/lang/Thread",
+    // `append` returns `this`: without contexts every builder aliases every other.
+    "java/lang/AbstractStringBuilder",
+    "java/lang/StringBuilder",
+    "java/lang/StringBuffer",
+];
 
 /// Does the JDK class `class` keep object contexts under the "containers"
 /// library setting of the points-to analysis?

@@ -66,6 +66,9 @@ pub struct AccessStmt {
     pub guard: Option<String>,
     /// The access path of the base, for matching `@GuardedBy`.
     pub base_path: Option<AccessPath>,
+    /// For container calls: the method's name and descriptor (the call
+    /// is an access only when it dispatches to JDK code).
+    pub callee: Option<(Arc<str>, Arc<str>)>,
 }
 
 /// Why an access cannot race.
@@ -232,6 +235,14 @@ pub fn collect(
                         ContainerAccess::Write => Kind::Write,
                     };
                     let path = access_path(body, *recv);
+                    // A builder reached through a call result is a
+                    // chained `append` on a local temporary: the points-to
+                    // analysis merges the `this` every `append` returns.
+                    let builder = lockstep_models::container_family_via(&m.class, &is_subtype)
+                        == Some(lockstep_models::ContainerFamily::StringBuilder);
+                    if builder && matches!(path, AccessPath::Local(..) | AccessPath::Unknown) {
+                        continue;
+                    }
                     if in_init && rooted_at_this(&path) {
                         exempt.push((s, Target::Container, kind, Exempt::Constructor));
                         continue;
@@ -244,6 +255,7 @@ pub fn collect(
                         holder: holder_of(body, *recv, fields, program),
                         guard: None,
                         base_path: Some(path),
+                        callee: Some((m.name.clone(), m.descriptor.clone())),
                     });
                     continue;
                 }
@@ -265,6 +277,7 @@ pub fn collect(
                 holder: holder_of(body, b, fields, program),
                 guard: None,
                 base_path,
+                callee: None,
             });
             continue;
         };
@@ -307,6 +320,7 @@ pub fn collect(
             holder: None,
             guard: facts.and_then(|f| f.guard),
             base_path,
+            callee: None,
         });
     }
     (out, exempt)

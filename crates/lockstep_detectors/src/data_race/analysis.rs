@@ -49,11 +49,14 @@ pub struct Race {
     pub target: Target,
     /// The write (or the first of two writes).
     pub first: Access,
+    /// The access it races with (a write if there is one).
     pub second: Access,
     pub roots: (u32, u32),
     pub objects: Vec<ObjectId>,
     /// The field is annotated `@GuardedBy`.
     pub guard: Option<String>,
+    /// Further accesses that race with `first`, with their roots.
+    pub others: Vec<(Access, u32)>,
 }
 
 /// Why a pair of accesses to one field does not race (for `--explain`).
@@ -64,6 +67,9 @@ pub enum Verdict {
     GuardedBy(String),
     NotConcurrent,
     NoCommonObject,
+    /// Open program: the class shows no sign of being meant for
+    /// concurrent use (no lock anywhere in it, none held at either access).
+    NotConcurrentClass,
 }
 
 /// An access statement and its kind.
@@ -103,6 +109,8 @@ pub struct Analysis<'a> {
     resolver: LockResolver<'a>,
     body_locks: FxHashMap<MethodId, Arc<BodyLocks>>,
     lock_sets: FxHashMap<Vec<HeldLock>, LockSet>,
+    /// Classes that take a lock somewhere (open-program filter).
+    locking_classes: FxHashMap<Arc<str>, bool>,
 }
 
 /// `pkg.Cls.name` for a target.
@@ -125,6 +133,7 @@ impl<'a> Analysis<'a> {
             resolver: LockResolver::new(program, pt),
             body_locks: FxHashMap::default(),
             lock_sets: FxHashMap::default(),
+            locking_classes: FxHashMap::default(),
         }
     }
 
@@ -355,6 +364,8 @@ impl<'a> Analysis<'a> {
     /// Objects other threads can reach: everything reachable through
     /// fields from static fields, thread and task objects, objects made
     /// outside the analysed code, and the open-program harness.
+    /// (`LOCKSTEP_DEBUG_ESCAPE=<text>` prints how objects whose
+    /// description contains the text escape.)
     fn escaped(&self) -> Vec<bool> {
         let n = self.pt.object_count();
         let mut shared = vec![false; n];
@@ -375,20 +386,65 @@ impl<'a> Analysis<'a> {
         for t in self.pt.thread_starts() {
             push(t.task, &mut shared, &mut stack);
         }
+        // Instances of `@ThreadSafe` classes are meant to be shared.
+        let mut thread_safe_class: FxHashMap<Arc<str>, bool> = FxHashMap::default();
         for o in self.pt.objects() {
             if let Some(info) = self.pt.object(o) {
-                if matches!(
-                    info.site,
-                    SiteKey::Entry(_) | SiteKey::Vm(_) | SiteKey::Opaque(_) | SiteKey::Library(_)
-                ) {
+                let annotated = *thread_safe_class
+                    .entry(info.type_name.clone())
+                    .or_insert_with(|| {
+                        self.program.class_by_name(info.type_name).is_some_and(|c| {
+                            let cl = self.program.class(c);
+                            cl.is_application && class_policy(&cl.file.annotations).thread_safe
+                        })
+                    });
+                if annotated
+                    || matches!(
+                        info.site,
+                        SiteKey::Entry(_) | SiteKey::Vm(_) | SiteKey::Opaque(_)
+                    )
+                {
                     push(o, &mut shared, &mut stack);
                 }
             }
         }
+        let debug = std::env::var("LOCKSTEP_DEBUG_ESCAPE").ok();
+        let mut why: FxHashMap<ObjectId, (ObjectId, String)> = FxHashMap::default();
         while let Some(o) = stack.pop() {
-            for (_, set) in self.pt.fields_of(o) {
+            // The JDK's merged internal objects stand for every object of
+            // their type the JDK makes: following their fields would
+            // publish whatever any of them ever held (every `Appendable`
+            // through one normalizer buffer).
+            if self
+                .pt
+                .object(o)
+                .is_some_and(|i| matches!(i.site, SiteKey::Library(_)))
+            {
+                continue;
+            }
+            for (k, set) in self.pt.fields_of(o) {
                 for x in set.iter() {
+                    if debug.is_some() && !shared[x.0 as usize] {
+                        why.insert(x, (o, format!("{k:?}")));
+                    }
                     push(x, &mut shared, &mut stack);
+                }
+            }
+        }
+        if let Some(pat) = debug {
+            for o in self.pt.objects() {
+                let d = self.pt.describe_object(self.program, o);
+                if shared[o.0 as usize] && d.contains(&pat) {
+                    let mut cur = o;
+                    eprintln!("escape of {d}:");
+                    for _ in 0..12 {
+                        let Some((up, f)) = why.get(&cur) else { break };
+                        eprintln!(
+                            "   via {f} of {}",
+                            self.pt.describe_object(self.program, *up)
+                        );
+                        cur = *up;
+                    }
                 }
             }
         }
@@ -569,7 +625,17 @@ impl<'a> Analysis<'a> {
         );
         let mut buckets: BTreeMap<(Target, Option<ObjectId>), Vec<Access>> = BTreeMap::new();
         let mut seen: FxHashSet<(Target, Option<ObjectId>, Key)> = FxHashSet::default();
-        let is_subtype = |a: &str, b: &str| self.program.is_subtype_name(a, b);
+        // The JDK's merged internal objects (one per type for everything
+        // JDK code allocates) are not the application's memory.
+        let library_object: Vec<bool> = self
+            .pt
+            .objects()
+            .map(|o| {
+                self.pt
+                    .object(o)
+                    .is_some_and(|i| matches!(i.site, SiteKey::Library(_)))
+            })
+            .collect();
         let mut thread_local: BTreeSet<(MethodId, StmtId, Kind)> = BTreeSet::new();
 
         for node in 0..n as u32 {
@@ -621,16 +687,15 @@ impl<'a> Analysis<'a> {
                         let set = self.pt.var_in(mc.method, mc.context, b);
                         let mut v: Vec<Option<ObjectId>> = Vec::new();
                         for o in set.iter() {
-                            if !shared.get(o.0 as usize).copied().unwrap_or(false) {
+                            if !shared.get(o.0 as usize).copied().unwrap_or(false)
+                                || library_object[o.0 as usize]
+                            {
                                 continue;
                             }
-                            if matches!(a.target, Target::Container) {
-                                let safe = self.pt.object(o).is_some_and(|info| {
-                                    lockstep_models::is_thread_safe_via(info.type_name, &is_subtype)
-                                });
-                                if safe {
-                                    continue;
-                                }
+                            if matches!(a.target, Target::Container)
+                                && !self.container_call_on(o, a)
+                            {
+                                continue;
                             }
                             v.push(Some(o));
                         }
@@ -713,9 +778,11 @@ impl<'a> Analysis<'a> {
         }
 
         // Pairs.
-        let mut races: BTreeMap<(Target, String, SourceKey, SourceKey), Race> = BTreeMap::new();
+        let mut races: BTreeMap<RaceKey, Race> = BTreeMap::new();
+        let mut partners: BTreeMap<RaceKey, BTreeMap<SourceKey, Partner>> = BTreeMap::new();
+        let open = self.open;
         let concurrent = |a: &Access, b: &Access| -> Option<(u32, u32)> {
-            if self.open {
+            if open {
                 let r = a.roots.first().copied().unwrap_or(0);
                 return Some((r, b.roots.first().copied().unwrap_or(0)));
             }
@@ -748,6 +815,13 @@ impl<'a> Analysis<'a> {
                         Verdict::GuardedBy(String::new())
                     } else if concurrent(a, b).is_none() {
                         Verdict::NotConcurrent
+                    } else if self.open
+                        && !matches!(target, Target::Static { .. })
+                        && a.locks.is_empty()
+                        && b.locks.is_empty()
+                        && !self.meant_concurrent(target, a, b)
+                    {
+                        Verdict::NotConcurrentClass
                     } else {
                         Verdict::Race
                     };
@@ -770,29 +844,26 @@ impl<'a> Analysis<'a> {
                     } else {
                         (b, a, (rr.1, rr.0))
                     };
-                    // One finding per field and unordered pair of source
-                    // locations; a write/write pair wins over a read/write
-                    // one at the same locations.
+                    // One finding per field and racing access (the write);
+                    // every access it races with is listed, once per source
+                    // location (a write wins over a read at one location).
                     let name = target_name(target).unwrap_or_default();
-                    let la = self.source_key(first);
-                    let lb = self.source_key(second);
-                    let (ka, kb) = if la <= lb { (la, lb) } else { (lb, la) };
-                    let key = (target.clone(), name, ka, kb);
-                    let candidate = Race {
+                    let key = (target.clone(), name, self.source_key(first));
+                    let entry = races.entry(key.clone()).or_insert_with(|| Race {
                         target: target.clone(),
                         first: first.clone(),
                         second: second.clone(),
                         roots: rr,
                         objects: Vec::new(),
                         guard: None,
-                    };
-                    let entry = races.entry(key).or_insert_with(|| candidate.clone());
-                    let upgrade =
-                        entry.second.kind == Kind::Read && candidate.second.kind == Kind::Write;
-                    if upgrade {
-                        let objects = std::mem::take(&mut entry.objects);
-                        *entry = candidate;
-                        entry.objects = objects;
+                        others: Vec::new(),
+                    });
+                    let list = partners.entry(key).or_default();
+                    let slot = list
+                        .entry(self.source_key(second))
+                        .or_insert_with(|| (second.clone(), rr));
+                    if slot.0.kind == Kind::Read && second.kind == Kind::Write {
+                        *slot = (second.clone(), rr);
                     }
                     if let Some(o) = obj {
                         if !entry.objects.contains(o) && entry.objects.len() < 8 {
@@ -832,6 +903,19 @@ impl<'a> Analysis<'a> {
                 }
             }
         }
+        for (key, race) in races.iter_mut() {
+            let mut list: Vec<Partner> = partners
+                .remove(key)
+                .map(|m| m.into_values().collect())
+                .unwrap_or_default();
+            // Writes first, then source order (the map's order).
+            list.sort_by_key(|(a, _)| a.kind != Kind::Write);
+            if let Some((a, rr)) = list.first() {
+                race.second = a.clone();
+                race.roots = *rr;
+            }
+            race.others = list.into_iter().skip(1).map(|(a, rr)| (a, rr.1)).collect();
+        }
         let mut races: Vec<Race> = races.into_values().collect();
         for r in &mut races {
             if let Target::Field { class, name } | Target::Static { class, name } = &r.target {
@@ -855,6 +939,107 @@ impl<'a> Analysis<'a> {
         }
     }
 }
+
+impl Analysis<'_> {
+    /// Is a container call on object `o` an access of a non-thread-safe
+    /// JDK container? Not when the object's class is thread-safe, nor when
+    /// the call dispatches to application code (a user collection's own
+    /// fields are analysed as fields).
+    fn container_call_on(&self, o: ObjectId, a: &AccessStmt) -> bool {
+        let Some(info) = self.pt.object(o) else {
+            return false;
+        };
+        let ty: &str = info.type_name;
+        let is_subtype = |x: &str, y: &str| self.program.is_subtype_name(x, y);
+        if lockstep_models::is_thread_safe_via(ty, &is_subtype) {
+            return false;
+        }
+        if lockstep_models::is_jdk_class(ty) || ty.starts_with('[') {
+            return true;
+        }
+        let (Some(c), Some((name, desc))) = (self.program.class_by_name(ty), a.callee.as_ref())
+        else {
+            return true;
+        };
+        match self.program.dispatch(c, name, desc) {
+            Some(m) => !self.program.is_application(self.program.method(m).class),
+            None => true,
+        }
+    }
+
+    /// Does a class show that it is meant for concurrent use: a lock
+    /// taken anywhere in it, a `volatile` or atomic field, or `@ThreadSafe`?
+    fn class_uses_locks(&mut self, class: &str) -> bool {
+        if let Some(&v) = self.locking_classes.get(class) {
+            return v;
+        }
+        let v = (|| {
+            let c = self.program.class_by_name(class)?;
+            let info = self.program.class(c);
+            if class_policy(&info.file.annotations).thread_safe {
+                return Some(true);
+            }
+            let concurrent_field = info.file.fields.iter().any(|f| {
+                f.access_flags & lockstep_classfile::access::VOLATILE != 0
+                    || f.descriptor.starts_with("Ljava/util/concurrent/")
+            });
+            if concurrent_field {
+                return Some(true);
+            }
+            for &m in &info.methods {
+                if self.program.method(m).is_synchronized() {
+                    return Some(true);
+                }
+                let Some(body) = self.program.body(m) else {
+                    continue;
+                };
+                if !body.monitors.is_empty() {
+                    return Some(true);
+                }
+                let locks = self.locks_of(m, &body);
+                if locks.before.iter().any(|l| !l.is_empty()) {
+                    return Some(true);
+                }
+            }
+            Some(false)
+        })()
+        .unwrap_or(false);
+        self.locking_classes.insert(Arc::from(class), v);
+        v
+    }
+
+    /// Open programs: is the memory of this pair in a class meant for
+    /// concurrent use? The class declaring the field (or holding the
+    /// array or container), or a class whose code makes one of the accesses.
+    fn meant_concurrent(&mut self, target: &Target, a: &Access, b: &Access) -> bool {
+        let mut classes: Vec<Arc<str>> = Vec::new();
+        match target {
+            Target::Field { class, .. } | Target::Static { class, .. } => {
+                classes.push(class.clone())
+            }
+            _ => {
+                if let Some((c, _)) = a.holder.as_ref().or(b.holder.as_ref()) {
+                    classes.push(c.clone());
+                }
+            }
+        }
+        for x in [a, b] {
+            classes.push(
+                self.program
+                    .class(self.program.method(x.method).class)
+                    .name
+                    .clone(),
+            );
+        }
+        classes.iter().any(|c| self.class_uses_locks(c))
+    }
+}
+
+/// One finding: the field and the location of the racing write.
+type RaceKey = (Target, String, SourceKey);
+
+/// An access racing with a finding's write, with the pair of roots.
+type Partner = (Access, (u32, u32));
 
 /// A source location for deduplication: class, method, line (or statement
 /// when there is no line table).

@@ -97,7 +97,7 @@ impl<'a> LockResolver<'a> {
     }
 
     /// A read or write view of a read-write lock is named by its `sync`
-    /// object, which both views of one lock share.
+    /// objects, which both views of one lock share (the first stands for them).
     fn canonical(&mut self, o: ObjectId) -> (ObjectId, Option<LockMode>) {
         let Some(info) = self.pt.object(o) else {
             return (o, None);
@@ -108,9 +108,13 @@ impl<'a> LockResolver<'a> {
             _ => return (o, None),
         };
         let class = info.type_name.clone();
+        // The `sync` of one read-write lock may be a fair or a non-fair
+        // one (two objects); both views of that lock see the same set, a
+        // view of another lock (another heap context) a different one.
         let owner = *self.view_owner.entry(o).or_insert_with(|| {
             let sync = self.pt.field(o, &class, "sync");
-            Self::single(&sync)
+            let first = sync.iter().next();
+            first
         });
         (owner.unwrap_or(o), Some(mode))
     }

@@ -114,6 +114,9 @@ pub fn explain(cx: &Context<'_>, field: &str) -> Vec<String> {
                         .into()
                 }
                 Verdict::NoCommonObject => "safe: no common object".into(),
+                Verdict::NotConcurrentClass => {
+                    "not reported: open program, and the class takes no lock anywhere (not meant for concurrent use)".into()
+                }
             };
             lines.push(format!(
                 "  {} / {}: {verdict}",
@@ -263,6 +266,7 @@ impl Reporter<'_> {
     fn finding(&mut self, r: &Race) -> Finding {
         let p = self.program;
         let (field, what) = self.field_name(r);
+        let field_for_notes = field.clone();
         let kind = match (r.first.kind, r.second.kind) {
             (Kind::Write, Kind::Write) => "write/write",
             _ => "read/write",
@@ -297,6 +301,24 @@ impl Reporter<'_> {
                 self.locks_text(&r.second)
             ),
         );
+        const MAX_OTHERS: usize = 8;
+        for (other, root) in r.others.iter().take(MAX_OTHERS) {
+            let label = self.root_label(*root);
+            f = f.with_related(
+                location(p, other.method, Some(other.stmt)),
+                format!(
+                    "also races: {} by {label}, holding {}",
+                    access_word(other.kind),
+                    self.locks_text(other)
+                ),
+            );
+        }
+        if r.others.len() > MAX_OTHERS {
+            f = f.with_note(format!(
+                "{} more accesses race with this one (use --explain {field_for_notes} to list them)",
+                r.others.len() - MAX_OTHERS
+            ));
+        }
         f = f.with_note(format!(
             "this {} holds {}",
             access_word(r.first.kind),
