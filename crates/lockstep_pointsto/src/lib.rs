@@ -39,9 +39,6 @@
 //! lowering only warms the body cache); the call edges are a subset of
 //! RTA's; no I/O.
 
-// Work in progress (issue 5): parts of the query API and of the solver are
-// not yet used by any detector. Remove once `data-race` consumes them.
-#![allow(dead_code, unused_variables, clippy::type_complexity)]
 #![cfg_attr(
     not(test),
     deny(

@@ -72,11 +72,6 @@ impl IdSet {
         })
     }
 
-    /// The ids of `self` not in `other`.
-    pub fn minus(&self, other: &IdSet) -> IdSet {
-        difference(self, other)
-    }
-
     /// `self ∪= other`; returns the ids that were new (empty if none, in
     /// which case `self` was not touched).
     pub fn union_diff(&mut self, other: &IdSet) -> IdSet {
@@ -157,28 +152,6 @@ impl IdSet {
         self.words = merged;
     }
 
-    /// `self ∩ other`.
-    pub fn intersect(&self, other: &IdSet) -> IdSet {
-        let (a, b) = (&self.words, &other.words);
-        let (mut i, mut j) = (0, 0);
-        let mut out = Vec::new();
-        while i < a.len() && j < b.len() {
-            if a[i].0 < b[j].0 {
-                i += 1;
-            } else if a[i].0 > b[j].0 {
-                j += 1;
-            } else {
-                let w = a[i].1 & b[j].1;
-                if w != 0 {
-                    out.push((a[i].0, w));
-                }
-                i += 1;
-                j += 1;
-            }
-        }
-        IdSet { words: out }
-    }
-
     /// Do the two sets share an id?
     pub fn intersects(&self, other: &IdSet) -> bool {
         let (a, b) = (&self.words, &other.words);
@@ -198,26 +171,6 @@ impl IdSet {
         }
         false
     }
-
-    /// The ids for which `keep` holds.
-    pub fn filter(&self, mut keep: impl FnMut(u32) -> bool) -> IdSet {
-        let mut words = Vec::new();
-        for &(block, bits) in &self.words {
-            let mut kept = 0u64;
-            let mut rest = bits;
-            while rest != 0 {
-                let i = rest.trailing_zeros();
-                rest &= rest - 1;
-                if keep(block * 64 + i) {
-                    kept |= 1u64 << i;
-                }
-            }
-            if kept != 0 {
-                words.push((block, kept));
-            }
-        }
-        IdSet { words }
-    }
 }
 
 /// The word of `block` in sorted `words`, advancing the cursor `k`
@@ -230,27 +183,6 @@ fn word_at(words: &[(u32, u64)], k: &mut usize, block: u32) -> u64 {
         Some(&(b, w)) if b == block => w,
         _ => 0,
     }
-}
-
-/// `a \ b`.
-fn difference(a: &IdSet, b: &IdSet) -> IdSet {
-    let mut out = Vec::new();
-    let (x, y) = (&a.words, &b.words);
-    let mut j = 0;
-    for &(block, bits) in x {
-        while j < y.len() && y[j].0 < block {
-            j += 1;
-        }
-        let new = if j < y.len() && y[j].0 == block {
-            bits & !y[j].1
-        } else {
-            bits
-        };
-        if new != 0 {
-            out.push((block, new));
-        }
-    }
-    IdSet { words: out }
 }
 
 impl FromIterator<u32> for IdSet {
@@ -321,18 +253,11 @@ mod tests {
             for v in &sb {
                 assert!(x.contains(*v));
             }
-            assert_eq!(x.intersect(&y).iter().collect::<BTreeSet<_>>(), sb.clone());
-            let evens = x.filter(|v| v % 2 == 0);
-            assert!(evens.iter().all(|v| v % 2 == 0));
             let mut z = IdSet::new();
             for v in &a {
                 z.insert(*v);
             }
             assert_eq!(z, a.iter().copied().collect::<IdSet>());
-            assert_eq!(
-                y.minus(&z).iter().collect::<BTreeSet<_>>(),
-                sb.difference(&sa).copied().collect()
-            );
         }
     }
 }

@@ -866,6 +866,17 @@ pub enum CanonPtr {
     Exc,
 }
 
+/// A call edge in structural keys: (caller, caller context, site, kind,
+/// callee, callee context).
+pub type CanonEdge = (
+    MethodId,
+    Vec<SiteKey>,
+    StmtId,
+    EdgeKind,
+    MethodId,
+    Vec<SiteKey>,
+);
+
 /// A result in structural keys (see [`PointsToResult::canonical`] and
 /// [`crate::reference::solve`]).
 #[doc(hidden)]
@@ -873,14 +884,7 @@ pub enum CanonPtr {
 pub struct Canonical {
     pub reachable: BTreeSet<(MethodId, Vec<SiteKey>)>,
     /// (caller, caller context, site, kind, callee, callee context).
-    pub edges: BTreeSet<(
-        MethodId,
-        Vec<SiteKey>,
-        StmtId,
-        EdgeKind,
-        MethodId,
-        Vec<SiteKey>,
-    )>,
+    pub edges: BTreeSet<CanonEdge>,
     /// Non-empty points-to sets only.
     pub pts: BTreeMap<CanonPtr, BTreeSet<CanonObj>>,
 }

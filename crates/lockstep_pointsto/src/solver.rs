@@ -125,6 +125,9 @@ struct LambdaRecv {
     result: Option<PtrId>,
 }
 
+/// The argument pointers of a call made through a lambda, and its result pointer.
+type Actuals = (Box<[Option<PtrId>]>, Option<PtrId>);
+
 pub(crate) struct Solver<'p> {
     r: Rules<'p>,
     ctxs: Interner<Box<[SiteId]>>,
@@ -162,7 +165,7 @@ pub(crate) struct Solver<'p> {
     lambda_recvs: Vec<LambdaRecv>,
     lambda_seen: FxHashSet<(MCtxId, StmtId, EdgeKind, ObjId, u32)>,
     /// Argument lists (and result pointer) of calls made through lambdas.
-    actuals: Interner<(Box<[Option<PtrId>]>, Option<PtrId>)>,
+    actuals: Interner<Actuals>,
     edge_keys: FxHashSet<(MCtxId, StmtId, EdgeKind, MCtxId, u32)>,
     cs_edge_set: FxHashSet<(MCtxId, StmtId, EdgeKind, MCtxId)>,
     cs_edges: Vec<(MCtxId, StmtId, EdgeKind, MCtxId)>,
