@@ -80,6 +80,8 @@ pub enum Exempt {
     ClassInit,
     Immutable,
     NotThreadSafe,
+    /// The object was allocated by this method and not yet handed out.
+    Owned,
 }
 
 impl Exempt {
@@ -91,6 +93,7 @@ impl Exempt {
             Exempt::ClassInit => "class initialization happens before every use",
             Exempt::Immutable => "the class is annotated @Immutable",
             Exempt::NotThreadSafe => "the class is annotated @NotThreadSafe",
+            Exempt::Owned => "the object was just allocated by this method and not yet published",
         }
     }
 }
@@ -151,6 +154,50 @@ fn rooted_at_this(p: &AccessPath) -> bool {
         }
         _ => false,
     }
+}
+
+/// Is `v` an object this method allocated and has not yet handed out
+/// before statement `at`? (RacerD's ownership, intraprocedural: the
+/// variable's only definition is a `new`, and no earlier statement stores
+/// it, passes it to a call other than its constructor, returns or throws
+/// it. Statement order stands for execution order, which loops can defeat.)
+fn owned_before(body: &Body, v: VarId, at: StmtId) -> bool {
+    let Some(Some(def)) = body.unique_def.get(v.index()) else {
+        return false;
+    };
+    let fresh = matches!(
+        body.stmts.get(def.index()).map(|s| &s.kind),
+        Some(StmtKind::Assign {
+            value: Rvalue::New(_) | Rvalue::NewArray(..),
+            ..
+        })
+    );
+    if !fresh || def.0 >= at.0 {
+        return false;
+    }
+    let is_v = |o: &Operand| o.var() == Some(v);
+    for s in &body.stmts[def.index() + 1..at.index()] {
+        let escapes = match &s.kind {
+            StmtKind::FieldStore { value, .. }
+            | StmtKind::StaticStore { value, .. }
+            | StmtKind::ArrayStore { value, .. } => is_v(value),
+            StmtKind::Invoke { call, .. } => {
+                call.args.iter().any(is_v)
+                    || (call.receiver.as_ref().is_some_and(is_v) && &*call.method.name != "<init>")
+            }
+            StmtKind::InvokeDynamic { call, .. } => call.args.iter().any(is_v),
+            StmtKind::Return(Some(o)) | StmtKind::Throw(o) => is_v(o),
+            StmtKind::Assign {
+                value: Rvalue::Use(o) | Rvalue::Cast(o, _),
+                ..
+            } => is_v(o),
+            _ => false,
+        };
+        if escapes {
+            return false;
+        }
+    }
+    true
 }
 
 /// The field a variable was loaded from, if its unique definition is a field or static load.
@@ -240,7 +287,14 @@ pub fn collect(
                     // analysis merges the `this` every `append` returns.
                     let builder = lockstep_models::container_family_via(&m.class, &is_subtype)
                         == Some(lockstep_models::ContainerFamily::StringBuilder);
-                    if builder && matches!(path, AccessPath::Local(..) | AccessPath::Unknown) {
+                    let holder = holder_of(body, *recv, fields, program);
+                    if builder && holder.is_none() {
+                        // Builders passed around as parameters or chained
+                        // are almost always thread-confined temporaries.
+                        continue;
+                    }
+                    if owned_before(body, *recv, s) {
+                        exempt.push((s, Target::Container, kind, Exempt::Owned));
                         continue;
                     }
                     if in_init && rooted_at_this(&path) {
@@ -252,7 +306,7 @@ pub fn collect(
                         target: Target::Container,
                         kind,
                         base: Some(*recv),
-                        holder: holder_of(body, *recv, fields, program),
+                        holder,
                         guard: None,
                         base_path: Some(path),
                         callee: Some((m.name.clone(), m.descriptor.clone())),
@@ -266,6 +320,20 @@ pub fn collect(
             continue; // a constant (null) base throws
         }
         let base_path = base.map(|b| access_path(body, b));
+        if base.is_some_and(|b| owned_before(body, b, s)) {
+            let target = match (field, is_static) {
+                (None, _) => Target::Element,
+                (Some(f), _) => Target::Field {
+                    class: fields
+                        .facts(program, f)
+                        .map(|x| x.declaring)
+                        .unwrap_or_else(|| f.class.clone()),
+                    name: f.name.clone(),
+                },
+            };
+            exempt.push((s, target, kind, Exempt::Owned));
+            continue;
+        }
         let Some(field) = field else {
             // Array element.
             let b = base.unwrap_or(VarId(0));
