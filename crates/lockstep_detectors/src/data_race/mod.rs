@@ -164,7 +164,7 @@ impl Reporter<'_> {
             },
         };
         if root.multi && !self.open && !matches!(root.kind, RootKind::ThreadSafeApi(_)) {
-            label.push_str(", which may run more than once");
+            label.push_str(" (more than once)");
         }
         label
     }
