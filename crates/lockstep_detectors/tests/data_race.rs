@@ -331,7 +331,8 @@ fn open_library() {
     assert!(
         totals
             .iter()
-            .any(|f| f.related.first().map(|r| r.location.line) == Some(Some(add))),
+            .flat_map(|f| f.related.iter())
+            .any(|r| r.location.line == Some(add)),
         "resetTotal should pair with addTotal: {}",
         dump(&findings)
     );
