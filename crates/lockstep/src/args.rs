@@ -86,6 +86,13 @@ pub struct InputArgs {
     pub threads: Option<usize>,
 }
 
+/// How stale-value summarises calls it cannot see.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum UnknownCalleesMode {
+    Distinct,
+    Local,
+}
+
 /// How precise (and costly) the points-to analysis is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum PointsToMode {
@@ -116,6 +123,9 @@ pub struct CheckArgs {
     /// Report reacquired-lock witnesses inside self-synchronized JDK classes (Vector, StringBuffer, ...) too.
     #[arg(long)]
     pub include_library_witnesses: bool,
+    /// stale-value: calls to code lockstep cannot see (missing classes, natives outside the JDK, reflection) take a lock of their own (`distinct`, sound, the default) or none (`local`, quieter).
+    #[arg(long, value_enum, value_name = "MODE", default_value = "distinct")]
+    pub unknown_callees: UnknownCalleesMode,
     /// data-race: explain every pair of accesses of this field (`pkg.Class.name`) and why each is or is not a race; printed on stderr.
     #[arg(long, value_name = "FIELD")]
     pub explain: Option<String>,

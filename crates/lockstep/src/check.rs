@@ -8,7 +8,7 @@ use lockstep_program::{entry_points, rta, thread_roots, Program, Stats};
 use lockstep_report::{render, OutputFormat, RenderOptions, Report, Summary};
 use rayon::prelude::*;
 
-use crate::args::{CheckArgs, ColorChoice, PointsToMode};
+use crate::args::{CheckArgs, ColorChoice, PointsToMode, UnknownCalleesMode};
 use crate::load::{load, program_problem, Loaded};
 use crate::progress::Phases;
 
@@ -67,6 +67,12 @@ pub fn run(args: &CheckArgs) -> u8 {
     phases.start("detectors");
     let options = Options {
         include_library_witnesses: args.include_library_witnesses,
+        unknown_callees: match args.unknown_callees {
+            UnknownCalleesMode::Distinct => {
+                lockstep_detectors::stale_value::UnknownCallees::Distinct
+            }
+            UnknownCalleesMode::Local => lockstep_detectors::stale_value::UnknownCallees::Local,
+        },
     };
     let cx = Context {
         program: &program,

@@ -42,6 +42,8 @@ impl RuleMeta {
 pub struct Options {
     /// Report reacquired-lock witnesses inside self-synchronized JDK classes.
     pub include_library_witnesses: bool,
+    /// stale-value: how calls to code the analysis cannot see are summarised.
+    pub unknown_callees: stale_value::UnknownCallees,
 }
 
 /// Everything a detector may look at. Built once by the driver.

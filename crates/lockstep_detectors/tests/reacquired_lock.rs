@@ -301,6 +301,7 @@ fn library_witnesses_included() {
         SINGLE,
         &Options {
             include_library_witnesses: true,
+            ..Options::default()
         },
     );
     let f = finding_in(&findings, "buffer");

@@ -205,13 +205,18 @@ fn sarif_report_of_the_example() {
         .collect();
     assert_eq!(
         rule_ids,
-        ["reacquired-lock", "reacquired-lock-pair", "stale-value"]
+        [
+            "data-race",
+            "reacquired-lock",
+            "reacquired-lock-pair",
+            "stale-value"
+        ]
     );
     let results = runs[0]["results"].as_array().unwrap();
     assert_eq!(results.len(), 1, "{results:#?}");
     let result = &results[0];
     assert_eq!(result["ruleId"], "reacquired-lock");
-    assert_eq!(result["ruleIndex"], 0);
+    assert_eq!(result["ruleIndex"], 1); // rules are listed in id order
     assert_eq!(result["level"], "warning");
     let physical = &result["locations"][0]["physicalLocation"];
     assert_eq!(

@@ -260,3 +260,52 @@ fn color_always_adds_escapes_that_strip_to_the_plain_report() {
     }
     assert_eq!(stripped, plain.stdout);
 }
+
+/// `--select data-race` on the example: the unsynchronized counter of
+/// `Stock.reserve()` (called by the restocking threads) is reported with
+/// its field and the racing access as the first related entry, and
+/// `--explain` prints the verdict of every pair of accesses on stderr.
+#[test]
+fn data_race_json_and_explain_on_the_example() {
+    let dir = example_dir();
+    let (run, report) = check_json(&[
+        dir.as_os_str(),
+        "--select".as_ref(),
+        "data-race".as_ref(),
+        "--explain".as_ref(),
+        "com.example.inventory.Stock.reserved".as_ref(),
+    ]);
+    run.expect_code(1);
+    let write = line_of(&example_source("Stock.java"), "reserved++;");
+    let f = findings(&report)
+        .iter()
+        .find(|f| f["field"] == "com.example.inventory.Stock.reserved")
+        .unwrap_or_else(|| panic!("no race on Stock.reserved: {report:#}"));
+    assert_eq!(f["rule"], "data-race");
+    assert_eq!(f["class"], "com.example.inventory.Stock");
+    assert_eq!(f["method"], "reserve");
+    assert_eq!(f["line"], write);
+    let related = &f["related"][0];
+    assert_eq!(related["method"], "reserve");
+    assert!(
+        related["message"]
+            .as_str()
+            .unwrap()
+            .contains("thread started by"),
+        "{related:#}"
+    );
+    // `units` is always read and written under `lock`: no race on it.
+    assert!(
+        findings(&report)
+            .iter()
+            .all(|f| f["field"] != "com.example.inventory.Stock.units"),
+        "{report:#}"
+    );
+    assert!(
+        run.stderr
+            .contains("accesses of `com.example.inventory.Stock.reserved`:"),
+        "{}",
+        run.stderr
+    );
+    assert!(run.stderr.contains(": RACE"), "{}", run.stderr);
+}

@@ -15,6 +15,7 @@ fn rules_lists_every_rule_with_its_default() {
     assert_eq!(
         heads,
         [
+            ("data-race", "off"),
             ("reacquired-lock", "on"),
             ("reacquired-lock-pair", "off"),
             ("stale-value", "off")
@@ -37,6 +38,11 @@ fn rules_shows_the_docs_of_one_rule() {
     for section in ["## What it finds", "## How to fix it", "## Known limits"] {
         assert!(run.stdout.contains(section), "{section}");
     }
+    let run = lockstep(["rules", "data-race"]);
+    run.expect_code(0);
+    for section in ["## What it finds", "## How to fix it", "## Known limits"] {
+        assert!(run.stdout.contains(section), "data-race: {section}");
+    }
     let run = lockstep(["rules", "reacquired-lock-pair"]);
     run.expect_code(0);
     assert!(
@@ -50,7 +56,7 @@ fn rules_shows_the_docs_of_one_rule() {
     assert_eq!(run.stdout, "");
     assert_eq!(
         run.stderr,
-        "error: unknown rule `nope` (known rules: reacquired-lock, reacquired-lock-pair, stale-value)\n"
+        "error: unknown rule `nope` (known rules: data-race, reacquired-lock, reacquired-lock-pair, stale-value)\n"
     );
 }
 

@@ -57,7 +57,7 @@ pub struct Settings {
     pub unknown_callees: UnknownCallees,
 }
 
-/// The same rule with other [`Settings`] (not yet a command-line option).
+/// The same rule with other [`Settings`] than the command line's.
 pub struct Configured(pub Settings);
 
 impl Detector for StaleValue {
@@ -66,7 +66,12 @@ impl Detector for StaleValue {
     }
 
     fn run(&self, cx: &Context<'_>) -> Vec<Finding> {
-        run(cx, &Settings::default())
+        run(
+            cx,
+            &Settings {
+                unknown_callees: cx.options.unknown_callees,
+            },
+        )
     }
 }
 
