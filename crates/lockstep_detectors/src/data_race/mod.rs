@@ -66,6 +66,8 @@ impl Detector for DataRace {
                 roots: &out.roots,
                 open: cx.open_program,
                 paths: Default::default(),
+                unlocked_paths: Default::default(),
+                site_locks: Default::default(),
             };
             out.races.iter().map(|r| reporter.finding(r)).collect()
         })
@@ -138,8 +140,17 @@ struct Reporter<'a> {
     roots: &'a [Root],
     open: bool,
     /// BFS parents per root, computed on demand.
-    paths: std::collections::HashMap<u32, Vec<Option<(u32, lockstep_ir::StmtId)>>>,
+    paths: std::collections::HashMap<u32, Parents>,
+    /// The same, through call sites where the caller holds no lock.
+    unlocked_paths: std::collections::HashMap<u32, Parents>,
+    /// Locks each application body holds, for [`Reporter::site_locked`].
+    site_locks: std::cell::RefCell<
+        std::collections::HashMap<MethodId, Option<std::sync::Arc<local_locks::BodyLocks>>>,
+    >,
 }
+
+/// BFS parent edges, per node.
+type Parents = Vec<Option<(u32, lockstep_ir::StmtId)>>;
 
 impl Reporter<'_> {
     fn root_label(&self, r: u32) -> String {
@@ -169,8 +180,26 @@ impl Reporter<'_> {
         label
     }
 
+    /// Does the code of `node` hold a lock of its own at call site `site`?
+    fn site_locked(&self, node: u32, site: lockstep_ir::StmtId) -> bool {
+        let m = self.graph.nodes[node as usize].method;
+        let data = self.program.method(m);
+        if !self.program.is_application(data.class) {
+            return data.is_synchronized();
+        }
+        let mut cache = self.site_locks.borrow_mut();
+        let locks = cache.entry(m).or_insert_with(|| {
+            self.program
+                .body(m)
+                .map(|b| std::sync::Arc::new(local_locks::analyse(self.program, &b)))
+        });
+        locks.as_ref().is_some_and(|l| !l.at(site).is_empty())
+    }
+
     /// The call path from root `r` to `node`: `A.main (A.java:3) → B.run`.
-    fn path(&mut self, r: u32, node: u32) -> String {
+    /// For an access that holds no lock, a path on which no caller holds
+    /// one either is preferred (the path that makes the access unprotected).
+    fn path(&mut self, r: u32, node: u32, unlocked: bool) -> String {
         let sources: Vec<u32> = if self.open {
             self.roots.iter().flat_map(|x| x.entries.clone()).collect()
         } else {
@@ -181,10 +210,24 @@ impl Reporter<'_> {
         };
         let key = if self.open { u32::MAX } else { r };
         let graph = self.graph;
-        let parent = self
-            .paths
-            .entry(key)
-            .or_insert_with(|| graph.bfs(&sources, |_, _| false));
+        let mut parent = None;
+        if unlocked {
+            if !self.unlocked_paths.contains_key(&key) {
+                let found = graph.bfs(&sources, |n, site| self.site_locked(n, site));
+                self.unlocked_paths.insert(key, found);
+            }
+            parent = self
+                .unlocked_paths
+                .get(&key)
+                .filter(|p| p.get(node as usize).is_some_and(Option::is_some));
+        }
+        let parent = match parent {
+            Some(p) => p,
+            None => self
+                .paths
+                .entry(key)
+                .or_insert_with(|| graph.bfs(&sources, |_, _| false)),
+        };
         let mut chain: Vec<String> = Vec::new();
         let mut cur = node;
         let mut guard = 0;
@@ -334,8 +377,8 @@ impl Reporter<'_> {
             let more = if r.objects.len() > 3 { ", ..." } else { "" };
             f = f.with_note(format!("object: {}{more}", objs.join("; ")));
         }
-        let path1 = self.path(r.roots.0, r.first.node);
-        let path2 = self.path(r.roots.1, r.second.node);
+        let path1 = self.path(r.roots.0, r.first.node, r.first.locks.is_empty());
+        let path2 = self.path(r.roots.1, r.second.node, r.second.locks.is_empty());
         f = f.with_note(format!(
             "path to the {}: {path1}",
             access_word(r.first.kind)
