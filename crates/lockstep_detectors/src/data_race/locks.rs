@@ -181,24 +181,22 @@ impl<'a> LockResolver<'a> {
         out
     }
 
-    /// `lock (in Foo.java:12)`-style names are built by the reporter; this
-    /// names the lock object alone.
+    /// The lock for messages.
     pub fn describe(&self, l: &HeldLock) -> String {
-        let base = match &l.object {
-            LockObject::Class(c) => format!("{}.class", crate::util::dotted(c)),
-            LockObject::Object(o) => self.pt.describe_object(self.program, *o),
-        };
-        match l.mode {
-            LockMode::Read => format!("{base} (read lock)"),
-            LockMode::Write => format!("{base} (write lock)"),
-            _ => base,
-        }
+        describe(self.program, self.pt, l)
     }
 }
 
-/// Where a statement is, for lock lookups.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct Site {
-    pub method: MethodId,
-    pub stmt: StmtId,
+/// A held lock for messages: `new Foo @ Bar.java:12`, `pkg.Cls.class`,
+/// `the read lock of ...`.
+pub fn describe(program: &Program, pt: &PointsToResult, l: &HeldLock) -> String {
+    let base = match &l.object {
+        LockObject::Class(c) => format!("{}.class", crate::util::dotted(c)),
+        LockObject::Object(o) => pt.describe_object(program, *o),
+    };
+    match l.mode {
+        LockMode::Read => format!("the read lock of {base}"),
+        LockMode::Write => format!("the write lock of {base}"),
+        _ => base,
+    }
 }

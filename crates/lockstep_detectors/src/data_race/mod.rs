@@ -254,20 +254,12 @@ impl Reporter<'_> {
         if a.locks.is_empty() {
             "no lock".to_string()
         } else {
-            let names: Vec<String> = a.locks.iter().map(|l| self.describe_lock(l)).collect();
+            let names: Vec<String> = a
+                .locks
+                .iter()
+                .map(|l| locks::describe(self.program, self.pt, l))
+                .collect();
             names.join(", ")
-        }
-    }
-
-    fn describe_lock(&self, l: &locks::HeldLock) -> String {
-        let base = match &l.object {
-            locks::LockObject::Class(c) => format!("{}.class", crate::util::dotted(c)),
-            locks::LockObject::Object(o) => self.pt.describe_object(self.program, *o),
-        };
-        match l.mode {
-            lockstep_models::LockMode::Read => format!("the read lock of {base}"),
-            lockstep_models::LockMode::Write => format!("the write lock of {base}"),
-            _ => base,
         }
     }
 
