@@ -13,7 +13,7 @@
 
 use std::sync::Arc;
 
-use lockstep_ir::{AccessPath, Body, StmtId};
+use lockstep_ir::{AccessPath, Body};
 use lockstep_models::LockMode;
 use lockstep_pointsto::{ContextId, ObjectId, ObjectSet, PointsToResult};
 use lockstep_program::{MethodId, Program};
