@@ -157,26 +157,40 @@ fn rooted_at_this(p: &AccessPath) -> bool {
 }
 
 /// Is `v` an object this method allocated and has not yet handed out
-/// before statement `at`? (RacerD's ownership, intraprocedural: the
-/// variable's only definition is a `new`, and no earlier statement stores
+/// before statement `at`? (RacerD's ownership, almost intraprocedural:
+/// the variable's only definition is a `new`, or a call to an application
+/// factory that returns one ([`returns_fresh`]), and no earlier statement stores
 /// it, passes it to a call other than its constructor, returns or throws
 /// it. Statement order stands for execution order, which loops can defeat.)
-fn owned_before(body: &Body, v: VarId, at: StmtId) -> bool {
+fn owned_before(program: &Program, body: &Body, v: VarId, at: StmtId) -> bool {
     let Some(Some(def)) = body.unique_def.get(v.index()) else {
         return false;
     };
-    let fresh = matches!(
-        body.stmts.get(def.index()).map(|s| &s.kind),
+    let fresh = match body.stmts.get(def.index()).map(|s| &s.kind) {
         Some(StmtKind::Assign {
             value: Rvalue::New(_) | Rvalue::NewArray(..),
             ..
-        })
-    );
-    if !fresh || def.0 >= at.0 {
+        }) => true,
+        Some(StmtKind::Invoke { call, .. }) => returns_fresh(program, call),
+        _ => false,
+    };
+    if !fresh {
+        return false;
+    }
+    not_published_between(body, v, *def, at)
+}
+
+/// No statement after `def` and before `at` stores `v`, passes it to a
+/// call other than its constructor, returns, throws or copies it.
+fn not_published_between(body: &Body, v: VarId, def: StmtId, at: StmtId) -> bool {
+    if def.0 >= at.0 {
         return false;
     }
     let is_v = |o: &Operand| o.var() == Some(v);
-    for s in &body.stmts[def.index() + 1..at.index()] {
+    let Some(between) = body.stmts.get(def.index() + 1..at.index()) else {
+        return false;
+    };
+    for s in between {
         let escapes = match &s.kind {
             StmtKind::FieldStore { value, .. }
             | StmtKind::StaticStore { value, .. }
@@ -198,6 +212,64 @@ fn owned_before(body: &Body, v: VarId, at: StmtId) -> bool {
         }
     }
     true
+}
+
+/// Is the call a static or private application factory whose every
+/// `return` hands back an object it just allocated and did not publish
+/// (`Utils.newSmallArrayList()`)? One level deep.
+fn returns_fresh(program: &Program, call: &lockstep_ir::Call) -> bool {
+    if !matches!(
+        call.kind,
+        lockstep_ir::CallKind::Static | lockstep_ir::CallKind::Special
+    ) || &*call.method.name == "<init>"
+    {
+        return false;
+    }
+    let Some(c) = program.class_by_name(&call.method.class) else {
+        return false;
+    };
+    if !program.is_application(c) {
+        return false;
+    }
+    let Some(m) = program.resolve_method(c, &call.method.name, &call.method.descriptor) else {
+        return false;
+    };
+    let Some(callee) = program.body(m) else {
+        return false;
+    };
+    let mut any = false;
+    for (i, st) in callee.stmts.iter().enumerate() {
+        if let StmtKind::Return(Some(op)) = &st.kind {
+            let Some(r) = op.var() else { return false };
+            let def_is_alloc = matches!(
+                callee
+                    .unique_def
+                    .get(r.index())
+                    .copied()
+                    .flatten()
+                    .and_then(|d| callee.stmts.get(d.index()))
+                    .map(|s| &s.kind),
+                Some(StmtKind::Assign {
+                    value: Rvalue::New(_) | Rvalue::NewArray(..),
+                    ..
+                })
+            );
+            // The allocation must not be handed out before the return.
+            if !def_is_alloc || !owned_before_alloc(&callee, r, StmtId(i as u32)) {
+                return false;
+            }
+            any = true;
+        }
+    }
+    any
+}
+
+/// [`owned_before`] for a variable already known to be a fresh allocation.
+fn owned_before_alloc(body: &Body, v: VarId, at: StmtId) -> bool {
+    let Some(Some(def)) = body.unique_def.get(v.index()) else {
+        return false;
+    };
+    not_published_between(body, v, *def, at)
 }
 
 /// The field a variable was loaded from, if its unique definition is a field or static load.
@@ -293,7 +365,7 @@ pub fn collect(
                         // are almost always thread-confined temporaries.
                         continue;
                     }
-                    if owned_before(body, *recv, s) {
+                    if owned_before(program, body, *recv, s) {
                         exempt.push((s, Target::Container, kind, Exempt::Owned));
                         continue;
                     }
@@ -320,7 +392,7 @@ pub fn collect(
             continue; // a constant (null) base throws
         }
         let base_path = base.map(|b| access_path(body, b));
-        if base.is_some_and(|b| owned_before(body, b, s)) {
+        if base.is_some_and(|b| owned_before(program, body, b, s)) {
             let target = match (field, is_static) {
                 (None, _) => Target::Element,
                 (Some(f), _) => Target::Field {
