@@ -351,3 +351,11 @@ fn open_library() {
         dump(&findings)
     );
 }
+
+/// Ownership: objects a method allocated, directly or through a factory
+/// returning a fresh object, are not shared until published; a write after
+/// publication races.
+#[test]
+fn owned_objects() {
+    check("owned_objects", CLOSED);
+}

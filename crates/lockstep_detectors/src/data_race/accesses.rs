@@ -163,7 +163,22 @@ fn rooted_at_this(p: &AccessPath) -> bool {
 /// it, passes it to a call other than its constructor, returns or throws
 /// it. Statement order stands for execution order, which loops can defeat.)
 fn owned_before(program: &Program, body: &Body, v: VarId, at: StmtId) -> bool {
-    let Some(Some(def)) = body.unique_def.get(v.index()) else {
+    // Through copies (`int[] t = tmp` after an array initializer) to the
+    // variable the allocation defines.
+    let mut root = v;
+    for _ in 0..8 {
+        let Some(Some(def)) = body.unique_def.get(root.index()) else {
+            return false;
+        };
+        match body.stmts.get(def.index()).map(|s| &s.kind) {
+            Some(StmtKind::Assign {
+                value: Rvalue::Use(Operand::Var(src)) | Rvalue::Cast(Operand::Var(src), _),
+                ..
+            }) if *src != root => root = *src,
+            _ => break,
+        }
+    }
+    let Some(Some(def)) = body.unique_def.get(root.index()) else {
         return false;
     };
     let fresh = match body.stmts.get(def.index()).map(|s| &s.kind) {
@@ -174,23 +189,21 @@ fn owned_before(program: &Program, body: &Body, v: VarId, at: StmtId) -> bool {
         Some(StmtKind::Invoke { call, .. }) => returns_fresh(program, call),
         _ => false,
     };
-    if !fresh {
-        return false;
-    }
-    not_published_between(body, v, *def, at)
+    fresh && not_published_between(body, root, *def, at)
 }
 
-/// No statement after `def` and before `at` stores `v`, passes it to a
-/// call other than its constructor, returns, throws or copies it.
+/// No statement after `def` and before `at` stores `v` (or a copy of it),
+/// passes it to a call other than its constructor, returns or throws it.
 fn not_published_between(body: &Body, v: VarId, def: StmtId, at: StmtId) -> bool {
     if def.0 >= at.0 {
         return false;
     }
-    let is_v = |o: &Operand| o.var() == Some(v);
+    let mut aliases: Vec<VarId> = vec![v];
     let Some(between) = body.stmts.get(def.index() + 1..at.index()) else {
         return false;
     };
     for s in between {
+        let is_v = |o: &Operand| o.var().is_some_and(|x| aliases.contains(&x));
         let escapes = match &s.kind {
             StmtKind::FieldStore { value, .. }
             | StmtKind::StaticStore { value, .. }
@@ -202,9 +215,14 @@ fn not_published_between(body: &Body, v: VarId, def: StmtId, at: StmtId) -> bool
             StmtKind::InvokeDynamic { call, .. } => call.args.iter().any(is_v),
             StmtKind::Return(Some(o)) | StmtKind::Throw(o) => is_v(o),
             StmtKind::Assign {
+                dst,
                 value: Rvalue::Use(o) | Rvalue::Cast(o, _),
-                ..
-            } => is_v(o),
+            } => {
+                if is_v(o) {
+                    aliases.push(*dst);
+                }
+                false
+            }
             _ => false,
         };
         if escapes {
