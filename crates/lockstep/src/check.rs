@@ -67,6 +67,7 @@ pub fn run(args: &CheckArgs) -> u8 {
     phases.start("detectors");
     let options = Options {
         include_library_witnesses: args.include_library_witnesses,
+        open_every_class: args.open_every_class,
         unknown_callees: match args.unknown_callees {
             UnknownCalleesMode::Distinct => {
                 lockstep_detectors::stale_value::UnknownCallees::Distinct

@@ -42,6 +42,9 @@ impl RuleMeta {
 pub struct Options {
     /// Report reacquired-lock witnesses inside self-synchronized JDK classes.
     pub include_library_witnesses: bool,
+    /// data-race, open programs: report races in every class, also those
+    /// that take no lock and have no volatile or concurrent field.
+    pub open_every_class: bool,
     /// stale-value: how calls to code the analysis cannot see are summarised.
     pub unknown_callees: stale_value::UnknownCallees,
 }

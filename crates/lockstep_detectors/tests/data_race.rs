@@ -13,7 +13,7 @@
 
 mod common;
 
-use common::{check_fixture_in_mode, compile_fixture, dump, line_of};
+use common::{check_fixture_in_mode, compile_fixture, dump, line_of, run_detector_in_mode};
 use lockstep_detectors::data_race::DataRace;
 use lockstep_detectors::{Detector, Options};
 use lockstep_report::Finding;
@@ -358,4 +358,22 @@ fn open_library() {
 #[test]
 fn owned_objects() {
     check("owned_objects", CLOSED);
+}
+
+/// Open mode reports classes meant for concurrent use; the option
+/// `open_every_class` reports the others too.
+#[test]
+fn open_unlocked_class() {
+    let findings = check("open_unlocked_class", OPEN);
+    let fixture = compile_fixture("data_race/open_unlocked_class");
+    let next = line_of(&fixture, "Cursor.java", "pos++;");
+    assert!(at(&findings, "Cursor.java", next).is_empty());
+    let options = Options {
+        open_every_class: true,
+        ..Options::default()
+    };
+    let all = run_detector_in_mode(&fixture, &DataRace, &["data-race"], &options, true);
+    let hits = at(&all, "Cursor.java", next);
+    assert!(!hits.is_empty(), "{}", dump(&all));
+    assert_eq!(hits[0].field.as_deref(), Some("cursor.Cursor.pos"));
 }

@@ -111,6 +111,8 @@ pub struct Analysis<'a> {
     lock_sets: FxHashMap<Vec<HeldLock>, LockSet>,
     /// Classes that take a lock somewhere (open-program filter).
     locking_classes: FxHashMap<Arc<str>, bool>,
+    /// Skip that filter.
+    every_class: bool,
 }
 
 /// `pkg.Cls.name` for a target.
@@ -134,7 +136,15 @@ impl<'a> Analysis<'a> {
             body_locks: FxHashMap::default(),
             lock_sets: FxHashMap::default(),
             locking_classes: FxHashMap::default(),
+            every_class: false,
         }
+    }
+
+    /// Open programs: also report races in classes that show no sign of
+    /// being meant for concurrent use (the plain harness of paper 002).
+    pub fn every_class(mut self, yes: bool) -> Self {
+        self.every_class = yes;
+        self
     }
 
     pub fn resolver(&self) -> &LockResolver<'a> {
@@ -816,6 +826,7 @@ impl<'a> Analysis<'a> {
                     } else if concurrent(a, b).is_none() {
                         Verdict::NotConcurrent
                     } else if self.open
+                        && !self.every_class
                         && !matches!(target, Target::Static { .. })
                         && a.locks.is_empty()
                         && b.locks.is_empty()

@@ -57,7 +57,8 @@ impl Detector for DataRace {
             return Vec::new();
         }
         with_points_to(cx, |pt| {
-            let analysis = Analysis::new(cx.program, pt, cx.open_program);
+            let analysis = Analysis::new(cx.program, pt, cx.open_program)
+                .every_class(cx.options.open_every_class);
             let out = analysis.run(None);
             let mut reporter = Reporter {
                 program: cx.program,
@@ -89,7 +90,9 @@ fn with_points_to<T>(cx: &Context<'_>, f: impl FnOnce(&PointsToResult) -> T) -> 
 /// verdict, and the accesses that were set aside, as text lines.
 pub fn explain(cx: &Context<'_>, field: &str) -> Vec<String> {
     with_points_to(cx, |pt| {
-        let out = Analysis::new(cx.program, pt, cx.open_program).run(Some(field));
+        let out = Analysis::new(cx.program, pt, cx.open_program)
+            .every_class(cx.options.open_every_class)
+            .run(Some(field));
         let Some(ex) = out.explanation else {
             return Vec::new();
         };
