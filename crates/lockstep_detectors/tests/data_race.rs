@@ -377,3 +377,19 @@ fn open_unlocked_class() {
     assert!(!hits.is_empty(), "{}", dump(&all));
     assert_eq!(hits[0].field.as_deref(), Some("cursor.Cursor.pos"));
 }
+
+/// Open mode: the harness's calls are the entries, not every context of a
+/// public method, so a method the program calls only under a lock keeps it.
+#[test]
+fn open_inner_calls() {
+    let findings = check("open_inner_calls", OPEN);
+    let fixture = compile_fixture("data_race/open_inner_calls");
+    let inc = line_of(&fixture, "Counter.java", "n++;");
+    let hits = at(&findings, "Counter.java", inc);
+    assert!(!hits.is_empty(), "{}", dump(&findings));
+    for f in hits {
+        for note in f.notes.iter().filter(|n| n.starts_with("object:")) {
+            assert!(!note.contains("Holder"), "{}", dump(&findings));
+        }
+    }
+}

@@ -212,8 +212,32 @@ impl<'a> Analysis<'a> {
                 .collect()
         };
         if self.open {
+            // Only the harness's own calls are entries: a context in which
+            // application code calls the method keeps that caller's locks.
+            let harness = |c: lockstep_pointsto::ContextId| {
+                self.pt
+                    .context(c)
+                    .iter()
+                    .all(|s| matches!(s, SiteKey::Entry(_)))
+            };
             for &m in &self.pt.entries().methods {
-                let entries = nodes_of(m);
+                let entries: Vec<u32> = self
+                    .pt
+                    .contexts_of(m)
+                    .into_iter()
+                    .filter(|&c| harness(c))
+                    .filter_map(|c| {
+                        self.graph.node(lockstep_pointsto::MethodContext {
+                            method: m,
+                            context: c,
+                        })
+                    })
+                    .collect();
+                let entries = if entries.is_empty() {
+                    nodes_of(m)
+                } else {
+                    entries
+                };
                 if !entries.is_empty() {
                     roots.push(Root {
                         kind: RootKind::Harness(m),
