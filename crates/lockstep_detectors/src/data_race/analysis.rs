@@ -64,7 +64,7 @@ pub struct Race {
 pub enum Verdict {
     Race,
     CommonLock(String),
-    GuardedBy(String),
+    GuardedBy,
     NotConcurrent,
     NoCommonObject,
     /// Open program: the class shows no sign of being meant for
@@ -145,10 +145,6 @@ impl<'a> Analysis<'a> {
     pub fn every_class(mut self, yes: bool) -> Self {
         self.every_class = yes;
         self
-    }
-
-    pub fn resolver(&self) -> &LockResolver<'a> {
-        &self.resolver
     }
 
     fn intern(&mut self, v: Vec<HeldLock>) -> LockSet {
@@ -846,7 +842,7 @@ impl<'a> Analysis<'a> {
                     let verdict = if let Some(l) = common_lock(&a.locks, &b.locks) {
                         Verdict::CommonLock(self.resolver.describe(l))
                     } else if a.guarded && b.guarded {
-                        Verdict::GuardedBy(String::new())
+                        Verdict::GuardedBy
                     } else if concurrent(a, b).is_none() {
                         Verdict::NotConcurrent
                     } else if self.open

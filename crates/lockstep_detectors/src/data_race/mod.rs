@@ -113,7 +113,7 @@ pub fn explain(cx: &Context<'_>, field: &str) -> Vec<String> {
             let verdict = match &pair.verdict {
                 Verdict::Race => "RACE".to_string(),
                 Verdict::CommonLock(l) => format!("safe: both hold {l}"),
-                Verdict::GuardedBy(_) => "safe: both hold the lock named by @GuardedBy".into(),
+                Verdict::GuardedBy => "safe: both hold the lock named by @GuardedBy".into(),
                 Verdict::NotConcurrent => {
                     "safe: never run by two threads at once (same thread, or ordered by start/join)"
                         .into()
