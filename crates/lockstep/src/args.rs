@@ -132,6 +132,9 @@ pub struct CheckArgs {
     /// data-race: explain every pair of accesses of this field (`pkg.Class.name`) and why each is or is not a race; printed on stderr.
     #[arg(long, value_name = "FIELD")]
     pub explain: Option<String>,
+    /// non-atomic-method: print the inferred guard of every field and the atomicity of every method on stderr.
+    #[arg(long)]
+    pub explain_atomicity: bool,
     /// Points-to sensitivity for data-race: `2obj` (default: 2-object-sensitive, 1-object heap) or `insensitive` (cheaper, less precise, for very large programs).
     #[arg(long, value_name = "MODE", default_value = "2obj")]
     pub points_to: PointsToMode,

@@ -51,7 +51,10 @@ pub fn run(args: &CheckArgs) -> u8 {
     phases.start("thread roots");
     let roots = thread_roots(&program, &cg);
 
-    let points_to = if enabled.contains(lockstep_detectors::data_race::DATA_RACE.id) {
+    let atomicity_rule = lockstep_detectors::non_atomic_method::NON_ATOMIC_METHOD.id;
+    let points_to = if enabled.contains(lockstep_detectors::data_race::DATA_RACE.id)
+        || enabled.contains(atomicity_rule)
+    {
         phases.start("points-to");
         let config = match args.points_to {
             PointsToMode::TwoObject => lockstep_pointsto::Config::default(),
@@ -85,8 +88,24 @@ pub fn run(args: &CheckArgs) -> u8 {
         enabled: &enabled,
         options: &options,
     };
-    let detectors = lockstep_detectors::all();
-    let mut findings: Vec<_> = detectors.par_iter().flat_map_iter(|d| d.run(&cx)).collect();
+    // non-atomic-method is run here rather than with the others: its
+    // overview (guards, atomicities, counts) feeds --explain-atomicity
+    // and --stats.
+    let detectors: Vec<_> = lockstep_detectors::all()
+        .into_iter()
+        .filter(|d| !d.rules().iter().any(|r| r.id == atomicity_rule))
+        .collect();
+    let (mut findings, atomicity) = rayon::join(
+        || -> Vec<_> { detectors.par_iter().flat_map_iter(|d| d.run(&cx)).collect() },
+        || {
+            enabled
+                .contains(atomicity_rule)
+                .then(|| lockstep_detectors::non_atomic_method::analyse(&cx))
+        },
+    );
+    if let Some(a) = &atomicity {
+        findings.extend(a.findings.iter().cloned());
+    }
     findings.retain(|f| enabled.contains(&f.rule));
     let explanation = match &args.explain {
         Some(field) if points_to.is_some() => {
@@ -197,6 +216,19 @@ pub fn run(args: &CheckArgs) -> u8 {
         eprintln!("note: --explain needs the data-race rule (--select data-race)");
     }
 
+    if args.explain_atomicity {
+        match &atomicity {
+            Some(a) => {
+                for l in a.explain_lines() {
+                    eprintln!("{l}");
+                }
+            }
+            None => eprintln!(
+                "note: --explain-atomicity needs the non-atomic-method rule (--select non-atomic-method)"
+            ),
+        }
+    }
+
     if args.stats {
         let stats = Stats::collect(&program, None, Some(&cg), Some(&roots));
         eprintln!("lockstep {} statistics", env!("CARGO_PKG_VERSION"));
@@ -232,6 +264,20 @@ pub fn run(args: &CheckArgs) -> u8 {
                 s.objects,
                 s.points_to_facts,
                 pt.thread_starts().len()
+            );
+        }
+        if let Some(a) = &atomicity {
+            let s = &a.stats;
+            eprintln!(
+                "atomicity: {} of {} reached methods proven atomic at every call site ({:.1}%), {} must be atomic, {} warnings ({} before clustering), {} fields typed, {} method evaluations",
+                s.atomic_everywhere,
+                s.reached,
+                if s.reached == 0 { 100.0 } else { s.atomic_everywhere as f64 * 100.0 / s.reached as f64 },
+                s.must_be_atomic,
+                s.warnings,
+                s.warnings_before_clustering,
+                s.fields,
+                s.evaluations
             );
         }
         eprintln!("time per phase:");

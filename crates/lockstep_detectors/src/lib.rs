@@ -6,6 +6,7 @@
 //! lives next to their code (the `docs` of their [`RuleMeta`]).
 
 pub mod data_race;
+pub mod non_atomic_method;
 pub mod reacquired_lock;
 pub mod stale_value;
 mod util;
@@ -83,6 +84,7 @@ pub trait Detector: Sync {
 pub fn all() -> Vec<&'static dyn Detector> {
     vec![
         &data_race::DataRace,
+        &non_atomic_method::NonAtomicMethod,
         &reacquired_lock::ReacquiredLock,
         &stale_value::StaleValue,
     ]

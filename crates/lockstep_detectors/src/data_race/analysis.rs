@@ -98,7 +98,17 @@ pub struct Output {
     pub explanation: Option<Explanation>,
     /// The call graph the roots index into.
     pub graph: Graph,
+    /// Every access other threads can see, by what and which object it
+    /// touches (the facts the atomicity analysis infers guards from).
+    pub buckets: Buckets,
+    /// The access statements that are part of at least one race.
+    pub racy: FxHashSet<(MethodId, StmtId)>,
+    /// Per abstract object: can another thread reach it?
+    pub shared: Vec<bool>,
 }
+
+/// Accesses per (target, object); statics have no object.
+pub type Buckets = BTreeMap<(Target, Option<ObjectId>), Vec<Access>>;
 
 /// The analysis state.
 pub struct Analysis<'a> {
@@ -653,7 +663,7 @@ impl<'a> Analysis<'a> {
             Arc<[u32]>,
             bool,
         );
-        let mut buckets: BTreeMap<(Target, Option<ObjectId>), Vec<Access>> = BTreeMap::new();
+        let mut buckets: Buckets = BTreeMap::new();
         let mut seen: FxHashSet<(Target, Option<ObjectId>, Key)> = FxHashSet::default();
         // The JDK's merged internal objects (one per type for everything
         // JDK code allocates) are not the application's memory.
@@ -809,6 +819,7 @@ impl<'a> Analysis<'a> {
 
         // Pairs.
         let mut races: BTreeMap<RaceKey, Race> = BTreeMap::new();
+        let mut racy: FxHashSet<(MethodId, StmtId)> = FxHashSet::default();
         let mut partners: BTreeMap<RaceKey, BTreeMap<SourceKey, Partner>> = BTreeMap::new();
         let open = self.open;
         let concurrent = |a: &Access, b: &Access| -> Option<(u32, u32)> {
@@ -869,6 +880,8 @@ impl<'a> Analysis<'a> {
                     if verdict != Verdict::Race {
                         continue;
                     }
+                    racy.insert((a.method, a.stmt));
+                    racy.insert((b.method, b.stmt));
                     let Some(rr) = concurrent(a, b) else { continue };
                     let (first, second, rr) = if std::ptr::eq(order_pair(self.program, a, b).0, a) {
                         (a, b, rr)
@@ -967,6 +980,9 @@ impl<'a> Analysis<'a> {
             roots,
             explanation,
             graph: self.graph,
+            buckets,
+            racy,
+            shared,
         }
     }
 }

@@ -76,7 +76,7 @@ impl Detector for DataRace {
 }
 
 /// Runs `f` with the driver's points-to result, or solves one.
-fn with_points_to<T>(cx: &Context<'_>, f: impl FnOnce(&PointsToResult) -> T) -> T {
+pub(crate) fn with_points_to<T>(cx: &Context<'_>, f: impl FnOnce(&PointsToResult) -> T) -> T {
     match cx.points_to {
         Some(pt) => f(pt),
         None => {
