@@ -93,6 +93,9 @@ impl Guard {
 /// A field by declaring class and name.
 pub type FieldName = (Arc<str>, Arc<str>);
 
+/// The accesses of one abstract object (none for statics).
+type ObjectAccesses<'a> = (Option<ObjectId>, &'a Vec<Access>);
+
 /// The inferred guards, per field (declaring class, name).
 #[derive(Debug, Default)]
 pub struct Guards {
@@ -210,7 +213,7 @@ pub fn infer(
         }
     }
     // Per field: its buckets.
-    let mut per_field: BTreeMap<FieldName, Vec<(Option<ObjectId>, &Vec<Access>)>> = BTreeMap::new();
+    let mut per_field: BTreeMap<FieldName, Vec<ObjectAccesses>> = BTreeMap::new();
     for ((target, obj), list) in buckets {
         match target {
             Target::Field { class, name } | Target::Static { class, name } => {
