@@ -279,6 +279,11 @@ pub fn run(args: &CheckArgs) -> u8 {
                 s.fields,
                 s.evaluations
             );
+            eprintln!(
+                "atomicity time: {:.1} ms race facts, {:.1} ms guards and atomicity inference",
+                s.facts_time.as_secs_f64() * 1000.0,
+                s.inference_time.as_secs_f64() * 1000.0
+            );
         }
         eprintln!("time per phase:");
         for (name, d) in &phases.timings {

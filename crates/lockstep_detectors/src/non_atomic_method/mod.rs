@@ -110,6 +110,10 @@ pub struct Stats {
     pub warnings: usize,
     pub evaluations: usize,
     pub fields: usize,
+    /// Time to gather the race facts (the data-race analysis), and to
+    /// infer guards and atomicities and report (no I/O; for --stats only).
+    pub facts_time: std::time::Duration,
+    pub inference_time: std::time::Duration,
 }
 
 /// Everything the analysis concluded.
@@ -168,9 +172,12 @@ pub fn analyse(cx: &Context<'_>) -> Overview {
 
 fn analyse_with(cx: &Context<'_>, pt: &PointsToResult) -> Overview {
     let program = cx.program;
+    let started = std::time::Instant::now();
     let out = Analysis::new(program, pt, cx.open_program)
         .every_class(cx.options.open_every_class)
         .run(None);
+    let facts_time = started.elapsed();
+    let started = std::time::Instant::now();
     let guards = guards::infer(program, pt, &out.buckets, &out.racy);
     let mut builder = Builder::new(program, pt, &guards, &out.shared);
     let mut skeletons = Vec::new();
@@ -254,6 +261,8 @@ fn analyse_with(cx: &Context<'_>, pt: &PointsToResult) -> Overview {
         .map(|((c, n), g)| (format!("{}.{n}", crate::util::dotted(c)), g.describe()))
         .collect();
     stats.fields = fields.len();
+    stats.facts_time = facts_time;
+    stats.inference_time = started.elapsed();
     Overview {
         findings,
         fields,
