@@ -9,7 +9,7 @@ out="$root/target/example-classes/inventory"
 rm -rf "$out" && mkdir -p "$out"
 javac -g -d "$out" $(find "$root/examples/inventory/src" -name '*.java' | sort)
 cargo build --release --quiet -p lockstep --manifest-path "$root/Cargo.toml"
-select=(--select reacquired-lock,stale-value,data-race)
+select=(--select reacquired-lock,stale-value,data-race,non-atomic-method)
 for a in "$@"; do
   case "$a" in --select|--select=*) select=() ;; esac
 done

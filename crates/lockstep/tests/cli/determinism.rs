@@ -153,7 +153,7 @@ fn many_findings_are_identical_across_threads_runs_and_orders() {
 fn all_rules_are_identical_across_threads_and_input_orders() {
     let tmp = tempfile::tempdir().unwrap();
     let (a, b) = split_example(tmp.path());
-    let all = "data-race,reacquired-lock,reacquired-lock-pair,stale-value";
+    let all = "data-race,non-atomic-method,reacquired-lock,reacquired-lock-pair,stale-value";
     let first = check_stdout(
         &[&a, &b],
         &["--format", "json", "-q", "--select", all, "-j", "1"],

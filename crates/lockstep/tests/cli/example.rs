@@ -207,6 +207,7 @@ fn sarif_report_of_the_example() {
         rule_ids,
         [
             "data-race",
+            "non-atomic-method",
             "reacquired-lock",
             "reacquired-lock-pair",
             "stale-value"
@@ -216,7 +217,7 @@ fn sarif_report_of_the_example() {
     assert_eq!(results.len(), 1, "{results:#?}");
     let result = &results[0];
     assert_eq!(result["ruleId"], "reacquired-lock");
-    assert_eq!(result["ruleIndex"], 1); // rules are listed in id order
+    assert_eq!(result["ruleIndex"], 2); // rules are listed in id order
     assert_eq!(result["level"], "warning");
     let physical = &result["locations"][0]["physicalLocation"];
     assert_eq!(

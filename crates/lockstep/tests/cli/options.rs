@@ -309,3 +309,55 @@ fn data_race_json_and_explain_on_the_example() {
     );
     assert!(run.stderr.contains(": RACE"), "{}", run.stderr);
 }
+
+/// non-atomic-method on the example: `Stock.restock` reads under `lock`,
+/// releases it, and writes back under `lock` again. The JSON finding is at
+/// the first `synchronized (lock)`, with the two acquisitions as related
+/// entries; `pick` (one block) is proven atomic. `--explain-atomicity`
+/// shows the guards and atomicities, `--stats` the share proven atomic.
+#[test]
+fn non_atomic_method_json_explain_and_stats_on_the_example() {
+    let dir = example_dir();
+    let (run, report) = check_json(&[
+        dir.as_os_str(),
+        "--select".as_ref(),
+        "non-atomic-method".as_ref(),
+        "--explain-atomicity".as_ref(),
+        "--stats".as_ref(),
+    ]);
+    run.expect_code(1);
+    let source = example_source("Stock.java");
+    let first = line_of(&source, "synchronized (lock) {");
+    let f = findings(&report)
+        .iter()
+        .find(|f| f["method"] == "restock")
+        .unwrap_or_else(|| panic!("no finding on Stock.restock: {report:#}"));
+    assert_eq!(f["rule"], "non-atomic-method");
+    assert_eq!(f["class"], "com.example.inventory.Stock");
+    assert_eq!(f["line"], first);
+    let related = f["related"].as_array().unwrap();
+    assert_eq!(related.len(), 2, "{f:#}");
+    assert_eq!(related[0]["line"], first);
+    let second = related[1]["line"].as_u64().unwrap();
+    assert!(second > first, "{f:#}");
+    assert!(
+        findings(&report).iter().all(|f| f["method"] != "pick"),
+        "{report:#}"
+    );
+    let err = &run.stderr;
+    assert!(
+        err.contains("com.example.inventory.Stock.units: guarded_by this.lock"),
+        "{err}"
+    );
+    assert!(err.contains("Stock.pick: "), "{err}");
+    assert!(
+        err.lines()
+            .any(|l| l.contains("Stock.restock:") && l.contains("NOT atomic")),
+        "{err}"
+    );
+    assert!(
+        err.lines().any(|l| l.starts_with("atomicity: ")
+            && l.contains("reached methods proven atomic at every call site")),
+        "{err}"
+    );
+}

@@ -16,6 +16,7 @@ fn rules_lists_every_rule_with_its_default() {
         heads,
         [
             ("data-race", "off"),
+            ("non-atomic-method", "off"),
             ("reacquired-lock", "on"),
             ("reacquired-lock-pair", "off"),
             ("stale-value", "off")
@@ -56,7 +57,7 @@ fn rules_shows_the_docs_of_one_rule() {
     assert_eq!(run.stdout, "");
     assert_eq!(
         run.stderr,
-        "error: unknown rule `nope` (known rules: data-race, reacquired-lock, reacquired-lock-pair, stale-value)\n"
+        "error: unknown rule `nope` (known rules: data-race, non-atomic-method, reacquired-lock, reacquired-lock-pair, stale-value)\n"
     );
 }
 

@@ -206,13 +206,14 @@ fn analyse_with(cx: &Context<'_>, pt: &PointsToResult) -> Overview {
             .iter()
             .find(|(&mask, _)| !summary.eval_mask(mask).is_atomic());
         let Some((&mask, &how)) = bad else { continue };
-        let label = label_of(program, pt, &inf, i, mask);
+        let (label, fix) = label_of(program, pt, &inf, i, mask);
         warnings.push(Warning {
             index: i,
             mask,
             how,
             reason: reason.clone(),
             label,
+            fix,
         });
     }
     let before = warnings.len();
@@ -455,6 +456,8 @@ struct Warning {
     how: Reached,
     reason: Reason,
     label: Label,
+    /// The lock that, held across the method, would make it atomic.
+    fix: Option<String>,
 }
 
 fn label_of(
@@ -463,7 +466,7 @@ fn label_of(
     inf: &Inference,
     i: usize,
     mask: usize,
-) -> Label {
+) -> (Label, Option<String>) {
     let summary = &inf.summaries[i];
     let sk = &inf.skeletons[i];
     for (p, v) in summary.vars.iter().enumerate() {
@@ -476,17 +479,18 @@ fn label_of(
             objs.sort();
             objs.dedup();
             if !objs.is_empty() {
-                return Label::Lock(objs);
+                return (Label::Lock(objs), Some(path.to_string()));
             }
         }
     }
-    match summary.witnesses.get(mask).cloned().flatten() {
+    let label = match summary.witnesses.get(mask).cloned().flatten() {
         Some(w) => {
             let w = w.innermost();
             Label::Window(w.first.method, w.first.stmt)
         }
         None => Label::Window(sk.method, lockstep_ir::StmtId(0)),
-    }
+    };
+    (label, None)
 }
 
 /// The abstract objects a lock path may name in method `m`.
@@ -704,13 +708,14 @@ impl Reporter<'_> {
                 ));
             }
         }
-        if let Label::Lock(objs) = &w.label {
-            if let Some(o) = objs.first() {
-                f = f.with_note(format!(
-                    "holding the lock of {} across the method would make it atomic",
-                    self.pt.describe_object(p, *o)
-                ));
-            }
+        if let (Some(fix), Label::Lock(objs)) = (&w.fix, &w.label) {
+            let what = objs
+                .first()
+                .map(|o| format!(" ({})", self.pt.describe_object(p, *o)))
+                .unwrap_or_default();
+            f = f.with_note(format!(
+                "holding `{fix}`{what} across the method would make it atomic"
+            ));
         }
         f.with_help("hold one lock across the operations (a synchronized block around both), or replace them with one operation of a thread-safe type")
     }
