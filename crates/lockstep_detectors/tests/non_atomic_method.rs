@@ -17,7 +17,7 @@
 
 mod common;
 
-use common::{check_fixture_in_mode, compile_fixture, dump, finding_in, line_of};
+use common::{check_fixture_in_mode, compile_fixture, dump, finding_in, line_of, with_context};
 use lockstep_detectors::non_atomic_method::NonAtomicMethod;
 use lockstep_detectors::{Detector, Options};
 use lockstep_report::Finding;
@@ -249,4 +249,64 @@ fn open_library() {
     assert_eq!(findings.len(), 1, "{}", dump(&findings));
     let f = finding_in(&findings, "increment");
     assert_eq!(f.location.class, "library.Gauge");
+}
+
+/// Guard inference (point 1 of the rule): every field of the shared
+/// `Account` gets the race-free type its accesses show: final and
+/// constructor-only fields are readonly, synchronized-method fields are
+/// guarded by the object itself, a `synchronized (lock)` field by
+/// `this.lock`, a static by the static lock, the inner class's field by
+/// the enclosing instance, a field written under the lock but read
+/// without it is write-guarded, a field of an object that never leaves
+/// its thread is thisThread, one only written right after allocation is
+/// unique. And the atomicities these guards give: the synchronized
+/// `deposit` is a mover when its lock is held, atomic otherwise.
+#[test]
+fn guards_are_inferred_per_field() {
+    check("guards", CLOSED);
+    let fixture = compile_fixture("non_atomic_method/guards");
+    let overview = with_context(&fixture, RULES, &Options::default(), CLOSED, |cx| {
+        lockstep_detectors::non_atomic_method::analyse(cx)
+    });
+    let guard = |field: &str| -> String {
+        overview
+            .fields
+            .iter()
+            .find(|(f, _)| f == field)
+            .map(|(_, g)| g.clone())
+            .unwrap_or_else(|| panic!("no guard for {field}: {:#?}", overview.fields))
+    };
+    assert_eq!(guard("guards.Account.limit"), "readonly");
+    assert_eq!(guard("guards.Account.configured"), "readonly");
+    assert_eq!(guard("guards.Account.bySelf"), "guarded_by self");
+    assert_eq!(guard("guards.Account.byField"), "guarded_by this.lock");
+    assert_eq!(guard("guards.Account.opened"), "guarded_by Account.LOCK");
+    assert_eq!(
+        guard("guards.Account.writesLocked"),
+        "write_guarded_by self"
+    );
+    assert_eq!(guard("guards.Account.open"), "volatile");
+    assert_eq!(
+        guard("guards.Account$Audit.entries"),
+        "guarded_by Account.this"
+    );
+    assert_eq!(guard("guards.Scratch.used"), "thisThread");
+    assert_eq!(guard("guards.Ticket.id"), "unique");
+    let method = |name: &str| {
+        overview
+            .methods
+            .iter()
+            .find(|m| m.method == name)
+            .unwrap_or_else(|| panic!("no method {name}"))
+            .clone()
+    };
+    assert_eq!(method("Account.deposit").atomicity, "this ? mover : atomic");
+    assert_eq!(method("Account.limits").atomicity, "const");
+    assert!(method("Account.peek").atomic_everywhere);
+    assert!(overview.stats.reached > 0);
+    assert!(overview.stats.atomic_everywhere <= overview.stats.reached);
+    assert!(overview
+        .explain_lines()
+        .iter()
+        .any(|l| l.contains("proven atomic")));
 }

@@ -54,6 +54,9 @@ impl GuardLock {
     pub fn describe(&self) -> String {
         match self {
             GuardLock::Itself => "self".into(),
+            GuardLock::Field(f) if f.starts_with("this$") => {
+                "the enclosing instance (Outer.this)".into()
+            }
             GuardLock::Field(f) => format!("this.{f}"),
             GuardLock::Static(c, n) => format!("{}.{n}", lockstep_ir::simple_class_name(c)),
             GuardLock::Class(c) => format!("{}.class", lockstep_ir::simple_class_name(c)),
@@ -67,6 +70,9 @@ impl GuardLock {
 pub enum Guard {
     ReadOnly,
     ThisThread,
+    /// Only accessed through a unique reference: on objects their creator
+    /// has not handed out yet (PRFJ's `unique`).
+    Unique,
     GuardedBy(GuardLock),
     WriteGuardedBy(GuardLock),
     RaceFree,
@@ -75,10 +81,28 @@ pub enum Guard {
 }
 
 impl Guard {
+    /// As `describe`, naming an enclosing instance by its class when the
+    /// guarded field's class is an inner class (`Account.this`).
+    pub fn describe_in(&self, class: &str) -> String {
+        let outer = class
+            .rsplit_once('$')
+            .map(|(o, _)| lockstep_ir::simple_class_name(o).to_string());
+        match (self, outer) {
+            (Guard::GuardedBy(GuardLock::Field(f)), Some(o)) if f.starts_with("this$") => {
+                format!("guarded_by {o}.this")
+            }
+            (Guard::WriteGuardedBy(GuardLock::Field(f)), Some(o)) if f.starts_with("this$") => {
+                format!("write_guarded_by {o}.this")
+            }
+            _ => self.describe(),
+        }
+    }
+
     pub fn describe(&self) -> String {
         match self {
             Guard::ReadOnly => "readonly".into(),
             Guard::ThisThread => "thisThread".into(),
+            Guard::Unique => "unique".into(),
             Guard::GuardedBy(l) => format!("guarded_by {}", l.describe()),
             Guard::WriteGuardedBy(l) => format!("write_guarded_by {}", l.describe()),
             Guard::RaceFree => {

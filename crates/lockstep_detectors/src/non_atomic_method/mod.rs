@@ -192,6 +192,14 @@ fn analyse_with(cx: &Context<'_>, pt: &PointsToResult) -> Overview {
             }
         }
     }
+    let owned = std::mem::take(&mut builder.owned_fields);
+    drop(builder);
+    let mut guards = guards;
+    for key in owned {
+        if let Some(g @ guards::Guard::ThisThread) = guards.fields.get_mut(&key) {
+            *g = guards::Guard::Unique;
+        }
+    }
     let mut inf = Inference::solve(skeletons);
     let entries = entries(program, pt, &inf);
     inf.propagate(&entries);
@@ -259,7 +267,7 @@ fn analyse_with(cx: &Context<'_>, pt: &PointsToResult) -> Overview {
     let fields: Vec<(String, String)> = guards
         .fields
         .iter()
-        .map(|((c, n), g)| (format!("{}.{n}", crate::util::dotted(c)), g.describe()))
+        .map(|((c, n), g)| (format!("{}.{n}", crate::util::dotted(c)), g.describe_in(c)))
         .collect();
     stats.fields = fields.len();
     stats.facts_time = facts_time;

@@ -284,6 +284,8 @@ pub struct Builder<'a> {
     pub guards: &'a Guards,
     pub shared: &'a [bool],
     fields: FieldTable,
+    /// Fields accessed on objects their creator has not handed out yet.
+    pub owned_fields: std::collections::BTreeSet<super::guards::FieldName>,
 }
 
 impl<'a> Builder<'a> {
@@ -299,6 +301,7 @@ impl<'a> Builder<'a> {
             guards,
             shared,
             fields: FieldTable::default(),
+            owned_fields: Default::default(),
         }
     }
 
@@ -454,6 +457,11 @@ impl<'a> Builder<'a> {
             Kind::Read => OpKind::Read(name_of(t)),
             Kind::Write => OpKind::Write(name_of(t)),
         };
+        for (_, t, _, why) in &exempt {
+            if let (Exempt::Owned, Target::Field { class, name }) = (why, t) {
+                self.owned_fields.insert((class.clone(), name.clone()));
+            }
+        }
         for (s, t, k, why) in &exempt {
             // A volatile field of an object no other thread can see yet
             // (the constructor's `this`, a thread-local object) moves.
@@ -514,7 +522,9 @@ impl<'a> Builder<'a> {
                         } else {
                             Basic::Mover
                         }),
-                        Some(Guard::ThisThread | Guard::RaceFree) => Atom::basic(Basic::Mover),
+                        Some(Guard::ThisThread | Guard::Unique | Guard::RaceFree) => {
+                            Atom::basic(Basic::Mover)
+                        }
                         Some(Guard::Volatile) => Atom::basic(Basic::Atomic),
                         Some(Guard::GuardedBy(l)) => when(&l, Basic::Error),
                         Some(Guard::WriteGuardedBy(l)) => {
@@ -603,8 +613,8 @@ impl<'a> Builder<'a> {
                 (None, None) => None,
             };
             if let Some(e) = event {
-                // Steps that are plain both-movers need no event.
-                if matches!(&e.kind, EventKind::Step(a) if a.worst() <= Basic::Mover) {
+                // Steps that touch no mutable state need no event.
+                if matches!(&e.kind, EventKind::Step(a) if a.worst() <= Basic::Const) {
                     continue;
                 }
                 event_at[i] = Some(events.len() as u32);

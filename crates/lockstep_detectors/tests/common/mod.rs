@@ -95,6 +95,22 @@ pub fn run_detector_in_mode(
     options: &Options,
     open: bool,
 ) -> Vec<Finding> {
+    let enabled: BTreeSet<String> = rules.iter().map(|r| r.to_string()).collect();
+    let mut findings = with_context(fixture, rules, options, open, |cx| detector.run(cx));
+    findings.retain(|f| enabled.contains(&f.rule));
+    findings
+}
+
+/// Runs `f` on the detector context `lockstep check` builds for the
+/// fixture (`open` as `--open`), with exactly `rules` enabled.
+#[allow(dead_code)]
+pub fn with_context<T>(
+    fixture: &CompiledFixture,
+    rules: &[&str],
+    options: &Options,
+    open: bool,
+    f: impl FnOnce(&Context<'_>) -> T,
+) -> T {
     let program = program_of(fixture);
     program.lower_all_application();
     let entries = entry_points(&program, open);
@@ -111,9 +127,7 @@ pub fn run_detector_in_mode(
         enabled: &enabled,
         options,
     };
-    let mut findings = detector.run(&cx);
-    findings.retain(|f| enabled.contains(&f.rule));
-    findings
+    f(&cx)
 }
 
 /// The findings as the testkit compares them (file base name and line).
