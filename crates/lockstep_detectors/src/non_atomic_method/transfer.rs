@@ -655,7 +655,6 @@ impl<'a> Builder<'a> {
             lockstep_ir::simple_class_name(&target.class),
             target.name
         ));
-        let recv_path = call.receiver.as_ref().map(|r| body.operand_path(r));
         // java.util.concurrent locks and monitor waits.
         let is_subtype = |a: &str, b: &str| self.program.is_subtype_name(a, b);
         if let Some(effect) = lockstep_models::lock_effect_via(
@@ -664,8 +663,12 @@ impl<'a> Builder<'a> {
             &target.descriptor,
             &is_subtype,
         ) {
-            let p = recv_path.clone().unwrap_or(AccessPath::Unknown);
-            let p = juc_lock_path(self.program, body, call).unwrap_or(p);
+            // `rw.readLock().lock()` is named by the read-write lock, as
+            // the data-race analysis names it.
+            let p = match call.receiver.as_ref() {
+                Some(Operand::Var(r)) => local_locks::lock_name(self.program, body, *r).0,
+                _ => AccessPath::Unknown,
+            };
             let lock = in_scope(&p).then(|| LockVar::Held(p.clone()));
             return match effect {
                 LockEffect::Lock(_)
@@ -780,29 +783,6 @@ impl<'a> Builder<'a> {
             Some(ThreadSafety::Atomic | ThreadSafety::Concurrent) => Atom::basic(Basic::Atomic),
             _ => Atom::basic(Basic::Mover),
         }
-    }
-}
-
-/// `rw.readLock().lock()`: the read-write lock's path, as the data-race
-/// analysis names it.
-fn juc_lock_path(program: &Program, body: &Body, call: &lockstep_ir::Call) -> Option<AccessPath> {
-    let Some(Operand::Var(r)) = call.receiver.as_ref() else {
-        return None;
-    };
-    let def = body.unique_def.get(r.index()).copied().flatten()?;
-    let StmtKind::Invoke { call: view, .. } = &body.stmts.get(def.index())?.kind else {
-        return None;
-    };
-    let is_subtype = |a: &str, b: &str| program.is_subtype_name(a, b);
-    let effect = lockstep_models::lock_effect_via(
-        &view.method.class,
-        &view.method.name,
-        &view.method.descriptor,
-        &is_subtype,
-    )?;
-    match (effect, view.receiver.as_ref()) {
-        (LockEffect::ReadView | LockEffect::WriteView, Some(rv)) => Some(body.operand_path(rv)),
-        _ => None,
     }
 }
 
