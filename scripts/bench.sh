@@ -21,3 +21,10 @@ for jar in /usr/share/java/jfreechart.jar /usr/share/java/log4j-1.2.jar /usr/sha
   run debug lower "$jar"
   run check --stats -q "$jar" > /dev/null
 done
+# The race and atomicity rules: points-to, the race facts, and the
+# atomicity inference (`atomicity time:` line of --stats).
+for spec in "/usr/share/java/commons-pool.jar --open" /usr/share/java/jgroups.jar /usr/share/java/h2.jar; do
+  set -- $spec
+  [ -f "$1" ] || { echo "(missing $1)"; continue; }
+  run check --stats -q --select data-race,non-atomic-method "$@" > /dev/null
+done
