@@ -300,7 +300,10 @@ fn guards_are_inferred_per_field() {
             .unwrap_or_else(|| panic!("no method {name}"))
             .clone()
     };
-    assert_eq!(method("Account.deposit").atomicity, "this ? mover : atomic");
+    assert_eq!(
+        method("Account.fee").atomicity,
+        "this.lock ? mover : atomic"
+    );
     assert_eq!(method("Account.limits").atomicity, "const");
     assert!(method("Account.peek").atomic_everywhere);
     assert!(overview.stats.reached > 0);

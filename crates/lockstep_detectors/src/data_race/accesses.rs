@@ -291,7 +291,7 @@ fn owned_before_alloc(body: &Body, v: VarId, at: StmtId) -> bool {
 }
 
 /// The field a variable was loaded from, if its unique definition is a field or static load.
-fn holder_of(
+pub(crate) fn holder_of(
     body: &Body,
     v: VarId,
     fields: &mut FieldTable,

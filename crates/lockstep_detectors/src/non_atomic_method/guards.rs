@@ -124,8 +124,8 @@ type ObjectAccesses<'a> = (Option<ObjectId>, &'a Vec<Access>);
 #[derive(Debug, Default)]
 pub struct Guards {
     pub fields: BTreeMap<(Arc<str>, Arc<str>), Guard>,
-    /// Element and container accesses that race (arrays and JDK
-    /// collections have no field to carry a guard).
+    /// The access statements that are part of a race (for fields, arrays
+    /// and JDK collections alike).
     pub racy_stmts: FxHashSet<(MethodId, StmtId)>,
 }
 
@@ -217,7 +217,10 @@ pub fn infer(
     racy: &FxHashSet<(MethodId, StmtId)>,
 ) -> Guards {
     let statics = static_holders(pt);
-    let mut guards = Guards::default();
+    let mut guards = Guards {
+        racy_stmts: racy.clone(),
+        ..Guards::default()
+    };
     // Declared facts first: annotations, final, volatile.
     for c in program.application_classes() {
         let info = program.class(c);
@@ -246,13 +249,7 @@ pub fn infer(
                     .or_default()
                     .push((*obj, list));
             }
-            Target::Element | Target::Container => {
-                for a in list {
-                    if racy.contains(&(a.method, a.stmt)) {
-                        guards.racy_stmts.insert((a.method, a.stmt));
-                    }
-                }
-            }
+            Target::Element | Target::Container => {}
         }
     }
     for (key, objs) in per_field {

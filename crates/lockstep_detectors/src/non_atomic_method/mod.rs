@@ -180,18 +180,20 @@ fn analyse_with(cx: &Context<'_>, pt: &PointsToResult) -> Overview {
     let started = std::time::Instant::now();
     let guards = guards::infer(program, pt, &out.buckets, &out.racy);
     let mut builder = Builder::new(program, pt, &guards, &out.shared);
-    let mut skeletons = Vec::new();
+    let mut methods = Vec::new();
     for c in program.application_classes() {
         for &m in &program.class(c).methods {
             let d = program.method(m);
-            if d.is_abstract() || d.is_native() {
-                continue;
-            }
-            if let Some(sk) = builder.skeleton(m) {
-                skeletons.push(sk);
+            if !d.is_abstract() && !d.is_native() {
+                methods.push(m);
             }
         }
     }
+    builder.scan_owner_locks(&methods);
+    let skeletons: Vec<_> = methods
+        .iter()
+        .filter_map(|&m| builder.skeleton(m))
+        .collect();
     let owned = std::mem::take(&mut builder.owned_fields);
     drop(builder);
     let mut guards = guards;
@@ -425,7 +427,9 @@ fn targets(
         }
     }
     for &i in &task_entries {
-        if !generated(program, inf.skeletons[i].method) {
+        // A worker loop is a sequence of transactions, not one: the
+        // methods it calls are checked instead.
+        if !generated(program, inf.skeletons[i].method) && !has_loop(&inf.skeletons[i].body) {
             out.entry(i).or_insert(Reason::TaskEntry);
         }
     }
@@ -439,6 +443,14 @@ fn targets(
         }
     }
     out
+}
+
+/// Does the body have a loop (a branch back to an earlier block)?
+fn has_loop(body: &Body) -> bool {
+    body.blocks
+        .iter()
+        .enumerate()
+        .any(|(b, block)| block.succs.iter().any(|s| s.index() <= b))
 }
 
 /// Code javac writes, not the developer: bridges, accessors, lambda bodies.

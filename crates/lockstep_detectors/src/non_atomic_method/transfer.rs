@@ -286,6 +286,22 @@ pub struct Builder<'a> {
     fields: FieldTable,
     /// Fields accessed on objects their creator has not handed out yet.
     pub owned_fields: std::collections::BTreeSet<super::guards::FieldName>,
+    /// Fields holding thread-safe JDK objects, with the locks (relative to
+    /// the object holding the field) that every call on them holds; `None`
+    /// once some call holds none of them.
+    owner_locks: rustc_hash::FxHashMap<super::guards::FieldName, Option<Vec<GuardLock>>>,
+}
+
+/// `held` relative to `holder`: the holder itself, one of its fields, a
+/// static or a class literal.
+fn relative_to(holder: &AccessPath, held: &AccessPath) -> Option<GuardLock> {
+    match held {
+        h if h == holder => Some(GuardLock::Itself),
+        AccessPath::Field(b, g) if **b == *holder => Some(GuardLock::Field(g.clone())),
+        AccessPath::Static(c, n) => Some(GuardLock::Static(c.clone(), n.clone())),
+        AccessPath::ClassLiteral(c) => Some(GuardLock::Class(c.clone())),
+        _ => None,
+    }
 }
 
 impl<'a> Builder<'a> {
@@ -302,6 +318,96 @@ impl<'a> Builder<'a> {
             shared,
             fields: FieldTable::default(),
             owned_fields: Default::default(),
+            owner_locks: Default::default(),
+        }
+    }
+
+    /// The receiver of a call: the field it was loaded from and the path
+    /// of the object holding that field (none for statics).
+    fn receiver_holder(
+        &mut self,
+        body: &Body,
+        call: &lockstep_ir::Call,
+    ) -> Option<(super::guards::FieldName, Option<AccessPath>)> {
+        let Some(Operand::Var(r)) = call.receiver.as_ref() else {
+            return None;
+        };
+        let holder = accesses::holder_of(body, *r, &mut self.fields, self.program)?;
+        let base = match body.access_path(*r) {
+            AccessPath::Field(b, _) => Some(*b),
+            _ => None,
+        };
+        Some((holder, base))
+    }
+
+    fn thread_safe_receiver(&self, call: &lockstep_ir::Call) -> bool {
+        let is_subtype = |a: &str, b: &str| self.program.is_subtype_name(a, b);
+        lockstep_models::is_jdk_class(&call.method.class)
+            && matches!(
+                lockstep_models::thread_safety_via(&call.method.class, &is_subtype),
+                Some(
+                    ThreadSafety::SelfSynchronized
+                        | ThreadSafety::Atomic
+                        | ThreadSafety::Concurrent
+                )
+            )
+    }
+
+    /// Pre-pass over every body: which fields hold thread-safe JDK objects
+    /// that are only ever called holding a common lock of their owner (a
+    /// pool's `Stack` used only in the pool's synchronized methods). Calls
+    /// on those move: no other thread can call in between.
+    pub fn scan_owner_locks(&mut self, methods: &[MethodId]) {
+        for &m in methods {
+            let Some(body) = self.program.body(m) else {
+                continue;
+            };
+            let in_ctor = self.program.method(m).is_constructor();
+            let locks = local_locks::analyse(self.program, &body);
+            for (i, stmt) in body.stmts.iter().enumerate() {
+                let StmtKind::Invoke { call, .. } = &stmt.kind else {
+                    continue;
+                };
+                if &*call.method.name == "<init>" || !self.thread_safe_receiver(call) {
+                    continue;
+                }
+                let Some((field, base)) = self.receiver_holder(&body, call) else {
+                    continue;
+                };
+                // The constructor's object is not shared yet.
+                if in_ctor && base == Some(AccessPath::This) {
+                    continue;
+                }
+                let here: Vec<GuardLock> = locks
+                    .at(StmtId(i as u32))
+                    .iter()
+                    .filter_map(|l| {
+                        let p = match l {
+                            LocalLock::SyncMethod if body.is_static => {
+                                AccessPath::ClassLiteral(body.class.clone())
+                            }
+                            LocalLock::SyncMethod => AccessPath::This,
+                            LocalLock::Monitor { path, .. } | LocalLock::Juc { path, .. } => {
+                                path.clone()
+                            }
+                        };
+                        match &base {
+                            Some(b) => relative_to(b, &p),
+                            None => relative_to(&AccessPath::Unknown, &p),
+                        }
+                    })
+                    .collect();
+                let slot = self
+                    .owner_locks
+                    .entry(field)
+                    .or_insert_with(|| Some(here.clone()));
+                if let Some(prev) = slot {
+                    prev.retain(|l| here.contains(l));
+                    if prev.is_empty() {
+                        *slot = None;
+                    }
+                }
+            }
         }
     }
 
@@ -497,7 +603,9 @@ impl<'a> Builder<'a> {
                 continue;
             }
             let racy_step = |desc: Option<String>| -> Basic {
-                if desc.as_deref().is_some_and(|d| d == "J" || d == "D") {
+                // JLS 17.7: a racy read of a long or double may see half
+                // of a write.
+                if a.kind == Kind::Read && desc.as_deref().is_some_and(|d| d == "J" || d == "D") {
                     Basic::Cmpd
                 } else {
                     Basic::Atomic
@@ -516,31 +624,30 @@ impl<'a> Builder<'a> {
                             _ => Atom::basic(otherwise),
                         }
                     };
+                    let racy = self.guards.racy_stmts.contains(&(m, a.stmt));
                     match guard {
                         Some(Guard::ReadOnly) => Atom::basic(if a.kind == Kind::Read {
                             Basic::Const
                         } else {
                             Basic::Mover
                         }),
-                        Some(Guard::ThisThread | Guard::Unique | Guard::RaceFree) => {
-                            Atom::basic(Basic::Mover)
+                        // An inferred guard holds, by construction, at every
+                        // access other threads see, whatever path names the
+                        // lock: race-free accesses move, racing ones do not
+                        // (slide 14). Only a declared guard can be broken.
+                        Some(Guard::GuardedBy(GuardLock::Annotated(text))) => {
+                            when(&GuardLock::Annotated(text), Basic::Error)
                         }
+                        Some(Guard::ThisThread | Guard::Unique) => Atom::basic(Basic::Mover),
                         Some(Guard::Volatile) => Atom::basic(Basic::Atomic),
-                        Some(Guard::GuardedBy(l)) => when(&l, Basic::Error),
-                        Some(Guard::WriteGuardedBy(l)) => {
-                            if a.kind == Kind::Write {
-                                when(&l, Basic::Error)
-                            } else {
-                                when(&l, unguarded())
-                            }
+                        // A racing access under its field's (write) guard
+                        // is still a mover when the caller or the method
+                        // holds that lock: EPAJ's rule for guarded accesses.
+                        Some(Guard::GuardedBy(l) | Guard::WriteGuardedBy(l)) if racy => {
+                            when(&l, unguarded())
                         }
-                        Some(Guard::Racy) => Atom::basic(unguarded()),
-                        None => {
-                            if self.guards.racy_stmts.contains(&(m, a.stmt)) {
-                                Atom::basic(unguarded())
-                            } else {
-                                Atom::basic(Basic::Mover)
-                            }
+                        Some(_) | None => {
+                            Atom::basic(if racy { unguarded() } else { Basic::Mover })
                         }
                     }
                 }
@@ -640,7 +747,7 @@ impl<'a> Builder<'a> {
     /// The event of a call statement.
     #[allow(clippy::too_many_arguments)]
     fn call_event(
-        &self,
+        &mut self,
         m: MethodId,
         body: &Body,
         s: StmtId,
@@ -718,7 +825,14 @@ impl<'a> Builder<'a> {
             .as_ref()
             .map(|r| self.operand_info(m, body, r));
         if jdk && lockstep_models::is_jdk_class(&target.class) {
-            fixed = fixed.join(&self.jdk_call(call, this.as_ref(), held));
+            let owned_by_lock = self.thread_safe_receiver(call)
+                && self
+                    .receiver_holder(body, call)
+                    .and_then(|(f, _)| self.owner_locks.get(&f).cloned().flatten())
+                    .is_some_and(|l| !l.is_empty());
+            if !owned_by_lock {
+                fixed = fixed.join(&self.jdk_call(call, this.as_ref(), held));
+            }
         }
         callees.sort();
         if callees.is_empty() {
@@ -816,6 +930,8 @@ struct State {
     opener: Option<u32>,
     /// The two events that could not be reduced.
     fail: Option<(u32, u32)>,
+    /// The first event that broke its field's locking discipline.
+    error: Option<u32>,
 }
 
 impl State {
@@ -824,6 +940,7 @@ impl State {
         worst: Basic::Const,
         opener: None,
         fail: None,
+        error: None,
     };
 
     fn join(&self, o: &State) -> State {
@@ -841,6 +958,7 @@ impl State {
                 (x, None) => x,
                 (None, y) => y,
             },
+            error: min(self.error, o.error),
         }
     }
 
@@ -871,7 +989,7 @@ impl State {
             Move::Compound => fail(self, e),
             Move::Error => {
                 self.worst = Basic::Error;
-                self.fail.get_or_insert((e, e));
+                self.error.get_or_insert(e);
             }
         }
     }
@@ -966,12 +1084,14 @@ pub fn evaluate(sk: &Skeleton, summary: &dyn Fn(MethodId) -> Option<Arc<Summary>
             .collect();
         let end = run(sk, &moves);
         table.push(end.worst);
+        let pair = match (end.worst, end.error) {
+            (Basic::Error, Some(e)) => Some((e, e, true)),
+            _ => end.fail.map(|(a, b)| (a, b, false)),
+        };
         witnesses.push(if end.worst.is_atomic() {
             None
         } else {
-            end.fail.map(|(a, b)| {
-                Arc::new(witness(sk, a, b, end.worst == Basic::Error, &held, summary))
-            })
+            pair.map(|(a, b, error)| Arc::new(witness(sk, a, b, error, &held, summary)))
         });
     }
     let mut atom = Atom::from_table(vars.clone(), table);
