@@ -686,6 +686,16 @@ impl Reporter<'_> {
                     location(p, m, Some(wt.second.stmt)),
                     format!("unguarded: {}", self.op_long(&wt.second)),
                 );
+            } else if wt.first.stmt == wt.second.stmt {
+                // One operation that is not atomic by itself (a torn read,
+                // a non-atomic callee) or that a loop repeats.
+                f = f.with_related(
+                    location(p, m, Some(wt.first.stmt)),
+                    format!(
+                        "not atomic by itself or when repeated: {}",
+                        self.op_long(&wt.first)
+                    ),
+                );
             } else {
                 f = f.with_related(
                     location(p, m, Some(wt.first.stmt)),
