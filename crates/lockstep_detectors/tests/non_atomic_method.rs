@@ -259,8 +259,9 @@ fn open_library() {
 /// the enclosing instance, a field written under the lock but read
 /// without it is write-guarded, a field of an object that never leaves
 /// its thread is thisThread, one only written right after allocation is
-/// unique. And the atomicities these guards give: the synchronized
-/// `deposit` is a mover when its lock is held, atomic otherwise.
+/// unique; `@GuardedBy` wins over inference, and an access that breaks it
+/// is `error` (reported). And the atomicities these guards give: `fee`
+/// is a mover when its lock is held, atomic otherwise.
 #[test]
 fn guards_are_inferred_per_field() {
     check("guards", CLOSED);
@@ -292,6 +293,12 @@ fn guards_are_inferred_per_field() {
     );
     assert_eq!(guard("guards.Scratch.used"), "thisThread");
     assert_eq!(guard("guards.Ticket.id"), "unique");
+    // A declared guard wins over the inferred one (`self`), and breaking
+    // it is `error`.
+    assert_eq!(
+        guard("guards.Account.declared"),
+        "guarded_by @GuardedBy(\"lock\")"
+    );
     let method = |name: &str| {
         overview
             .methods

@@ -632,7 +632,7 @@ impl Reporter<'_> {
         let (message, stmt) = match &witness {
             Some(wt) if wt.error => (
                 format!(
-                    "`{name}` is not atomic: it {} without the lock that guards it everywhere else",
+                    "`{name}` breaks its locking discipline: it {} without the lock its field's @GuardedBy names",
                     self.op_long(&wt.second)
                 ),
                 Some(wt.second.stmt),
