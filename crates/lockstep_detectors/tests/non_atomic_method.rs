@@ -313,6 +313,13 @@ fn guards_are_inferred_per_field() {
     );
     assert_eq!(method("Account.limits").atomicity, "const");
     assert!(method("Account.peek").atomic_everywhere);
+    let declared = method("Account.bumpDeclared");
+    assert!(
+        declared.atomicity.contains("this.lock ? mover"),
+        "{declared:?}"
+    );
+    assert!(declared.atomicity.contains("error"), "{declared:?}");
+    assert!(!declared.atomic_everywhere);
     assert!(overview.stats.reached > 0);
     assert!(overview.stats.atomic_everywhere <= overview.stats.reached);
     assert!(overview
