@@ -512,13 +512,7 @@ impl<'a> Analysis<'a> {
             _ => None,
         };
         let local_match = local.iter().any(|l| {
-            let p = match l {
-                LocalLock::SyncMethod if body.is_static => {
-                    AccessPath::ClassLiteral(body.class.clone())
-                }
-                LocalLock::SyncMethod => AccessPath::This,
-                LocalLock::Monitor { path, .. } | LocalLock::Juc { path, .. } => path.clone(),
-            };
+            let p = l.path(body);
             if wanted.as_ref() == Some(&p) {
                 return true;
             }

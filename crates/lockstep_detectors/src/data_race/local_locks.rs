@@ -37,6 +37,16 @@ pub enum LocalLock {
 }
 
 impl LocalLock {
+    /// The lock as an access path of `body`: `this` or the class literal
+    /// for a `synchronized` method, else the path the body names it by.
+    pub fn path(&self, body: &Body) -> AccessPath {
+        match self {
+            LocalLock::SyncMethod if body.is_static => AccessPath::ClassLiteral(body.class.clone()),
+            LocalLock::SyncMethod => AccessPath::This,
+            LocalLock::Monitor { path, .. } | LocalLock::Juc { path, .. } => path.clone(),
+        }
+    }
+
     /// How the source names the lock (`this`, `lock`, `Outer.LOCK`).
     pub fn display(&self, body: &Body) -> String {
         let short = |p: &AccessPath| {

@@ -32,7 +32,7 @@ use lockstep_program::{EdgeKind, MethodId, Program};
 use super::atomicity::{Atomicity, Basic, Subst, MAX_VARS};
 use super::guards::{Guard, GuardLock, Guards};
 use crate::data_race::accesses::{self, Exempt, FieldTable, Kind, Target};
-use crate::data_race::local_locks::{self, LocalLock};
+use crate::data_race::local_locks;
 
 /// Most lock variables one method's atomicity is computed over (each
 /// doubles the evaluations of its body).
@@ -382,15 +382,7 @@ impl<'a> Builder<'a> {
                     .at(StmtId(i as u32))
                     .iter()
                     .filter_map(|l| {
-                        let p = match l {
-                            LocalLock::SyncMethod if body.is_static => {
-                                AccessPath::ClassLiteral(body.class.clone())
-                            }
-                            LocalLock::SyncMethod => AccessPath::This,
-                            LocalLock::Monitor { path, .. } | LocalLock::Juc { path, .. } => {
-                                path.clone()
-                            }
-                        };
+                        let p = l.path(&body);
                         match &base {
                             Some(b) => relative_to(b, &p),
                             None => relative_to(&AccessPath::Unknown, &p),
@@ -527,19 +519,8 @@ impl<'a> Builder<'a> {
         let data = self.program.method(m);
         let in_ctor = data.is_constructor();
         let locks = local_locks::analyse(self.program, &body);
-        let held_paths = |s: StmtId| -> Vec<AccessPath> {
-            locks
-                .at(s)
-                .iter()
-                .map(|l| match l {
-                    LocalLock::SyncMethod if body.is_static => {
-                        AccessPath::ClassLiteral(body.class.clone())
-                    }
-                    LocalLock::SyncMethod => AccessPath::This,
-                    LocalLock::Monitor { path, .. } | LocalLock::Juc { path, .. } => path.clone(),
-                })
-                .collect()
-        };
+        let held_paths =
+            |s: StmtId| -> Vec<AccessPath> { locks.at(s).iter().map(|l| l.path(&body)).collect() };
         let (acc, exempt) = accesses::collect(self.program, m, &body, &mut self.fields);
         let mut step: Vec<Option<(Atom, OpKind)>> = vec![None; body.stmts.len()];
         let mut add = |s: StmtId, a: Atom, op: OpKind| {
