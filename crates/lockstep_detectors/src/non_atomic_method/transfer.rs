@@ -206,14 +206,6 @@ pub fn in_scope(p: &AccessPath) -> bool {
     }
 }
 
-fn root_is_this(p: &AccessPath) -> bool {
-    match p {
-        AccessPath::This => true,
-        AccessPath::Field(b, _) | AccessPath::OuterThis(b, _) => root_is_this(b),
-        _ => false,
-    }
-}
-
 /// A callee path instantiated at a call site.
 fn rebase(
     p: &AccessPath,
@@ -244,9 +236,7 @@ pub fn subst_at(v: &LockVar, site: &CallSite) -> Subst<LockVar> {
             let Some(q) = rebase(p, this, &site.args) else {
                 return Subst::NotHeld;
             };
-            if site.held.contains(&q)
-                || (site.ctor_this && root_is_this(&q) && matches!(q, AccessPath::This))
-            {
+            if site.held.contains(&q) || (site.ctor_this && q == AccessPath::This) {
                 Subst::Held
             } else if in_scope(&q) {
                 Subst::Var(LockVar::Held(q))
