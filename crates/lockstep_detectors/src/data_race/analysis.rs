@@ -838,6 +838,21 @@ impl<'a> Analysis<'a> {
             let explaining = explanation
                 .as_ref()
                 .is_some_and(|e| target_name(target).as_deref() == Some(&e.field));
+            // Source keys once per access, ranked so that the pair loop
+            // compares integers in source-key order (the keys hold class
+            // names: comparing them per pair dominated big programs).
+            let keys: Vec<SourceKey> = list.iter().map(|a| self.source_key(a)).collect();
+            let rank: Vec<u32> = {
+                let mut sorted: Vec<&SourceKey> = keys.iter().collect();
+                sorted.sort();
+                sorted.dedup();
+                keys.iter()
+                    .map(|k| sorted.binary_search(&k).map(|r| r as u32).unwrap_or(0))
+                    .collect()
+            };
+            // Per racing access (by rank): (its index, its first partner's
+            // index, the roots), and every partner by rank.
+            let mut local: BTreeMap<u32, LocalRace> = BTreeMap::new();
             for i in 0..list.len() {
                 for j in i..list.len() {
                     let (a, b) = (&list[i], &list[j]);
@@ -877,36 +892,54 @@ impl<'a> Analysis<'a> {
                     racy.insert((a.method, a.stmt));
                     racy.insert((b.method, b.stmt));
                     let Some(rr) = concurrent(a, b) else { continue };
-                    let (first, second, rr) = if std::ptr::eq(order_pair(self.program, a, b).0, a) {
-                        (a, b, rr)
+                    let (fi, si, rr) = if std::ptr::eq(order_pair(self.program, a, b).0, a) {
+                        (i, j, rr)
                     } else {
-                        (b, a, (rr.1, rr.0))
+                        (j, i, (rr.1, rr.0))
                     };
                     // One finding per field and racing access (the write);
                     // every access it races with is listed, once per source
                     // location (a write wins over a read at one location).
-                    let name = target_name(target).unwrap_or_default();
-                    let key = (target.clone(), name, self.source_key(first));
-                    let entry = races.entry(key.clone()).or_insert_with(|| Race {
-                        target: target.clone(),
-                        first: first.clone(),
-                        second: second.clone(),
+                    let entry = local.entry(rank[fi]).or_insert_with(|| LocalRace {
+                        first: fi,
+                        second: si,
                         roots: rr,
-                        objects: Vec::new(),
-                        guard: None,
-                        others: Vec::new(),
+                        partners: BTreeMap::new(),
                     });
-                    let list = partners.entry(key).or_default();
-                    let slot = list
-                        .entry(self.source_key(second))
+                    let slot = entry.partners.entry(rank[si]).or_insert((si, rr));
+                    if list[slot.0].kind == Kind::Read && list[si].kind == Kind::Write {
+                        *slot = (si, rr);
+                    }
+                }
+            }
+            if local.is_empty() {
+                continue;
+            }
+            let name = target_name(target).unwrap_or_default();
+            for lr in local.into_values() {
+                let key = (target.clone(), name.clone(), keys[lr.first].clone());
+                let entry = races.entry(key.clone()).or_insert_with(|| Race {
+                    target: target.clone(),
+                    first: list[lr.first].clone(),
+                    second: list[lr.second].clone(),
+                    roots: lr.roots,
+                    objects: Vec::new(),
+                    guard: None,
+                    others: Vec::new(),
+                });
+                if let Some(o) = obj {
+                    if !entry.objects.contains(o) && entry.objects.len() < 8 {
+                        entry.objects.push(*o);
+                    }
+                }
+                let global = partners.entry(key).or_default();
+                for (si, rr) in lr.partners.into_values() {
+                    let second = &list[si];
+                    let slot = global
+                        .entry(keys[si].clone())
                         .or_insert_with(|| (second.clone(), rr));
                     if slot.0.kind == Kind::Read && second.kind == Kind::Write {
                         *slot = (second.clone(), rr);
-                    }
-                    if let Some(o) = obj {
-                        if !entry.objects.contains(o) && entry.objects.len() < 8 {
-                            entry.objects.push(*o);
-                        }
                     }
                 }
             }
@@ -1078,6 +1111,15 @@ impl Analysis<'_> {
 
 /// One finding: the field and the location of the racing write.
 type RaceKey = (Target, String, SourceKey);
+
+/// A finding's racing access within one bucket: indices into the bucket,
+/// and its partners by source-key rank.
+struct LocalRace {
+    first: usize,
+    second: usize,
+    roots: (u32, u32),
+    partners: BTreeMap<u32, (usize, (u32, u32))>,
+}
 
 /// An access racing with a finding's write, with the pair of roots.
 type Partner = (Access, (u32, u32));
