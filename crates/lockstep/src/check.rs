@@ -272,7 +272,7 @@ pub fn run(args: &CheckArgs) -> u8 {
                 "atomicity: {} of {} reached methods proven atomic at every call site ({:.1}%), {} must be atomic, {} warnings ({} before clustering), {} fields typed, {} method evaluations",
                 s.atomic_everywhere,
                 s.reached,
-                if s.reached == 0 { 100.0 } else { s.atomic_everywhere as f64 * 100.0 / s.reached as f64 },
+                s.atomic_share(),
                 s.must_be_atomic,
                 s.warnings,
                 s.warnings_before_clustering,

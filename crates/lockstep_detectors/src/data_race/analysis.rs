@@ -1047,37 +1047,15 @@ impl Analysis<'_> {
         if let Some(&v) = self.locking_classes.get(class) {
             return v;
         }
-        let v = (|| {
-            let c = self.program.class_by_name(class)?;
-            let info = self.program.class(c);
-            if class_policy(&info.file.annotations).thread_safe {
-                return Some(true);
+        let v = match self.program.class_by_name(class) {
+            Some(c) => {
+                let program = self.program;
+                concurrent_intent(program, c, &mut |m, body| {
+                    self.locks_of(m, body).before.iter().any(|l| !l.is_empty())
+                })
             }
-            let concurrent_field = info.file.fields.iter().any(|f| {
-                f.access_flags & lockstep_classfile::access::VOLATILE != 0
-                    || f.descriptor.starts_with("Ljava/util/concurrent/")
-            });
-            if concurrent_field {
-                return Some(true);
-            }
-            for &m in &info.methods {
-                if self.program.method(m).is_synchronized() {
-                    return Some(true);
-                }
-                let Some(body) = self.program.body(m) else {
-                    continue;
-                };
-                if !body.monitors.is_empty() {
-                    return Some(true);
-                }
-                let locks = self.locks_of(m, &body);
-                if locks.before.iter().any(|l| !l.is_empty()) {
-                    return Some(true);
-                }
-            }
-            Some(false)
-        })()
-        .unwrap_or(false);
+            None => false,
+        };
         self.locking_classes.insert(Arc::from(class), v);
         v
     }
@@ -1107,6 +1085,39 @@ impl Analysis<'_> {
         }
         classes.iter().any(|c| self.class_uses_locks(c))
     }
+}
+
+/// Does a class show it is meant for concurrent use: `@ThreadSafe`, a
+/// `volatile` or `java.util.concurrent` field, a `synchronized` method or
+/// block, or a body for which `takes_juc_lock` holds?
+pub(crate) fn concurrent_intent(
+    program: &Program,
+    class: lockstep_program::ClassId,
+    takes_juc_lock: &mut dyn FnMut(MethodId, &Body) -> bool,
+) -> bool {
+    let info = program.class(class);
+    if class_policy(&info.file.annotations).thread_safe {
+        return true;
+    }
+    let concurrent_field = info.file.fields.iter().any(|f| {
+        f.access_flags & lockstep_classfile::access::VOLATILE != 0
+            || f.descriptor.starts_with("Ljava/util/concurrent/")
+    });
+    if concurrent_field {
+        return true;
+    }
+    for &m in &info.methods {
+        if program.method(m).is_synchronized() {
+            return true;
+        }
+        let Some(body) = program.body(m) else {
+            continue;
+        };
+        if !body.monitors.is_empty() || takes_juc_lock(m, &body) {
+            return true;
+        }
+    }
+    false
 }
 
 /// One finding: the field and the location of the racing write.

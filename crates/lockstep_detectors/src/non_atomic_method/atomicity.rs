@@ -135,15 +135,6 @@ impl<V: Ord + Clone> Atomicity<V> {
         Atomicity { vars, table }.reduced()
     }
 
-    /// The basic atomicity when it does not depend on any lock.
-    pub fn as_basic(&self) -> Option<Basic> {
-        if self.vars.is_empty() {
-            self.table.first().copied()
-        } else {
-            None
-        }
-    }
-
     pub fn vars(&self) -> &[V] {
         &self.vars
     }
@@ -192,11 +183,6 @@ impl<V: Ord + Clone> Atomicity<V> {
     /// The worst value over every held set.
     pub fn worst(&self) -> Basic {
         self.table.iter().copied().max().unwrap_or(Basic::Error)
-    }
-
-    /// The best value over every held set.
-    pub fn best(&self) -> Basic {
-        self.table.iter().copied().min().unwrap_or(Basic::Error)
     }
 
     pub fn seq(&self, other: &Self) -> Self {

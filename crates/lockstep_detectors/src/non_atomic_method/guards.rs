@@ -130,8 +130,8 @@ pub struct Guards {
 }
 
 impl Guards {
-    pub fn of(&self, class: &str, name: &str) -> Option<&Guard> {
-        self.fields.get(&(Arc::from(class), Arc::from(name)))
+    pub fn of(&self, class: &Arc<str>, name: &Arc<str>) -> Option<&Guard> {
+        self.fields.get(&(class.clone(), name.clone()))
     }
 }
 

@@ -27,8 +27,8 @@ use rustc_hash::FxHashSet;
 use self::atomicity::Basic;
 use self::inference::{Inference, Reached};
 use self::transfer::{Builder, LockVar, Op, OpKind, Summary, Witness};
-use crate::data_race::analysis::Analysis;
-use crate::data_race::annotations::{class_policy, named};
+use crate::data_race::analysis::{concurrent_intent, Analysis};
+use crate::data_race::annotations::named;
 use crate::data_race::threads::in_loop;
 use crate::util::{location, position, short_method};
 use crate::{Context, Detector, RuleMeta};
@@ -116,6 +116,13 @@ pub struct Stats {
     pub inference_time: std::time::Duration,
 }
 
+impl Stats {
+    /// Percentage of reached methods proven atomic at every call site.
+    pub fn atomic_share(&self) -> f64 {
+        percent(self.atomic_everywhere, self.reached)
+    }
+}
+
 /// Everything the analysis concluded.
 pub struct Overview {
     pub findings: Vec<Finding>,
@@ -151,7 +158,7 @@ impl Overview {
             "{} of {} reached methods proven atomic at every call site ({:.0}%)",
             s.atomic_everywhere,
             s.reached,
-            percent(s.atomic_everywhere, s.reached)
+            s.atomic_share()
         ));
         lines
     }
@@ -313,27 +320,7 @@ fn entries(program: &Program, pt: &PointsToResult, inf: &Inference) -> Vec<usize
     out
 }
 
-/// Does a class show it is meant for concurrent use: a lock taken in it,
-/// a `volatile` or `java.util.concurrent` field, or `@ThreadSafe`?
-fn concurrent_intent(program: &Program, class: lockstep_program::ClassId) -> bool {
-    let info = program.class(class);
-    if class_policy(&info.file.annotations).thread_safe {
-        return true;
-    }
-    if info.file.fields.iter().any(|f| {
-        f.access_flags & lockstep_classfile::access::VOLATILE != 0
-            || f.descriptor.starts_with("Ljava/util/concurrent/")
-    }) {
-        return true;
-    }
-    info.methods.iter().any(|&m| {
-        program.method(m).is_synchronized()
-            || program
-                .body(m)
-                .is_some_and(|b: Arc<Body>| !b.monitors.is_empty() || calls_lock(program, &b))
-    })
-}
-
+/// Does a body call a `java.util.concurrent` lock's `lock()`?
 fn calls_lock(program: &Program, body: &Body) -> bool {
     body.stmts.iter().any(|s| match &s.kind {
         lockstep_ir::StmtKind::Invoke { call, .. } => {
@@ -417,9 +404,9 @@ fn targets(
         }
         let class_shared = shared_classes.contains(&info.name)
             && (cx.options.open_every_class
-                || *intent
-                    .entry(d.class)
-                    .or_insert_with(|| concurrent_intent(program, d.class)));
+                || *intent.entry(d.class).or_insert_with(|| {
+                    concurrent_intent(program, d.class, &mut |_, b| calls_lock(program, b))
+                }));
         if d.is_synchronized() && (d.is_static() || class_shared) {
             out.insert(i, Reason::Synchronized);
         } else if class_shared && d.is_public() && !d.is_static() {

@@ -280,6 +280,8 @@ pub struct Builder<'a> {
     /// the object holding the field) that every call on them holds; `None`
     /// once some call holds none of them.
     owner_locks: rustc_hash::FxHashMap<super::guards::FieldName, Option<Vec<GuardLock>>>,
+    /// Each body's local locks, computed once for both passes.
+    body_locks: rustc_hash::FxHashMap<MethodId, Arc<local_locks::BodyLocks>>,
 }
 
 /// `held` relative to `holder`: the holder itself, one of its fields, a
@@ -309,7 +311,15 @@ impl<'a> Builder<'a> {
             fields: FieldTable::default(),
             owned_fields: Default::default(),
             owner_locks: Default::default(),
+            body_locks: Default::default(),
         }
+    }
+
+    fn locks_of(&mut self, m: MethodId, body: &Body) -> Arc<local_locks::BodyLocks> {
+        self.body_locks
+            .entry(m)
+            .or_insert_with(|| Arc::new(local_locks::analyse(self.program, body)))
+            .clone()
     }
 
     /// The receiver of a call: the field it was loaded from and the path
@@ -353,7 +363,7 @@ impl<'a> Builder<'a> {
                 continue;
             };
             let in_ctor = self.program.method(m).is_constructor();
-            let locks = local_locks::analyse(self.program, &body);
+            let locks = self.locks_of(m, &body);
             for (i, stmt) in body.stmts.iter().enumerate() {
                 let StmtKind::Invoke { call, .. } = &stmt.kind else {
                     continue;
@@ -508,7 +518,7 @@ impl<'a> Builder<'a> {
         let body = self.program.body(m)?;
         let data = self.program.method(m);
         let in_ctor = data.is_constructor();
-        let locks = local_locks::analyse(self.program, &body);
+        let locks = self.locks_of(m, &body);
         let held_paths =
             |s: StmtId| -> Vec<AccessPath> { locks.at(s).iter().map(|l| l.path(&body)).collect() };
         let (acc, exempt) = accesses::collect(self.program, m, &body, &mut self.fields);
