@@ -587,7 +587,7 @@ pub fn concurrent_intent(
     }
     let concurrent_field = info.file.fields.iter().any(|f| {
         f.access_flags & lockstep_classfile::access::VOLATILE != 0
-            || f.descriptor.starts_with("Ljava/util/concurrent/")
+            || lockstep_models::is_concurrent_field_type(&f.descriptor)
     });
     if concurrent_field {
         return true;

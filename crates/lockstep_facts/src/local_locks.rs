@@ -93,7 +93,7 @@ fn juc_effect(program: &Program, call: &lockstep_ir::Call) -> Option<LockEffect>
     if !lockstep_models::is_jdk_class(&m.class) && !m.class.starts_with('[') {
         // Application classes implementing `Lock` are not modelled: their
         // `lock()` is analysed as code.
-        let is_lock = program.is_subtype_name(&m.class, "java/util/concurrent/locks/Lock");
+        let is_lock = program.is_subtype_name(&m.class, lockstep_models::LOCK_INTERFACE);
         if !is_lock {
             return None;
         }

@@ -267,7 +267,7 @@ impl Resolver<'_> {
         let p = self.p;
         let run = p.dispatch(cls, "run", "()V");
         let overridden =
-            run.is_some_and(|r| &*p.class(p.method(r).class).name != "java/lang/Thread");
+            run.is_some_and(|r| &*p.class(p.method(r).class).name != lockstep_models::THREAD_CLASS);
         if overridden {
             q.out.push(TaskSource {
                 kind: SourceKind::Class(cls),
@@ -298,14 +298,16 @@ impl Resolver<'_> {
                     self.var(q, m, body, *a, TaskShape::Functional, &RUNNABLE, hops, flow)
                 }
                 Some(Operand::Const(_)) => {}
-                None if &*p.class(cls).name != "java/lang/Thread" => q.out.push(TaskSource {
-                    // A subclass that does not override run and takes no
-                    // Runnable: Thread.run, which runs whatever target a
-                    // super constructor got.
-                    kind: SourceKind::Class(cls),
-                    entry: &THREAD,
-                    via_flow: flow,
-                }),
+                None if &*p.class(cls).name != lockstep_models::THREAD_CLASS => {
+                    q.out.push(TaskSource {
+                        // A subclass that does not override run and takes no
+                        // Runnable: Thread.run, which runs whatever target a
+                        // super constructor got.
+                        kind: SourceKind::Class(cls),
+                        entry: &THREAD,
+                        via_flow: flow,
+                    })
+                }
                 None => {}
             }
         }
