@@ -72,10 +72,22 @@ pub(crate) fn inputs(input: &args::InputArgs) -> lockstep_driver::Inputs {
 }
 
 /// Configure the worker pool once; output never depends on its size.
+/// More worker threads than this many per core only cost memory and
+/// stack space (`-j 20000` used to exhaust the process).
+const THREADS_PER_CORE_LIMIT: usize = 4;
+
 pub(crate) fn init_threads(threads: Option<usize>) {
     if let Some(n) = threads {
+        let cores = std::thread::available_parallelism().map_or(1, |c| c.get());
+        let limit = cores * THREADS_PER_CORE_LIMIT;
+        let n = if n > limit {
+            eprintln!("note: -j {n} is more than this machine can run ({cores} cores); using {limit} threads");
+            limit
+        } else {
+            n.max(1)
+        };
         let _ = rayon::ThreadPoolBuilder::new()
-            .num_threads(n.max(1))
+            .num_threads(n)
             .build_global();
     }
 }
