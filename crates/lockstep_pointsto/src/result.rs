@@ -15,15 +15,16 @@ use std::sync::Arc;
 
 use lockstep_ir::{AccessPath, StmtId, VarId};
 use lockstep_models::TaskLaunch;
-use lockstep_program::{CallEdge, EdgeKind, EntryPoints, MethodId, Program};
+use lockstep_program::{
+    edges_at, edges_from, CallEdge, CalleeIndex, EdgeKind, EntryPoints, MethodId, Program,
+};
 use rustc_hash::FxHashMap;
 
 use crate::config::Config;
-use crate::facts::{Slot, NO_SLOT};
+use crate::ids::{CtxId, FieldId, MCtxId, ObjId, PtrId, SiteId, Slot, NO_SLOT};
 use crate::keys::{FieldKey, SiteKey};
 use crate::pts::IdSet;
-use crate::rules::{FieldId, Rules, SiteId};
-use crate::solver::{CtxId, MCtxId, ObjId, PtrId};
+use crate::raw::{PtrKind, RawResult};
 
 /// An abstract object: an allocation site (or special object) with a heap context.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -133,40 +134,23 @@ pub struct PtaCallGraph {
     pub reachable: Vec<MethodId>,
     /// `<clinit>`s reached by class initialisation, sorted.
     pub class_inits: Vec<MethodId>,
-    by_callee: Vec<u32>,
+    by_callee: CalleeIndex,
 }
 
 impl PtaCallGraph {
     /// Edges leaving `m`, sorted by site.
     pub fn callees(&self, m: MethodId) -> &[CallEdge] {
-        let lo = self.edges.partition_point(|e| e.caller < m);
-        let hi = self.edges.partition_point(|e| e.caller <= m);
-        &self.edges[lo..hi]
+        edges_from(&self.edges, m)
     }
 
     /// Edges leaving one call site.
     pub fn callees_at(&self, m: MethodId, site: StmtId) -> &[CallEdge] {
-        let lo = self
-            .edges
-            .partition_point(|e| (e.caller, e.site) < (m, site));
-        let hi = self
-            .edges
-            .partition_point(|e| (e.caller, e.site) <= (m, site));
-        &self.edges[lo..hi]
+        edges_at(&self.edges, m, site)
     }
 
     /// Edges entering `m`, sorted by (caller, site).
     pub fn callers(&self, m: MethodId) -> impl Iterator<Item = &CallEdge> + '_ {
-        let edges = &self.edges;
-        let lo = self
-            .by_callee
-            .partition_point(|&i| edges[i as usize].callee < m);
-        let hi = self
-            .by_callee
-            .partition_point(|&i| edges[i as usize].callee <= m);
-        self.by_callee[lo..hi]
-            .iter()
-            .map(move |&i| &edges[i as usize])
+        self.by_callee.callers(&self.edges, m)
     }
 
     pub fn is_reachable(&self, m: MethodId) -> bool {
@@ -205,58 +189,6 @@ pub struct Stats {
     /// Heap bytes held by points-to sets (a lower bound on the analysis' memory).
     pub set_bytes: usize,
     pub millis: u128,
-}
-
-/// What a pointer node is (for canonical output).
-#[derive(Debug, Clone, Copy)]
-pub(crate) enum PtrKind {
-    Var(MCtxId, Slot),
-    Field(ObjId, FieldId),
-    Static(FieldId),
-    Exc,
-    /// Solver temporaries (models), not part of the result's meaning.
-    Temp,
-}
-
-/// A thread start as the solver records it.
-pub(crate) struct RawThreadStart {
-    pub caller: MCtxId,
-    pub stmt: StmtId,
-    pub launch: &'static TaskLaunch,
-    pub task: ObjId,
-}
-
-/// The solver's state, handed over for packaging.
-pub(crate) struct RawResult {
-    pub entries: EntryPoints,
-    pub sites: Vec<SiteKey>,
-    pub site_types: Vec<Arc<str>>,
-    pub fields: Vec<FieldKey>,
-    pub contexts: Vec<Box<[SiteId]>>,
-    pub objects: Vec<(SiteId, CtxId)>,
-    pub method_contexts: Vec<(MethodId, CtxId)>,
-    pub mctx_base: Vec<PtrId>,
-    pub var_slots: FxHashMap<MethodId, Arc<[Slot]>>,
-    pub pts: Vec<IdSet>,
-    pub kinds: Vec<PtrKind>,
-    pub field_ptr: FxHashMap<(ObjId, FieldId), PtrId>,
-    pub static_ptr: FxHashMap<FieldId, PtrId>,
-    pub exc_ptr: Option<PtrId>,
-    pub cs_edges: Vec<(MCtxId, StmtId, EdgeKind, MCtxId)>,
-    pub thread_starts: Vec<RawThreadStart>,
-    pub class_inits: Vec<MethodId>,
-    pub iterations: u64,
-    pub budget_fallbacks: u64,
-    pub copy_edges: usize,
-    pub templates_built: usize,
-    pub millis: u128,
-}
-
-/// Site keys, site type names and field keys out of the shared tables.
-pub(crate) fn tables_of(r: Rules<'_>) -> (Vec<SiteKey>, Vec<Arc<str>>, Vec<FieldKey>) {
-    let p = r.p;
-    let site_types = r.t.site_ty.iter().map(|&t| r.t.types.name(p, t)).collect();
-    (r.t.sites.into_keys(), site_types, r.t.fields.into_keys())
 }
 
 /// The result of [`crate::PointsTo::solve`].
@@ -337,7 +269,7 @@ impl PointsToResult {
             .collect();
         edges.sort_unstable();
         edges.dedup();
-        let by_callee = index_by_callee(&edges);
+        let by_callee = CalleeIndex::new(&edges);
         let mut cs_by_callee: Vec<u32> = (0..cs_edges.len() as u32).collect();
         cs_by_callee.sort_by_key(|&i| {
             let e = &cs_edges[i as usize];
@@ -887,14 +819,4 @@ pub struct Canonical {
     pub edges: BTreeSet<CanonEdge>,
     /// Non-empty points-to sets only.
     pub pts: BTreeMap<CanonPtr, BTreeSet<CanonObj>>,
-}
-
-/// Edge indices grouped by callee, each group in (caller, site) order.
-fn index_by_callee(edges: &[CallEdge]) -> Vec<u32> {
-    let mut idx: Vec<u32> = (0..edges.len() as u32).collect();
-    idx.sort_by_key(|&i| {
-        let e = &edges[i as usize];
-        (e.callee, e.caller, e.site, e.kind)
-    });
-    idx
 }

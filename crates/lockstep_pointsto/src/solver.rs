@@ -47,19 +47,14 @@ use lockstep_program::{ClassId, EdgeKind, EntryPoints, MethodId, Program};
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::config::Config;
-use crate::facts::{Fact, LambdaFact, LambdaImpl, Slot, Target, Template};
+use crate::facts::{self, Fact, LambdaFact, LambdaImpl, Target, Template};
 use crate::filters::Filters;
+use crate::ids::{CtxId, FieldId, MCtxId, ObjId, PtrId, SiteId, Slot, TypeId};
 use crate::intern::Interner;
 use crate::keys::SiteKey;
 use crate::pts::IdSet;
-use crate::result::{self, PtrKind, RawResult, RawThreadStart};
-use crate::rules::{heap_context, receiver_context, FieldId, Rules, SiteId};
-use crate::types::TypeId;
-
-pub(crate) type PtrId = u32;
-pub(crate) type ObjId = u32;
-pub(crate) type CtxId = u32;
-pub(crate) type MCtxId = u32;
+use crate::raw::{PtrKind, RawResult, RawThreadStart};
+use crate::rules::{heap_context, receiver_context, Rules};
 
 const NO_FILTER: u32 = u32::MAX;
 /// The `via` of ordinary call edges, whose arguments are those of their
@@ -637,7 +632,7 @@ impl<'p> Solver<'p> {
         let site = self.r.t.named_site(self.r.p, SiteKey::Entry(Arc::from(ty)));
         let o = self.obj(site, 0);
         if let Some(component) = ty.strip_prefix('[') {
-            if let Some(inner) = crate::facts::ref_type_name(component) {
+            if let Some(inner) = facts::ref_type_name(component) {
                 let e = self.r.t.element();
                 if !self.field_ptr.contains_key(&(o, e)) {
                     let fp = self.field_ptr(o, e);
@@ -659,7 +654,7 @@ impl<'p> Solver<'p> {
             lockstep_program::descriptor::param_types(&md.descriptor)
                 .unwrap_or_default()
                 .into_iter()
-                .map(crate::facts::ref_type_name)
+                .map(facts::ref_type_name)
                 .collect();
         let this = if md.is_static() {
             None
@@ -1286,7 +1281,7 @@ impl<'p> Solver<'p> {
             .map(|t| (t.method, t.var_slot.clone()))
             .collect();
         let templates_built = r.templates_built;
-        let (sites, site_types, fields) = result::tables_of(r);
+        let (sites, site_types, fields) = r.t.into_keys(r.p);
         RawResult {
             entries: entries.clone(),
             sites,
