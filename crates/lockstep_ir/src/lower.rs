@@ -14,10 +14,10 @@
 
 use std::sync::Arc;
 
-use lockstep_classfile::{access, ClassFile, MethodInfo};
+use lockstep_classfile::{access, descriptor, ClassFile, MethodInfo};
 
 use crate::cfg::Cfg;
-use crate::desc::{self, Interner};
+use crate::desc::Interner;
 use crate::error::LowerError;
 use crate::flat::Flat;
 use crate::ir::*;
@@ -66,7 +66,7 @@ impl Lowerer {
         let mut notes = Vec::new();
 
         // Parameters: slots, origins and declared types.
-        let Some((params, _)) = desc::method_sig(&method.descriptor) else {
+        let Some((params, _)) = descriptor::method_sig(&method.descriptor) else {
             return Err(LowerError::new(format!(
                 "malformed method descriptor {}",
                 method.descriptor
@@ -86,7 +86,7 @@ impl Lowerer {
             };
             param_slots.push((s, VarOrigin::Param(i)));
             param_types.push(self.interner.type_of(p));
-            slot += if desc::is_wide(p) { 2 } else { 1 };
+            slot += if descriptor::is_wide(p) { 2 } else { 1 };
         }
         if slot > u32::from(code.max_locals) {
             return Err(LowerError::new(format!(

@@ -20,6 +20,7 @@
 
 use std::sync::Arc;
 
+use lockstep_classfile::descriptor;
 use lockstep_classfile::{
     ArrayKind, ClassFile, Code, Constant, ConstantPool, ConvertTo, IfKind, Insn, InvokeKind, Kind,
 };
@@ -220,7 +221,7 @@ pub(crate) fn loadable(
                 name: name.clone(),
                 descriptor: descriptor.clone(),
             },
-            desc::is_wide(descriptor),
+            descriptor::is_wide(descriptor),
         ),
         _ => {
             return Err(LowerError::at(
@@ -302,7 +303,7 @@ impl Gen {
             let t = self.temp();
             let ty = interner.type_of(ret);
             self.emit(make(Some(t)), Some(ty));
-            self.push_op(Operand::Var(t), desc::is_wide(ret));
+            self.push_op(Operand::Var(t), descriptor::is_wide(ret));
         }
     }
 
@@ -1063,7 +1064,7 @@ impl Gen {
             Insn::GetStatic(idx) => {
                 let f = self.field(cp, *idx)?;
                 let ty = interner.type_of(&f.descriptor);
-                let wide = desc::is_wide(&f.descriptor);
+                let wide = descriptor::is_wide(&f.descriptor);
                 self.push_assign(Rvalue::StaticLoad(f), Some(ty), wide);
             }
             Insn::PutStatic(idx) => {
@@ -1075,7 +1076,7 @@ impl Gen {
                 let field = self.field(cp, *idx)?;
                 let object = self.pop_op()?;
                 let ty = interner.type_of(&field.descriptor);
-                let wide = desc::is_wide(&field.descriptor);
+                let wide = descriptor::is_wide(&field.descriptor);
                 self.push_assign(Rvalue::FieldLoad { object, field }, Some(ty), wide);
             }
             Insn::PutField(idx) => {
@@ -1095,7 +1096,7 @@ impl Gen {
                 let Some((m, interface_ref)) = cp.method_ref(*idx) else {
                     return self.err(format!("constant #{idx} is not a method reference"));
                 };
-                let Some((n, ret)) = desc::param_count(&m.descriptor) else {
+                let Some((n, ret)) = descriptor::param_count(&m.descriptor) else {
                     return self.err(format!("malformed method descriptor {}", m.descriptor));
                 };
                 let mut args = Vec::with_capacity(n);
@@ -1140,7 +1141,7 @@ impl Gen {
                 for a in &bsm.arguments {
                     bootstrap_args.push(loadable(cp, *a, self.pc)?.0);
                 }
-                let Some((n, ret)) = desc::param_count(descriptor) else {
+                let Some((n, ret)) = descriptor::param_count(descriptor) else {
                     return self.err(format!("malformed method descriptor {descriptor}"));
                 };
                 let mut args = Vec::with_capacity(n);

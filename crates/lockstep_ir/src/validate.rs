@@ -7,6 +7,8 @@
 //! It does not re-derive the lowering (it cannot tell a wrong-but-consistent
 //! body from a right one): it checks that the parts agree with each other.
 
+use lockstep_classfile::descriptor;
+
 use crate::ir::*;
 
 struct Checker<'a> {
@@ -438,7 +440,7 @@ fn check_types(c: &mut Checker<'_>) {
                 if let Some(r) = &call.receiver {
                     want(&mut errs, body, i, r, "receiver", &refl);
                 }
-                if let Some((params, ret)) = crate::desc::method_sig(&call.method.descriptor) {
+                if let Some((params, ret)) = descriptor::method_sig(&call.method.descriptor) {
                     let params: Vec<&str> = params.collect();
                     if params.len() != call.args.len() {
                         errs.push(format!(
@@ -460,7 +462,7 @@ fn check_types(c: &mut Checker<'_>) {
                 }
             }
             StmtKind::InvokeDynamic { call, .. } => {
-                if let Some((params, _)) = crate::desc::method_sig(&call.descriptor) {
+                if let Some((params, _)) = descriptor::method_sig(&call.descriptor) {
                     for (a, p) in call.args.iter().zip(params) {
                         want(&mut errs, body, i, a, "argument", &|t: &Type| fits(p, t));
                     }

@@ -25,14 +25,13 @@
 
 use std::sync::Arc;
 
+use lockstep_classfile::descriptor;
 use lockstep_ir::{
     BlockId, Body, Call, CallKind, ConstValue, MemberRef, Operand, Rvalue, StmtId, StmtKind, Type,
 };
 use lockstep_models::{is_jdk_class, Async, Operand as ModelOperand, TaskLaunch, TaskShape};
 use lockstep_program::lambda::ref_kind;
-use lockstep_program::{
-    decode_lambda, descriptor, ClassId, EdgeKind, LambdaShape, MethodId, Program,
-};
+use lockstep_program::{decode_lambda, ClassId, EdgeKind, LambdaShape, MethodId, Program};
 use rustc_hash::FxHashMap;
 
 use crate::ids::{FieldId, SiteId, Slot, TypeId, NO_SLOT};

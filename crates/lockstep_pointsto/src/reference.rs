@@ -196,7 +196,7 @@ impl Ref<'_> {
                 self.add(&P::Var(m, ctx.clone(), s), o);
             }
             let params =
-                lockstep_program::descriptor::param_types(&md.descriptor).unwrap_or_default();
+                lockstep_classfile::descriptor::param_types(&md.descriptor).unwrap_or_default();
             for (i, d) in params.into_iter().enumerate() {
                 if let (Some(ty), Some(Some(s))) = (crate::facts::ref_type_name(d), t.params.get(i))
                 {

@@ -355,7 +355,7 @@ impl<'p> Rules<'p> {
     /// The declared return type of `m` when it is a reference.
     pub(crate) fn return_type(&self, m: MethodId) -> Option<Arc<str>> {
         let d = &self.p.method(m).descriptor;
-        lockstep_program::descriptor::return_type(d).and_then(facts::ref_type_name)
+        lockstep_classfile::descriptor::return_type(d).and_then(facts::ref_type_name)
     }
 }
 

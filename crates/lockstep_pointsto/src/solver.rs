@@ -651,7 +651,7 @@ impl<'p> Solver<'p> {
         };
         self.initialize(md.class);
         let params: Vec<Option<Arc<str>>> =
-            lockstep_program::descriptor::param_types(&md.descriptor)
+            lockstep_classfile::descriptor::param_types(&md.descriptor)
                 .unwrap_or_default()
                 .into_iter()
                 .map(facts::ref_type_name)

@@ -18,7 +18,6 @@
 mod arena;
 pub mod callgraph;
 pub mod cfg;
-pub mod descriptor;
 pub mod entry;
 mod hierarchy;
 pub mod lambda;
