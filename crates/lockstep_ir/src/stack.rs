@@ -812,10 +812,70 @@ impl Gen {
         node: &Node,
         succs: &mut Vec<BlockId>,
     ) -> Result<bool, LowerError> {
-        let cp = &cx.class.constant_pool;
         let Some((_, insn)) = cx.code.insns.get(node.insn as usize) else {
             return self.err("instruction missing");
         };
+        // By opcode family; `Ok(true)` when control does not fall through.
+        match insn {
+            Insn::Nop
+            | Insn::AConstNull
+            | Insn::IConst(..)
+            | Insn::LConst(..)
+            | Insn::FConst(..)
+            | Insn::DConst(..)
+            | Insn::Ldc(..)
+            | Insn::Load(..)
+            | Insn::Store(..) => self.constants_and_locals(cx, node, insn).map(|()| false),
+            Insn::Pop
+            | Insn::Pop2
+            | Insn::Dup
+            | Insn::DupX1
+            | Insn::DupX2
+            | Insn::Dup2
+            | Insn::Dup2X1
+            | Insn::Dup2X2
+            | Insn::Swap => self.stack_shuffle(insn).map(|()| false),
+            Insn::Arith(..)
+            | Insn::Neg(..)
+            | Insn::IInc(..)
+            | Insn::Convert(..)
+            | Insn::Compare(..) => self.arithmetic(cx, insn).map(|()| false),
+            Insn::If(..)
+            | Insn::Goto(..)
+            | Insn::Jsr(..)
+            | Insn::Ret(..)
+            | Insn::TableSwitch { .. }
+            | Insn::LookupSwitch { .. }
+            | Insn::Return(..)
+            | Insn::AThrow => self.control(cx, b, node, insn, succs),
+            Insn::GetStatic(..) | Insn::PutStatic(..) | Insn::GetField(..) | Insn::PutField(..) => {
+                self.field_access(cx, interner, insn).map(|()| false)
+            }
+            Insn::Invoke(..) | Insn::InvokeDynamic(..) => {
+                self.invoke(cx, interner, insn).map(|()| false)
+            }
+            Insn::ArrayLoad(..)
+            | Insn::ArrayStore(..)
+            | Insn::NewArray(..)
+            | Insn::ANewArray(..)
+            | Insn::MultiANewArray(..)
+            | Insn::ArrayLength => self.arrays(cx, interner, insn).map(|()| false),
+            Insn::New(..)
+            | Insn::CheckCast(..)
+            | Insn::InstanceOf(..)
+            | Insn::MonitorEnter
+            | Insn::MonitorExit => self.objects(cx, insn).map(|()| false),
+        }
+    }
+
+    /// Constants, local variable loads and stores.
+    fn constants_and_locals(
+        &mut self,
+        cx: &Cx<'_>,
+        node: &Node,
+        insn: &Insn,
+    ) -> Result<(), LowerError> {
+        let cp = &cx.class.constant_pool;
         match insn {
             Insn::Nop => {}
             Insn::AConstNull => self.push_op(Operand::Const(ConstValue::Null), false),
@@ -835,40 +895,14 @@ impl Gen {
                 let e = self.pop()?;
                 self.store(cx, node, *n, e, k.is_wide())?;
             }
-            Insn::ArrayLoad(k) => {
-                let index = self.pop_op()?;
-                let array = self.pop_op()?;
-                let (ty, wide) = match k {
-                    ArrayKind::Long => (Some(Type::Long), true),
-                    ArrayKind::Double => (Some(Type::Double), true),
-                    ArrayKind::Float => (Some(Type::Float), false),
-                    ArrayKind::Ref => (None, false),
-                    _ => (Some(Type::Int), false),
-                };
-                self.push_assign(
-                    Rvalue::ArrayLoad {
-                        array,
-                        index,
-                        kind: *k,
-                    },
-                    ty,
-                    wide,
-                );
-            }
-            Insn::ArrayStore(k) => {
-                let value = self.pop_op()?;
-                let index = self.pop_op()?;
-                let array = self.pop_op()?;
-                self.emit(
-                    StmtKind::ArrayStore {
-                        array,
-                        index,
-                        value,
-                        kind: *k,
-                    },
-                    None,
-                );
-            }
+            other => return self.err(format!("{other:?} lowered as constants and locals")),
+        }
+        Ok(())
+    }
+
+    /// Pops, dups and swaps: moves on the operand stack only.
+    fn stack_shuffle(&mut self, insn: &Insn) -> Result<(), LowerError> {
+        match insn {
             Insn::Pop => {
                 let e = self.pop()?;
                 if e.wide {
@@ -902,6 +936,14 @@ impl Gen {
                 self.stack.push(a);
                 self.stack.push(b2);
             }
+            other => return self.err(format!("{other:?} lowered as stack shuffle")),
+        }
+        Ok(())
+    }
+
+    /// Arithmetic, `iinc`, conversions and comparisons.
+    fn arithmetic(&mut self, cx: &Cx<'_>, insn: &Insn) -> Result<(), LowerError> {
+        match insn {
             Insn::Arith(k, op) => {
                 let rhs = self.pop_op()?;
                 let lhs = self.pop_op()?;
@@ -943,6 +985,22 @@ impl Gen {
                 let lhs = self.pop_op()?;
                 self.push_assign(Rvalue::Compare(*op, lhs, rhs), Some(Type::Int), false);
             }
+            other => return self.err(format!("{other:?} lowered as arithmetic")),
+        }
+        Ok(())
+    }
+
+    /// Branches, switches, subroutines, returns and throws: the instructions
+    /// that end a block. `Ok(true)`: control does not fall through.
+    fn control(
+        &mut self,
+        cx: &Cx<'_>,
+        b: u32,
+        node: &Node,
+        insn: &Insn,
+        succs: &mut Vec<BlockId>,
+    ) -> Result<bool, LowerError> {
+        match insn {
             Insn::If(kind, _) => {
                 let (cond, lhs, rhs) = match kind {
                     IfKind::IntZero(c) => (*c, self.pop_op()?, Operand::Const(ConstValue::Int(0))),
@@ -1061,6 +1119,19 @@ impl Gen {
                 self.emit(StmtKind::Throw(v), None);
                 return Ok(true);
             }
+            other => self.err(format!("{other:?} is not a control instruction")),
+        }
+    }
+
+    /// Static and instance field loads and stores.
+    fn field_access(
+        &mut self,
+        cx: &Cx<'_>,
+        interner: &mut Interner,
+        insn: &Insn,
+    ) -> Result<(), LowerError> {
+        let cp = &cx.class.constant_pool;
+        match insn {
             Insn::GetStatic(idx) => {
                 let f = self.field(cp, *idx)?;
                 let ty = interner.type_of(&f.descriptor);
@@ -1092,6 +1163,20 @@ impl Gen {
                     None,
                 );
             }
+            other => return self.err(format!("{other:?} lowered as field access")),
+        }
+        Ok(())
+    }
+
+    /// Method calls and `invokedynamic`.
+    fn invoke(
+        &mut self,
+        cx: &Cx<'_>,
+        interner: &mut Interner,
+        insn: &Insn,
+    ) -> Result<(), LowerError> {
+        let cp = &cx.class.constant_pool;
+        match insn {
             Insn::Invoke(kind, idx) => {
                 let Some((m, interface_ref)) = cp.method_ref(*idx) else {
                     return self.err(format!("constant #{idx} is not a method reference"));
@@ -1161,10 +1246,53 @@ impl Gen {
                     call,
                 });
             }
-            Insn::New(idx) => {
-                let c = self.class_name(cp, *idx)?;
-                let ty = Type::Ref(Some(c.clone()));
-                self.push_assign(Rvalue::New(c), Some(ty), false);
+            other => return self.err(format!("{other:?} lowered as invoke")),
+        }
+        Ok(())
+    }
+
+    /// Array element loads and stores, allocation and length.
+    fn arrays(
+        &mut self,
+        cx: &Cx<'_>,
+        interner: &mut Interner,
+        insn: &Insn,
+    ) -> Result<(), LowerError> {
+        let cp = &cx.class.constant_pool;
+        match insn {
+            Insn::ArrayLoad(k) => {
+                let index = self.pop_op()?;
+                let array = self.pop_op()?;
+                let (ty, wide) = match k {
+                    ArrayKind::Long => (Some(Type::Long), true),
+                    ArrayKind::Double => (Some(Type::Double), true),
+                    ArrayKind::Float => (Some(Type::Float), false),
+                    ArrayKind::Ref => (None, false),
+                    _ => (Some(Type::Int), false),
+                };
+                self.push_assign(
+                    Rvalue::ArrayLoad {
+                        array,
+                        index,
+                        kind: *k,
+                    },
+                    ty,
+                    wide,
+                );
+            }
+            Insn::ArrayStore(k) => {
+                let value = self.pop_op()?;
+                let index = self.pop_op()?;
+                let array = self.pop_op()?;
+                self.emit(
+                    StmtKind::ArrayStore {
+                        array,
+                        index,
+                        value,
+                        kind: *k,
+                    },
+                    None,
+                );
             }
             Insn::NewArray(k) => {
                 let count = self.pop_op()?;
@@ -1202,6 +1330,20 @@ impl Gen {
                 let a = self.pop_op()?;
                 self.push_assign(Rvalue::ArrayLength(a), Some(Type::Int), false);
             }
+            other => return self.err(format!("{other:?} lowered as arrays")),
+        }
+        Ok(())
+    }
+
+    /// Object allocation, type tests and monitors.
+    fn objects(&mut self, cx: &Cx<'_>, insn: &Insn) -> Result<(), LowerError> {
+        let cp = &cx.class.constant_pool;
+        match insn {
+            Insn::New(idx) => {
+                let c = self.class_name(cp, *idx)?;
+                let ty = Type::Ref(Some(c.clone()));
+                self.push_assign(Rvalue::New(c), Some(ty), false);
+            }
             Insn::CheckCast(idx) => {
                 let c = self.class_name(cp, *idx)?;
                 let a = self.pop_op()?;
@@ -1227,8 +1369,9 @@ impl Gen {
                 let [a] = ops;
                 self.emit(StmtKind::MonitorExit(a), None);
             }
+            other => return self.err(format!("{other:?} lowered as objects")),
         }
-        Ok(false)
+        Ok(())
     }
 
     fn mark_ready(&mut self, b: u32) {
