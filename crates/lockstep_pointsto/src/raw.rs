@@ -9,6 +9,7 @@ use lockstep_program::{EdgeKind, EntryPoints, MethodId};
 use rustc_hash::FxHashMap;
 
 use crate::ids::{CtxId, FieldId, MCtxId, ObjId, PtrId, SiteId, Slot};
+use crate::intern::Interner;
 use crate::keys::{FieldKey, SiteKey};
 use crate::pts::IdSet;
 
@@ -36,7 +37,7 @@ pub(crate) struct RawResult {
     pub entries: EntryPoints,
     pub sites: Vec<SiteKey>,
     pub site_types: Vec<Arc<str>>,
-    pub fields: Vec<FieldKey>,
+    pub fields: Interner<FieldKey, FieldId>,
     pub contexts: Vec<Box<[SiteId]>>,
     pub objects: Vec<(SiteId, CtxId)>,
     pub method_contexts: Vec<(MethodId, CtxId)>,

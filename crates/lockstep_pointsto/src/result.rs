@@ -22,6 +22,7 @@ use rustc_hash::FxHashMap;
 
 use crate::config::Config;
 use crate::ids::{CtxId, FieldId, MCtxId, ObjId, PtrId, SiteId, Slot, NO_SLOT};
+use crate::intern::Interner;
 use crate::keys::{FieldKey, SiteKey};
 use crate::pts::IdSet;
 use crate::raw::{PtrKind, RawResult};
@@ -198,8 +199,7 @@ pub struct PointsToResult {
     entries: EntryPoints,
     sites: Vec<SiteKey>,
     site_types: Vec<Arc<str>>,
-    fields: Vec<FieldKey>,
-    field_ids: FxHashMap<FieldKey, FieldId>,
+    fields: Interner<FieldKey, FieldId>,
     contexts: Vec<Box<[SiteId]>>,
     objects: Vec<(SiteId, CtxId)>,
     method_contexts: Vec<(MethodId, CtxId)>,
@@ -225,14 +225,14 @@ impl PointsToResult {
     pub(crate) fn new(raw: RawResult, config: Config) -> PointsToResult {
         let mut by_method: FxHashMap<MethodId, Vec<MCtxId>> = FxHashMap::default();
         for (i, (m, _)) in raw.method_contexts.iter().enumerate() {
-            by_method.entry(*m).or_default().push(i as MCtxId);
+            by_method.entry(*m).or_default().push(MCtxId(i as u32));
         }
         for v in by_method.values_mut() {
-            v.sort_by_key(|&mc| raw.method_contexts[mc as usize].1);
+            v.sort_by_key(|&mc| raw.method_contexts[mc.index()].1);
         }
         let mut obj_fields: Vec<Vec<(FieldId, PtrId)>> = vec![Vec::new(); raw.objects.len()];
         for (&(o, f), &p) in &raw.field_ptr {
-            if let Some(v) = obj_fields.get_mut(o as usize) {
+            if let Some(v) = obj_fields.get_mut(o.index()) {
                 v.push((f, p));
             }
         }
@@ -240,10 +240,10 @@ impl PointsToResult {
             v.sort_unstable();
         }
         let mc = |i: MCtxId| {
-            let (m, c) = raw.method_contexts[i as usize];
+            let (m, c) = raw.method_contexts[i.index()];
             MethodContext {
                 method: m,
-                context: ContextId(c),
+                context: ContextId(c.0),
             }
         };
         let mut cs_edges: Vec<ContextCallEdge> = raw
@@ -287,17 +287,11 @@ impl PointsToResult {
                 caller: mc(t.caller),
                 site: t.stmt,
                 launch: t.launch,
-                task: ObjectId(t.task),
+                task: ObjectId(t.task.0),
             })
             .collect();
         thread_starts.sort_by_key(|t| (t.caller, t.site, t.task));
         thread_starts.dedup_by_key(|t| (t.caller, t.site, t.task));
-        let field_ids = raw
-            .fields
-            .iter()
-            .enumerate()
-            .map(|(i, k)| (k.clone(), i as FieldId))
-            .collect();
         let mut by_kind = [0u64; 5];
         for (set, kind) in raw.pts.iter().zip(&raw.kinds) {
             let i = match kind {
@@ -337,7 +331,6 @@ impl PointsToResult {
             sites: raw.sites,
             site_types: raw.site_types,
             fields: raw.fields,
-            field_ids,
             contexts: raw.contexts,
             objects: raw.objects,
             method_contexts: raw.method_contexts,
@@ -450,7 +443,7 @@ impl PointsToResult {
             .iter()
             .map(|&(m, c)| MethodContext {
                 method: m,
-                context: ContextId(c),
+                context: ContextId(c.0),
             })
             .collect();
         v.sort_unstable();
@@ -463,7 +456,7 @@ impl PointsToResult {
             .get(&m)
             .map(|v| {
                 v.iter()
-                    .map(|&mc| ContextId(self.method_contexts[mc as usize].1))
+                    .map(|&mc| ContextId(self.method_contexts[mc.index()].1 .0))
                     .collect()
             })
             .unwrap_or_default()
@@ -473,7 +466,7 @@ impl PointsToResult {
     pub fn context(&self, c: ContextId) -> Vec<&SiteKey> {
         self.contexts
             .get(c.0 as usize)
-            .map(|v| v.iter().map(|&s| &self.sites[s as usize]).collect())
+            .map(|v| v.iter().map(|&s| &self.sites[s.index()]).collect())
             .unwrap_or_default()
     }
 
@@ -490,9 +483,9 @@ impl PointsToResult {
     pub fn object(&self, o: ObjectId) -> Option<ObjectInfo<'_>> {
         let &(site, h) = self.objects.get(o.0 as usize)?;
         Some(ObjectInfo {
-            site: &self.sites[site as usize],
-            heap_context: ContextId(h),
-            type_name: &self.site_types[site as usize],
+            site: &self.sites[site.index()],
+            heap_context: ContextId(h.0),
+            type_name: &self.site_types[site.index()],
         })
     }
 
@@ -527,14 +520,14 @@ impl PointsToResult {
     }
 
     fn set_of(&self, ptr: Option<PtrId>) -> ObjectSet {
-        ptr.and_then(|p| self.pts.get(p as usize))
+        ptr.and_then(|p| self.pts.get(p.index()))
             .map(|s| ObjectSet(s.clone()))
             .unwrap_or_default()
     }
 
     fn var_ptr(&self, mc: MCtxId, m: MethodId, v: VarId) -> Option<PtrId> {
         let slot = *self.var_slots.get(&m)?.get(v.index())?;
-        (slot != NO_SLOT).then(|| self.mctx_base[mc as usize] + slot)
+        (slot != NO_SLOT).then(|| self.mctx_base[mc.index()] + slot)
     }
 
     /// What variable `v` of `m` may point to in any context.
@@ -542,7 +535,7 @@ impl PointsToResult {
         let mut out = ObjectSet::new();
         for &mc in self.by_method.get(&m).map(Vec::as_slice).unwrap_or(&[]) {
             if let Some(p) = self.var_ptr(mc, m, v) {
-                if let Some(s) = self.pts.get(p as usize) {
+                if let Some(s) = self.pts.get(p.index()) {
                     out.0.union_with(s);
                 }
             }
@@ -555,12 +548,12 @@ impl PointsToResult {
         let mcs = self.by_method.get(&m).map(Vec::as_slice).unwrap_or(&[]);
         let found = mcs
             .iter()
-            .find(|&&mc| self.method_contexts[mc as usize].1 == c.0);
+            .find(|&&mc| self.method_contexts[mc.index()].1 == CtxId(c.0));
         self.set_of(found.and_then(|&mc| self.var_ptr(mc, m, v)))
     }
 
     fn field_id(&self, key: &FieldKey) -> Option<FieldId> {
-        self.field_ids.get(key).copied()
+        self.fields.get(key)
     }
 
     /// A static field, named by any class that inherits it (resolved
@@ -587,7 +580,7 @@ impl PointsToResult {
         let mut v: Vec<(&FieldKey, ObjectSet)> = self
             .static_ptr
             .iter()
-            .map(|(&f, &p)| (&self.fields[f as usize], self.set_of(Some(p))))
+            .map(|(&f, &p)| (self.fields.key(f), self.set_of(Some(p))))
             .filter(|(_, s)| !s.is_empty())
             .collect();
         v.sort_by(|a, b| a.0.cmp(b.0));
@@ -622,7 +615,7 @@ impl PointsToResult {
             .get(o.0 as usize)
             .map(|v| {
                 v.iter()
-                    .map(|&(f, p)| (&self.fields[f as usize], self.set_of(Some(p))))
+                    .map(|&(f, p)| (self.fields.key(f), self.set_of(Some(p))))
                     .collect()
             })
             .unwrap_or_default()
@@ -643,8 +636,8 @@ impl PointsToResult {
                 .map(Vec::as_slice)
                 .unwrap_or(&[])
             {
-                if named(&self.fields[f as usize]) {
-                    if let Some(s) = self.pts.get(p as usize) {
+                if named(self.fields.key(f)) {
+                    if let Some(s) = self.pts.get(p.index()) {
                         out.0.union_with(s);
                     }
                 }
@@ -705,7 +698,7 @@ impl PointsToResult {
                 self.objects
                     .iter()
                     .enumerate()
-                    .filter(|(_, (s, _))| self.sites[*s as usize] == key)
+                    .filter(|(_, (s, _))| self.sites[s.index()] == key)
                     .map(|(i, _)| ObjectId(i as u32))
                     .collect()
             }
@@ -734,14 +727,14 @@ impl PointsToResult {
 
     fn canon_ctx(&self, c: CtxId) -> Vec<SiteKey> {
         self.contexts
-            .get(c as usize)
-            .map(|v| v.iter().map(|&s| self.sites[s as usize].clone()).collect())
+            .get(c.index())
+            .map(|v| v.iter().map(|&s| self.sites[s.index()].clone()).collect())
             .unwrap_or_default()
     }
 
     fn canon_obj(&self, o: ObjId) -> CanonObj {
-        let (s, h) = self.objects[o as usize];
-        (self.sites[s as usize].clone(), self.canon_ctx(h))
+        let (s, h) = self.objects[o.index()];
+        (self.sites[s.index()].clone(), self.canon_ctx(h))
     }
 
     /// The whole result in structural keys, for comparing solvers.
@@ -754,11 +747,11 @@ impl PointsToResult {
         for e in &self.cs_edges {
             out.edges.insert((
                 e.caller.method,
-                self.canon_ctx(e.caller.context.0),
+                self.canon_ctx(CtxId(e.caller.context.0)),
                 e.site,
                 e.kind,
                 e.callee.method,
-                self.canon_ctx(e.callee.context.0),
+                self.canon_ctx(CtxId(e.callee.context.0)),
             ));
         }
         for (i, set) in self.pts.iter().enumerate() {
@@ -767,17 +760,17 @@ impl PointsToResult {
             }
             let key = match self.kinds[i] {
                 PtrKind::Var(mc, slot) => {
-                    let (m, c) = self.method_contexts[mc as usize];
+                    let (m, c) = self.method_contexts[mc.index()];
                     CanonPtr::Var(m, self.canon_ctx(c), slot)
                 }
                 PtrKind::Field(o, f) => {
-                    CanonPtr::Field(self.canon_obj(o), self.fields[f as usize].clone())
+                    CanonPtr::Field(self.canon_obj(o), self.fields.key(f).clone())
                 }
-                PtrKind::Static(f) => CanonPtr::Static(self.fields[f as usize].clone()),
+                PtrKind::Static(f) => CanonPtr::Static(self.fields.key(f).clone()),
                 PtrKind::Exc => CanonPtr::Exc,
                 PtrKind::Temp => continue,
             };
-            let objs = set.iter().map(|o| self.canon_obj(o)).collect();
+            let objs = set.iter().map(|o| self.canon_obj(ObjId(o))).collect();
             out.pts.insert(key, objs);
         }
         out

@@ -349,7 +349,7 @@ impl<'p> Rules<'p> {
 
     /// The runtime type of a site's objects.
     pub(crate) fn site_type(&self, s: SiteId) -> TypeId {
-        self.t.site_ty[s as usize]
+        self.t.site_ty[s.index()]
     }
 
     /// The declared return type of `m` when it is a reference.

@@ -17,10 +17,10 @@ const THROWABLE: &str = "java/lang/Throwable";
 /// Interned sites, fields and types.
 pub(crate) struct Tables {
     pub types: Types,
-    pub sites: Interner<SiteKey>,
+    pub sites: Interner<SiteKey, SiteId>,
     /// The runtime type of each site's objects.
     pub site_ty: Vec<TypeId>,
-    pub fields: Interner<FieldKey>,
+    pub fields: Interner<FieldKey, FieldId>,
     /// Method signatures (`name`, `descriptor`) of virtual calls.
     pub sigs: Interner<(Arc<str>, Arc<str>)>,
     /// Allocate exceptions as one object per class ([`Config::merge_exceptions`]).
@@ -64,11 +64,11 @@ impl Tables {
     }
 
     pub(crate) fn element(&self) -> FieldId {
-        0
+        FieldId::ELEMENT
     }
 
     pub(crate) fn anywhere(&self) -> FieldId {
-        1
+        FieldId::ANYWHERE
     }
 
     pub(crate) fn field(&mut self, key: FieldKey) -> FieldId {
@@ -102,13 +102,17 @@ impl Tables {
         self.site(key, ty)
     }
 
-    /// Site keys, site type names and field keys, for the result.
-    pub(crate) fn into_keys(self, p: &Program) -> (Vec<SiteKey>, Vec<Arc<str>>, Vec<FieldKey>) {
+    /// Site keys, site type names and the interned fields (looked up by
+    /// key in queries), for the result.
+    pub(crate) fn into_result_tables(
+        self,
+        p: &Program,
+    ) -> (Vec<SiteKey>, Vec<Arc<str>>, Interner<FieldKey, FieldId>) {
         let site_types = self
             .site_ty
             .iter()
             .map(|&t| self.types.name(p, t))
             .collect();
-        (self.sites.into_keys(), site_types, self.fields.into_keys())
+        (self.sites.into_keys(), site_types, self.fields)
     }
 }

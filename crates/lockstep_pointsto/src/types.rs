@@ -39,7 +39,7 @@ pub(crate) enum TypeKey {
 }
 
 pub(crate) struct Types {
-    keys: Interner<TypeKey>,
+    keys: Interner<TypeKey, TypeId>,
     /// Supertypes of each lambda type (interface, markers and theirs, `Object`), sorted.
     lambda_supers: FxHashMap<TypeId, Vec<ClassId>>,
     subtype_cache: FxHashMap<(TypeId, TypeId), bool>,

@@ -385,14 +385,18 @@ struct Many {
     reasons: FxHashMap<MethodId, (String, Option<MethodId>)>,
 }
 
+/// The reachable methods of application (non-JDK) classes, in order.
+fn app_methods(p: &Program, cg: &CallGraph) -> Vec<MethodId> {
+    cg.reachable
+        .iter()
+        .copied()
+        .filter(|&m| !is_jdk_class(&p.class(p.method(m).class).name))
+        .collect()
+}
+
 impl Many {
     fn compute(p: &Program, cg: &CallGraph, loops: &mut Loops) -> Many {
-        let app: Vec<MethodId> = cg
-            .reachable
-            .iter()
-            .copied()
-            .filter(|&m| !is_jdk_class(&p.class(p.method(m).class).name))
-            .collect();
+        let app = app_methods(p, cg);
         let in_app: FxHashSet<MethodId> = app.iter().copied().collect();
         let periodic: FxHashSet<(MethodId, StmtId)> = cg
             .task_starts
@@ -583,12 +587,7 @@ impl<'a> Flow<'a> {
         let mut stores: StoreIndex = FxHashMap::default();
         let mut thread_allocs = Vec::new();
         let thread = p.class_by_name("java/lang/Thread");
-        let app: Vec<MethodId> = cg
-            .reachable
-            .iter()
-            .copied()
-            .filter(|&m| !is_jdk_class(&p.class(p.method(m).class).name))
-            .collect();
+        let app = app_methods(p, cg);
         p.prefetch_bodies(&app);
         for m in app {
             let Some(body) = p.body(m) else { continue };
