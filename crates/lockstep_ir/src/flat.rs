@@ -97,6 +97,17 @@ pub(crate) struct Flat {
     ranges: Vec<(u32, u32, u32)>,
 }
 
+/// What one walk over a method's instructions works on.
+#[derive(Clone, Copy)]
+struct Walk<'a> {
+    code: &'a Code,
+    subs: &'a [Sub],
+    /// Inline subroutines (one context per `jsr` chain) rather than keep `jsr`/`ret`.
+    inline: bool,
+    /// The most nodes the walk may create.
+    budget: usize,
+}
+
 impl Flat {
     pub(crate) fn node_targets(&self, n: &Node) -> &[u32] {
         self.targets
@@ -296,7 +307,12 @@ impl Flat {
         let budget = code.insns.len().saturating_mul(10).saturating_add(64);
         self.reset(code, inline);
         self.node_id(0, 0, budget)?;
-        self.explore(code, subs, inline, budget)?;
+        self.explore(Walk {
+            code,
+            subs,
+            inline,
+            budget,
+        })?;
         self.lay_out();
         Ok(())
     }
@@ -331,13 +347,7 @@ impl Flat {
 
     /// Visits the nodes in discovery order, recording each one's
     /// successors and handlers (`raw_nodes[id]` is filled when popped).
-    fn explore(
-        &mut self,
-        code: &Code,
-        subs: &[Sub],
-        inline: bool,
-        budget: usize,
-    ) -> Result<(), Failure> {
+    fn explore(&mut self, w: Walk<'_>) -> Result<(), Failure> {
         let mut cursor = 0usize;
         let mut pending = std::mem::take(&mut self.pending);
         while cursor < self.work.len() {
@@ -346,13 +356,13 @@ impl Flat {
             let Some(&(ctx, i)) = self.prov.get(id as usize) else {
                 continue;
             };
-            let Some((pc, _)) = code.insns.get(i as usize) else {
+            let Some((pc, _)) = w.code.insns.get(i as usize) else {
                 continue;
             };
             let pc = *pc;
             pending.clear();
-            let next = self.successors(code, subs, inline, ctx, i, &mut pending)?;
-            self.record(subs, inline, budget, (id, ctx, i, pc), &pending, next)?;
+            let next = self.successors(w, ctx, i, &mut pending)?;
+            self.record(w, (id, ctx, i, pc), &pending, next)?;
         }
         self.pending = pending;
         Ok(())
@@ -362,23 +372,21 @@ impl Flat {
     /// (packed), and its fall-through successor if it has one.
     fn successors(
         &mut self,
-        code: &Code,
-        subs: &[Sub],
-        inline: bool,
+        w: Walk<'_>,
         ctx: u32,
         i: u32,
         pending: &mut Vec<u64>,
     ) -> Result<Option<(u32, u32)>, Failure> {
-        let n = code.insns.len();
-        let Some((pc, insn)) = code.insns.get(i as usize) else {
+        let n = w.code.insns.len();
+        let Some((pc, insn)) = w.code.insns.get(i as usize) else {
             return Ok(None);
         };
         let pc = *pc;
         let target = |this: &Self, t: u32| -> Result<(u32, u32), LowerError> {
-            let ti = insn_at(code, t).ok_or_else(|| {
+            let ti = insn_at(w.code, t).ok_or_else(|| {
                 LowerError::at(pc, format!("branch to pc {t}, which is not an instruction"))
             })?;
-            Ok((this.resolve(subs, ctx, ti), ti))
+            Ok((this.resolve(w.subs, ctx, ti), ti))
         };
         let fall = |this: &Self| -> Result<(u32, u32), LowerError> {
             let ni = i + 1;
@@ -388,7 +396,7 @@ impl Flat {
                     "execution falls off the end of the code",
                 ));
             }
-            Ok((this.resolve(subs, ctx, ni), ni))
+            Ok((this.resolve(w.subs, ctx, ni), ni))
         };
         let mut next = None;
         match insn {
@@ -413,17 +421,17 @@ impl Flat {
             }
             Insn::Return(_) | Insn::AThrow => {}
             Insn::Jsr(t) => {
-                let ti = insn_at(code, *t).ok_or_else(|| {
+                let ti = insn_at(w.code, *t).ok_or_else(|| {
                     LowerError::at(pc, format!("jsr to pc {t}, which is not an instruction"))
                 })?;
-                if inline {
-                    let child = self.child_ctx(subs, ctx, i, ti)?;
+                if w.inline {
+                    let child = self.child_ctx(w.subs, ctx, i, ti)?;
                     pending.push(pack((child, ti)));
                 } else {
                     pending.push(pack((0, ti)));
                 }
             }
-            Insn::Ret(_) => self.ret_successors(code, subs, inline, ctx, i, pc, pending)?,
+            Insn::Ret(_) => self.ret_successors(w, ctx, i, pc, pending)?,
             _ => next = Some(fall(self)?),
         }
         Ok(next)
@@ -432,19 +440,16 @@ impl Flat {
     /// Where a `ret` returns to: with inlining, after the `jsr` of its
     /// context; without, after every `jsr` of the subroutines containing
     /// it (else after every `jsr`).
-    #[allow(clippy::too_many_arguments)]
     fn ret_successors(
         &mut self,
-        code: &Code,
-        subs: &[Sub],
-        inline: bool,
+        w: Walk<'_>,
         ctx: u32,
         i: u32,
         pc: u32,
         pending: &mut Vec<u64>,
     ) -> Result<(), Failure> {
-        let n = code.insns.len();
-        if inline {
+        let n = w.code.insns.len();
+        if w.inline {
             if ctx == 0 {
                 return Err(Failure::Error(LowerError::at(
                     pc,
@@ -462,14 +467,15 @@ impl Flat {
                     "subroutine returns past the end of the code",
                 )));
             }
-            let rc = self.resolve(subs, c.parent, c.ret_insn);
+            let rc = self.resolve(w.subs, c.parent, c.ret_insn);
             pending.push(pack((rc, c.ret_insn)));
         } else {
             // Return points of the subroutines containing this ret, else all.
             let mut any = false;
-            for (j, (_, ji)) in code.insns.iter().enumerate() {
+            for (j, (_, ji)) in w.code.insns.iter().enumerate() {
                 if let Insn::Jsr(t) = ji {
-                    let owner = insn_at(code, *t).and_then(|e| subs.iter().find(|s| s.entry == e));
+                    let owner =
+                        insn_at(w.code, *t).and_then(|e| w.subs.iter().find(|s| s.entry == e));
                     if owner.is_some_and(|s| s.contains(i)) && j + 1 < n {
                         pending.push(pack((0, j as u32 + 1)));
                         any = true;
@@ -495,12 +501,9 @@ impl Flat {
 
     /// Records node `id` (instruction `i` at `pc` in context `ctx`) with
     /// its targets, fall-through and handlers, creating their nodes.
-    #[allow(clippy::too_many_arguments)]
     fn record(
         &mut self,
-        subs: &[Sub],
-        inline: bool,
-        budget: usize,
+        w: Walk<'_>,
         (id, ctx, i, pc): (u32, u32, u32, u32),
         pending: &[u64],
         next: Option<(u32, u32)>,
@@ -508,12 +511,12 @@ impl Flat {
         let t_start = self.raw_targets.len() as u32;
         for k in 0..pending.len() {
             let (c, ti) = unpack(pending.get(k).copied().unwrap_or(0));
-            let tid = self.node_id(c, ti, budget)?;
+            let tid = self.node_id(c, ti, w.budget)?;
             self.raw_targets.push(tid);
         }
         let t_end = self.raw_targets.len() as u32;
         let next_id = match next {
-            Some((c, ni)) => self.node_id(c, ni, budget)?,
+            Some((c, ni)) => self.node_id(c, ni, w.budget)?,
             None => NONE,
         };
         let h_start = self.raw_handlers.len() as u32;
@@ -523,12 +526,12 @@ impl Flat {
             let Some(&hi) = self.handler_insn.get(e as usize) else {
                 continue;
             };
-            let hc = if inline {
-                self.handler_ctx(subs, ctx, e)
+            let hc = if w.inline {
+                self.handler_ctx(w.subs, ctx, e)
             } else {
                 0
             };
-            let hid = self.node_id(hc, hi, budget)?;
+            let hid = self.node_id(hc, hi, w.budget)?;
             self.raw_handlers.push((hid, e));
         }
         let h_end = self.raw_handlers.len() as u32;
