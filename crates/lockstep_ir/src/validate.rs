@@ -44,10 +44,31 @@ fn check(body: &Body, types: bool) -> Result<(), Vec<String>> {
         body,
         errors: Vec::new(),
     };
-    let ns = body.stmts.len();
-    let nv = body.vars.len();
-    let nb = body.blocks.len();
+    if !check_tables(&mut c) {
+        return Err(c.errors);
+    }
+    check_partition(&mut c);
+    for (b, bl) in body.blocks.iter().enumerate() {
+        check_block_edges(&mut c, b, bl);
+    }
+    check_preds(&mut c);
+    check_vars(&mut c);
+    if types {
+        check_types(&mut c);
+    }
+    check_monitors(&mut c);
+    if c.errors.is_empty() {
+        Ok(())
+    } else {
+        Err(c.errors)
+    }
+}
 
+/// The per-statement and per-variable tables have the right lengths, and
+/// there is a block; `false` when there is none (nothing else can be checked).
+fn check_tables(c: &mut Checker<'_>) -> bool {
+    let body = c.body;
+    let (ns, nv, nb) = (body.stmts.len(), body.vars.len(), body.blocks.len());
     if body.held_before.len() != ns {
         c.err(format!(
             "held_before has {} entries for {ns} statements",
@@ -68,10 +89,15 @@ fn check(body: &Body, types: bool) -> Result<(), Vec<String>> {
     }
     if nb == 0 {
         c.err("no blocks".into());
-        return Err(c.errors);
+        return false;
     }
+    true
+}
 
-    // Blocks partition the statements in order.
+/// Blocks partition the statements in order, and `block_of` agrees.
+fn check_partition(c: &mut Checker<'_>) {
+    let body = c.body;
+    let ns = body.stmts.len();
     let mut expected = 0u32;
     for (b, bl) in body.blocks.iter().enumerate() {
         if bl.first.0 != expected || bl.end.0 < bl.first.0 {
@@ -90,78 +116,84 @@ fn check(body: &Body, types: bool) -> Result<(), Vec<String>> {
     if expected as usize != ns {
         c.err(format!("blocks cover {expected} of {ns} statements"));
     }
+}
 
-    // Terminators and successors.
+/// Block `b`'s terminator is its last statement, and its successors and
+/// handlers are in range and match the terminator.
+fn check_block_edges(c: &mut Checker<'_>, b: usize, bl: &Block) {
+    let body = c.body;
+    let nb = body.blocks.len();
     let in_range = |t: BlockId| t.index() < nb;
-    for (b, bl) in body.blocks.iter().enumerate() {
-        let ids: Vec<StmtId> = bl.stmt_ids().collect();
-        for (k, s) in ids.iter().enumerate() {
-            let Some(stmt) = body.stmts.get(s.index()) else {
-                continue;
-            };
-            if stmt.kind.is_terminator() && k + 1 != ids.len() {
-                c.err(format!(
-                    "B{b}: terminator s{} is not the last statement",
-                    s.0
-                ));
-            }
-            let mut bad = false;
-            stmt.kind.for_each_target(|t| bad |= !in_range(t));
-            if bad {
-                c.err(format!("s{}: branch target out of range", s.0));
-            }
-        }
-        let last = ids.last().and_then(|s| body.stmts.get(s.index()));
-        let mut want: Vec<BlockId> = Vec::new();
-        let next = BlockId(b as u32 + 1);
-        match last.map(|s| &s.kind) {
-            Some(k) if k.is_terminator() => {
-                if matches!(k, StmtKind::If { .. }) {
-                    want.push(next);
-                    if !in_range(next) {
-                        c.err(format!("B{b}: conditional branch falls off the last block"));
-                    }
-                }
-                k.for_each_target(|t| want.push(t));
-            }
-            _ => {
-                if in_range(next) {
-                    want.push(next);
-                } else {
-                    c.err(format!("B{b}: the last block falls through"));
-                }
-            }
-        }
-        if matches!(last.map(|s| &s.kind), Some(StmtKind::If { .. }))
-            && bl.succs.first() != Some(&next)
-        {
+    let ids: Vec<StmtId> = bl.stmt_ids().collect();
+    for (k, s) in ids.iter().enumerate() {
+        let Some(stmt) = body.stmts.get(s.index()) else {
+            continue;
+        };
+        if stmt.kind.is_terminator() && k + 1 != ids.len() {
             c.err(format!(
-                "B{b}: the fall-through of a conditional branch must be the first successor"
+                "B{b}: terminator s{} is not the last statement",
+                s.0
             ));
         }
-        let mut got = bl.succs.clone();
-        want.sort_unstable();
-        want.dedup();
-        got.sort_unstable();
-        let len = got.len();
-        got.dedup();
-        if got.len() != len {
-            c.err(format!("B{b}: duplicate successors"));
+        let mut bad = false;
+        stmt.kind.for_each_target(|t| bad |= !in_range(t));
+        if bad {
+            c.err(format!("s{}: branch target out of range", s.0));
         }
-        if got != want {
-            c.err(format!(
-                "B{b}: successors {:?} do not match the terminator ({:?})",
-                bl.succs, want
-            ));
+    }
+    let last = ids.last().and_then(|s| body.stmts.get(s.index()));
+    let mut want: Vec<BlockId> = Vec::new();
+    let next = BlockId(b as u32 + 1);
+    match last.map(|s| &s.kind) {
+        Some(k) if k.is_terminator() => {
+            if matches!(k, StmtKind::If { .. }) {
+                want.push(next);
+                if !in_range(next) {
+                    c.err(format!("B{b}: conditional branch falls off the last block"));
+                }
+            }
+            k.for_each_target(|t| want.push(t));
         }
-        for e in &bl.exceptional {
-            if !in_range(e.handler) {
-                c.err(format!("B{b}: handler B{} out of range", e.handler.0));
+        _ => {
+            if in_range(next) {
+                want.push(next);
+            } else {
+                c.err(format!("B{b}: the last block falls through"));
             }
         }
     }
+    if matches!(last.map(|s| &s.kind), Some(StmtKind::If { .. })) && bl.succs.first() != Some(&next)
+    {
+        c.err(format!(
+            "B{b}: the fall-through of a conditional branch must be the first successor"
+        ));
+    }
+    let mut got = bl.succs.clone();
+    want.sort_unstable();
+    want.dedup();
+    got.sort_unstable();
+    let len = got.len();
+    got.dedup();
+    if got.len() != len {
+        c.err(format!("B{b}: duplicate successors"));
+    }
+    if got != want {
+        c.err(format!(
+            "B{b}: successors {:?} do not match the terminator ({:?})",
+            bl.succs, want
+        ));
+    }
+    for e in &bl.exceptional {
+        if !in_range(e.handler) {
+            c.err(format!("B{b}: handler B{} out of range", e.handler.0));
+        }
+    }
+}
 
-    // Predecessors are exactly the inverse of successors and handler edges.
+/// Predecessors are exactly the inverse of successors and handler edges.
+fn check_preds(c: &mut Checker<'_>) {
+    let body = c.body;
+    let nb = body.blocks.len();
     let mut preds: Vec<Vec<BlockId>> = vec![Vec::new(); nb];
     for (b, bl) in body.blocks.iter().enumerate() {
         for t in bl
@@ -188,8 +220,12 @@ fn check(body: &Body, types: bool) -> Result<(), Vec<String>> {
     if body.blocks.first().is_some_and(|b| !b.preds.is_empty()) {
         c.err("the entry block B0 has predecessors".into());
     }
+}
 
-    // Variables: in range, defined, unique_def right.
+/// Variables: in range, defined, `unique_def` right, parameters first.
+fn check_vars(c: &mut Checker<'_>) {
+    let body = c.body;
+    let nv = body.vars.len();
     let mut defs = vec![0u32; nv];
     let mut first_def: Vec<Option<StmtId>> = vec![None; nv];
     let mut used = vec![false; nv];
@@ -261,16 +297,6 @@ fn check(body: &Body, types: bool) -> Result<(), Vec<String>> {
         if !this_ok {
             c.err("an instance method's first parameter must be `this`".into());
         }
-    }
-
-    if types {
-        check_types(&mut c);
-    }
-    check_monitors(&mut c);
-    if c.errors.is_empty() {
-        Ok(())
-    } else {
-        Err(c.errors)
     }
 }
 
