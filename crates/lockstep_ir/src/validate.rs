@@ -544,7 +544,6 @@ fn check_monitors(c: &mut Checker<'_>) {
     let body = c.body;
     let nm = body.monitors.len();
     let ns = body.stmts.len();
-    let parent = |m: MonitorId| body.monitors.get(m.index()).and_then(|r| r.parent);
     // Regions: kinds, parents, enters, exits.
     let mut enter_of: Vec<Option<MonitorId>> = vec![None; ns];
     let mut exit_of: Vec<Option<MonitorId>> = vec![None; ns];
@@ -565,84 +564,11 @@ fn check_monitors(c: &mut Checker<'_>) {
                 c.err(format!("m{i}: cyclic parent chain"));
                 break;
             }
-            cur = parent(p);
+            cur = region_parent(body, p);
         }
         match r.kind {
-            MonitorKind::SynchronizedMethod => {
-                if i != 0 || !body.is_synchronized {
-                    c.err(format!(
-                        "m{i}: a synchronized-method region must be m0 of a synchronized method"
-                    ));
-                }
-                if r.enter.is_some()
-                    || !r.exits.is_empty()
-                    || r.parent.is_some()
-                    || r.lock_var.is_some()
-                {
-                    c.err(format!("m{i}: a synchronized-method region has no enter, exits, parent or lock variable"));
-                }
-                let want = if body.is_static {
-                    AccessPath::ClassLiteral(body.class.clone())
-                } else {
-                    AccessPath::This
-                };
-                if r.lock != want {
-                    c.err(format!("m{i}: synchronized-method lock should be {want}"));
-                }
-            }
-            MonitorKind::Block => {
-                let Some(e) = r.enter else {
-                    c.err(format!("m{i}: a block region needs its monitorenter"));
-                    continue;
-                };
-                match body.stmts.get(e.index()).map(|s| &s.kind) {
-                    Some(StmtKind::MonitorEnter(op)) => {
-                        if op.var() != r.lock_var {
-                            c.err(format!(
-                                "m{i}: lock_var does not match the monitorenter operand"
-                            ));
-                        }
-                    }
-                    _ => c.err(format!("m{i}: enter s{} is not a monitorenter", e.0)),
-                }
-                if let Some(slot) = enter_of.get_mut(e.index()) {
-                    if slot.is_some() {
-                        c.err(format!("s{}: enter of two regions", e.0));
-                    }
-                    *slot = Some(id);
-                }
-                if body.held_before.get(e.index()).copied().flatten() != r.parent {
-                    c.err(format!(
-                        "m{i}: the monitor held before its enter s{} is not its parent",
-                        e.0
-                    ));
-                }
-                for x in &r.exits {
-                    if !matches!(
-                        body.stmts.get(x.index()).map(|s| &s.kind),
-                        Some(StmtKind::MonitorExit(_))
-                    ) {
-                        c.err(format!("m{i}: exit s{} is not a monitorexit", x.0));
-                    }
-                    if let Some(slot) = exit_of.get_mut(x.index()) {
-                        if slot.is_some() {
-                            c.err(format!("s{}: exit of two regions", x.0));
-                        }
-                        *slot = Some(id);
-                    }
-                    // Inside the region: it is held before the exit (innermost,
-                    // unless an unstructured exit releases an outer region).
-                    let mut cur = body.held_before.get(x.index()).copied().flatten();
-                    let mut steps = 0;
-                    while cur.is_some_and(|m| m != id) && steps <= nm {
-                        cur = cur.and_then(parent);
-                        steps += 1;
-                    }
-                    if cur != Some(id) {
-                        c.err(format!("m{i}: exit s{} is not inside the region", x.0));
-                    }
-                }
-            }
+            MonitorKind::SynchronizedMethod => check_method_region(c, i, r),
+            MonitorKind::Block => check_block_region(c, id, r, &mut enter_of, &mut exit_of),
         }
     }
     if body.is_synchronized
@@ -650,6 +576,110 @@ fn check_monitors(c: &mut Checker<'_>) {
     {
         c.err("a synchronized method needs region m0".into());
     }
+    check_held(c, &enter_of);
+    check_monitor_flow(c, &enter_of, &exit_of);
+}
+
+/// The region enclosing region `m`, if any.
+fn region_parent(body: &Body, m: MonitorId) -> Option<MonitorId> {
+    body.monitors.get(m.index()).and_then(|r| r.parent)
+}
+
+/// Region `i`, of a synchronized method: m0, without enter, exits, parent
+/// or lock variable, locking `this` or the class.
+fn check_method_region(c: &mut Checker<'_>, i: usize, r: &MonitorRegion) {
+    let body = c.body;
+    if i != 0 || !body.is_synchronized {
+        c.err(format!(
+            "m{i}: a synchronized-method region must be m0 of a synchronized method"
+        ));
+    }
+    if r.enter.is_some() || !r.exits.is_empty() || r.parent.is_some() || r.lock_var.is_some() {
+        c.err(format!(
+            "m{i}: a synchronized-method region has no enter, exits, parent or lock variable"
+        ));
+    }
+    let want = if body.is_static {
+        AccessPath::ClassLiteral(body.class.clone())
+    } else {
+        AccessPath::This
+    };
+    if r.lock != want {
+        c.err(format!("m{i}: synchronized-method lock should be {want}"));
+    }
+}
+
+/// Block region `id`: its enter and exits are monitor instructions of it
+/// alone, entered under its parent and exited inside it.
+fn check_block_region(
+    c: &mut Checker<'_>,
+    id: MonitorId,
+    r: &MonitorRegion,
+    enter_of: &mut [Option<MonitorId>],
+    exit_of: &mut [Option<MonitorId>],
+) {
+    let body = c.body;
+    let nm = body.monitors.len();
+    let i = id.0;
+    let parent = |m: MonitorId| region_parent(body, m);
+    let Some(e) = r.enter else {
+        c.err(format!("m{i}: a block region needs its monitorenter"));
+        return;
+    };
+    match body.stmts.get(e.index()).map(|s| &s.kind) {
+        Some(StmtKind::MonitorEnter(op)) => {
+            if op.var() != r.lock_var {
+                c.err(format!(
+                    "m{i}: lock_var does not match the monitorenter operand"
+                ));
+            }
+        }
+        _ => c.err(format!("m{i}: enter s{} is not a monitorenter", e.0)),
+    }
+    if let Some(slot) = enter_of.get_mut(e.index()) {
+        if slot.is_some() {
+            c.err(format!("s{}: enter of two regions", e.0));
+        }
+        *slot = Some(id);
+    }
+    if body.held_before.get(e.index()).copied().flatten() != r.parent {
+        c.err(format!(
+            "m{i}: the monitor held before its enter s{} is not its parent",
+            e.0
+        ));
+    }
+    for x in &r.exits {
+        if !matches!(
+            body.stmts.get(x.index()).map(|s| &s.kind),
+            Some(StmtKind::MonitorExit(_))
+        ) {
+            c.err(format!("m{i}: exit s{} is not a monitorexit", x.0));
+        }
+        if let Some(slot) = exit_of.get_mut(x.index()) {
+            if slot.is_some() {
+                c.err(format!("s{}: exit of two regions", x.0));
+            }
+            *slot = Some(id);
+        }
+        // Inside the region: it is held before the exit (innermost,
+        // unless an unstructured exit releases an outer region).
+        let mut cur = body.held_before.get(x.index()).copied().flatten();
+        let mut steps = 0;
+        while cur.is_some_and(|m| m != id) && steps <= nm {
+            cur = cur.and_then(parent);
+            steps += 1;
+        }
+        if cur != Some(id) {
+            c.err(format!("m{i}: exit s{} is not inside the region", x.0));
+        }
+    }
+}
+
+/// Every monitorenter has a region, `held_before` is in range, and a
+/// synchronized method's monitor is held everywhere.
+fn check_held(c: &mut Checker<'_>, enter_of: &[Option<MonitorId>]) {
+    let body = c.body;
+    let nm = body.monitors.len();
     for (i, s) in body.stmts.iter().enumerate() {
         if matches!(s.kind, StmtKind::MonitorEnter(_))
             && enter_of.get(i).copied().flatten().is_none()
@@ -676,7 +706,7 @@ fn check_monitors(c: &mut Checker<'_>) {
                 if steps > nm {
                     break;
                 }
-                cur = parent(m);
+                cur = region_parent(body, m);
             }
             if !found {
                 c.err(format!(
@@ -685,6 +715,17 @@ fn check_monitors(c: &mut Checker<'_>) {
             }
         }
     }
+}
+
+/// The monitor state flows statement to statement within a block, and
+/// agrees across edges (unless lowering reported unstructured locking).
+fn check_monitor_flow(
+    c: &mut Checker<'_>,
+    enter_of: &[Option<MonitorId>],
+    exit_of: &[Option<MonitorId>],
+) {
+    let body = c.body;
+    let parent = |m: MonitorId| region_parent(body, m);
     let after = |s: usize| -> Option<MonitorId> {
         if let Some(r) = enter_of.get(s).copied().flatten() {
             return Some(r);
