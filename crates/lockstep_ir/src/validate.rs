@@ -353,22 +353,8 @@ fn check_types(c: &mut Checker<'_>) {
     let body = c.body;
     let ty = |o: &Operand| operand_type(body, o);
     let mut errs: Vec<String> = Vec::new();
-    fn want(
-        errs: &mut Vec<String>,
-        body: &Body,
-        i: usize,
-        o: &Operand,
-        what: &str,
-        ok: &dyn Fn(&Type) -> bool,
-    ) {
-        if let Some(t) = operand_type(body, o) {
-            if !ok(&t) {
-                errs.push(format!("s{i}: {what} {} has type {t:?}", render_op(o)));
-            }
-        }
-    }
-    let int = |t: &Type| *t == Type::Int;
-    let refl = |t: &Type| is_ref_like(t);
+    let int = is_int;
+    let refl = is_ref_like;
     let ret_desc = body
         .descriptor
         .rsplit(')')
@@ -377,64 +363,7 @@ fn check_types(c: &mut Checker<'_>) {
         .to_string();
     for (i, s) in body.stmts.iter().enumerate() {
         match &s.kind {
-            StmtKind::Assign { dst, value } => {
-                let dt = body.vars.get(dst.index()).map(|v| v.ty.clone());
-                match value {
-                    Rvalue::FieldLoad { object, field } => {
-                        want(&mut errs, body, i, object, "field object", &refl);
-                        if let Some(dt) = &dt {
-                            if !fits(&field.descriptor, dt) {
-                                errs.push(format!(
-                                    "s{i}: {dst} does not fit field {}",
-                                    field.descriptor
-                                ));
-                            }
-                        }
-                    }
-                    Rvalue::ArrayLoad { array, index, kind } => {
-                        want(&mut errs, body, i, array, "array", &refl);
-                        want(&mut errs, body, i, index, "array index", &int);
-                        if let Some(dt) = &dt {
-                            if !kind_fits(*kind, dt) {
-                                errs.push(format!(
-                                    "s{i}: {dst} does not fit the array element kind"
-                                ));
-                            }
-                        }
-                    }
-                    Rvalue::ArrayLength(a) => want(&mut errs, body, i, a, "array", &refl),
-                    Rvalue::NewArray(_, dims) => dims
-                        .iter()
-                        .for_each(|d| want(&mut errs, body, i, d, "array length", &int)),
-                    Rvalue::Binary(op, a, b) => {
-                        if let Some(dt) = dt.clone() {
-                            want(&mut errs, body, i, a, "left operand", &|t: &Type| *t == dt);
-                            let shift = matches!(op, ArithOp::Shl | ArithOp::Shr | ArithOp::Ushr);
-                            if shift {
-                                want(&mut errs, body, i, b, "shift distance", &int);
-                            } else {
-                                want(&mut errs, body, i, b, "right operand", &|t: &Type| *t == dt);
-                            }
-                        }
-                    }
-                    Rvalue::Neg(a) => {
-                        if let Some(dt) = dt.clone() {
-                            want(&mut errs, body, i, a, "operand", &|t: &Type| *t == dt);
-                        }
-                    }
-                    Rvalue::Compare(_, a, b) => {
-                        if let (Some(ta), Some(tb)) = (ty(a), ty(b)) {
-                            if ta != tb {
-                                errs.push(format!("s{i}: comparison of {ta:?} with {tb:?}"));
-                            }
-                        }
-                    }
-                    Rvalue::InstanceOf(a, _) | Rvalue::Cast(a, _) => {
-                        want(&mut errs, body, i, a, "operand", &refl)
-                    }
-                    _ => {}
-                }
-            }
+            StmtKind::Assign { dst, value } => check_assign_types(&mut errs, body, i, *dst, value),
             StmtKind::FieldStore {
                 object,
                 field,
@@ -463,29 +392,7 @@ fn check_types(c: &mut Checker<'_>) {
                 });
             }
             StmtKind::Invoke { call, result } => {
-                if let Some(r) = &call.receiver {
-                    want(&mut errs, body, i, r, "receiver", &refl);
-                }
-                if let Some((params, ret)) = descriptor::method_sig(&call.method.descriptor) {
-                    let params: Vec<&str> = params.collect();
-                    if params.len() != call.args.len() {
-                        errs.push(format!(
-                            "s{i}: {} arguments for {} parameters",
-                            call.args.len(),
-                            params.len()
-                        ));
-                    }
-                    for (a, p) in call.args.iter().zip(params) {
-                        want(&mut errs, body, i, a, "argument", &|t: &Type| fits(p, t));
-                    }
-                    if let Some(r) = result {
-                        if let Some(rt) = body.vars.get(r.index()).map(|v| v.ty.clone()) {
-                            if !fits(ret, &rt) {
-                                errs.push(format!("s{i}: result {r} does not fit {ret}"));
-                            }
-                        }
-                    }
-                }
+                check_call_types(&mut errs, body, i, call, *result)
             }
             StmtKind::InvokeDynamic { call, .. } => {
                 if let Some((params, _)) = descriptor::method_sig(&call.descriptor) {
@@ -530,6 +437,118 @@ fn check_types(c: &mut Checker<'_>) {
     }
     for e in errs {
         c.err(e);
+    }
+}
+
+/// Reports an operand whose type is known and not `ok`.
+fn want(
+    errs: &mut Vec<String>,
+    body: &Body,
+    i: usize,
+    o: &Operand,
+    what: &str,
+    ok: &dyn Fn(&Type) -> bool,
+) {
+    if let Some(t) = operand_type(body, o) {
+        if !ok(&t) {
+            errs.push(format!("s{i}: {what} {} has type {t:?}", render_op(o)));
+        }
+    }
+}
+
+fn is_int(t: &Type) -> bool {
+    *t == Type::Int
+}
+
+/// The operand types of an assignment fit its value, and the value fits
+/// the destination.
+fn check_assign_types(errs: &mut Vec<String>, body: &Body, i: usize, dst: VarId, value: &Rvalue) {
+    let (int, refl) = (is_int, is_ref_like);
+    let ty = |o: &Operand| operand_type(body, o);
+    let dt = body.vars.get(dst.index()).map(|v| v.ty.clone());
+    match value {
+        Rvalue::FieldLoad { object, field } => {
+            want(errs, body, i, object, "field object", &refl);
+            if let Some(dt) = &dt {
+                if !fits(&field.descriptor, dt) {
+                    errs.push(format!(
+                        "s{i}: {dst} does not fit field {}",
+                        field.descriptor
+                    ));
+                }
+            }
+        }
+        Rvalue::ArrayLoad { array, index, kind } => {
+            want(errs, body, i, array, "array", &refl);
+            want(errs, body, i, index, "array index", &int);
+            if let Some(dt) = &dt {
+                if !kind_fits(*kind, dt) {
+                    errs.push(format!("s{i}: {dst} does not fit the array element kind"));
+                }
+            }
+        }
+        Rvalue::ArrayLength(a) => want(errs, body, i, a, "array", &refl),
+        Rvalue::NewArray(_, dims) => dims
+            .iter()
+            .for_each(|d| want(errs, body, i, d, "array length", &int)),
+        Rvalue::Binary(op, a, b) => {
+            if let Some(dt) = dt.clone() {
+                want(errs, body, i, a, "left operand", &|t: &Type| *t == dt);
+                let shift = matches!(op, ArithOp::Shl | ArithOp::Shr | ArithOp::Ushr);
+                if shift {
+                    want(errs, body, i, b, "shift distance", &int);
+                } else {
+                    want(errs, body, i, b, "right operand", &|t: &Type| *t == dt);
+                }
+            }
+        }
+        Rvalue::Neg(a) => {
+            if let Some(dt) = dt.clone() {
+                want(errs, body, i, a, "operand", &|t: &Type| *t == dt);
+            }
+        }
+        Rvalue::Compare(_, a, b) => {
+            if let (Some(ta), Some(tb)) = (ty(a), ty(b)) {
+                if ta != tb {
+                    errs.push(format!("s{i}: comparison of {ta:?} with {tb:?}"));
+                }
+            }
+        }
+        Rvalue::InstanceOf(a, _) | Rvalue::Cast(a, _) => want(errs, body, i, a, "operand", &refl),
+        _ => {}
+    }
+}
+
+/// A call's receiver and arguments fit its descriptor, and so does its result.
+fn check_call_types(
+    errs: &mut Vec<String>,
+    body: &Body,
+    i: usize,
+    call: &Call,
+    result: Option<VarId>,
+) {
+    if let Some(r) = &call.receiver {
+        want(errs, body, i, r, "receiver", &is_ref_like);
+    }
+    if let Some((params, ret)) = descriptor::method_sig(&call.method.descriptor) {
+        let params: Vec<&str> = params.collect();
+        if params.len() != call.args.len() {
+            errs.push(format!(
+                "s{i}: {} arguments for {} parameters",
+                call.args.len(),
+                params.len()
+            ));
+        }
+        for (a, p) in call.args.iter().zip(params) {
+            want(errs, body, i, a, "argument", &|t: &Type| fits(p, t));
+        }
+        if let Some(r) = result {
+            if let Some(rt) = body.vars.get(r.index()).map(|v| v.ty.clone()) {
+                if !fits(ret, &rt) {
+                    errs.push(format!("s{i}: result {r} does not fit {ret}"));
+                }
+            }
+        }
     }
 }
 
