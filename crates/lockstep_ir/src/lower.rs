@@ -24,6 +24,9 @@ use crate::ir::*;
 use crate::split::Splitter;
 use crate::stack::{Aux, Cx, Gen};
 
+/// A parameter's first local slot and its origin (`this` or its index).
+type ParamSlot = (u16, VarOrigin);
+
 /// Lowers methods, reusing scratch storage across calls.
 #[derive(Default)]
 pub struct Lowerer {
@@ -127,7 +130,7 @@ impl Lowerer {
         class: &ClassFile,
         method: &MethodInfo,
         max_locals: u16,
-    ) -> Result<(Vec<(u16, VarOrigin)>, Vec<Type>), LowerError> {
+    ) -> Result<(Vec<ParamSlot>, Vec<Type>), LowerError> {
         let is_static = method.access_flags & access::STATIC != 0;
         let Some((params, _)) = descriptor::method_sig(&method.descriptor) else {
             return Err(LowerError::new(format!(
@@ -181,7 +184,7 @@ impl Lowerer {
         let mut names: Vec<Option<Arc<str>>> = vec![None; origins.len()];
         let slots: Vec<u16> = param_slots.iter().map(|(s, _)| *s).collect();
         crate::types::infer(
-            &stmts,
+            stmts,
             aux,
             code,
             &origins,

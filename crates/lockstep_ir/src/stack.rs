@@ -1038,7 +1038,7 @@ impl Gen {
                     // The trampoline after this block, emitted once this block is closed.
                     self.pending_trampoline = Some((b + 1, fall));
                 }
-                return Ok(true);
+                Ok(true)
             }
             Insn::Goto(_) => {
                 self.materialise_out(&mut [])?;
@@ -1046,7 +1046,7 @@ impl Gen {
                 self.flow_to(cx, t)?;
                 self.emit(StmtKind::Goto(BlockId(t)), None);
                 succs.push(BlockId(t));
-                return Ok(true);
+                Ok(true)
             }
             Insn::Jsr(_) => {
                 if cx.flat.inlined {
@@ -1068,7 +1068,7 @@ impl Gen {
                 self.flow_to(cx, t)?;
                 self.emit(StmtKind::Goto(BlockId(t)), None);
                 succs.push(BlockId(t));
-                return Ok(true);
+                Ok(true)
             }
             Insn::Ret(n) => {
                 self.materialise_out(&mut [])?;
@@ -1090,7 +1090,7 @@ impl Gen {
                     succs.extend_from_slice(&targets);
                     self.emit(StmtKind::Ret { address, targets }, None);
                 }
-                return Ok(true);
+                Ok(true)
             }
             Insn::TableSwitch { low, targets, .. } => {
                 let mut keys = Vec::with_capacity(targets.len());
@@ -1100,11 +1100,11 @@ impl Gen {
                     };
                     keys.push(k);
                 }
-                return self.switch(cx, node, keys, succs);
+                self.switch(cx, node, keys, succs)
             }
             Insn::LookupSwitch { pairs, .. } => {
                 let keys = pairs.iter().map(|(k, _)| *k).collect();
-                return self.switch(cx, node, keys, succs);
+                self.switch(cx, node, keys, succs)
             }
             Insn::Return(k) => {
                 let v = match k {
@@ -1112,12 +1112,12 @@ impl Gen {
                     None => None,
                 };
                 self.emit(StmtKind::Return(v), None);
-                return Ok(true);
+                Ok(true)
             }
             Insn::AThrow => {
                 let v = self.pop_op()?;
                 self.emit(StmtKind::Throw(v), None);
-                return Ok(true);
+                Ok(true)
             }
             other => self.err(format!("{other:?} is not a control instruction")),
         }

@@ -2,7 +2,8 @@
 //! what points-to tests need on top: a small JDK for the naive reference
 //! solver, variables by name, solving, and objects described readably.
 
-#![allow(dead_code)]
+// Each test binary uses a different part of these helpers.
+#![allow(dead_code, unused_imports)]
 
 use std::collections::BTreeSet;
 use std::path::Path;

@@ -2,7 +2,8 @@
 //! `lockstep_testkit_program` (compile Java sources with the testkit,
 //! cached; build a `Program` over the JDK) and source-line lookup.
 
-#![allow(dead_code)]
+// Each test binary uses a different part of these helpers.
+#![allow(dead_code, unused_imports)]
 
 use lockstep_program::{MethodId, Program};
 pub use lockstep_testkit_program::{compile_sources, jdk_provider, method, program_of};
