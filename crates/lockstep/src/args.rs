@@ -75,6 +75,14 @@ pub struct InputArgs {
         value_delimiter = ':'
     )]
     pub classpath: Vec<PathBuf>,
+    /// Module path entries (jars or directories of jars), read as libraries like -cp. Separate with ':' or repeat.
+    #[arg(
+        long = "module-path",
+        short = 'p',
+        value_name = "PATHS",
+        value_delimiter = ':'
+    )]
+    pub module_path: Vec<PathBuf>,
     /// JDK home whose classes are loaded lazily (default: $JAVA_HOME, else the `java` on PATH).
     #[arg(long, value_name = "DIR")]
     pub jdk: Option<PathBuf>,

@@ -53,7 +53,8 @@ pub fn load(input: &InputArgs) -> Result<Loaded, InputError> {
             )));
         }
     }
-    let read = lockstep_classpath::read_inputs(&input.paths);
+    let read_options = crate::classpaths::read_options(input);
+    let read = lockstep_classpath::read_inputs_with(&input.paths, &read_options);
     let mut problems: Vec<InputProblem> = read.problems.iter().map(problem_of).collect();
     if read.classes.is_empty() {
         return Err(InputError(no_classes_message(&problems)));
@@ -89,8 +90,9 @@ pub fn load(input: &InputArgs) -> Result<Loaded, InputError> {
     }
 
     let mut libs = Vec::new();
-    if !input.classpath.is_empty() {
-        let (lib, lib_problems) = Library::open(&input.classpath);
+    let library_paths = crate::classpaths::library_paths(input, &read.libraries);
+    if !library_paths.is_empty() {
+        let (lib, lib_problems) = Library::open_with(&library_paths, &read_options);
         problems.extend(lib_problems.iter().map(problem_of));
         libs.push(lib);
     }

@@ -2,6 +2,7 @@
 
 mod args;
 mod check;
+mod classpaths;
 mod debug;
 mod load;
 mod progress;

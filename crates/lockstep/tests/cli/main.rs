@@ -11,6 +11,7 @@ mod common;
 mod determinism;
 mod example;
 mod inputs;
+mod java_classpaths;
 mod malformed;
 mod options;
 mod rules_debug;
