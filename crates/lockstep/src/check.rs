@@ -177,10 +177,7 @@ pub fn run(args: &CheckArgs) -> u8 {
                 && std::env::var_os("NO_COLOR").is_none()
         }
     };
-    let rules = lockstep_detectors::all_rules()
-        .iter()
-        .map(|r| r.to_report())
-        .collect();
+    let rules = crate::rule_docs::report_rules(None);
     let text = render(
         &report,
         format,

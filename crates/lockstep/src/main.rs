@@ -6,6 +6,7 @@ mod classpaths;
 mod debug;
 mod load;
 mod progress;
+mod rule_docs;
 
 use std::process::ExitCode;
 
