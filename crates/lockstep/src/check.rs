@@ -167,7 +167,13 @@ pub fn run(args: &CheckArgs) -> u8 {
         open_program,
     };
     report.normalize();
-    let format: OutputFormat = args.format.into();
+    // Suppressions, baseline (crate::post).
+    if let Err(e) = crate::post::apply(&mut report, &program, args) {
+        phases.finish();
+        eprintln!("error: {e}");
+        return 2;
+    }
+    let format: OutputFormat = args.format.unwrap_or(crate::args::Format::Text).into();
     let color = match args.color {
         ColorChoice::Always => true,
         ColorChoice::Never => false,
@@ -177,7 +183,7 @@ pub fn run(args: &CheckArgs) -> u8 {
                 && std::env::var_os("NO_COLOR").is_none()
         }
     };
-    let rules = crate::rule_docs::report_rules(None);
+    let rules = crate::rule_docs::report_rules(args.file_settings.help_uri_base.as_deref());
     let text = render(
         &report,
         format,

@@ -1,12 +1,16 @@
 //! The `lockstep` command line: the only part of lockstep that prints.
 
 mod args;
+mod baseline;
 mod check;
 mod classpaths;
+mod config;
 mod debug;
 mod load;
+mod post;
 mod progress;
 mod rule_docs;
+mod suppress;
 
 use std::process::ExitCode;
 
@@ -35,7 +39,20 @@ fn main() -> ExitCode {
         }
     };
     let code = match cli.command {
-        Command::Check(args) => check::run(&args),
+        Command::Check(mut args) => match config::apply_nearest(&mut args) {
+            Ok(()) if args.input.paths.is_empty() => {
+                eprintln!(
+                    "error: no inputs: give the paths to analyse, or `inputs` in {}",
+                    config::FILE_NAME
+                );
+                2
+            }
+            Ok(()) => check::run(&args),
+            Err(e) => {
+                eprintln!("error: {e}");
+                2
+            }
+        },
         Command::Rules { rule } => rules(rule.as_deref()),
         Command::Debug(cmd) => debug::run(cmd),
     };

@@ -89,6 +89,10 @@ pub fn summary_line(report: &Report) -> String {
     if summary.open_program {
         line.push_str(" (open program)");
     }
+    let suppressed = report.canonical_suppressed().len() as u64;
+    if suppressed > 0 {
+        let _ = write!(line, "; {suppressed} suppressed");
+    }
     let problems = report.canonical_problems().len() as u64;
     if problems > 0 {
         let _ = write!(

@@ -12,6 +12,7 @@ mod determinism;
 mod example;
 mod inputs;
 mod java_classpaths;
+mod living_with_findings;
 mod malformed;
 mod options;
 mod rules_debug;
