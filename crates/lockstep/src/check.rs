@@ -1,14 +1,14 @@
 //! `lockstep check`: load, build the program model, run the detectors, render.
 
 use std::collections::BTreeSet;
-use std::io::{IsTerminal, Write};
+use std::io::Write;
 
 use lockstep_detectors::{Context, Options};
 use lockstep_program::{entry_points, rta, thread_roots, Program, Stats};
 use lockstep_report::{render, OutputFormat, RenderOptions, Report, Summary};
 use rayon::prelude::*;
 
-use crate::args::{CheckArgs, ColorChoice, PointsToMode, UnknownCalleesMode};
+use crate::args::{CheckArgs, PointsToMode, UnknownCalleesMode};
 use crate::load::{load, program_problem, Loaded};
 use crate::progress::Phases;
 
@@ -174,15 +174,7 @@ pub fn run(args: &CheckArgs) -> u8 {
         return 2;
     }
     let format: OutputFormat = args.format.unwrap_or(crate::args::Format::Text).into();
-    let color = match args.color {
-        ColorChoice::Always => true,
-        ColorChoice::Never => false,
-        ColorChoice::Auto => {
-            args.output.is_none()
-                && std::io::stdout().is_terminal()
-                && std::env::var_os("NO_COLOR").is_none()
-        }
-    };
+    let color = crate::terminal::color(args.color, args.output.is_none());
     let rules = crate::rule_docs::report_rules(args.file_settings.help_uri_base.as_deref());
     let text = render(
         &report,
@@ -211,6 +203,13 @@ pub fn run(args: &CheckArgs) -> u8 {
         return 2;
     }
 
+    if let Some(hint) = args
+        .explain
+        .as_deref()
+        .and_then(|f| crate::explain_hint::unknown_field(&program, f))
+    {
+        eprintln!("{hint}");
+    }
     if let Some(lines) = &explanation {
         for l in lines {
             eprintln!("{l}");
@@ -232,7 +231,8 @@ pub fn run(args: &CheckArgs) -> u8 {
         }
     }
 
-    if args.stats {
+    // -q: nothing but the report, whatever else was asked.
+    if args.stats && !args.quiet {
         let stats = Stats::collect(&program, None, Some(&cg), Some(&roots));
         eprintln!("lockstep {} statistics", env!("CARGO_PKG_VERSION"));
         eprintln!(

@@ -6,11 +6,13 @@ mod check;
 mod classpaths;
 mod config;
 mod debug;
+mod explain_hint;
 mod load;
 mod post;
 mod progress;
 mod rule_docs;
 mod suppress;
+mod terminal;
 
 use std::process::ExitCode;
 

@@ -300,3 +300,52 @@ fn unknown_config_key_is_an_error_naming_it() {
     run.expect_code(2);
     assert!(run.stderr.contains("no inputs"), "{}", run.stderr);
 }
+
+#[test]
+fn quiet_prints_only_the_report_and_explain_suggests_fields() {
+    let example = example_dir();
+    let dir = example.to_str().unwrap();
+    let run = lockstep([
+        "check",
+        dir,
+        "--no-jdk",
+        "--select",
+        "data-race",
+        "--format",
+        "json",
+        "-q",
+        "--stats",
+    ]);
+    run.expect_code(0);
+    assert_eq!(run.stderr, "", "-q prints nothing but the report");
+    run.json();
+
+    let run = lockstep([
+        "check",
+        dir,
+        "--no-jdk",
+        "--select",
+        "data-race",
+        "-q",
+        "--explain",
+        "com.example.inventory.Stock.unit",
+    ]);
+    assert!(
+        run.stderr.contains(
+            "the application has no field `com.example.inventory.Stock.unit`; did you mean `com.example.inventory.Stock.units`?"
+        ),
+        "{}",
+        run.stderr
+    );
+    let run = lockstep([
+        "check",
+        dir,
+        "--no-jdk",
+        "--select",
+        "data-race",
+        "-q",
+        "--explain",
+        "com.example.inventory.Stock.units",
+    ]);
+    assert!(!run.stderr.contains("has no field"), "{}", run.stderr);
+}
