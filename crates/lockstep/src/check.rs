@@ -182,6 +182,7 @@ pub fn run(args: &CheckArgs) -> u8 {
         &RenderOptions {
             color,
             rules,
+            source_root: args.file_settings.source_root.clone(),
             ..RenderOptions::default()
         },
     );

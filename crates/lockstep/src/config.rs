@@ -56,6 +56,9 @@ struct Output {
     file: Option<PathBuf>,
     /// `helpUri` of each SARIF rule is this plus `<rule-id>.md`.
     help_uri_base: Option<String>,
+    /// Prepended to source paths in SARIF and `github` output
+    /// (`src/main/java`), so code scanning finds the files.
+    source_root: Option<String>,
 }
 
 /// Settings only the file can give (no flag for them).
@@ -63,6 +66,7 @@ struct Output {
 pub struct FileSettings {
     pub suppress: Vec<Pattern>,
     pub help_uri_base: Option<String>,
+    pub source_root: Option<String>,
 }
 
 /// The nearest `lockstep.toml` from `start` upward.
@@ -137,6 +141,7 @@ pub fn merge(args: &mut CheckArgs, config: Config, path: &Path) -> Result<(), St
     args.file_settings = FileSettings {
         suppress: config.suppress,
         help_uri_base: config.output.help_uri_base,
+        source_root: config.output.source_root,
     };
     Ok(())
 }

@@ -109,6 +109,8 @@ select = ["reacquired-lock"]
 
 [output]
 format = "json"
+source-root = "src/main/java"
+help-uri-base = "https://example.org/rules/"
 
 [[suppress]]
 class = "t.s.Legacy"
@@ -177,6 +179,20 @@ fn annotations_spotbugs_and_config_patterns_suppress() {
         .filter_map(|r| r["suppressions"][0]["kind"].as_str())
         .collect();
     assert_eq!(kinds, ["inSource", "external", "inSource"]);
+    let uri = &results[0]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"];
+    assert!(
+        uri.as_str().unwrap().starts_with("src/main/java/t/s/"),
+        "{uri}"
+    );
+    let rules = sarif["runs"][0]["tool"]["driver"]["rules"]
+        .as_array()
+        .unwrap();
+    let rule = rules.iter().find(|r| r["id"] == "reacquired-lock").unwrap();
+    assert_eq!(
+        rule["helpUri"],
+        "https://example.org/rules/reacquired-lock.md"
+    );
+    assert!(rule["help"]["markdown"].as_str().unwrap().len() > 100);
 }
 
 #[test]
