@@ -18,6 +18,8 @@ pub struct Cli {
     pub command: Command,
 }
 
+// Parsed once per process; boxing the big variant would buy nothing.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Analyse class files, class directories, jars, jmods or a JDK image and report findings.

@@ -14,8 +14,8 @@ use crate::common::*;
 /// suppressed differs.
 fn class(name: &str, annotation: &str) -> SourceFile {
     SourceFile::new(
-        &format!("t/s/{name}.java"),
-        &format!(
+        format!("t/s/{name}.java"),
+        format!(
             "package t.s;\n\
              {annotation}\n\
              public class {name} {{\n\
