@@ -257,20 +257,10 @@ fn baseline_round_trip_reports_only_new_findings() {
     check_in(dir, &write).expect_code(1);
     let project_again = project();
     let classes = project_again.classes.to_str().unwrap();
-    let run = check_in(
-        dir,
-        &[
-            classes,
-            "--no-jdk",
-            "--select",
-            "reacquired-lock",
-            "--format",
-            "json",
-            "-q",
-            "--baseline",
-            baseline.to_str().unwrap(),
-        ],
-    );
+    let mut read = base_args.to_vec();
+    read[0] = classes;
+    read.extend(["--baseline", baseline.to_str().unwrap()]);
+    let run = check_in(dir, &read);
     run.expect_code(1);
     assert_eq!(classes_of(&run.json()["findings"]), ["t.s.Legacy"]);
 
@@ -336,16 +326,19 @@ fn quiet_prints_only_the_report_and_explain_suggests_fields() {
     assert_eq!(run.stderr, "", "-q prints nothing but the report");
     run.json();
 
-    let run = lockstep([
-        "check",
-        dir,
-        "--no-jdk",
-        "--select",
-        "data-race",
-        "-q",
-        "--explain",
-        "com.example.inventory.Stock.unit",
-    ]);
+    let explain = |field: &str| {
+        lockstep([
+            "check",
+            dir,
+            "--no-jdk",
+            "--select",
+            "data-race",
+            "-q",
+            "--explain",
+            field,
+        ])
+    };
+    let run = explain("com.example.inventory.Stock.unit");
     assert!(
         run.stderr.contains(
             "the application has no field `com.example.inventory.Stock.unit`; did you mean `com.example.inventory.Stock.units`?"
@@ -353,15 +346,6 @@ fn quiet_prints_only_the_report_and_explain_suggests_fields() {
         "{}",
         run.stderr
     );
-    let run = lockstep([
-        "check",
-        dir,
-        "--no-jdk",
-        "--select",
-        "data-race",
-        "-q",
-        "--explain",
-        "com.example.inventory.Stock.units",
-    ]);
+    let run = explain("com.example.inventory.Stock.units");
     assert!(!run.stderr.contains("has no field"), "{}", run.stderr);
 }
