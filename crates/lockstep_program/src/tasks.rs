@@ -251,22 +251,6 @@ impl Resolver<'_> {
         }
     }
 
-    /// The tasks of the thread allocated by `new_stmt` (a `new C` with `C <: Thread`).
-    pub(crate) fn thread_alloc_sources(
-        &self,
-        m: MethodId,
-        body: &Body,
-        new_stmt: StmtId,
-        cls: ClassId,
-    ) -> Vec<TaskSource> {
-        let mut q = Query {
-            out: Vec::new(),
-            visited: FxHashSet::default(),
-        };
-        self.thread_alloc(&mut q, m, body, new_stmt, cls, 0, true);
-        q.out
-    }
-
     /// `new C(...)` used as a thread: `C.run()` when `C` overrides
     /// `Thread.run`, else the `Runnable` passed to the constructor.
     #[allow(clippy::too_many_arguments)]

@@ -19,7 +19,7 @@ use lockstep_pointsto::{ContextId, ObjectId, ObjectSet, PointsToResult};
 use lockstep_program::{MethodId, Program};
 use rustc_hash::FxHashMap;
 
-use super::local_locks::LocalLock;
+use crate::local_locks::LocalLock;
 
 /// What a held lock is.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
