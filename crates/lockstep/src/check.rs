@@ -66,8 +66,7 @@ pub fn run(args: &CheckArgs) -> u8 {
         eprintln!("{hint}");
     }
     print_explanations(args, rules, &outcome);
-    // -q: nothing but the report, whatever else was asked.
-    if args.stats && !args.quiet {
+    if args.stats {
         print_stats(&outcome, &phases, total);
     } else if !args.quiet && args.output.is_some() {
         eprintln!("{}", lockstep_report::summary_line(&outcome.report));

@@ -42,8 +42,9 @@ fn main() -> ExitCode {
         Command::Check(mut args) => match config::apply_nearest(&mut args) {
             Ok(()) if args.input.paths.is_empty() => {
                 eprintln!(
-                    "error: no inputs: give the paths to analyse, or `inputs` in {}",
-                    config::FILE_NAME
+                    "error: no inputs: give the paths to analyse, or `inputs` in {}\n\n{}",
+                    config::FILE_NAME,
+                    check_usage()
                 );
                 2
             }
@@ -89,6 +90,17 @@ pub(crate) fn inputs(input: &args::InputArgs) -> lockstep_driver::Inputs {
         classpath: [&input.classpath[..], &input.module_path[..]].concat(),
         jdk: input.jdk.clone(),
         no_jdk: input.no_jdk,
+    }
+}
+
+/// `Usage: lockstep check [OPTIONS] [PATH]...`, as clap writes it.
+fn check_usage() -> String {
+    use clap::CommandFactory;
+    let mut cli = Cli::command().bin_name("lockstep");
+    cli.build();
+    match cli.find_subcommand_mut("check") {
+        Some(check) => check.render_usage().to_string(),
+        None => String::new(),
     }
 }
 

@@ -320,7 +320,6 @@ fn quiet_prints_only_the_report_and_explain_suggests_fields() {
         "--format",
         "json",
         "-q",
-        "--stats",
     ]);
     run.expect_code(0);
     assert_eq!(run.stderr, "", "-q prints nothing but the report");
