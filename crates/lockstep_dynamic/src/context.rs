@@ -210,7 +210,11 @@ impl Context {
             }
             _ => 1,
         };
-        if let Some(h) = ts.held.iter_mut().find(|h| h.lock == lock && h.kind == kind) {
+        if let Some(h) = ts
+            .held
+            .iter_mut()
+            .find(|h| h.lock == lock && h.kind == kind)
+        {
             h.depth += 1;
             return LockStep::None;
         }
@@ -225,7 +229,11 @@ impl Context {
 
     fn release(&mut self, t: Tid, lock: ObjId, kind: LockKind) -> LockStep {
         let ts = &mut self.threads[t as usize];
-        let Some(i) = ts.held.iter().position(|h| h.lock == lock && h.kind == kind) else {
+        let Some(i) = ts
+            .held
+            .iter()
+            .position(|h| h.lock == lock && h.kind == kind)
+        else {
             // A release without a recorded acquire: still a release for ordering.
             return LockStep::Released(lock, kind);
         };

@@ -53,7 +53,11 @@ pub fn thread_name(view: &View, t: u32) -> String {
     let id = view.threads.get(t as usize).copied().unwrap_or(t);
     match view.tables.threads.get(&id) {
         Some(info) => match info.start_site {
-            Some(s) => format!("`{}` (started at {})", info.name, short_site(view.tables, s)),
+            Some(s) => format!(
+                "`{}` (started at {})",
+                info.name,
+                short_site(view.tables, s)
+            ),
             None => format!("`{}`", info.name),
         },
         None => format!("`thread-{id}`"),
@@ -131,7 +135,10 @@ fn variable_text(view: &View, race: &Race) -> (String, Option<String>) {
             (format!("field `{name}`"), Some(name))
         }
         VarKind::Element(i) => (
-            format!("element [{i}] of array {}", object_name(view.tables, race.var.obj)),
+            format!(
+                "element [{i}] of array {}",
+                object_name(view.tables, race.var.obj)
+            ),
             None,
         ),
         VarKind::Container => (

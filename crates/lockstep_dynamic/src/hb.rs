@@ -178,9 +178,7 @@ impl HappensBefore {
         } else {
             match &mut st.reads {
                 Reads::One(e, _) if *e == now => return,
-                Reads::Many(v) if v.get(t as usize).is_some_and(|r| r.0 == now.clock()) => {
-                    return
-                }
+                Reads::Many(v) if v.get(t as usize).is_some_and(|r| r.0 == now.clock()) => return,
                 _ => {}
             }
             if !c.covers(st.write) {

@@ -130,10 +130,7 @@ impl Engine {
             tables: Tables::default(),
             merger: Merger::new(),
             ctx: Context::default(),
-            hb: options
-                .checkers
-                .happens_before
-                .then(HappensBefore::default),
+            hb: options.checkers.happens_before.then(HappensBefore::default),
             lockset: options
                 .checkers
                 .lockset

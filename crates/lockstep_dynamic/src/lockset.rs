@@ -20,7 +20,7 @@
 
 use lockstep_trace::{Event, LockKind, ObjId, ThreadId};
 
-use crate::context::{Access, Locksets, LocksetId, Tid};
+use crate::context::{Access, LocksetId, Locksets, Tid};
 use crate::fast_hash::FastMap;
 use crate::race::{CheckerKind, Races, Var};
 use crate::vc::{Epoch, VectorClock};
