@@ -6,7 +6,7 @@
 use std::time::Instant;
 
 use lockstep_dynamic::{CheckerSet, Engine, Options};
-use lockstep_trace::{read_bytes, ChunkEncoder, Event, Header, LockKind, Record, TraceWriter};
+use lockstep_trace::{read_bytes, ChunkEncoder, Event, Header, LockKind, TraceWriter};
 
 const THREADS: u32 = 8;
 const LOCKS: u64 = 4;
@@ -147,7 +147,7 @@ fn main() {
         let t = Instant::now();
         let mut engine = Engine::new(&opts);
         for c in &trace.chunks {
-            engine.record(Record::Chunk(c.clone()));
+            engine.record_chunk(c);
         }
         let out = engine.finish();
         let s = t.elapsed().as_secs_f64();

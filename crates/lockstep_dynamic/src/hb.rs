@@ -13,7 +13,7 @@ use lockstep_trace::{Event, LockKind, ObjId, ThreadId};
 
 use crate::context::{Access, LockStep, Tid};
 use crate::fast_hash::FastMap;
-use crate::race::{CheckerKind, Races, Var};
+use crate::race::{CheckerKind, Races, Var, VarId};
 use crate::vc::{Epoch, ForkJoin, VectorClock};
 
 #[derive(Debug, Default)]
@@ -39,6 +39,14 @@ struct VarState {
     reads: Reads,
 }
 
+impl VarState {
+    const UNTOUCHED: VarState = VarState {
+        write: Epoch::NONE,
+        write_access: None,
+        reads: Reads::None,
+    };
+}
+
 /// The FastTrack checker's state.
 #[derive(Debug, Default)]
 pub struct HappensBefore {
@@ -47,7 +55,8 @@ pub struct HappensBefore {
     syncs: FastMap<(ObjId, u32), VectorClock>,
     fork_join: ForkJoin,
     classes: FastMap<String, VectorClock>,
-    vars: FastMap<Var, VarState>,
+    /// Shadow state, indexed by [`VarId`].
+    vars: Vec<VarState>,
 }
 
 fn exclusive(kind: LockKind) -> bool {
@@ -119,17 +128,17 @@ impl HappensBefore {
         }
     }
 
-    /// Checks and records an access.
+    /// Checks and records an access to `var`, interned as `id`.
     #[inline]
-    pub fn access(&mut self, var: Var, acc: Access, races: &mut Races) {
+    pub fn access(&mut self, id: VarId, var: Var, acc: Access, races: &mut Races) {
         let t = acc.thread;
         let c = &self.clocks[t as usize];
         let now = c.epoch(t);
-        let st = self.vars.entry(var).or_insert(VarState {
-            write: Epoch::NONE,
-            write_access: None,
-            reads: Reads::None,
-        });
+        let i = id as usize;
+        if i >= self.vars.len() {
+            self.vars.resize_with(i + 1, || VarState::UNTOUCHED);
+        }
+        let st = &mut self.vars[i];
         if acc.write {
             if st.write == now {
                 return;

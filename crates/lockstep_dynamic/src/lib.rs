@@ -23,13 +23,13 @@ use std::io::Read;
 use std::time::Instant;
 
 use lockstep_report::Finding;
-use lockstep_trace::{Event, FieldId, Merger, Record, StreamReader, Tables, ThreadId, Trace};
+use lockstep_trace::{Chunk, Event, FieldId, Merger, Record, StreamReader, Tables, ThreadId, Trace};
 
 use crate::context::{Access, Context, LockStep, Tid};
 use crate::fast_hash::{FastMap, FastSet};
 use crate::hb::HappensBefore;
 use crate::lockset::Lockset;
-use crate::race::{Races, Var};
+use crate::race::{Races, Var, VarIds};
 use crate::timeline::TimelineRecorder;
 
 pub use race::CheckerKind;
@@ -113,6 +113,7 @@ pub struct Engine {
     hb: Option<HappensBefore>,
     lockset: Option<Lockset>,
     races: Races,
+    var_ids: VarIds,
     tids: FastMap<ThreadId, Tid>,
     /// Recorder id of each internal thread.
     threads: Vec<ThreadId>,
@@ -136,6 +137,7 @@ impl Engine {
                 .lockset
                 .then(|| Lockset::new(options.join_ordering, options.multi_lockset)),
             races: Races::default(),
+            var_ids: VarIds::default(),
             tids: FastMap::default(),
             threads: Vec::new(),
             last_thread: None,
@@ -165,10 +167,20 @@ impl Engine {
         }
     }
 
+    /// Takes a borrowed chunk (offline: the trace keeps its chunks), the
+    /// same as `record(Record::Chunk(chunk.clone()))` without the clone.
+    pub fn record_chunk(&mut self, chunk: &Chunk) {
+        self.merger
+            .push_events(chunk.thread, chunk.index, &chunk.events);
+        self.drain();
+    }
+
     fn drain(&mut self) {
-        while let Some((thread, e)) = self.merger.next_event() {
-            self.event(thread, &e);
-        }
+        // The merger is moved out for the duration so that its callback can
+        // borrow the rest of the engine (an empty `Merger` does not allocate).
+        let mut merger = std::mem::take(&mut self.merger);
+        merger.drain_ready(|thread, e| self.event(thread, e));
+        self.merger = merger;
     }
 
     fn tid(&mut self, thread: ThreadId) -> Tid {
@@ -225,6 +237,7 @@ impl Engine {
 
     #[inline]
     fn access(&mut self, t: Tid, var: Var, write: bool, e: &Event, at: u64) {
+        let id = self.var_ids.id(var);
         let ts = &self.ctx.threads[t as usize];
         let acc = Access {
             thread: t,
@@ -244,10 +257,10 @@ impl Engine {
                     }
                 }
             }
-            hb.access(var, acc, &mut self.races);
+            hb.access(id, var, acc, &mut self.races);
         }
         if let Some(ls) = &mut self.lockset {
-            ls.access(var, acc, &self.ctx.locksets, &mut self.races);
+            ls.access(id, var, acc, &self.ctx.locksets, &mut self.races);
         }
     }
 
@@ -345,7 +358,7 @@ pub fn check_traces(inputs: &[Trace], options: &Options) -> Outcome {
             engine.record(Record::Note(n.clone()));
         }
         for c in &trace.chunks {
-            engine.record(Record::Chunk(c.clone()));
+            engine.record_chunk(c);
         }
         let out = engine.finish();
         let prefix = if inputs.len() > 1 {

@@ -22,7 +22,7 @@ use lockstep_trace::{Event, LockKind, ObjId, ThreadId};
 
 use crate::context::{Access, LocksetId, Locksets, Tid};
 use crate::fast_hash::FastMap;
-use crate::race::{CheckerKind, Races, Var};
+use crate::race::{CheckerKind, Races, Var, VarId};
 use crate::vc::{Epoch, ForkJoin, VectorClock};
 
 /// Interned sorted sets of lock object ids; 0 is the empty set.
@@ -61,7 +61,8 @@ pub struct Lockset {
     /// Fork/join-only vector clocks.
     clocks: Vec<VectorClock>,
     fork_join: ForkJoin,
-    vars: FastMap<Var, VarState>,
+    /// Shadow state indexed by [`VarId`]; `None` until the first access.
+    vars: Vec<Option<VarState>>,
     sets: Vec<Vec<ObjId>>,
     set_index: FastMap<Vec<ObjId>, SetId>,
     intersections: FastMap<(SetId, SetId), SetId>,
@@ -79,7 +80,7 @@ impl Lockset {
             multi,
             clocks: Vec::new(),
             fork_join: ForkJoin::default(),
-            vars: FastMap::default(),
+            vars: Vec::new(),
             sets: vec![Vec::new()],
             set_index,
             intersections: FastMap::default(),
@@ -159,23 +160,31 @@ impl Lockset {
         d
     }
 
-    /// Checks and records an access.
-    pub fn access(&mut self, var: Var, acc: Access, locksets: &Locksets, races: &mut Races) {
+    /// Checks and records an access to `var`, interned as `id`.
+    pub fn access(
+        &mut self,
+        id: VarId,
+        var: Var,
+        acc: Access,
+        locksets: &Locksets,
+        races: &mut Races,
+    ) {
         let t = acc.thread;
         let (all, excl) = self.split(acc.locks, locksets);
         let clock = &self.clocks[t as usize];
         let now = clock.epoch(t);
-        let Some(st) = self.vars.get_mut(&var) else {
-            self.vars.insert(
-                var,
-                VarState {
-                    state: State::Exclusive(now),
-                    writes: NO_WRITE,
-                    reads: Vec::new(),
-                    last: Some(acc),
-                    last_other: None,
-                },
-            );
+        let i = id as usize;
+        if i >= self.vars.len() {
+            self.vars.resize_with(i + 1, || None);
+        }
+        let Some(st) = &mut self.vars[i] else {
+            self.vars[i] = Some(VarState {
+                state: State::Exclusive(now),
+                writes: NO_WRITE,
+                reads: Vec::new(),
+                last: Some(acc),
+                last_other: None,
+            });
             return;
         };
         if let State::Exclusive(owner) = st.state {
@@ -190,14 +199,19 @@ impl Lockset {
             Some(l) if l.thread != t => Some(l),
             _ => st.last_other,
         };
-        let racy = if self.multi {
-            self.multi_step(var, acc.write, all, excl)
+        // The set operations need `&mut self`: work on the sets taken out
+        // of the state (no allocation) and put them back.
+        let (writes, mut reads) = (st.writes, std::mem::take(&mut st.reads));
+        let (writes, racy) = if self.multi {
+            self.multi_step(acc.write, writes, &mut reads, all, excl)
         } else {
-            self.plain_step(var, acc.write, all)
+            self.plain_step(writes, all)
         };
-        let Some(st) = self.vars.get_mut(&var) else {
+        let Some(st) = &mut self.vars[i] else {
             return;
         };
+        st.writes = writes;
+        st.reads = reads;
         if acc.write {
             st.state = State::SharedModified;
         }
@@ -209,56 +223,45 @@ impl Lockset {
         }
     }
 
-    /// Multi-lockset update; true when the access shares no lock with a
+    /// Multi-lockset update of a variable's write set and read sets; gives
+    /// the new write set and whether the access shares no lock with a
     /// conflicting one.
-    fn multi_step(&mut self, var: Var, write: bool, all: SetId, excl: SetId) -> bool {
-        let Some(st) = self.vars.get(&var) else {
-            return false;
-        };
-        let (writes, reads) = (st.writes, st.reads.clone());
+    fn multi_step(
+        &mut self,
+        write: bool,
+        writes: SetId,
+        reads: &mut Vec<SetId>,
+        all: SetId,
+        excl: SetId,
+    ) -> (SetId, bool) {
         if write {
             let w = self.intersect(writes, excl);
             let mut racy = w == 0;
-            for &r in &reads {
+            for &r in reads.iter() {
                 racy |= self.intersect(r, w) == 0;
             }
-            if let Some(st) = self.vars.get_mut(&var) {
-                st.writes = w;
-            }
-            racy
+            (w, racy)
         } else {
             let racy = writes != NO_WRITE && self.intersect(all, writes) == 0;
-            let merged = if reads.contains(&all) {
-                None
+            if reads.contains(&all) {
             } else if reads.len() >= MAX_READ_SETS {
                 let mut m = all;
-                for &r in &reads {
+                for &r in reads.iter() {
                     m = self.intersect(m, r);
                 }
-                Some(vec![m])
+                reads.clear();
+                reads.push(m);
             } else {
-                let mut v = reads;
-                v.push(all);
-                Some(v)
-            };
-            if let (Some(v), Some(st)) = (merged, self.vars.get_mut(&var)) {
-                st.reads = v;
+                reads.push(all);
             }
-            racy
+            (writes, racy)
         }
     }
 
     /// Plain Eraser: one candidate set over all accesses since sharing.
-    fn plain_step(&mut self, var: Var, write: bool, all: SetId) -> bool {
-        let Some(st) = self.vars.get(&var) else {
-            return false;
-        };
-        let c = self.intersect(st.writes, all);
-        if let Some(st) = self.vars.get_mut(&var) {
-            st.writes = c;
-        }
-        let _ = write;
-        c == 0
+    fn plain_step(&mut self, writes: SetId, all: SetId) -> (SetId, bool) {
+        let c = self.intersect(writes, all);
+        (c, c == 0)
     }
 }
 

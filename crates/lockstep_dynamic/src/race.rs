@@ -18,6 +18,35 @@ pub struct Var {
     slot: u64,
 }
 
+/// Dense index of a [`Var`] in one engine (order of first access): the
+/// checkers keep their shadow state in `Vec`s indexed by it, so a variable
+/// is hashed once per access, not once per checker and step.
+pub type VarId = u32;
+
+/// Interns variables to [`VarId`]s.
+#[derive(Debug, Default)]
+pub struct VarIds {
+    map: FastMap<Var, VarId>,
+    /// The last variable looked up: a read-modify-write touches it twice in a row.
+    last: Option<(Var, VarId)>,
+}
+
+impl VarIds {
+    /// The id of `var`, new ids numbered densely from 0.
+    #[inline]
+    pub fn id(&mut self, var: Var) -> VarId {
+        if let Some((v, id)) = self.last {
+            if v == var {
+                return id;
+            }
+        }
+        let next = self.map.len() as VarId;
+        let id = *self.map.entry(var).or_insert(next);
+        self.last = Some((var, id));
+        id
+    }
+}
+
 /// What kind of variable, for messages and deduplication.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum VarKind {

@@ -11,6 +11,7 @@
 //! truncation and corruption come back as [`TraceError`]s naming byte offsets.
 
 pub mod codec;
+pub mod fast_hash;
 pub mod merge;
 pub mod model;
 pub mod reader;

@@ -11,8 +11,9 @@
 //! lost, e.g. a buffer not flushed before a crash) is resolved by taking the
 //! smallest waiting `seq`, with a note.
 
-use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
+use std::collections::{BTreeMap, VecDeque};
 
+use crate::fast_hash::{FastMap, FastSet};
 use crate::model::{Chunk, Event, ObjId, ThreadId};
 
 /// Key of a lock's counter in the `(object, key)` space of sync variables:
@@ -49,9 +50,9 @@ struct Lane {
 pub struct Merger {
     lanes: Vec<Lane>,
     lane_of: BTreeMap<ThreadId, usize>,
-    counters: HashMap<(ObjId, u64), u64>,
-    started: HashSet<ThreadId>,
-    ended: HashSet<ThreadId>,
+    counters: FastMap<(ObjId, u64), u64>,
+    started: FastSet<ThreadId>,
+    ended: FastSet<ThreadId>,
     cursor: usize,
     finished: bool,
     notes: Vec<String>,
@@ -75,33 +76,47 @@ impl Merger {
 
     /// Adds a chunk (chunks of one thread must come in program order).
     pub fn push_chunk(&mut self, chunk: Chunk) {
-        let lane = match self.lane_of.get(&chunk.thread) {
+        let lane = self.lane_for(chunk.thread, chunk.index);
+        self.queued += chunk.events.len();
+        self.lanes[lane].events.extend(chunk.events);
+    }
+
+    /// Adds a borrowed chunk's events (copied; the caller keeps the chunk):
+    /// the same as [`push_chunk`](Merger::push_chunk) without cloning the
+    /// chunk's `Vec` first.
+    pub fn push_events(&mut self, thread: ThreadId, index: u32, events: &[Event]) {
+        let lane = self.lane_for(thread, index);
+        self.queued += events.len();
+        self.lanes[lane].events.extend(events.iter().copied());
+    }
+
+    /// The lane of `thread` (created on first sight), noting a chunk index
+    /// that does not follow the previous one.
+    fn lane_for(&mut self, thread: ThreadId, index: u32) -> usize {
+        let lane = match self.lane_of.get(&thread) {
             Some(&l) => l,
             None => {
                 let l = self.lanes.len();
-                self.lane_of.insert(chunk.thread, l);
+                self.lane_of.insert(thread, l);
                 // Keep lanes visited in thread-id order for a deterministic merge.
                 self.lanes.push(Lane {
-                    thread: chunk.thread,
+                    thread,
                     events: VecDeque::new(),
                     next_chunk: 0,
                 });
                 self.reorder_lanes();
-                self.lane_of[&chunk.thread]
+                self.lane_of[&thread]
             }
         };
         let expected = self.lanes[lane].next_chunk;
-        if chunk.index != expected {
+        if index != expected {
             self.note(format!(
-                "thread {}: chunk {} follows chunk {} (events lost or out of order)",
-                chunk.thread,
-                chunk.index,
+                "thread {thread}: chunk {index} follows chunk {} (events lost or out of order)",
                 i64::from(expected) - 1
             ));
         }
-        self.lanes[lane].next_chunk = chunk.index.wrapping_add(1);
-        self.queued += chunk.events.len();
-        self.lanes[lane].events.extend(chunk.events);
+        self.lanes[lane].next_chunk = index.wrapping_add(1);
+        lane
     }
 
     fn reorder_lanes(&mut self) {
@@ -213,6 +228,47 @@ impl Merger {
                 return None;
             }
         }
+    }
+
+    /// Hands every event that can be ordered now to `f`, in exactly the
+    /// order repeated [`next_event`](Merger::next_event) calls would return
+    /// them, but a run of one thread's unblocked events at a time (no
+    /// per-event lane scan or queue pop): the checkers' hot path.
+    pub fn drain_ready(&mut self, mut f: impl FnMut(ThreadId, &Event)) {
+        while self.queued > 0 {
+            let (n, cursor) = (self.lanes.len(), self.cursor);
+            let mut ran = None;
+            for l in (0..n).map(|step| (cursor + step) % n) {
+                if self.run_lane(l, &mut f) > 0 {
+                    ran = Some(l);
+                    break;
+                }
+            }
+            match ran {
+                Some(l) => self.cursor = l,
+                None if self.finished && self.resolve_gap() => {}
+                None => return,
+            }
+        }
+    }
+
+    /// Emits lane `l`'s events from the front until one is blocked; returns
+    /// how many.
+    #[inline]
+    fn run_lane(&mut self, l: usize, f: &mut impl FnMut(ThreadId, &Event)) -> usize {
+        let thread = self.lanes[l].thread;
+        let mut taken = 0;
+        while let Some(&e) = self.lanes[l].events.get(taken) {
+            if self.blocker(thread, &e).is_some() {
+                break;
+            }
+            self.emitted(thread, &e);
+            f(thread, &e);
+            taken += 1;
+        }
+        self.lanes[l].events.drain(..taken);
+        self.queued -= taken;
+        taken
     }
 
     /// Unblocks the thread whose wait is the smallest, with a note; false
