@@ -24,6 +24,9 @@ const LOCK_KEY: u64 = 1 << 32;
 /// At most this many gap notes are kept; the rest are counted.
 const MAX_NOTES: usize = 20;
 
+/// At most this many emptied event buffers are kept for reuse.
+const MAX_SPARE_BUFFERS: usize = 4;
+
 /// What a thread's next event waits for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Wait {
@@ -39,10 +42,93 @@ enum Wait {
     End(ThreadId),
 }
 
+/// A thread's pending events: its chunks' buffers as pushed (never copied
+/// event by event), the first one read from `head`.
 struct Lane {
     thread: ThreadId,
-    events: VecDeque<Event>,
+    buffers: VecDeque<Vec<Event>>,
+    /// Position in the front buffer; always inside it when there is one.
+    head: usize,
     next_chunk: u32,
+}
+
+impl Lane {
+    /// The unread events of the front buffer (empty when nothing is pending).
+    #[inline]
+    fn front_run(&self) -> &[Event] {
+        self.buffers.front().map_or(&[], |b| &b[self.head..])
+    }
+
+    /// Consumes `n` events of the front run; an emptied buffer is returned.
+    #[inline]
+    fn consume(&mut self, n: usize) -> Option<Vec<Event>> {
+        self.head += n;
+        let front_len = self.buffers.front().map_or(0, Vec::len);
+        if self.head < front_len {
+            return None;
+        }
+        self.head = 0;
+        self.buffers.pop_front()
+    }
+}
+
+/// What has been emitted so far, as far as ordering is concerned: each
+/// sync variable's counter and which threads were started and have ended.
+#[derive(Default)]
+struct Progress {
+    counters: FastMap<(ObjId, u64), u64>,
+    started: FastSet<ThreadId>,
+    ended: FastSet<ThreadId>,
+}
+
+impl Progress {
+    /// What `e`, the next event of `thread`, waits for, if anything.
+    #[inline]
+    fn blocker(&self, thread: ThreadId, e: &Event) -> Option<Wait> {
+        let (var, seq) = match *e {
+            Event::Acquire { lock, seq, .. } | Event::Release { lock, seq, .. } => {
+                ((lock, LOCK_KEY), seq)
+            }
+            Event::SyncAcquire { obj, key, seq, .. } | Event::SyncRelease { obj, key, seq, .. } => {
+                ((obj, u64::from(key)), seq)
+            }
+            Event::ThreadBegin { parent: Some(_) } => {
+                return (!self.started.contains(&thread)).then_some(Wait::Start)
+            }
+            Event::ThreadJoin { child, .. } => {
+                return (!self.ended.contains(&child)).then_some(Wait::End(child))
+            }
+            _ => return None,
+        };
+        let now = self.counters.get(&var).copied().unwrap_or(0);
+        (seq > now).then_some(Wait::Seq { var, seq, now })
+    }
+
+    /// Records the effect of emitting `e` from `thread`.
+    #[inline]
+    fn emitted(&mut self, thread: ThreadId, e: &Event) {
+        match *e {
+            Event::Acquire { lock, seq, .. } | Event::Release { lock, seq, .. } => {
+                self.advance((lock, LOCK_KEY), seq)
+            }
+            Event::SyncAcquire { obj, key, seq, .. } | Event::SyncRelease { obj, key, seq, .. } => {
+                self.advance((obj, u64::from(key)), seq)
+            }
+            Event::ThreadStart { child, .. } => {
+                self.started.insert(child);
+            }
+            Event::ThreadEnd => {
+                self.ended.insert(thread);
+            }
+            _ => {}
+        }
+    }
+
+    #[inline]
+    fn advance(&mut self, var: (ObjId, u64), seq: u64) {
+        let c = self.counters.entry(var).or_insert(0);
+        *c = (*c).max(seq.saturating_add(1));
+    }
 }
 
 /// Merges per-thread chunks into one order; see the module docs.
@@ -50,14 +136,14 @@ struct Lane {
 pub struct Merger {
     lanes: Vec<Lane>,
     lane_of: BTreeMap<ThreadId, usize>,
-    counters: FastMap<(ObjId, u64), u64>,
-    started: FastSet<ThreadId>,
-    ended: FastSet<ThreadId>,
+    progress: Progress,
     cursor: usize,
     finished: bool,
     notes: Vec<String>,
     notes_dropped: usize,
     queued: usize,
+    /// Emptied buffers, reused by [`Merger::push_events`].
+    spare: Vec<Vec<Event>>,
 }
 
 impl Merger {
@@ -74,20 +160,37 @@ impl Merger {
         }
     }
 
-    /// Adds a chunk (chunks of one thread must come in program order).
+    /// Adds a chunk (chunks of one thread must come in program order); its
+    /// event buffer is queued as it is, not copied.
     pub fn push_chunk(&mut self, chunk: Chunk) {
         let lane = self.lane_for(chunk.thread, chunk.index);
-        self.queued += chunk.events.len();
-        self.lanes[lane].events.extend(chunk.events);
+        self.enqueue(lane, chunk.events);
     }
 
-    /// Adds a borrowed chunk's events (copied; the caller keeps the chunk):
-    /// the same as [`push_chunk`](Merger::push_chunk) without cloning the
-    /// chunk's `Vec` first.
+    /// Adds a borrowed chunk's events (copied into a reused buffer; the
+    /// caller keeps the chunk): the same as [`push_chunk`](Merger::push_chunk)
+    /// of a clone.
     pub fn push_events(&mut self, thread: ThreadId, index: u32, events: &[Event]) {
         let lane = self.lane_for(thread, index);
+        let mut buffer = self.spare.pop().unwrap_or_default();
+        buffer.extend_from_slice(events);
+        self.enqueue(lane, buffer);
+    }
+
+    fn enqueue(&mut self, lane: usize, events: Vec<Event>) {
+        if events.is_empty() {
+            self.recycle(events);
+            return;
+        }
         self.queued += events.len();
-        self.lanes[lane].events.extend(events.iter().copied());
+        self.lanes[lane].buffers.push_back(events);
+    }
+
+    fn recycle(&mut self, mut buffer: Vec<Event>) {
+        if self.spare.len() < MAX_SPARE_BUFFERS && buffer.capacity() > 0 {
+            buffer.clear();
+            self.spare.push(buffer);
+        }
     }
 
     /// The lane of `thread` (created on first sight), noting a chunk index
@@ -101,7 +204,8 @@ impl Merger {
                 // Keep lanes visited in thread-id order for a deterministic merge.
                 self.lanes.push(Lane {
                     thread,
-                    events: VecDeque::new(),
+                    buffers: VecDeque::new(),
+                    head: 0,
                     next_chunk: 0,
                 });
                 self.reorder_lanes();
@@ -153,122 +257,88 @@ impl Merger {
         notes
     }
 
-    /// What `e`, the next event of `thread`, waits for, if anything.
-    #[inline]
-    fn blocker(&self, thread: ThreadId, e: &Event) -> Option<Wait> {
-        let (var, seq) = match *e {
-            Event::Acquire { lock, seq, .. } | Event::Release { lock, seq, .. } => {
-                ((lock, LOCK_KEY), seq)
-            }
-            Event::SyncAcquire { obj, key, seq, .. } | Event::SyncRelease { obj, key, seq, .. } => {
-                ((obj, u64::from(key)), seq)
-            }
-            Event::ThreadBegin { parent: Some(_) } => {
-                return (!self.started.contains(&thread)).then_some(Wait::Start)
-            }
-            Event::ThreadJoin { child, .. } => {
-                return (!self.ended.contains(&child)).then_some(Wait::End(child))
-            }
-            _ => return None,
-        };
-        let now = self.counters.get(&var).copied().unwrap_or(0);
-        (seq > now).then_some(Wait::Seq { var, seq, now })
-    }
-
-    /// Records the effect of emitting `e` from `thread`.
-    #[inline]
-    fn emitted(&mut self, thread: ThreadId, e: &Event) {
-        match *e {
-            Event::Acquire { lock, seq, .. } | Event::Release { lock, seq, .. } => {
-                self.advance((lock, LOCK_KEY), seq)
-            }
-            Event::SyncAcquire { obj, key, seq, .. } | Event::SyncRelease { obj, key, seq, .. } => {
-                self.advance((obj, u64::from(key)), seq)
-            }
-            Event::ThreadStart { child, .. } => {
-                self.started.insert(child);
-            }
-            Event::ThreadEnd => {
-                self.ended.insert(thread);
-            }
-            _ => {}
-        }
-    }
-
-    #[inline]
-    fn advance(&mut self, var: (ObjId, u64), seq: u64) {
-        let c = self.counters.entry(var).or_insert(0);
-        *c = (*c).max(seq.saturating_add(1));
-    }
-
     /// The next event in the merged order, or `None` when every remaining
     /// event waits for input not pushed yet (or nothing is left).
     pub fn next_event(&mut self) -> Option<(ThreadId, Event)> {
-        if self.queued == 0 {
-            return None;
-        }
-        loop {
-            let n = self.lanes.len();
-            for step in 0..n {
-                let l = (self.cursor + step) % n;
-                let lane = &self.lanes[l];
-                let Some(&e) = lane.events.front() else {
-                    continue;
-                };
-                if self.blocker(lane.thread, &e).is_none() {
-                    let thread = lane.thread;
-                    self.lanes[l].events.pop_front();
-                    self.queued -= 1;
-                    self.cursor = l;
-                    self.emitted(thread, &e);
-                    return Some((thread, e));
-                }
-            }
-            if !self.finished || !self.resolve_gap() {
-                return None;
-            }
-        }
+        let mut out = None;
+        self.emit(&mut |thread, e: &Event| {
+            out = Some((thread, *e));
+            false
+        });
+        out
     }
 
     /// Hands every event that can be ordered now to `f`, in exactly the
     /// order repeated [`next_event`](Merger::next_event) calls would return
     /// them, but a run of one thread's unblocked events at a time (no
-    /// per-event lane scan or queue pop): the checkers' hot path.
+    /// per-event lane scan): the checkers' hot path.
     pub fn drain_ready(&mut self, mut f: impl FnMut(ThreadId, &Event)) {
+        self.emit(&mut |thread, e: &Event| {
+            f(thread, e);
+            true
+        });
+    }
+
+    /// The merge loop: emits ordered events to `f` while it returns true.
+    /// Each round continues with the lane of the last event (the cursor),
+    /// then the next lanes in thread order; when every lane is blocked and
+    /// the input has ended, a gap is resolved.
+    #[inline]
+    fn emit(&mut self, f: &mut impl FnMut(ThreadId, &Event) -> bool) {
         while self.queued > 0 {
             let (n, cursor) = (self.lanes.len(), self.cursor);
             let mut ran = None;
             for l in (0..n).map(|step| (cursor + step) % n) {
-                if self.run_lane(l, &mut f) > 0 {
-                    ran = Some(l);
+                let (taken, more) = self.run_lane(l, f);
+                if taken > 0 {
+                    ran = Some((l, more));
                     break;
                 }
             }
             match ran {
-                Some(l) => self.cursor = l,
+                Some((l, more)) => {
+                    self.cursor = l;
+                    if !more {
+                        return;
+                    }
+                }
                 None if self.finished && self.resolve_gap() => {}
                 None => return,
             }
         }
     }
 
-    /// Emits lane `l`'s events from the front until one is blocked; returns
-    /// how many.
+    /// Emits lane `l`'s events from the front until one is blocked, the
+    /// front buffer ends or `f` says stop; returns how many, and whether to
+    /// go on.
     #[inline]
-    fn run_lane(&mut self, l: usize, f: &mut impl FnMut(ThreadId, &Event)) -> usize {
-        let thread = self.lanes[l].thread;
+    fn run_lane(
+        &mut self,
+        l: usize,
+        f: &mut impl FnMut(ThreadId, &Event) -> bool,
+    ) -> (usize, bool) {
+        let lane = &mut self.lanes[l];
+        let thread = lane.thread;
         let mut taken = 0;
-        while let Some(&e) = self.lanes[l].events.get(taken) {
-            if self.blocker(thread, &e).is_some() {
+        let mut more = true;
+        for e in lane.front_run() {
+            if self.progress.blocker(thread, e).is_some() {
                 break;
             }
-            self.emitted(thread, &e);
-            f(thread, &e);
+            self.progress.emitted(thread, e);
             taken += 1;
+            if !f(thread, e) {
+                more = false;
+                break;
+            }
         }
-        self.lanes[l].events.drain(..taken);
-        self.queued -= taken;
-        taken
+        if taken > 0 {
+            self.queued -= taken;
+            if let Some(emptied) = lane.consume(taken) {
+                self.recycle(emptied);
+            }
+        }
+        (taken, more)
     }
 
     /// Unblocks the thread whose wait is the smallest, with a note; false
@@ -276,10 +346,10 @@ impl Merger {
     fn resolve_gap(&mut self) -> bool {
         let mut best: Option<(u64, usize, Wait)> = None;
         for (l, lane) in self.lanes.iter().enumerate() {
-            let Some(e) = lane.events.front() else {
+            let Some(e) = lane.front_run().first() else {
                 continue;
             };
-            if let Some(w) = self.blocker(lane.thread, e) {
+            if let Some(w) = self.progress.blocker(lane.thread, e) {
                 let cost = match w {
                     Wait::Seq { seq, now, .. } => seq - now,
                     Wait::Start | Wait::End(_) => 0,
@@ -295,7 +365,7 @@ impl Merger {
         let thread = self.lanes[l].thread;
         match w {
             Wait::Seq { var, seq, now } => {
-                self.counters.insert(var, seq);
+                self.progress.counters.insert(var, seq);
                 let what = if var.1 == LOCK_KEY {
                     format!("lock {}", var.0)
                 } else {
@@ -307,13 +377,13 @@ impl Merger {
                 ));
             }
             Wait::Start => {
-                self.started.insert(thread);
+                self.progress.started.insert(thread);
                 self.note(format!(
                     "merge: thread {thread} began but its parent's start event is missing"
                 ));
             }
             Wait::End(child) => {
-                self.ended.insert(child);
+                self.progress.ended.insert(child);
                 self.note(format!(
                     "merge: thread {thread} joined thread {child} whose end event is missing"
                 ));
