@@ -1,12 +1,14 @@
 //! Benchmark (not a test): a synthetic multi-threaded trace, encoded with
 //! the real encoder, decoded, then checked by each checker.
-//! `cargo run --release -p lockstep_dynamic --example bench_checkers -- [MILLION_EVENTS]`
-//! Prints bytes per event on disk and events per second (merge + check).
+//! `cargo run --release -p lockstep_dynamic --example bench_checkers -- [MILLION_EVENTS] [ROUNDS]`
+//! Prints bytes per event on disk and events per second of decoding, of
+//! merging alone and of merging + checking (offline: chunks borrowed from
+//! the decoded trace), in wall time and in the thread's CPU time.
 
 use std::time::Instant;
 
 use lockstep_dynamic::{CheckerSet, Engine, Options};
-use lockstep_trace::{read_bytes, ChunkEncoder, Event, Header, LockKind, TraceWriter};
+use lockstep_trace::{read_bytes, ChunkEncoder, Event, Header, LockKind, Merger, TraceWriter};
 
 const THREADS: u32 = 8;
 const LOCKS: u64 = 4;
@@ -101,60 +103,107 @@ fn generate(total: u64) -> Vec<u8> {
     w.finish().unwrap()
 }
 
+/// CPU time of the calling thread in seconds (Linux `schedstat`; 0 when
+/// unavailable): on a loaded machine it shows the work done, where wall time
+/// also counts the time other processes held the cores.
+fn thread_cpu_seconds() -> f64 {
+    std::fs::read_to_string("/proc/thread-self/schedstat")
+        .ok()
+        .and_then(|s| s.split_whitespace().next()?.parse::<f64>().ok())
+        .map_or(0.0, |ns| ns / 1e9)
+}
+
+/// Runs `f` and returns (wall seconds, CPU seconds).
+fn timed(f: impl FnOnce()) -> (f64, f64) {
+    let (t, c) = (Instant::now(), thread_cpu_seconds());
+    f();
+    (t.elapsed().as_secs_f64(), thread_cpu_seconds() - c)
+}
+
+fn checkers(lockset: bool, happens_before: bool) -> Options {
+    Options {
+        checkers: CheckerSet {
+            lockset,
+            happens_before,
+        },
+        ..Options::default()
+    }
+}
+
 fn main() {
-    let millions: u64 = std::env::args()
-        .nth(1)
-        .and_then(|a| a.parse().ok())
-        .unwrap_or(20);
-    let t0 = Instant::now();
+    let mut args = std::env::args().skip(1);
+    let millions: u64 = args.next().and_then(|a| a.parse().ok()).unwrap_or(20);
+    let rounds: usize = args.next().and_then(|a| a.parse().ok()).unwrap_or(3);
+    // Optional: only the measures whose names contain this (for profiling).
+    let only = args.next().unwrap_or_default();
+    let (gen, _) = timed(|| drop(generate(millions * 1_000_000)));
     let bytes = generate(millions * 1_000_000);
-    let gen = t0.elapsed().as_secs_f64();
-    let t1 = Instant::now();
     let trace = read_bytes(&bytes);
-    let decode = t1.elapsed().as_secs_f64();
     let events = trace.event_count();
     println!(
-        "events: {events}, trace bytes: {}, bytes/event: {:.2}",
+        "events: {events}, trace bytes: {}, bytes/event: {:.2}, encode: {:.1} M events/s",
         bytes.len(),
-        bytes.len() as f64 / events as f64
+        bytes.len() as f64 / events as f64,
+        events as f64 / gen / 1e6
     );
-    println!(
-        "encode: {:.1} M events/s, decode: {:.1} M events/s",
-        events as f64 / gen / 1e6,
-        events as f64 / decode / 1e6
-    );
-    for (name, set) in [
-        (
-            "happens-before",
-            CheckerSet {
-                lockset: false,
-                happens_before: true,
-            },
-        ),
-        (
-            "lockset",
-            CheckerSet {
-                lockset: true,
-                happens_before: false,
-            },
-        ),
-        ("both", CheckerSet::ALL),
-    ] {
-        let opts = Options {
-            checkers: set,
-            ..Options::default()
-        };
-        let t = Instant::now();
-        let mut engine = Engine::new(&opts);
-        for c in &trace.chunks {
-            engine.record_chunk(c);
+    let names = ["decode", "merge only", "happens-before", "lockset", "both"];
+    let mut times: Vec<Vec<(f64, f64)>> = vec![Vec::new(); names.len()];
+    let mut findings = vec![0; names.len()];
+    // Rounds interleave the measures, so a burst of load on the shared
+    // machine does not fall on one of them only.
+    for _ in 0..rounds {
+        for (i, name) in names.iter().enumerate() {
+            if !name.contains(only.as_str()) {
+                continue;
+            }
+            let t = match *name {
+                "decode" => timed(|| assert_eq!(read_bytes(&bytes).event_count(), events)),
+                "merge only" => timed(|| {
+                    let mut m = Merger::new();
+                    let mut n = 0u64;
+                    for c in &trace.chunks {
+                        m.push_events(c.thread, c.index, &c.events);
+                        m.drain_ready(|_, _| n += 1);
+                    }
+                    assert_eq!(n, events);
+                }),
+                _ => {
+                    let opts = match *name {
+                        "happens-before" => checkers(false, true),
+                        "lockset" => checkers(true, false),
+                        _ => checkers(true, true),
+                    };
+                    timed(|| {
+                        let mut engine = Engine::new(&opts);
+                        for c in &trace.chunks {
+                            engine.record_chunk(c);
+                        }
+                        findings[i] = engine.finish().findings.len();
+                    })
+                }
+            };
+            times[i].push(t);
         }
-        let out = engine.finish();
-        let s = t.elapsed().as_secs_f64();
+    }
+    println!("{rounds} interleaved rounds; M events/s, best and median of wall time, best of thread CPU time:");
+    for (i, name) in names.iter().enumerate() {
+        if times[i].is_empty() {
+            continue;
+        }
+        let rate = |s: f64| events as f64 / s / 1e6;
+        let mut wall: Vec<f64> = times[i].iter().map(|t| t.0).collect();
+        wall.sort_by(f64::total_cmp);
+        let cpu = times[i].iter().map(|t| t.1).fold(f64::INFINITY, f64::min);
         println!(
-            "{name:>15}: {:.1} M events/s (merge + check; {} findings)",
-            events as f64 / s / 1e6,
-            out.findings.len()
+            "{name:>15}: wall best {:6.1}, median {:6.1}; cpu best {:6.1}{}",
+            rate(wall[0]),
+            rate(wall[wall.len() / 2]),
+            rate(cpu),
+            if i >= 2 {
+                format!("  ({} findings)", findings[i])
+            } else {
+                String::new()
+            }
         );
     }
 }
