@@ -86,14 +86,14 @@ impl Default for Locksets {
 }
 
 impl Locksets {
-    /// The id of `set` (sorted), interning it if new.
-    pub fn intern(&mut self, set: Vec<(ObjId, LockKind)>) -> LocksetId {
-        if let Some(&id) = self.index.get(&set) {
+    /// The id of `set` (sorted), interning it if new (allocating only then).
+    pub fn intern(&mut self, set: &[(ObjId, LockKind)]) -> LocksetId {
+        if let Some(&id) = self.index.get(set) {
             return id;
         }
         let id = self.sets.len() as LocksetId;
-        self.sets.push(set.clone());
-        self.index.insert(set, id);
+        self.sets.push(set.to_vec());
+        self.index.insert(set.to_vec(), id);
         id
     }
 
@@ -168,6 +168,8 @@ pub struct Context {
     pub locksets: Locksets,
     /// Interned call stacks.
     pub calls: CallTree,
+    /// Reused buffer for building a lock set.
+    scratch: Vec<(ObjId, LockKind)>,
 }
 
 impl Context {
@@ -253,7 +255,9 @@ impl Context {
 
     fn relock(&mut self, t: Tid) {
         let ts = &self.threads[t as usize];
-        let mut set: Vec<(ObjId, LockKind)> = ts.held.iter().map(|h| (h.lock, h.kind)).collect();
+        let set = &mut self.scratch;
+        set.clear();
+        set.extend(ts.held.iter().map(|h| (h.lock, h.kind)));
         set.sort_unstable();
         let id = self.locksets.intern(set);
         self.threads[t as usize].locks = id;

@@ -183,12 +183,18 @@ impl Engine {
         self.merger = merger;
     }
 
+    /// The internal index of `thread`: the previous event's thread almost
+    /// always (the merger hands out runs of one thread).
+    #[inline]
     fn tid(&mut self, thread: ThreadId) -> Tid {
-        if let Some((r, t)) = self.last_thread {
-            if r == thread {
-                return t;
-            }
+        match self.last_thread {
+            Some((r, t)) if r == thread => t,
+            _ => self.new_tid(thread),
         }
+    }
+
+    #[cold]
+    fn new_tid(&mut self, thread: ThreadId) -> Tid {
         let next = self.threads.len() as Tid;
         let t = *self.tids.entry(thread).or_insert(next);
         if t == next {

@@ -125,6 +125,18 @@ impl<'a> Cursor<'a> {
     /// An unsigned varint of at most 10 bytes that fits in a `u64`.
     #[inline]
     pub fn u64(&mut self, expected: &'static str) -> Result<u64, DecodeError> {
+        // Most operands (deltas, small ids) take one byte.
+        if let Some(&b) = self.bytes.get(self.pos) {
+            if b < 0x80 {
+                self.pos += 1;
+                return Ok(u64::from(b));
+            }
+        }
+        self.u64_multi(expected)
+    }
+
+    /// [`Cursor::u64`] beyond the one-byte case.
+    fn u64_multi(&mut self, expected: &'static str) -> Result<u64, DecodeError> {
         let mut v: u64 = 0;
         let mut shift = 0u32;
         loop {
