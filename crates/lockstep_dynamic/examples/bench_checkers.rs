@@ -7,7 +7,7 @@
 
 use std::time::Instant;
 
-use lockstep_dynamic::{CheckerSet, Engine, Options};
+use lockstep_dynamic::{check_stream, CheckerSet, Engine, Options};
 use lockstep_trace::{read_bytes, ChunkEncoder, Event, Header, LockKind, Merger, TraceWriter};
 
 const THREADS: u32 = 8;
@@ -146,7 +146,14 @@ fn main() {
         bytes.len() as f64 / events as f64,
         events as f64 / gen / 1e6
     );
-    let names = ["decode", "merge only", "happens-before", "lockset", "both"];
+    let names = [
+        "decode",
+        "merge only",
+        "happens-before",
+        "lockset",
+        "both",
+        "hb streaming",
+    ];
     let mut times: Vec<Vec<(f64, f64)>> = vec![Vec::new(); names.len()];
     let mut findings = vec![0; names.len()];
     // Rounds interleave the measures, so a burst of load on the shared
@@ -166,6 +173,12 @@ fn main() {
                         m.drain_ready(|_, _| n += 1);
                     }
                     assert_eq!(n, events);
+                }),
+                // Bytes to findings: decode, merge and check in one pass.
+                "hb streaming" => timed(|| {
+                    let out = check_stream(&bytes[..], &checkers(false, true));
+                    assert_eq!(out.stats.events, events);
+                    findings[i] = out.findings.len();
                 }),
                 _ => {
                     let opts = match *name {

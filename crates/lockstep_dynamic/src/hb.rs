@@ -24,27 +24,59 @@ struct LockClocks {
     read: VectorClock,
 }
 
-#[derive(Debug)]
-enum Reads {
-    None,
-    One(Epoch, Access),
-    /// Indexed by thread: (clock, access); clock 0 = no read.
-    Many(Vec<(u32, Access)>),
-}
-
-#[derive(Debug)]
+/// What a check loads for every access: 24 bytes, so a variable's hot
+/// state shares its cache line with its neighbours'. The accesses kept for
+/// reporting live apart ([`Witnesses`]): they are written often but read
+/// only when a race is reported.
+#[derive(Debug, Clone, Copy)]
 struct VarState {
+    /// Epoch of the last write ([`Epoch::NONE`]: never written).
     write: Epoch,
-    write_access: Option<Access>,
-    reads: Reads,
+    /// Epoch of the last read when the reads are totally ordered
+    /// (FastTrack's read epoch); [`Epoch::NONE`] when not read since the
+    /// last write or when `shared` is set.
+    read: Epoch,
+    /// 0, or 1 + the index of the variable's read clock in
+    /// [`HappensBefore::shared`] when concurrent reads made the reads
+    /// read-shared.
+    shared: u32,
 }
 
 impl VarState {
     const UNTOUCHED: VarState = VarState {
         write: Epoch::NONE,
-        write_access: None,
-        reads: Reads::None,
+        read: Epoch::NONE,
+        shared: 0,
     };
+}
+
+/// The accesses behind a variable's epochs, for the reports.
+#[derive(Debug, Clone, Copy)]
+struct Witnesses {
+    /// The last write (set with `VarState::write`).
+    write: Option<Access>,
+    /// The last read (meaningful while `VarState::read` is an epoch).
+    read: Option<Access>,
+}
+
+/// A read-shared variable's reads: per thread, the clock of its last read
+/// (0 = none since the last write) and that read.
+#[derive(Debug, Default)]
+struct SharedReads {
+    clocks: Vec<u32>,
+    accesses: Vec<Option<Access>>,
+}
+
+impl SharedReads {
+    fn put(&mut self, t: Tid, clock: u32, acc: Access) {
+        let i = t as usize;
+        if self.clocks.len() <= i {
+            self.clocks.resize(i + 1, 0);
+            self.accesses.resize(i + 1, None);
+        }
+        self.clocks[i] = clock;
+        self.accesses[i] = Some(acc);
+    }
 }
 
 /// The FastTrack checker's state.
@@ -57,6 +89,12 @@ pub struct HappensBefore {
     classes: FastMap<String, VectorClock>,
     /// Shadow state, indexed by [`VarId`].
     vars: Vec<VarState>,
+    /// The accesses behind `vars`, same index.
+    witnesses: Vec<Witnesses>,
+    /// Read clocks of read-shared variables (`VarState::shared`).
+    shared: Vec<SharedReads>,
+    /// Entries of `shared` released by a write, for reuse.
+    free_shared: Vec<u32>,
 }
 
 fn exclusive(kind: LockKind) -> bool {
@@ -131,77 +169,86 @@ impl HappensBefore {
     /// Checks and records an access to `var`, interned as `id`.
     #[inline]
     pub fn access(&mut self, id: VarId, var: Var, acc: Access, races: &mut Races) {
+        let i = id as usize;
+        if i >= self.vars.len() {
+            self.vars.resize(i + 1, VarState::UNTOUCHED);
+            self.witnesses.resize(
+                i + 1,
+                Witnesses {
+                    write: None,
+                    read: None,
+                },
+            );
+        }
         let t = acc.thread;
         let c = &self.clocks[t as usize];
         let now = c.epoch(t);
-        let i = id as usize;
-        if i >= self.vars.len() {
-            self.vars.resize_with(i + 1, || VarState::UNTOUCHED);
-        }
-        let st = &mut self.vars[i];
-        if acc.write {
-            if st.write == now {
-                return;
-            }
-            if !c.covers(st.write) {
-                if let Some(w) = st.write_access {
-                    races.add(CheckerKind::HappensBefore, var, w, acc);
-                }
-            }
-            match &st.reads {
-                Reads::None => {}
-                Reads::One(e, r) => {
-                    if !c.covers(*e) {
-                        races.add(CheckerKind::HappensBefore, var, *r, acc);
-                    }
-                }
-                Reads::Many(v) => {
-                    for (u, (clock, r)) in v.iter().enumerate() {
-                        if *clock > c.get(u as Tid) {
-                            races.add(CheckerKind::HappensBefore, var, *r, acc);
-                        }
-                    }
-                }
-            }
-            st.reads = Reads::None;
-            st.write = now;
-            st.write_access = Some(acc);
+        let st = self.vars[i];
+        // FastTrack's same-epoch fast paths: nothing to check or record.
+        let same = if acc.write {
+            st.write == now
+        } else if st.shared == 0 {
+            st.read == now
         } else {
-            match &mut st.reads {
-                Reads::One(e, _) if *e == now => return,
-                Reads::Many(v) if v.get(t as usize).is_some_and(|r| r.0 == now.clock()) => return,
-                _ => {}
+            let reads = &self.shared[st.shared as usize - 1];
+            reads.clocks.get(t as usize) == Some(&now.clock())
+        };
+        if same {
+            return;
+        }
+        let race = |races: &mut Races, earlier: Option<Access>| {
+            if let Some(e) = earlier {
+                races.add(CheckerKind::HappensBefore, var, e, acc);
             }
-            if !c.covers(st.write) {
-                if let Some(w) = st.write_access {
-                    races.add(CheckerKind::HappensBefore, var, w, acc);
+        };
+        let w = &mut self.witnesses[i];
+        if !c.covers(st.write) {
+            race(races, w.write);
+        }
+        if acc.write {
+            if st.shared != 0 {
+                let k = st.shared - 1;
+                let reads = &mut self.shared[k as usize];
+                for (u, &clock) in reads.clocks.iter().enumerate() {
+                    if clock > c.get(u as Tid) {
+                        race(races, reads.accesses[u]);
+                    }
                 }
+                reads.clocks.clear();
+                reads.accesses.clear();
+                self.free_shared.push(k);
+            } else if !c.covers(st.read) {
+                race(races, w.read);
             }
-            st.reads = match std::mem::replace(&mut st.reads, Reads::None) {
-                Reads::None => Reads::One(now, acc),
-                Reads::One(e, r) if c.covers(e) => {
-                    let _ = r;
-                    Reads::One(now, acc)
-                }
-                Reads::One(e, r) => {
-                    let mut v = Vec::new();
-                    put_read(&mut v, e.thread(), e.clock(), r);
-                    put_read(&mut v, t, now.clock(), acc);
-                    Reads::Many(v)
-                }
-                Reads::Many(mut v) => {
-                    put_read(&mut v, t, now.clock(), acc);
-                    Reads::Many(v)
+            self.vars[i] = VarState {
+                write: now,
+                read: Epoch::NONE,
+                shared: 0,
+            };
+            w.write = Some(acc);
+        } else if st.shared != 0 {
+            self.shared[st.shared as usize - 1].put(t, now.clock(), acc);
+        } else if c.covers(st.read) {
+            // Ordered after the previous read (or the first read): it replaces it.
+            self.vars[i].read = now;
+            w.read = Some(acc);
+        } else {
+            // Concurrent with the previous read: the reads become read-shared.
+            let previous = w.read;
+            let k = match self.free_shared.pop() {
+                Some(k) => k,
+                None => {
+                    self.shared.push(SharedReads::default());
+                    (self.shared.len() - 1) as u32
                 }
             };
+            let reads = &mut self.shared[k as usize];
+            if let Some(p) = previous {
+                reads.put(st.read.thread(), st.read.clock(), p);
+            }
+            reads.put(t, now.clock(), acc);
+            self.vars[i].read = Epoch::NONE;
+            self.vars[i].shared = k + 1;
         }
     }
-}
-
-fn put_read(v: &mut Vec<(u32, Access)>, t: Tid, clock: u32, acc: Access) {
-    let i = t as usize;
-    if v.len() <= i {
-        v.resize(i + 1, (0, acc));
-    }
-    v[i] = (clock, acc);
 }
