@@ -23,7 +23,9 @@ use std::io::Read;
 use std::time::Instant;
 
 use lockstep_report::Finding;
-use lockstep_trace::{Chunk, Event, FieldId, Merger, Record, StreamReader, Tables, ThreadId, Trace};
+use lockstep_trace::{
+    Chunk, Event, FieldId, Merger, Record, StreamReader, Tables, ThreadId, Trace,
+};
 
 use crate::context::{Access, Context, LockStep, Tid};
 use crate::fast_hash::{FastMap, FastSet};
@@ -327,11 +329,16 @@ pub fn check_stream(input: impl Read, options: &Options) -> Outcome {
     let mut problems = Vec::new();
     let mut truncated = false;
     let mut records = 0u64;
-    for item in StreamReader::new(input) {
+    let mut reader = StreamReader::new(input);
+    while let Some(item) = reader.next() {
         match item {
             Ok(r) => {
                 records += 1;
                 engine.record(r);
+                // Decode the next chunks into the buffers the merger emptied.
+                while let Some(buffer) = engine.merger.take_spare() {
+                    reader.recycle(buffer);
+                }
             }
             Err(e) => {
                 truncated |= e.fatal;

@@ -83,7 +83,9 @@ fn streaming_offline_and_event_by_event_agree_on_random_runs() {
             .filter(|f| f.notes.iter().any(|n| n.contains("happens-before")))
             .count();
     }
-    assert!(racy_runs > 20, "the generator makes racy runs ({racy_runs})");
+    assert!(
+        racy_runs > 20,
+        "the generator makes racy runs ({racy_runs})"
+    );
     assert!(hb_races > 20, "and happens-before races ({hb_races})");
 }
-

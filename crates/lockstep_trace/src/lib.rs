@@ -14,6 +14,7 @@ pub mod codec;
 pub mod fast_hash;
 pub mod merge;
 pub mod model;
+mod pool;
 pub mod reader;
 pub mod varint;
 pub mod writer;

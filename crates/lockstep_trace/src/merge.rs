@@ -15,6 +15,7 @@ use std::collections::{BTreeMap, VecDeque};
 
 use crate::fast_hash::{FastMap, FastSet};
 use crate::model::{Chunk, Event, ObjId, ThreadId};
+use crate::pool::BufferPool;
 
 /// Key of a lock's counter in the `(object, key)` space of sync variables:
 /// above every `u32` key, so locks and `SyncRelease`/`SyncAcquire` keys of
@@ -23,9 +24,6 @@ const LOCK_KEY: u64 = 1 << 32;
 
 /// At most this many gap notes are kept; the rest are counted.
 const MAX_NOTES: usize = 20;
-
-/// At most this many emptied event buffers are kept for reuse.
-const MAX_SPARE_BUFFERS: usize = 4;
 
 /// What a thread's next event waits for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -142,8 +140,9 @@ pub struct Merger {
     notes: Vec<String>,
     notes_dropped: usize,
     queued: usize,
-    /// Emptied buffers, reused by [`Merger::push_events`].
-    spare: Vec<Vec<Event>>,
+    /// Emptied buffers, reused by [`Merger::push_events`] or passed on
+    /// ([`Merger::take_spare`]).
+    spare: BufferPool,
 }
 
 impl Merger {
@@ -172,7 +171,7 @@ impl Merger {
     /// of a clone.
     pub fn push_events(&mut self, thread: ThreadId, index: u32, events: &[Event]) {
         let lane = self.lane_for(thread, index);
-        let mut buffer = self.spare.pop().unwrap_or_default();
+        let mut buffer = self.spare.take();
         buffer.extend_from_slice(events);
         self.enqueue(lane, buffer);
     }
@@ -186,11 +185,14 @@ impl Merger {
         self.lanes[lane].buffers.push_back(events);
     }
 
-    fn recycle(&mut self, mut buffer: Vec<Event>) {
-        if self.spare.len() < MAX_SPARE_BUFFERS && buffer.capacity() > 0 {
-            buffer.clear();
-            self.spare.push(buffer);
-        }
+    fn recycle(&mut self, buffer: Vec<Event>) {
+        self.spare.give(buffer);
+    }
+
+    /// An emptied event buffer, if one is kept: give it to the decoder
+    /// ([`crate::Decoder::recycle`]) so that the next chunk reuses it.
+    pub fn take_spare(&mut self) -> Option<Vec<Event>> {
+        self.spare.take_kept()
     }
 
     /// The lane of `thread` (created on first sight), noting a chunk index

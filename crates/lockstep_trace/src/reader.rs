@@ -15,9 +15,10 @@ use std::io::{self, Read};
 
 use crate::codec::{decode_event, DeltaState};
 use crate::model::{
-    Chunk, Class, Field, Frame, Hang, Header, Method, ObjId, ObjectInfo, Site, ThreadDump,
+    Chunk, Class, Event, Field, Frame, Hang, Header, Method, ObjId, ObjectInfo, Site, ThreadDump,
     ThreadId, ThreadInfo,
 };
+use crate::pool::BufferPool;
 use crate::varint::{Cursor, DecodeError};
 use crate::{tag, FORMAT_VERSION, MAGIC, MAX_RECORD_LEN};
 
@@ -82,6 +83,9 @@ pub struct Decoder {
     phase: Phase,
     version: u16,
     object_classes: Vec<String>,
+    /// Event buffers handed back by the consumer, decoded into before
+    /// allocating new ones.
+    spare: BufferPool,
     unknown_tags_seen: Vec<u8>,
     saw_header: bool,
     saw_end: bool,
@@ -103,6 +107,7 @@ impl Decoder {
             phase: Phase::Preamble,
             version: 0,
             object_classes: Vec::new(),
+            spare: BufferPool::default(),
             unknown_tags_seen: Vec::new(),
             saw_header: false,
             saw_end: false,
@@ -125,6 +130,13 @@ impl Decoder {
     /// Absolute offset of the next unread byte.
     pub fn offset(&self) -> u64 {
         self.base + self.pos as u64
+    }
+
+    /// Hands back a chunk's event buffer once its events are consumed: the
+    /// next chunks are decoded into it (cleared) instead of a new
+    /// allocation. A few are kept; the rest are dropped.
+    pub fn recycle(&mut self, buffer: Vec<Event>) {
+        self.spare.give(buffer);
     }
 
     /// True when reading stopped on a fatal error.
@@ -230,7 +242,10 @@ impl Decoder {
                 self.saw_header = true;
                 decode_header(&mut c, self.version).map_err(|e| err(e, "header"))
             }
-            tag::CHUNK => return Some(decode_chunk(&mut c, record_offset)),
+            tag::CHUNK => {
+                let buffer = self.spare.take();
+                return Some(decode_chunk(&mut c, record_offset, buffer));
+            }
             tag::SITE => decode_site(&mut c).map_err(|e| err(e, "site")),
             tag::FIELD => decode_field(&mut c).map_err(|e| err(e, "field")),
             tag::METHOD => decode_method(&mut c).map_err(|e| err(e, "method")),
@@ -335,7 +350,7 @@ fn decode_header(c: &mut Cursor, version: u16) -> Result<Record, DecodeError> {
 }
 
 /// Decodes a chunk; a corrupt event keeps the events before it and reports.
-fn decode_chunk(c: &mut Cursor, offset: u64) -> Result<Record, TraceError> {
+fn decode_chunk(c: &mut Cursor, offset: u64, mut events: Vec<Event>) -> Result<Record, TraceError> {
     let head = (|| -> Result<(u32, u32, u64), DecodeError> {
         Ok((
             c.u32("thread id")?,
@@ -352,7 +367,8 @@ fn decode_chunk(c: &mut Cursor, offset: u64) -> Result<Record, TraceError> {
         fatal: false,
     })?;
     let mut st = DeltaState::default();
-    let mut events = Vec::with_capacity(count.min(1 << 20) as usize);
+    events.clear();
+    events.reserve(count.min(1 << 20) as usize);
     for i in 0..count {
         match decode_event(c, &mut st) {
             Ok(e) => events.push(e),
@@ -510,6 +526,11 @@ impl<R: Read> StreamReader<R> {
     /// Bytes consumed so far.
     pub fn offset(&self) -> u64 {
         self.decoder.offset()
+    }
+
+    /// See [`Decoder::recycle`].
+    pub fn recycle(&mut self, buffer: Vec<Event>) {
+        self.decoder.recycle(buffer);
     }
 }
 

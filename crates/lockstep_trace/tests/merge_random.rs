@@ -20,7 +20,11 @@ fn assert_valid(order: &[(ThreadId, Event)], threads: &[Vec<Event>]) {
     let mut ended = vec![false; threads.len()];
     for (i, &(t, e)) in order.iter().enumerate() {
         let t = t as usize;
-        assert_eq!(threads[t].get(pos[t]), Some(&e), "event {i}: program order of thread {t}");
+        assert_eq!(
+            threads[t].get(pos[t]),
+            Some(&e),
+            "event {i}: program order of thread {t}"
+        );
         pos[t] += 1;
         let var = match e {
             Event::Acquire { lock, seq, .. } | Event::Release { lock, seq, .. } => {
@@ -42,7 +46,10 @@ fn assert_valid(order: &[(ThreadId, Event)], threads: &[Vec<Event>]) {
                 None
             }
             Event::ThreadJoin { child, .. } => {
-                assert!(ended[child as usize], "event {i}: join before the end of {child}");
+                assert!(
+                    ended[child as usize],
+                    "event {i}: join before the end of {child}"
+                );
                 None
             }
             _ => None,
@@ -138,8 +145,15 @@ fn lost_chunks_are_resolved_the_same_way_by_both_paths() {
         let (batch, batch_notes) = online(&chunks, true);
         assert_eq!(one, batch, "case {case}");
         assert_eq!(one_notes, batch_notes, "case {case}");
-        assert!(!one_notes.is_empty(), "case {case}: the lost chunk is noted");
+        assert!(
+            !one_notes.is_empty(),
+            "case {case}: the lost chunk is noted"
+        );
         let kept: usize = chunks.iter().map(|c| c.events.len()).sum();
-        assert_eq!(one.len(), kept, "case {case}: every remaining event comes out");
+        assert_eq!(
+            one.len(),
+            kept,
+            "case {case}: every remaining event comes out"
+        );
     }
 }

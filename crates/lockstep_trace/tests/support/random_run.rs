@@ -78,7 +78,15 @@ impl Sim {
         self.held[t as usize].push((lock, kind));
         let seq = self.next_seq((lock, LOCK_SPACE));
         let site = r.below(50) as u32;
-        self.emit(t, Event::Acquire { lock, seq, kind, site });
+        self.emit(
+            t,
+            Event::Acquire {
+                lock,
+                seq,
+                kind,
+                site,
+            },
+        );
     }
 
     fn unlock(&mut self, r: &mut Rng, t: ThreadId) {
@@ -90,7 +98,15 @@ impl Sim {
         }
         let seq = self.next_seq((lock, LOCK_SPACE));
         let site = r.below(50) as u32;
-        self.emit(t, Event::Release { lock, seq, kind, site });
+        self.emit(
+            t,
+            Event::Release {
+                lock,
+                seq,
+                kind,
+                site,
+            },
+        );
     }
 
     fn step(&mut self, r: &mut Rng, t: ThreadId) {
@@ -103,19 +119,57 @@ impl Sim {
                 let (obj, key) = (200, r.below(2) as u32);
                 let seq = self.next_seq((obj, u64::from(key)));
                 if r.below(2) == 0 {
-                    Event::SyncRelease { obj, key, seq, site }
+                    Event::SyncRelease {
+                        obj,
+                        key,
+                        seq,
+                        site,
+                    }
                 } else {
-                    Event::SyncAcquire { obj, key, seq, site }
+                    Event::SyncAcquire {
+                        obj,
+                        key,
+                        seq,
+                        site,
+                    }
                 }
             }
-            4 => Event::Read { obj: shared, field: r.below(2) as u32, site },
-            5 => Event::Write { obj: shared, field: r.below(2) as u32, site },
-            6 => Event::Write { obj: 1000 + u64::from(t), field: 0, site },
-            7 => Event::Read { obj: 0, field: 7, site },
-            8 => Event::ArrayWrite { array: 300, index: r.below(3) as u32, site },
-            9 => Event::ArrayRead { array: 300, index: r.below(3) as u32, site },
-            10 => Event::Enter { method: r.below(5) as u32 },
-            _ => Event::Exit { method: r.below(5) as u32 },
+            4 => Event::Read {
+                obj: shared,
+                field: r.below(2) as u32,
+                site,
+            },
+            5 => Event::Write {
+                obj: shared,
+                field: r.below(2) as u32,
+                site,
+            },
+            6 => Event::Write {
+                obj: 1000 + u64::from(t),
+                field: 0,
+                site,
+            },
+            7 => Event::Read {
+                obj: 0,
+                field: 7,
+                site,
+            },
+            8 => Event::ArrayWrite {
+                array: 300,
+                index: r.below(3) as u32,
+                site,
+            },
+            9 => Event::ArrayRead {
+                array: 300,
+                index: r.below(3) as u32,
+                site,
+            },
+            10 => Event::Enter {
+                method: r.below(5) as u32,
+            },
+            _ => Event::Exit {
+                method: r.below(5) as u32,
+            },
         };
         self.emit(t, e);
     }
