@@ -5,6 +5,7 @@
 //! - [`writer`]: [`ChunkEncoder`] (one per recording thread) and [`TraceWriter`].
 //! - [`reader`]: the push [`Decoder`], the pulling [`StreamReader`] and [`read`].
 //! - [`merge`]: the [`Merger`] that orders all threads' events.
+//! - [`fast_hash`]: the integer hasher of the merger's (and the checkers') maps.
 //!
 //! A trace is the magic [`MAGIC`], a little-endian `u16` [`FORMAT_VERSION`],
 //! then framed records (`tag`, varint length, payload). Readers never panic:
