@@ -4,7 +4,6 @@ mod args;
 mod check;
 mod check_trace;
 mod debug;
-mod load;
 mod progress;
 
 use std::process::ExitCode;
@@ -47,7 +46,7 @@ fn rules(rule: Option<&str>) -> u8 {
         None => {
             for r in lockstep_detectors::all_rules() {
                 let state = if r.default_enabled { "on " } else { "off" };
-                println!("{:<24} {state}  {}", r.id, r.summary);
+                println!("{:<24} {state}  {}", r.id.as_str(), r.summary);
             }
             0
         }
@@ -57,25 +56,40 @@ fn rules(rule: Option<&str>) -> u8 {
                 0
             }
             None => {
-                let known: Vec<&str> = lockstep_detectors::all_rules()
-                    .iter()
-                    .map(|r| r.id)
-                    .collect();
-                eprintln!(
-                    "error: unknown rule `{id}` (known rules: {})",
-                    known.join(", ")
-                );
+                eprintln!("error: {}", lockstep_detectors::UnknownRule(id.to_string()));
                 2
             }
         },
     }
 }
 
+/// The driver's inputs from the command line's.
+pub(crate) fn inputs(input: &args::InputArgs) -> lockstep_driver::Inputs {
+    lockstep_driver::Inputs {
+        paths: input.paths.clone(),
+        classpath: input.classpath.clone(),
+        jdk: input.jdk.clone(),
+        no_jdk: input.no_jdk,
+    }
+}
+
 /// Configure the worker pool once; output never depends on its size.
+/// More worker threads than this many per core only cost memory and
+/// stack space (`-j 20000` used to exhaust the process).
+const THREADS_PER_CORE_LIMIT: usize = 4;
+
 pub(crate) fn init_threads(threads: Option<usize>) {
     if let Some(n) = threads {
+        let cores = std::thread::available_parallelism().map_or(1, |c| c.get());
+        let limit = cores * THREADS_PER_CORE_LIMIT;
+        let n = if n > limit {
+            eprintln!("note: -j {n} is more than this machine can run ({cores} cores); using {limit} threads");
+            limit
+        } else {
+            n.max(1)
+        };
         let _ = rayon::ThreadPoolBuilder::new()
-            .num_threads(n.max(1))
+            .num_threads(n)
             .build_global();
     }
 }
