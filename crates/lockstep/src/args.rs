@@ -24,6 +24,8 @@ pub struct Cli {
 pub enum Command {
     /// Analyse class files, class directories, jars, jmods or a JDK image and report findings.
     Check(CheckArgs),
+    /// Check saved run traces (`lockstep run --trace`) for data races.
+    CheckTrace(crate::check_trace::CheckTraceArgs),
     /// List the rules, or show the documentation of one.
     Rules {
         /// A rule id, e.g. `reacquired-lock`.

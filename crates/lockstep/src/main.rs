@@ -4,6 +4,7 @@ mod args;
 mod baseline;
 mod check;
 mod config;
+mod check_trace;
 mod debug;
 mod explain_hint;
 mod post;
@@ -54,6 +55,7 @@ fn main() -> ExitCode {
                 2
             }
         },
+        Command::CheckTrace(args) => check_trace::run(&args),
         Command::Rules { rule } => rules(rule.as_deref()),
         Command::Debug(cmd) => debug::run(cmd),
     };

@@ -275,6 +275,10 @@ pub struct Finding {
     /// race), for renderers that can show them (SARIF `codeFlows`); the
     /// same paths are usually in `notes` as text.
     pub flows: Vec<Flow>,
+    /// Where the finding comes from when not the static analysis: `run`
+    /// for the run-time checkers (observed in an execution). `None` for
+    /// static findings (and then absent from JSON).
+    pub provenance: Option<String>,
 }
 
 impl Finding {
@@ -295,12 +299,19 @@ impl Finding {
             related: Vec::new(),
             notes: Vec::new(),
             flows: Vec::new(),
+            provenance: None,
         }
     }
 
     /// Appends a thread's flow.
     pub fn with_flow(mut self, flow: Flow) -> Self {
         self.flows.push(flow);
+        self
+    }
+
+    /// Sets the provenance (`run` for findings observed in an execution).
+    pub fn with_provenance(mut self, provenance: impl Into<String>) -> Self {
+        self.provenance = Some(provenance.into());
         self
     }
 
@@ -345,7 +356,7 @@ impl Finding {
         (&str, Option<&str>, &str, Option<u32>),
         (&str, Option<&str>, Option<&str>, &str),
         (Option<&str>, Option<&str>, Severity),
-        (&[Related], &[String], &[Flow]),
+        (&[Related], &[String], &[Flow], Option<&str>),
     ) {
         let loc = &self.location;
         (
@@ -357,7 +368,7 @@ impl Finding {
                 &self.message,
             ),
             (self.field.as_deref(), self.lock.as_deref(), self.severity),
-            (&self.related, &self.notes, &self.flows),
+            (&self.related, &self.notes, &self.flows, self.provenance.as_deref()),
         )
     }
 }
