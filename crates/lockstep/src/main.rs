@@ -5,6 +5,8 @@ mod check;
 mod debug;
 mod load;
 mod progress;
+mod run;
+mod run_check;
 
 use std::process::ExitCode;
 
@@ -19,7 +21,16 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> ExitCode {
     // `-cp` is the JVM's spelling; clap would read it as `-c p`.
-    let argv = std::env::args_os().map(|a| if a == "-cp" { "--classpath".into() } else { a });
+    // After `--` (the program of `lockstep run`) arguments are the JVM's own.
+    let mut after_dashes = false;
+    let argv = std::env::args_os().map(|a| {
+        after_dashes |= a == "--";
+        if a == "-cp" && !after_dashes {
+            "--classpath".into()
+        } else {
+            a
+        }
+    });
     let cli = match Cli::try_parse_from(argv) {
         Ok(cli) => cli,
         Err(e) => {
@@ -34,6 +45,7 @@ fn main() -> ExitCode {
     };
     let code = match cli.command {
         Command::Check(args) => check::run(&args),
+        Command::Run(args) => run::run(&args),
         Command::Rules { rule } => rules(rule.as_deref()),
         Command::Debug(cmd) => debug::run(cmd),
     };
