@@ -51,6 +51,9 @@ struct JsonFinding<'a> {
     lock: Option<&'a str>,
     related: Vec<JsonRelated<'a>>,
     notes: &'a [String],
+    /// Additive (absent for static findings): `run` when observed in an execution.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    provenance: Option<&'a str>,
 }
 
 #[derive(Serialize)]
@@ -147,6 +150,7 @@ fn json_finding(finding: &Finding) -> JsonFinding<'_> {
         lock: finding.lock.as_deref(),
         related: finding.related.iter().map(json_related).collect(),
         notes: &finding.notes,
+        provenance: finding.provenance.as_deref(),
     }
 }
 

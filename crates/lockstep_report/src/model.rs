@@ -251,6 +251,10 @@ pub struct Finding {
     /// Extra explanation lines. A note starting with `help: ` is shown as a
     /// help line by the text renderer; everything else is a plain note.
     pub notes: Vec<String>,
+    /// Where the finding comes from when not the static analysis: `run`
+    /// for the run-time checkers (observed in an execution). `None` for
+    /// static findings (and then absent from JSON).
+    pub provenance: Option<String>,
 }
 
 impl Finding {
@@ -270,7 +274,14 @@ impl Finding {
             lock: None,
             related: Vec::new(),
             notes: Vec::new(),
+            provenance: None,
         }
+    }
+
+    /// Sets the provenance (`run` for findings observed in an execution).
+    pub fn with_provenance(mut self, provenance: impl Into<String>) -> Self {
+        self.provenance = Some(provenance.into());
+        self
     }
 
     /// Sets the field concerned.
@@ -314,7 +325,7 @@ impl Finding {
         (&str, Option<&str>, &str, Option<u32>),
         (&str, Option<&str>, Option<&str>, &str),
         (Option<&str>, Option<&str>, Severity),
-        (&[Related], &[String]),
+        (&[Related], &[String], Option<&str>),
     ) {
         let loc = &self.location;
         (
@@ -326,7 +337,7 @@ impl Finding {
                 &self.message,
             ),
             (self.field.as_deref(), self.lock.as_deref(), self.severity),
-            (&self.related, &self.notes),
+            (&self.related, &self.notes, self.provenance.as_deref()),
         )
     }
 }
