@@ -166,6 +166,9 @@ pub struct RunArgs {
     /// Keep a copy of the trace in FILE (for `lockstep check-trace`).
     #[arg(long, value_name = "FILE")]
     pub trace: Option<PathBuf>,
+    /// Write the run as Chrome trace-event JSON (open in Perfetto or chrome://tracing).
+    #[arg(long, value_name = "FILE")]
+    pub timeline: Option<PathBuf>,
     /// After SECS seconds, record every thread's stack and held monitors, stop the JVM and report what was seen.
     #[arg(long, value_name = "SECS")]
     pub timeout: Option<u64>,

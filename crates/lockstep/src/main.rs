@@ -6,7 +6,6 @@ mod debug;
 mod load;
 mod progress;
 mod run;
-mod run_check;
 
 use std::process::ExitCode;
 

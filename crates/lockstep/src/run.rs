@@ -18,6 +18,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use lockstep_dynamic::{check_stream, Options as CheckOptions, Outcome};
 use lockstep_report::{render, OutputFormat, RenderOptions, Report};
 
 use crate::args::{ColorChoice, RunArgs};
@@ -155,14 +156,16 @@ impl<R: Read> Read for Tee<R> {
 
 /// What the reader thread saw.
 struct Seen {
-    analysis: crate::run_check::Analysis,
+    outcome: Outcome,
     bytes: u64,
     connected: bool,
 }
 
+/// Reads the FIFO while the program runs and checks the events as they come.
 fn spawn_reader(
     fifo: PathBuf,
     copy: Option<std::fs::File>,
+    options: CheckOptions,
     done: Arc<AtomicBool>,
 ) -> std::thread::JoinHandle<Seen> {
     std::thread::spawn(move || {
@@ -173,20 +176,21 @@ fn spawn_reader(
                     copy: copy.map(std::io::BufWriter::new),
                     bytes: 0,
                 };
-                let analysis = crate::run_check::analyse(&mut tee);
+                let outcome = check_stream(&mut tee, &options);
                 if let Some(c) = tee.copy.as_mut() {
                     let _ = c.flush();
                 }
                 Seen {
-                    analysis,
+                    outcome,
                     bytes: tee.bytes,
                     connected: tee.bytes > 0,
                 }
             }
             Err(e) => Seen {
-                analysis: crate::run_check::Analysis::failed(format!(
-                    "cannot read the trace FIFO: {e}"
-                )),
+                outcome: Outcome {
+                    notes: vec![format!("cannot read the trace FIFO: {e}")],
+                    ..Outcome::default()
+                },
                 bytes: 0,
                 connected: false,
             },
@@ -252,12 +256,21 @@ fn record_and_check(args: &RunArgs) -> Result<u8, String> {
         .ok_or("no program given after `--`")?;
     let agent = install_agent()?;
     let (scratch, fifo) = make_fifo()?;
-    let copy = match &args.trace {
+    // With a timeout, a copy is kept anyway: the hang dump is printed from it.
+    let copy_path = args
+        .trace
+        .clone()
+        .or_else(|| args.timeout.map(|_| scratch.0.join("trace.copy")));
+    let copy = match &copy_path {
         Some(p) => Some(std::fs::File::create(p).map_err(|e| format!("{}: {e}", p.display()))?),
         None => None,
     };
     let done = Arc::new(AtomicBool::new(false));
-    let reader = spawn_reader(fifo.clone(), copy, done.clone());
+    let options = CheckOptions {
+        timeline: args.timeline.is_some(),
+        ..CheckOptions::default()
+    };
+    let reader = spawn_reader(fifo.clone(), copy, options, done.clone());
     let mut cmd = Command::new(java);
     cmd.arg(agent_option(&agent, &fifo, args)?).args(jvm_args);
     let mut child = match cmd.spawn() {
@@ -273,6 +286,11 @@ fn record_and_check(args: &RunArgs) -> Result<u8, String> {
     let seen = reader
         .join()
         .map_err(|_| "the trace reader failed".to_owned())?;
+    if stopped && !args.quiet {
+        if let Some(p) = &copy_path {
+            print_hangs(p);
+        }
+    }
     drop(scratch);
     if !seen.connected {
         return Err(format!(
@@ -285,7 +303,10 @@ fn record_and_check(args: &RunArgs) -> Result<u8, String> {
 }
 
 fn report(args: &RunArgs, seen: &Seen, status: ExitStatus, stopped: bool) -> Result<u8, String> {
-    let a = &seen.analysis;
+    let a = &seen.outcome;
+    if let (Some(path), Some(t)) = (&args.timeline, &a.timeline) {
+        std::fs::write(path, t).map_err(|e| format!("{}: {e}", path.display()))?;
+    }
     let mut report = Report::new(env!("CARGO_PKG_VERSION"));
     report.findings = a.findings.clone();
     report.normalize();
@@ -331,13 +352,48 @@ fn report(args: &RunArgs, seen: &Seen, status: ExitStatus, stopped: bool) -> Res
             eprintln!("lockstep: the program exited with {status}");
         }
         eprintln!(
-            "lockstep: recorded {} events from {} threads ({} trace bytes); {} finding{}",
-            a.events,
-            a.threads,
+            "lockstep: recorded {} events ({} trace bytes); {} finding{}",
+            a.stats.events,
             seen.bytes,
             report.findings.len(),
             if report.findings.len() == 1 { "" } else { "s" }
         );
     }
     Ok(if report.findings.is_empty() { 0 } else { 1 })
+}
+
+/// Prints the hang dump of a saved trace on stderr: every thread's state,
+/// the monitors it holds and awaits, and its top frames.
+fn print_hangs(trace: &Path) {
+    let Ok(file) = std::fs::File::open(trace) else {
+        return;
+    };
+    let t = lockstep_trace::read(std::io::BufReader::new(file));
+    let object = |id: &u64| match t.tables.objects.get(id) {
+        Some(o) => format!("{}@{id}", o.class.replace('/', ".")),
+        None => format!("object {id}"),
+    };
+    for h in &t.hangs {
+        eprintln!("lockstep: thread dump at the timeout:");
+        for d in &h.threads {
+            let holds: Vec<String> = d.holds.iter().map(object).collect();
+            eprint!("  thread `{}` {}", d.name, d.state);
+            if !holds.is_empty() {
+                eprint!(", holds {}", holds.join(", "));
+            }
+            if let Some(w) = &d.waits_for {
+                eprint!(", waits for {}", object(w));
+            }
+            eprintln!();
+            for f in d.frames.iter().take(8) {
+                match f {
+                    lockstep_trace::Frame::Text(s) => eprintln!("      at {s}"),
+                    lockstep_trace::Frame::Site(id) => match t.tables.sites.get(id) {
+                        Some(s) => eprintln!("      at {}.{}", s.class.replace('/', "."), s.method),
+                        None => eprintln!("      at site {id}"),
+                    },
+                }
+            }
+        }
+    }
 }
