@@ -255,12 +255,8 @@ impl Jvmti {
             unsafe extern "C" fn(JvmtiEnv, *mut jint, *mut *mut jthread) -> jint
         );
         let (mut n, mut p) = (0, ptr::null_mut());
-        if f(self.0, &mut n, &mut p) != 0 || p.is_null() {
-            return Vec::new();
-        }
-        let v = std::slice::from_raw_parts(p, n.max(0) as usize).to_vec();
-        self.deallocate(p.cast());
-        v
+        let rc = f(self.0, &mut n, &mut p);
+        self.take_array(rc, n, p)
     }
 
     pub unsafe fn owned_monitors(&self, t: jthread) -> Vec<jobject> {
@@ -270,7 +266,13 @@ impl Jvmti {
             unsafe extern "C" fn(JvmtiEnv, jthread, *mut jint, *mut *mut jobject) -> jint
         );
         let (mut n, mut p) = (0, ptr::null_mut());
-        if f(self.0, t, &mut n, &mut p) != 0 || p.is_null() {
+        let rc = f(self.0, t, &mut n, &mut p);
+        self.take_array(rc, n, p)
+    }
+
+    /// Copies and frees a JVMTI-allocated array of `n` elements (empty on error).
+    unsafe fn take_array<T: Copy>(&self, rc: jint, n: jint, p: *mut T) -> Vec<T> {
+        if rc != 0 || p.is_null() {
             return Vec::new();
         }
         let v = std::slice::from_raw_parts(p, n.max(0) as usize).to_vec();

@@ -94,9 +94,22 @@ pub struct ClassEntry {
     pub fields: Vec<(String, String, bool)>,
 }
 
+type SiteKey = (String, String, String, Option<u32>, Option<String>);
+
+fn site_key(s: &Site) -> SiteKey {
+    (
+        s.class.clone(),
+        s.method.clone(),
+        s.descriptor.clone(),
+        s.line,
+        s.file.clone(),
+    )
+}
+
 #[derive(Default)]
 pub struct Tables {
-    pub sites: HashMap<lockstep_instrument::Site, u32>,
+    /// Site → id, keyed by (class, method, descriptor, line, file).
+    pub sites: HashMap<SiteKey, u32>,
     pub fields: HashMap<(String, String, String), u32>,
     pub methods: HashMap<(String, String, String), u32>,
     pub classes: HashMap<String, u32>,
@@ -181,7 +194,7 @@ impl Recorder {
             dead: AtomicBool::new(false),
             task_site: 0,
         };
-        let site = lockstep_instrument::Site {
+        let site = Site {
             class: lockstep_instrument::TASK_CLASS.to_owned(),
             method: "run".to_owned(),
             descriptor: "()V".to_owned(),
@@ -246,22 +259,16 @@ impl Recorder {
         (id, true)
     }
 
-    pub fn site_id(&self, site: &lockstep_instrument::Site) -> u32 {
+    pub fn site_id(&self, site: &Site) -> u32 {
+        let key = site_key(site);
         let mut t = lock(&self.tables);
-        if let Some(&id) = t.sites.get(site) {
+        if let Some(&id) = t.sites.get(&key) {
             return id;
         }
         let id = t.sites.len() as u32;
-        t.sites.insert(site.clone(), id);
+        t.sites.insert(key, id);
         drop(t);
-        let s = Site {
-            class: site.class.clone(),
-            method: site.method.clone(),
-            descriptor: site.descriptor.clone(),
-            line: site.line,
-            file: site.file.clone(),
-        };
-        self.write(|w| w.site(id, &s));
+        self.write(|w| w.site(id, site));
         id
     }
 

@@ -187,16 +187,7 @@ fn read_raw_code(body: &[u8]) -> Result<RawCode, Error> {
     for _ in 0..n {
         exceptions.push([c.u16()?, c.u16()?, c.u16()?, c.u16()?]);
     }
-    let na = c.u16()?;
-    let mut attrs = Vec::new();
-    for _ in 0..na {
-        let name = c.u16()?;
-        let len = c.u32()? as usize;
-        attrs.push(RawAttr {
-            name,
-            body: c.bytes(len)?.to_vec(),
-        });
-    }
+    let attrs = crate::raw::read_attrs(&mut c)?;
     Ok(RawCode {
         max_stack,
         max_locals,

@@ -81,16 +81,8 @@ impl Default for Options {
     }
 }
 
-/// A code location.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub struct Site {
-    /// Internal name, `pkg/Cls`.
-    pub class: String,
-    pub method: String,
-    pub descriptor: String,
-    pub line: Option<u32>,
-    pub file: Option<String>,
-}
+/// A code location (the trace's own site type, so the recorder writes it as is).
+pub use lockstep_trace::Site;
 
 /// A field as referenced by an instruction.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]

@@ -81,7 +81,7 @@ pub(crate) struct RawClass {
     pub attrs: Vec<RawAttr>,
 }
 
-fn read_attrs(c: &mut Cursor<'_>) -> Result<Vec<RawAttr>, Error> {
+pub(crate) fn read_attrs(c: &mut Cursor<'_>) -> Result<Vec<RawAttr>, Error> {
     let n = c.u16()?;
     let mut out = Vec::with_capacity(usize::from(n).min(64));
     for _ in 0..n {
