@@ -83,11 +83,20 @@ pub unsafe fn with_buf<T>(
     if r.dead.load(std::sync::atomic::Ordering::Relaxed) {
         return None;
     }
-    let buf = LOCAL.with(|l| l.borrow().clone());
-    let buf = match buf {
-        Some(b) => b,
-        None => begin_thread(r, env),
-    };
+    // Fast path: the thread's buffer, borrowed without touching its refcount.
+    let mut f = Some(f);
+    let done = LOCAL.with(|l| {
+        let slot = l.borrow();
+        let buf = slot.as_ref()?;
+        let f = f.take()?;
+        let mut g = lock(buf);
+        Some(f(&mut g))
+    });
+    if done.is_some() {
+        return done;
+    }
+    let buf = begin_thread(r, env);
+    let f = f.take()?;
     let mut g = lock(&buf);
     Some(f(&mut g))
 }
