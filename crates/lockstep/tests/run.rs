@@ -142,6 +142,38 @@ fn system_exit_still_gives_a_report() {
 }
 
 #[test]
+fn custom_class_loader_and_out_of_memory_still_give_a_report() {
+    let fx = fixture("hostile", &CompileOptions::release(17));
+    let dir = tempfile::tempdir().unwrap();
+    let report = dir.path().join("report.json");
+    let out = lockstep()
+        .args(["run", "--format", "json", "-o"])
+        .arg(&report)
+        .arg("--")
+        .arg(java17())
+        .args(["-Xmx64m", "-Xverify:all", "-cp"])
+        .arg(&fx.classes_dir)
+        .arg("Hostile")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("OutOfMemoryError"), "{stderr}");
+    assert!(
+        stderr.contains("the program exited with exit status: 1"),
+        "{stderr}"
+    );
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "plugin ran\n");
+    let report: Value = serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
+    assert!(
+        findings(&report)
+            .iter()
+            .any(|f| f["field"] == "Plugin.hits"),
+        "{report:#}"
+    );
+    assert_eq!(out.status.code(), Some(1));
+}
+
+#[test]
 fn deadlock_is_stopped_after_the_timeout_with_a_thread_dump() {
     let fx = fixture("deadlock", &CompileOptions::release(17));
     let start = Instant::now();
