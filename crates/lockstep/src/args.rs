@@ -25,6 +25,8 @@ pub enum Command {
     /// Run a Java program under lockstep's recorder and report the races observed:
     /// `lockstep run [OPTIONS] -- java [JVM options] (MAIN | -jar APP.jar) [ARGS]`.
     Run(RunArgs),
+    /// Check saved run traces (`lockstep run --trace`) for data races.
+    CheckTrace(crate::check_trace::CheckTraceArgs),
     /// List the rules, or show the documentation of one.
     Rules {
         /// A rule id, e.g. `reacquired-lock`.

@@ -2,6 +2,7 @@
 
 mod args;
 mod check;
+mod check_trace;
 mod debug;
 mod load;
 mod progress;
@@ -45,6 +46,7 @@ fn main() -> ExitCode {
     let code = match cli.command {
         Command::Check(args) => check::run(&args),
         Command::Run(args) => run::run(&args),
+        Command::CheckTrace(args) => check_trace::run(&args),
         Command::Rules { rule } => rules(rule.as_deref()),
         Command::Debug(cmd) => debug::run(cmd),
     };

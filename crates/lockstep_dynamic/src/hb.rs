@@ -14,7 +14,7 @@ use lockstep_trace::{Event, LockKind, ObjId, ThreadId};
 use crate::context::{Access, LockStep, Tid};
 use crate::fast_hash::FastMap;
 use crate::race::{CheckerKind, Races, Var};
-use crate::vc::{Epoch, VectorClock};
+use crate::vc::{Epoch, ForkJoin, VectorClock};
 
 #[derive(Debug, Default)]
 struct LockClocks {
@@ -45,8 +45,7 @@ pub struct HappensBefore {
     clocks: Vec<VectorClock>,
     locks: FastMap<ObjId, LockClocks>,
     syncs: FastMap<(ObjId, u32), VectorClock>,
-    started: FastMap<ThreadId, VectorClock>,
-    ended: FastMap<ThreadId, VectorClock>,
+    fork_join: ForkJoin,
     classes: FastMap<String, VectorClock>,
     vars: FastMap<Var, VarState>,
 }
@@ -101,24 +100,7 @@ impl HappensBefore {
                     c.join(s);
                 }
             }
-            Event::ThreadStart { child, .. } => {
-                self.started.insert(child, c.clone());
-                c.tick(t);
-            }
-            Event::ThreadBegin { parent: Some(_) } => {
-                if let Some(s) = self.started.remove(&thread) {
-                    c.join(&s);
-                }
-            }
-            Event::ThreadEnd => {
-                self.ended.insert(thread, c.clone());
-            }
-            Event::ThreadJoin { child, .. } => {
-                if let Some(s) = self.ended.get(&child) {
-                    c.join(s);
-                }
-            }
-            _ => {}
+            _ => self.fork_join.step(c, t, thread, e),
         }
     }
 

@@ -23,7 +23,7 @@ use lockstep_trace::{Event, LockKind, ObjId, ThreadId};
 use crate::context::{Access, LocksetId, Locksets, Tid};
 use crate::fast_hash::FastMap;
 use crate::race::{CheckerKind, Races, Var};
-use crate::vc::{Epoch, VectorClock};
+use crate::vc::{Epoch, ForkJoin, VectorClock};
 
 /// Interned sorted sets of lock object ids; 0 is the empty set.
 type SetId = u32;
@@ -60,8 +60,7 @@ pub struct Lockset {
     multi: bool,
     /// Fork/join-only vector clocks.
     clocks: Vec<VectorClock>,
-    started: FastMap<ThreadId, VectorClock>,
-    ended: FastMap<ThreadId, VectorClock>,
+    fork_join: ForkJoin,
     vars: FastMap<Var, VarState>,
     sets: Vec<Vec<ObjId>>,
     set_index: FastMap<Vec<ObjId>, SetId>,
@@ -79,8 +78,7 @@ impl Lockset {
             join_ordering,
             multi,
             clocks: Vec::new(),
-            started: FastMap::default(),
-            ended: FastMap::default(),
+            fork_join: ForkJoin::default(),
             vars: FastMap::default(),
             sets: vec![Vec::new()],
             set_index,
@@ -100,27 +98,8 @@ impl Lockset {
 
     /// Start/join bookkeeping (the only ordering this checker uses).
     pub fn sync(&mut self, t: Tid, thread: ThreadId, e: &Event) {
-        let c = &mut self.clocks[t as usize];
-        match *e {
-            Event::ThreadStart { child, .. } => {
-                self.started.insert(child, c.clone());
-                c.tick(t);
-            }
-            Event::ThreadBegin { parent: Some(_) } => {
-                if let Some(s) = self.started.remove(&thread) {
-                    c.join(&s);
-                }
-            }
-            Event::ThreadEnd => {
-                self.ended.insert(thread, c.clone());
-            }
-            Event::ThreadJoin { child, .. } => {
-                if let Some(s) = self.ended.get(&child) {
-                    c.join(s);
-                }
-            }
-            _ => {}
-        }
+        self.fork_join
+            .step(&mut self.clocks[t as usize], t, thread, e);
     }
 
     fn intern(&mut self, set: Vec<ObjId>) -> SetId {

@@ -1,6 +1,43 @@
 //! Vector clocks and epochs (FastTrack's `c@t`).
 
+use lockstep_trace::{Event, ThreadId};
+
 use crate::context::Tid;
+use crate::fast_hash::FastMap;
+
+/// Thread start and join edges, shared by both checkers.
+#[derive(Debug, Default)]
+pub struct ForkJoin {
+    started: FastMap<ThreadId, VectorClock>,
+    ended: FastMap<ThreadId, VectorClock>,
+}
+
+impl ForkJoin {
+    /// Applies a start/begin/end/join event of thread `t` (recorder id
+    /// `thread`) to its clock `c`.
+    pub fn step(&mut self, c: &mut VectorClock, t: Tid, thread: ThreadId, e: &Event) {
+        match *e {
+            Event::ThreadStart { child, .. } => {
+                self.started.insert(child, c.clone());
+                c.tick(t);
+            }
+            Event::ThreadBegin { parent: Some(_) } => {
+                if let Some(s) = self.started.remove(&thread) {
+                    c.join(&s);
+                }
+            }
+            Event::ThreadEnd => {
+                self.ended.insert(thread, c.clone());
+            }
+            Event::ThreadJoin { child, .. } => {
+                if let Some(s) = self.ended.get(&child) {
+                    c.join(s);
+                }
+            }
+            _ => {}
+        }
+    }
+}
 
 /// A vector clock indexed by internal thread index; missing entries are 0.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
