@@ -1,22 +1,22 @@
 //! Hidden `lockstep debug …` commands: the IR of methods, the call graph and
 //! the thread roots, as text for debugging and snapshot tests.
 
-use lockstep_program::{cha, entry_points, rta, thread_roots, MethodId, Program};
+use lockstep_driver::Workspace;
+use lockstep_program::{cha, entry_points, rta, MethodId, Program};
 
 use crate::args::{DebugCommand, InputArgs};
-use crate::load::load;
 
-fn program(input: &InputArgs) -> Result<Program, u8> {
+fn workspace(input: &InputArgs) -> Result<Workspace, u8> {
     crate::init_threads(input.threads);
-    match load(input) {
-        Ok(l) => {
-            for p in &l.problems {
+    match Workspace::load(&crate::inputs(input)) {
+        Ok(w) => {
+            for p in w.input_problems() {
                 eprintln!("warning: {}: {}", p.display_path(), p.message);
             }
-            Ok(Program::new(l.app, Box::new(l.libraries)))
+            Ok(w)
         }
         Err(e) => {
-            eprintln!("error: {}", e.0);
+            eprintln!("error: {e}");
             Err(2)
         }
     }
@@ -35,10 +35,11 @@ fn method_label(p: &Program, m: MethodId) -> String {
 pub fn run(cmd: DebugCommand) -> u8 {
     match cmd {
         DebugCommand::Ir { input, method } => {
-            let p = match program(&input) {
-                Ok(p) => p,
+            let w = match workspace(&input) {
+                Ok(w) => w,
                 Err(code) => return code,
             };
+            let p = w.program();
             // `pkg.Class` or `pkg.Class.method`: try the whole string as a class first.
             let internal = method.replace('.', "/");
             let (class, name) = match p.class_by_name(&internal) {
@@ -67,7 +68,7 @@ pub fn run(cmd: DebugCommand) -> u8 {
                             }
                         }
                     }
-                    None => println!("method {} (no code)", method_label(&p, m)),
+                    None => println!("method {} (no code)", method_label(p, m)),
                 }
                 println!();
                 printed += 1;
@@ -86,15 +87,16 @@ pub fn run(cmd: DebugCommand) -> u8 {
             cha: use_cha,
             open,
         } => {
-            let p = match program(&input) {
-                Ok(p) => p,
+            let w = match workspace(&input) {
+                Ok(w) => w,
                 Err(code) => return code,
             };
-            let entries = entry_points(&p, open);
+            let p = w.program();
+            let entries = entry_points(p, open);
             let cg = if use_cha {
-                cha(&p, &entries)
+                cha(p, &entries)
             } else {
-                rta(&p, &entries)
+                rta(p, &entries)
             };
             println!(
                 "# {:?}, entry points: {} ({})",
@@ -112,8 +114,8 @@ pub fn run(cmd: DebugCommand) -> u8 {
                 let line = line.map(|l| format!(":{l}")).unwrap_or_default();
                 println!(
                     "{}{line} -> {} [{:?}]",
-                    method_label(&p, e.caller),
-                    method_label(&p, e.callee),
+                    method_label(p, e.caller),
+                    method_label(p, e.callee),
                     e.kind
                 );
             }
@@ -121,26 +123,23 @@ pub fn run(cmd: DebugCommand) -> u8 {
         }
         DebugCommand::Lower { input, validate } => lower(&input, validate),
         DebugCommand::Threads { input, open } => {
-            let p = match program(&input) {
-                Ok(p) => p,
+            let w = match workspace(&input) {
+                Ok(w) => w,
                 Err(code) => return code,
             };
-            let entries = entry_points(&p, open);
-            let cg = rta(&p, &entries);
-            for r in thread_roots(&p, &cg) {
-                let line = r.line.map(|l| format!(":{l}")).unwrap_or_default();
-                let many = if r.may_start_many {
-                    format!(" many ({})", r.reason_many.as_deref().unwrap_or("?"))
-                } else {
-                    String::new()
-                };
-                println!(
-                    "{} started at {}{line} [{:?}, {:?}]{many}",
-                    method_label(&p, r.entry),
-                    method_label(&p, r.start_site.0),
-                    r.launch.kind,
-                    r.precision
-                );
+            let p = w.program();
+            for t in w.started_threads(open) {
+                let line = t.line.map(|l| format!(":{l}")).unwrap_or_default();
+                let many = if t.many { " many" } else { "" };
+                for &entry in &t.entries {
+                    println!(
+                        "{} started at {}{line} [{}]{many} task: {}",
+                        method_label(p, entry),
+                        method_label(p, t.started_in),
+                        t.launch,
+                        t.task
+                    );
+                }
             }
             0
         }

@@ -4,7 +4,6 @@ mod args;
 mod check;
 mod check_trace;
 mod debug;
-mod load;
 mod progress;
 mod run;
 
@@ -58,7 +57,7 @@ fn rules(rule: Option<&str>) -> u8 {
         None => {
             for r in lockstep_detectors::all_rules() {
                 let state = if r.default_enabled { "on " } else { "off" };
-                println!("{:<24} {state}  {}", r.id, r.summary);
+                println!("{:<24} {state}  {}", r.id.as_str(), r.summary);
             }
             0
         }
@@ -68,17 +67,20 @@ fn rules(rule: Option<&str>) -> u8 {
                 0
             }
             None => {
-                let known: Vec<&str> = lockstep_detectors::all_rules()
-                    .iter()
-                    .map(|r| r.id)
-                    .collect();
-                eprintln!(
-                    "error: unknown rule `{id}` (known rules: {})",
-                    known.join(", ")
-                );
+                eprintln!("error: {}", lockstep_detectors::UnknownRule(id.to_string()));
                 2
             }
         },
+    }
+}
+
+/// The driver's inputs from the command line's.
+pub(crate) fn inputs(input: &args::InputArgs) -> lockstep_driver::Inputs {
+    lockstep_driver::Inputs {
+        paths: input.paths.clone(),
+        classpath: input.classpath.clone(),
+        jdk: input.jdk.clone(),
+        no_jdk: input.no_jdk,
     }
 }
 

@@ -1,44 +1,27 @@
 //! lockstep's detectors: one module per rule family.
 //!
-//! A detector takes the program model and the shared facts in a
-//! [`Context`] and returns [`Finding`]s. Detectors never print, never touch
-//! the file system and never depend on each other; their user documentation
-//! lives next to their code (the `docs` of their [`RuleMeta`]).
+//! A detector reads the program model and the shared facts in a
+//! [`Context`] and returns an [`Output`]: findings, and on request
+//! explanations and statistics. Detectors never print, never touch the
+//! file system and never depend on each other: what two rules both need
+//! lives in `lockstep_facts`, computed once per check. Every rule is
+//! declared beside its detector and registered once in [`registry`];
+//! its user documentation is the `docs.md` next to its code.
 
 pub mod data_race;
 pub mod non_atomic_method;
 pub mod reacquired_lock;
+pub mod registry;
 pub mod stale_value;
 mod util;
 
-use std::collections::BTreeSet;
-
-use lockstep_pointsto::PointsToResult;
-use lockstep_program::{CallGraph, EntryPoints, Program, ThreadRoot};
+use lockstep_facts::SharedFacts;
+use lockstep_program::{CallGraph, EntryPoints, Program};
 use lockstep_report::Finding;
 
-/// Static description of a rule: its stable id and its documentation.
-#[derive(Debug)]
-pub struct RuleMeta {
-    /// Stable id, used in `--select`, JSON and SARIF. Never changes once released.
-    pub id: &'static str,
-    /// CamelCase name for SARIF.
-    pub name: &'static str,
-    /// One line: what the rule finds.
-    pub summary: &'static str,
-    /// Whether the rule runs without `--select`.
-    pub default_enabled: bool,
-    /// Markdown: what it finds, why it matters, an example and its fix, known limits.
-    pub docs: &'static str,
-}
+pub use registry::{all_rules, rule, RuleId, RuleMeta, RuleSet, UnknownRule, DOC_SECTIONS};
 
-impl RuleMeta {
-    pub fn to_report(&self) -> lockstep_report::RuleMeta {
-        lockstep_report::RuleMeta::new(self.id, self.name, self.summary)
-    }
-}
-
-/// Settings that change what detectors report.
+/// Settings that change what detectors report or explain.
 #[derive(Debug, Clone, Default)]
 pub struct Options {
     /// Report reacquired-lock witnesses inside self-synchronized JDK classes.
@@ -48,36 +31,75 @@ pub struct Options {
     pub open_every_class: bool,
     /// stale-value: how calls to code the analysis cannot see are summarised.
     pub unknown_callees: stale_value::UnknownCallees,
+    /// data-race: explain every pair of accesses of this field (`pkg.Cls.name`).
+    pub explain_field: Option<String>,
+    /// non-atomic-method: explain the inferred guards and atomicities.
+    pub explain_atomicity: bool,
 }
 
 /// Everything a detector may look at. Built once by the driver.
 pub struct Context<'a> {
     pub program: &'a Program,
+    /// The RTA call graph.
     pub call_graph: &'a CallGraph,
-    pub thread_roots: &'a [ThreadRoot],
-    /// The program was analysed as a library (paper 002 §4.5.3 harness).
-    pub open_program: bool,
     /// The entry points the call graph was built from.
     pub entries: &'a EntryPoints,
-    /// Points-to facts, when the driver computed them (rules that need them
-    /// solve them themselves otherwise, with the default configuration).
-    pub points_to: Option<&'a PointsToResult>,
-    /// The rule ids that are enabled for this run.
-    pub enabled: &'a BTreeSet<String>,
+    /// Points-to and the concurrency facts, computed on first use.
+    pub facts: &'a SharedFacts<'a>,
+    /// The rules enabled for this run.
+    pub rules: RuleSet,
     pub options: &'a Options,
 }
 
 impl Context<'_> {
-    pub fn is_enabled(&self, rule: &RuleMeta) -> bool {
-        self.enabled.contains(rule.id)
+    pub fn is_enabled(&self, rule: RuleId) -> bool {
+        self.rules.contains(rule)
     }
+
+    /// The program was analysed as a library (paper 002 §4.5.3 harness).
+    pub fn open_program(&self) -> bool {
+        self.entries.mode.is_open()
+    }
+}
+
+/// What a detector returns.
+#[derive(Debug, Clone, Default)]
+pub struct Output {
+    pub findings: Vec<Finding>,
+    /// Lines explaining the analysis (asked for by `Options`); shown on stderr.
+    pub explanation: Vec<String>,
+    /// Statistics lines for `--stats`.
+    pub stats: Vec<String>,
+}
+
+impl From<Vec<Finding>> for Output {
+    fn from(findings: Vec<Finding>) -> Output {
+        Output {
+            findings,
+            ..Output::default()
+        }
+    }
+}
+
+/// Which shared facts a detector reads (the driver computes them before
+/// the detectors run, so each is timed as its own phase).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Needs {
+    /// The program model and the RTA call graph only.
+    CallGraph,
+    /// Points-to and the race facts.
+    RaceFacts,
 }
 
 /// A detector: one analysis, reporting under one or more rules.
 pub trait Detector: Sync {
-    fn rules(&self) -> &'static [&'static RuleMeta];
-    /// Run if any of its rules is enabled; report only enabled rules.
-    fn run(&self, cx: &Context<'_>) -> Vec<Finding>;
+    fn rules(&self) -> &'static [RuleId];
+    /// The facts it reads.
+    fn needs(&self) -> Needs {
+        Needs::CallGraph
+    }
+    /// Runs if any of its rules is enabled; reports only enabled rules.
+    fn run(&self, cx: &Context<'_>) -> Output;
 }
 
 /// Every detector lockstep has.
@@ -90,45 +112,10 @@ pub fn all() -> Vec<&'static dyn Detector> {
     ]
 }
 
-/// The metadata of every rule, in rule-id order.
-pub fn all_rules() -> Vec<&'static RuleMeta> {
-    let mut rules: Vec<&'static RuleMeta> = all()
+/// The detectors that run for `rules`.
+pub fn enabled(rules: RuleSet) -> Vec<&'static dyn Detector> {
+    all()
         .into_iter()
-        .flat_map(|d| d.rules().iter().copied())
-        .collect();
-    rules.sort_by_key(|r| r.id);
-    rules
-}
-
-/// The rule with this id.
-pub fn rule(id: &str) -> Option<&'static RuleMeta> {
-    all_rules().into_iter().find(|r| r.id == id)
-}
-
-/// Resolve `--select`/`--ignore` into the set of enabled rule ids.
-/// Unknown ids are an error naming the known ones.
-pub fn enabled_rules(select: &[String], ignore: &[String]) -> Result<BTreeSet<String>, String> {
-    let rules = all_rules();
-    for id in select.iter().chain(ignore) {
-        if !rules.iter().any(|r| r.id == id) {
-            let known: Vec<&str> = rules.iter().map(|r| r.id).collect();
-            return Err(format!(
-                "unknown rule `{id}` (known rules: {})",
-                known.join(", ")
-            ));
-        }
-    }
-    let mut enabled: BTreeSet<String> = if select.is_empty() {
-        rules
-            .iter()
-            .filter(|r| r.default_enabled)
-            .map(|r| r.id.to_string())
-            .collect()
-    } else {
-        select.iter().cloned().collect()
-    };
-    for id in ignore {
-        enabled.remove(id);
-    }
-    Ok(enabled)
+        .filter(|d| rules.any_of(d.rules()))
+        .collect()
 }

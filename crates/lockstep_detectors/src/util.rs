@@ -4,10 +4,7 @@ use lockstep_ir::StmtId;
 use lockstep_program::{MethodId, Program};
 use lockstep_report::Location;
 
-/// Binary name with dots (`pkg.Outer$Inner`) from an internal name.
-pub fn dotted(internal: &str) -> String {
-    internal.replace('/', ".")
-}
+pub use lockstep_facts::util::{dotted, line_of};
 
 /// Simple name of a method for messages: `Outer$Inner.name`.
 pub fn short_method(program: &Program, m: MethodId) -> String {
@@ -15,15 +12,6 @@ pub fn short_method(program: &Program, m: MethodId) -> String {
     let class = &program.class(data.class).name;
     let simple = class.rsplit('/').next().unwrap_or(class);
     format!("{simple}.{}", data.name)
-}
-
-/// The source line of a statement, or of the method's first statement when `stmt` is `None`.
-pub fn line_of(program: &Program, m: MethodId, stmt: Option<StmtId>) -> Option<u32> {
-    let body = program.body(m)?;
-    match stmt {
-        Some(s) => body.stmts.get(s.index()).and_then(|st| st.line),
-        None => body.stmts.iter().filter_map(|st| st.line).min(),
-    }
 }
 
 /// A report location for a statement of a method (`None`: the method itself).

@@ -60,7 +60,7 @@ fn assert_no_related_in(findings: &[Finding], method: &str) {
 fn rule_metadata() {
     let rules = DataRace.rules();
     assert_eq!(rules.len(), 1);
-    assert_eq!(rules[0].id, "data-race");
+    assert_eq!(rules[0].as_str(), "data-race");
     assert!(lockstep_detectors::rule("data-race").is_some());
 }
 

@@ -75,7 +75,7 @@ fn mentions(f: &Finding, needle: &str) -> bool {
 fn rule_metadata() {
     let rules = NonAtomicMethod.rules();
     assert_eq!(rules.len(), 1);
-    assert_eq!(rules[0].id, "non-atomic-method");
+    assert_eq!(rules[0].as_str(), "non-atomic-method");
     assert!(lockstep_detectors::rule("non-atomic-method").is_some());
 }
 

@@ -29,12 +29,13 @@ fn findings_of(case: &str) -> Vec<Finding> {
 
 #[test]
 fn rule_metadata() {
-    assert_eq!(RULE.id, "stale-value");
+    assert_eq!(RULE.id.as_str(), "stale-value");
     assert_eq!(RULE.name, "StaleValue");
     assert!(!RULE.default_enabled, "opt-in, like reacquired-lock-pair");
-    let default = lockstep_detectors::enabled_rules(&[], &[]).unwrap();
+    let default = lockstep_detectors::RuleSet::from_selection(&[], &[]).unwrap();
     assert!(!default.contains(RULE.id));
-    let selected = lockstep_detectors::enabled_rules(&["stale-value".into()], &[]).unwrap();
+    let selected =
+        lockstep_detectors::RuleSet::from_selection(&["stale-value".into()], &[]).unwrap();
     assert!(selected.contains(RULE.id));
     assert!(lockstep_detectors::rule("stale-value").is_some());
     assert!(RULE.docs.starts_with("# stale-value\n"), "{}", RULE.docs);

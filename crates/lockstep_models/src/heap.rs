@@ -228,6 +228,32 @@ pub fn keeps_object_contexts(class: &str) -> bool {
             && !CONTEXT_EXCLUDED.iter().any(|p| class.starts_with(p)))
 }
 
+/// Classes whose instances the JVM creates by itself (constants, startup
+/// code that no entry point reaches: `System.out` is made in
+/// `System.initPhase1`): live from the start of any call graph.
+pub const JVM_ALLOCATED: &[&str] = &[
+    "java/lang/String",
+    "java/lang/Class",
+    "java/lang/Thread",
+    "java/lang/ThreadGroup",
+    "java/io/PrintStream",
+    "java/io/BufferedInputStream",
+    "java/lang/invoke/MethodType",
+    "java/lang/invoke/MethodHandles$Lookup",
+];
+
+/// Is a call reflective: it runs code chosen at run time by a `Method`
+/// or `MethodHandle` (`Method.invoke`, `MethodHandle.invoke*`)?
+pub fn is_reflective_call(class: &str, name: &str) -> bool {
+    match class {
+        "java/lang/reflect/Method" => name == "invoke",
+        "java/lang/invoke/MethodHandle" => {
+            matches!(name, "invoke" | "invokeExact" | "invokeWithArguments")
+        }
+        _ => false,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -43,9 +43,13 @@ pub use containers::{
     ContainerAccess, ContainerFamily,
 };
 pub use heap::{
-    heap_effects, keeps_object_contexts, vm_static_fields, HeapEffect, HeapModel, VmStaticField,
+    heap_effects, is_reflective_call, keeps_object_contexts, vm_static_fields, HeapEffect,
+    HeapModel, VmStaticField, JVM_ALLOCATED,
 };
-pub use locks::{lock_effect, lock_effect_via, LockEffect, LockMode};
+pub use locks::{
+    is_concurrent_field_type, lock_effect, lock_effect_via, read_write_view, LockEffect, LockMode,
+    LOCK_INTERFACE, READ_WRITE_VIEW_OWNER_FIELD,
+};
 pub use ordering::{ordering_effect, ordering_effect_via, OrderingEffect};
 pub use safety::{
     factory_result, is_immutable_class, is_self_synchronized, is_thread_safe_class,
@@ -53,7 +57,7 @@ pub use safety::{
 };
 pub use threads::{
     thread_start, thread_start_via, thread_starts, thread_starts_via, Async, EntryMethod,
-    LaunchKind, Repeat, TaskLaunch, TaskShape,
+    LaunchKind, Repeat, TaskLaunch, TaskShape, THREAD_CLASS,
 };
 
 /// Which descriptors an entry matches.

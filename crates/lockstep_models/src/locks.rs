@@ -178,3 +178,28 @@ pub fn lock_effect_via(
 pub fn all_lock_models() -> &'static [LockModel] {
     TABLE.entries()
 }
+
+/// The `java.util.concurrent.locks.Lock` interface: application classes
+/// that implement it are locks whose code is analysed (their own
+/// `lock()`), the JDK's are modelled.
+pub const LOCK_INTERFACE: &str = "java/util/concurrent/locks/Lock";
+
+/// A read or write view of a `ReentrantReadWriteLock` (the objects
+/// `readLock()` and `writeLock()` return), and which mode it takes. Both
+/// views of one lock share its `sync` field.
+pub fn read_write_view(class: &str) -> Option<LockMode> {
+    match class {
+        "java/util/concurrent/locks/ReentrantReadWriteLock$ReadLock" => Some(LockMode::Read),
+        "java/util/concurrent/locks/ReentrantReadWriteLock$WriteLock" => Some(LockMode::Write),
+        _ => None,
+    }
+}
+
+/// The field of a read-write lock view that names the lock it views.
+pub const READ_WRITE_VIEW_OWNER_FIELD: &str = "sync";
+
+/// Does a field of this descriptor hold a `java.util.concurrent` object
+/// (a sign that its class is meant for concurrent use)?
+pub fn is_concurrent_field_type(descriptor: &str) -> bool {
+    descriptor.starts_with("Ljava/util/concurrent/")
+}

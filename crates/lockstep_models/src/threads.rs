@@ -369,3 +369,7 @@ fn most_specific(
     }
     all.into_iter().filter(|e| e.class == best).collect()
 }
+
+/// `java.lang.Thread`: a class whose `run()` is the task unless a subclass
+/// overrides it.
+pub const THREAD_CLASS: &str = "java/lang/Thread";

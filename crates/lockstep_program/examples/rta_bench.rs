@@ -46,22 +46,7 @@ fn main() {
     let t = Instant::now();
     let c = cha(&p, &e);
     eprintln!("cha: {:?}", t.elapsed());
-    let t = Instant::now();
-    let roots = thread_roots(&p, &g);
-    eprintln!("thread roots: {:?}", t.elapsed());
-    println!("{}", Stats::collect(&p, Some(&c), Some(&g), Some(&roots)));
-    let count = |pr: Precision| roots.iter().filter(|r| r.precision == pr).count();
-    println!(
-        "roots by precision: local {}, flow {}, fallback {}; may start many: {}",
-        count(Precision::Local),
-        count(Precision::Flow),
-        count(Precision::Fallback),
-        roots.iter().filter(|r| r.may_start_many).count()
-    );
-    let mut sites: Vec<_> = roots.iter().map(|r| r.start_site).collect();
-    sites.sort_unstable();
-    sites.dedup();
-    println!("start sites with roots: {}", sites.len());
+    println!("{}", Stats::collect(&p, Some(&c), Some(&g)));
     for pr in p.problems().iter().take(5) {
         println!("problem: {pr}");
     }

@@ -42,7 +42,7 @@
 //!
 //! Not modelled: reflection, `MethodHandle` invocation, JNI callbacks,
 //! serialization, dynamic proxies, class loading, and objects the JVM
-//! creates by itself beyond a fixed list (`JVM_ALLOCATED`: strings, class
+//! creates by itself beyond a fixed list (`lockstep_models::JVM_ALLOCATED`: strings, class
 //! objects, the main thread, `System.out/err/in`) that is live from the start.
 
 use std::sync::Arc;
@@ -238,20 +238,6 @@ pub fn rta(program: &Program, entries: &EntryPoints) -> CallGraph {
     Engine::new(program, Algorithm::Rta).run(entries)
 }
 
-/// Classes whose instances the JVM creates by itself (constants, startup
-/// code that no entry point reaches: `System.out` is made in
-/// `System.initPhase1`), live from the start in both algorithms.
-const JVM_ALLOCATED: &[&str] = &[
-    "java/lang/String",
-    "java/lang/Class",
-    "java/lang/Thread",
-    "java/lang/ThreadGroup",
-    "java/io/PrintStream",
-    "java/io/BufferedInputStream",
-    "java/lang/invoke/MethodType",
-    "java/lang/invoke/MethodHandles$Lookup",
-];
-
 // ---------------------------------------------------------------------------
 
 type Sym = u32;
@@ -343,7 +329,7 @@ impl<'p> Engine<'p> {
 
     fn run(mut self, entries: &EntryPoints) -> CallGraph {
         let start = Instant::now();
-        for name in JVM_ALLOCATED {
+        for name in lockstep_models::JVM_ALLOCATED {
             if let Some(c) = self.p.class_by_name(name) {
                 self.instantiate(Inst::Class(c));
             }

@@ -1,5 +1,5 @@
 //! The program model of lockstep: which classes there are, how calls
-//! resolve, what is reachable, and where threads start.
+//! resolve and what is reachable.
 //!
 //! - [`Program`]: application classes (parsed, handed over by the caller)
 //!   plus library classes loaded lazily through a [`ClassProvider`];
@@ -8,8 +8,10 @@
 //! - [`entry_points`]: `main` methods, or the open-program harness.
 //! - [`cha`] / [`rta`]: call graphs over application and reached library
 //!   code, with lambdas and modelled thread starts.
-//! - [`thread_roots`]: the methods that run in new threads, their start
-//!   sites, and whether a site may start many.
+//!
+//! Thread roots are not computed here: the shared facts
+//! (`lockstep_facts::threads`) find them from points-to, one notion for
+//! every rule.
 //!
 //! The crate knows nothing of the file system (bytes come through the
 //! provider) nor of any detector; library semantics come from
@@ -26,7 +28,6 @@ mod lower;
 pub mod program;
 pub mod provider;
 mod tasks;
-pub mod threads;
 
 use std::fmt;
 
@@ -39,7 +40,6 @@ pub use program::{
     ClassId, ClassInfo, LowerStats, MethodData, MethodId, Problem, Program, ProgramStats,
 };
 pub use provider::{ClassProvider, NoLibrary};
-pub use threads::{thread_roots, Precision, TaskRef, ThreadRoot};
 
 /// Everything `--stats` prints about the program model.
 #[derive(Debug, Clone)]
@@ -48,22 +48,15 @@ pub struct Stats {
     pub entry_mode: Option<EntryMode>,
     pub cha: Option<CallGraphStats>,
     pub rta: Option<CallGraphStats>,
-    pub thread_roots: Option<usize>,
 }
 
 impl Stats {
-    pub fn collect(
-        program: &Program,
-        cha: Option<&CallGraph>,
-        rta: Option<&CallGraph>,
-        roots: Option<&[ThreadRoot]>,
-    ) -> Stats {
+    pub fn collect(program: &Program, cha: Option<&CallGraph>, rta: Option<&CallGraph>) -> Stats {
         Stats {
             program: program.stats(),
             entry_mode: rta.or(cha).map(|g| g.entries.mode),
             cha: cha.map(CallGraph::stats),
             rta: rta.map(CallGraph::stats),
-            thread_roots: roots.map(<[ThreadRoot]>::len),
         }
     }
 }
@@ -97,9 +90,6 @@ impl fmt::Display for Stats {
                 g.unresolved_calls,
                 g.millis
             )?;
-        }
-        if let Some(n) = self.thread_roots {
-            writeln!(f, "thread roots: {n}")?;
         }
         write!(f, "problems: {}", p.problems)
     }

@@ -251,22 +251,6 @@ impl Resolver<'_> {
         }
     }
 
-    /// The tasks of the thread allocated by `new_stmt` (a `new C` with `C <: Thread`).
-    pub(crate) fn thread_alloc_sources(
-        &self,
-        m: MethodId,
-        body: &Body,
-        new_stmt: StmtId,
-        cls: ClassId,
-    ) -> Vec<TaskSource> {
-        let mut q = Query {
-            out: Vec::new(),
-            visited: FxHashSet::default(),
-        };
-        self.thread_alloc(&mut q, m, body, new_stmt, cls, 0, true);
-        q.out
-    }
-
     /// `new C(...)` used as a thread: `C.run()` when `C` overrides
     /// `Thread.run`, else the `Runnable` passed to the constructor.
     #[allow(clippy::too_many_arguments)]
@@ -283,7 +267,7 @@ impl Resolver<'_> {
         let p = self.p;
         let run = p.dispatch(cls, "run", "()V");
         let overridden =
-            run.is_some_and(|r| &*p.class(p.method(r).class).name != "java/lang/Thread");
+            run.is_some_and(|r| &*p.class(p.method(r).class).name != lockstep_models::THREAD_CLASS);
         if overridden {
             q.out.push(TaskSource {
                 kind: SourceKind::Class(cls),
@@ -314,14 +298,16 @@ impl Resolver<'_> {
                     self.var(q, m, body, *a, TaskShape::Functional, &RUNNABLE, hops, flow)
                 }
                 Some(Operand::Const(_)) => {}
-                None if &*p.class(cls).name != "java/lang/Thread" => q.out.push(TaskSource {
-                    // A subclass that does not override run and takes no
-                    // Runnable: Thread.run, which runs whatever target a
-                    // super constructor got.
-                    kind: SourceKind::Class(cls),
-                    entry: &THREAD,
-                    via_flow: flow,
-                }),
+                None if &*p.class(cls).name != lockstep_models::THREAD_CLASS => {
+                    q.out.push(TaskSource {
+                        // A subclass that does not override run and takes no
+                        // Runnable: Thread.run, which runs whatever target a
+                        // super constructor got.
+                        kind: SourceKind::Class(cls),
+                        entry: &THREAD,
+                        via_flow: flow,
+                    })
+                }
                 None => {}
             }
         }

@@ -203,7 +203,7 @@ fn class_initialisers_and_jdk_callbacks() {
         .reachable
         .iter()
         .any(|&m| name(p, m) == "java/io/PrintStream.println"));
-    let stats = Stats::collect(p, Some(&f.cha), Some(&f.rta), None);
+    let stats = Stats::collect(p, Some(&f.cha), Some(&f.rta));
     let text = stats.to_string();
     assert!(
         text.contains("Rta:") && text.contains("Cha:") && text.contains("main methods"),

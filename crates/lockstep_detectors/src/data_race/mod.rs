@@ -18,25 +18,20 @@
 //! (callbacks, thread starts, locks of `synchronized` JDK methods) but its
 //! own fields are the business of its container and thread-safety models.
 
-pub mod accesses;
-pub mod analysis;
-pub mod annotations;
-pub mod local_locks;
-pub mod locks;
-pub mod threads;
-
-use lockstep_pointsto::{Config, PointsTo, PointsToResult};
+use lockstep_facts::accesses::{Kind, Target};
+use lockstep_facts::local_locks;
+use lockstep_facts::locks;
+use lockstep_facts::threads::{Graph, Root, RootKind};
+use lockstep_facts::{Access, Race, RaceFacts, Verdict};
+use lockstep_pointsto::PointsToResult;
 use lockstep_program::{MethodId, Program};
 use lockstep_report::{Finding, Severity};
 
-use self::accesses::{Kind, Target};
-use self::analysis::{Access, Analysis, Race, Verdict};
-use self::threads::{Graph, Root, RootKind};
 use crate::util::{location, position, short_method};
-use crate::{Context, Detector, RuleMeta};
+use crate::{Context, Detector, Needs, Output, RuleId, RuleMeta};
 
 pub static DATA_RACE: RuleMeta = RuleMeta {
-    id: "data-race",
+    id: RuleId::DataRace,
     name: "DataRace",
     summary: "two threads may access a field or array element at the same time, one of them writing, without a common lock",
     default_enabled: false,
@@ -47,93 +42,88 @@ pub static DATA_RACE: RuleMeta = RuleMeta {
 pub struct DataRace;
 
 impl Detector for DataRace {
-    fn rules(&self) -> &'static [&'static RuleMeta] {
-        static RULES: [&RuleMeta; 1] = [&DATA_RACE];
-        &RULES
+    fn rules(&self) -> &'static [RuleId] {
+        &[RuleId::DataRace]
     }
 
-    fn run(&self, cx: &Context<'_>) -> Vec<Finding> {
-        if !cx.is_enabled(&DATA_RACE) {
-            return Vec::new();
+    fn needs(&self) -> Needs {
+        Needs::RaceFacts
+    }
+
+    fn run(&self, cx: &Context<'_>) -> Output {
+        if !cx.is_enabled(RuleId::DataRace) {
+            return Output::default();
         }
-        with_points_to(cx, |pt| {
-            let analysis = Analysis::new(cx.program, pt, cx.open_program)
-                .every_class(cx.options.open_every_class);
-            let out = analysis.run(None);
-            let mut reporter = Reporter {
-                program: cx.program,
-                pt,
-                graph: &out.graph,
-                roots: &out.roots,
-                open: cx.open_program,
-                paths: Default::default(),
-                unlocked_paths: Default::default(),
-                site_locks: Default::default(),
-            };
-            out.races.iter().map(|r| reporter.finding(r)).collect()
-        })
-    }
-}
-
-/// Runs `f` with the driver's points-to result, or solves one.
-pub(crate) fn with_points_to<T>(cx: &Context<'_>, f: impl FnOnce(&PointsToResult) -> T) -> T {
-    match cx.points_to {
-        Some(pt) => f(pt),
-        None => {
-            let pt = PointsTo::solve(cx.program, cx.entries, Config::default());
-            f(&pt)
+        let pt = cx.facts.points_to();
+        let facts = cx.facts.races();
+        let mut reporter = Reporter {
+            program: cx.program,
+            pt,
+            graph: &facts.graph,
+            roots: &facts.roots,
+            open: cx.open_program(),
+            paths: Default::default(),
+            unlocked_paths: Default::default(),
+            site_locks: Default::default(),
+        };
+        let findings = facts.races.iter().map(|r| reporter.finding(r)).collect();
+        let explanation = match &cx.options.explain_field {
+            Some(field) => explain(cx.program, facts, field),
+            None => Vec::new(),
+        };
+        Output {
+            findings,
+            explanation,
+            stats: Vec::new(),
         }
     }
 }
 
 /// `--explain FIELD`: every pair of accesses of the field with the
 /// verdict, and the accesses that were set aside, as text lines.
-pub fn explain(cx: &Context<'_>, field: &str) -> Vec<String> {
-    with_points_to(cx, |pt| {
-        let out = Analysis::new(cx.program, pt, cx.open_program)
-            .every_class(cx.options.open_every_class)
-            .run(Some(field));
-        let Some(ex) = out.explanation else {
-            return Vec::new();
-        };
-        let p = cx.program;
-        let at = |m: MethodId, s: lockstep_ir::StmtId, k: Kind| {
-            format!(
-                "{} in {} ({})",
-                k.as_str(),
-                short_method(p, m),
-                position(p, m, Some(s))
-            )
-        };
-        let mut lines = vec![format!("accesses of `{field}`:")];
-        if ex.pairs.is_empty() && ex.exempt.is_empty() {
-            lines.push("  none reached from a thread root".into());
+fn explain(p: &Program, facts: &RaceFacts, field: &str) -> Vec<String> {
+    let Some(ex) = &facts.explanation else {
+        return Vec::new();
+    };
+    let at = |m: MethodId, s: lockstep_ir::StmtId, k: Kind| {
+        format!(
+            "{} in {} ({})",
+            k.as_str(),
+            short_method(p, m),
+            position(p, m, Some(s))
+        )
+    };
+    let mut lines = vec![format!("accesses of `{field}`:")];
+    if ex.pairs.is_empty() && ex.exempt.is_empty() {
+        lines.push("  none reached from a thread root".into());
+    }
+    for pair in &ex.pairs {
+        lines.push(format!(
+            "  {} / {}: {}",
+            at(pair.first.0, pair.first.1, pair.first.2),
+            at(pair.second.0, pair.second.1, pair.second.2),
+            verdict_text(&pair.verdict)
+        ));
+    }
+    for (m, s, k, why) in &ex.exempt {
+        lines.push(format!("  {}: cannot race: {why}", at(*m, *s, *k)));
+    }
+    lines
+}
+
+fn verdict_text(v: &Verdict) -> String {
+    match v {
+        Verdict::Race => "RACE".to_string(),
+        Verdict::CommonLock(l) => format!("safe: both hold {l}"),
+        Verdict::GuardedBy => "safe: both hold the lock named by @GuardedBy".into(),
+        Verdict::NotConcurrent => {
+            "safe: never run by two threads at once (same thread, or ordered by start/join)".into()
         }
-        for pair in &ex.pairs {
-            let verdict = match &pair.verdict {
-                Verdict::Race => "RACE".to_string(),
-                Verdict::CommonLock(l) => format!("safe: both hold {l}"),
-                Verdict::GuardedBy => "safe: both hold the lock named by @GuardedBy".into(),
-                Verdict::NotConcurrent => {
-                    "safe: never run by two threads at once (same thread, or ordered by start/join)"
-                        .into()
-                }
-                Verdict::NoCommonObject => "safe: no common object".into(),
-                Verdict::NotConcurrentClass => {
-                    "not reported: open program, and the class takes no lock anywhere (not meant for concurrent use)".into()
-                }
-            };
-            lines.push(format!(
-                "  {} / {}: {verdict}",
-                at(pair.first.0, pair.first.1, pair.first.2),
-                at(pair.second.0, pair.second.1, pair.second.2)
-            ));
+        Verdict::NoCommonObject => "safe: no common object".into(),
+        Verdict::NotConcurrentClass => {
+            "not reported: open program, and the class takes no lock anywhere (not meant for concurrent use)".into()
         }
-        for (m, s, k, why) in &ex.exempt {
-            lines.push(format!("  {}: cannot race: {why}", at(*m, *s, *k)));
-        }
-        lines
-    })
+    }
 }
 
 struct Reporter<'a> {

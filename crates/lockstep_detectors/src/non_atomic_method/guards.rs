@@ -27,10 +27,10 @@ use lockstep_pointsto::{FieldKey, ObjectId, PointsToResult};
 use lockstep_program::Program;
 use rustc_hash::FxHashMap;
 
-use crate::data_race::accesses::{Kind, Target};
-use crate::data_race::analysis::{Access, Buckets};
-use crate::data_race::annotations::guarded_by;
-use crate::data_race::locks::{HeldLock, LockObject};
+use lockstep_facts::accesses::{Kind, Target};
+use lockstep_facts::annotations::guarded_by;
+use lockstep_facts::locks::{HeldLock, LockObject};
+use lockstep_facts::{Access, Buckets};
 use lockstep_ir::StmtId;
 use lockstep_program::MethodId;
 use rustc_hash::FxHashSet;

@@ -27,14 +27,14 @@ use rustc_hash::FxHashSet;
 use self::atomicity::Basic;
 use self::inference::{Inference, Reached};
 use self::transfer::{Builder, LockVar, Op, OpKind, Summary, Witness};
-use crate::data_race::analysis::{concurrent_intent, Analysis};
-use crate::data_race::annotations::named;
-use crate::data_race::threads::in_loop;
 use crate::util::{location, position, short_method};
-use crate::{Context, Detector, RuleMeta};
+use crate::{Context, Detector, Needs, Output, RuleId, RuleMeta};
+use lockstep_facts::annotations::named;
+use lockstep_facts::concurrent_intent;
+use lockstep_facts::threads::in_loop;
 
 pub static NON_ATOMIC_METHOD: RuleMeta = RuleMeta {
-    id: "non-atomic-method",
+    id: RuleId::NonAtomicMethod,
     name: "NonAtomicMethod",
     summary: "a method that should run as one step lets other threads run between its operations",
     default_enabled: false,
@@ -45,16 +45,29 @@ pub static NON_ATOMIC_METHOD: RuleMeta = RuleMeta {
 pub struct NonAtomicMethod;
 
 impl Detector for NonAtomicMethod {
-    fn rules(&self) -> &'static [&'static RuleMeta] {
-        static RULES: [&RuleMeta; 1] = [&NON_ATOMIC_METHOD];
-        &RULES
+    fn rules(&self) -> &'static [RuleId] {
+        &[RuleId::NonAtomicMethod]
     }
 
-    fn run(&self, cx: &Context<'_>) -> Vec<Finding> {
-        if !cx.is_enabled(&NON_ATOMIC_METHOD) {
-            return Vec::new();
+    fn needs(&self) -> Needs {
+        Needs::RaceFacts
+    }
+
+    fn run(&self, cx: &Context<'_>) -> Output {
+        if !cx.is_enabled(RuleId::NonAtomicMethod) {
+            return Output::default();
         }
-        analyse(cx).findings
+        let overview = analyse(cx);
+        let explanation = if cx.options.explain_atomicity {
+            overview.explain_lines()
+        } else {
+            Vec::new()
+        };
+        Output {
+            stats: overview.stats.lines(),
+            explanation,
+            findings: overview.findings,
+        }
     }
 }
 
@@ -110,9 +123,8 @@ pub struct Stats {
     pub warnings: usize,
     pub evaluations: usize,
     pub fields: usize,
-    /// Time to gather the race facts (the data-race analysis), and to
-    /// infer guards and atomicities and report (no I/O; for --stats only).
-    pub facts_time: std::time::Duration,
+    /// Time to infer guards and atomicities and report (no I/O; for
+    /// `--stats` only; the race facts are timed by the driver).
     pub inference_time: std::time::Duration,
 }
 
@@ -120,6 +132,27 @@ impl Stats {
     /// Percentage of reached methods proven atomic at every call site.
     pub fn atomic_share(&self) -> f64 {
         percent(self.atomic_everywhere, self.reached)
+    }
+
+    /// The `--stats` lines.
+    pub fn lines(&self) -> Vec<String> {
+        vec![
+            format!(
+                "atomicity: {} of {} reached methods proven atomic at every call site ({:.1}%), {} must be atomic, {} warnings ({} before clustering), {} fields typed, {} method evaluations",
+                self.atomic_everywhere,
+                self.reached,
+                self.atomic_share(),
+                self.must_be_atomic,
+                self.warnings,
+                self.warnings_before_clustering,
+                self.fields,
+                self.evaluations
+            ),
+            format!(
+                "atomicity time: {:.1} ms guards and atomicity inference",
+                self.inference_time.as_secs_f64() * 1000.0
+            ),
+        ]
     }
 }
 
@@ -174,16 +207,9 @@ fn percent(a: usize, b: usize) -> f64 {
 
 /// Runs the whole analysis.
 pub fn analyse(cx: &Context<'_>) -> Overview {
-    crate::data_race::with_points_to(cx, |pt| analyse_with(cx, pt))
-}
-
-fn analyse_with(cx: &Context<'_>, pt: &PointsToResult) -> Overview {
     let program = cx.program;
-    let started = std::time::Instant::now();
-    let out = Analysis::new(program, pt, cx.open_program)
-        .every_class(cx.options.open_every_class)
-        .run(None);
-    let facts_time = started.elapsed();
+    let pt = cx.facts.points_to();
+    let out = cx.facts.races();
     let started = std::time::Instant::now();
     let guards = guards::infer(program, pt, &out.buckets, &out.racy);
     let mut builder = Builder::new(program, pt, &guards, &out.shared);
@@ -279,7 +305,6 @@ fn analyse_with(cx: &Context<'_>, pt: &PointsToResult) -> Overview {
         .map(|((c, n), g)| (format!("{}.{n}", crate::util::dotted(c)), g.describe_in(c)))
         .collect();
     stats.fields = fields.len();
-    stats.facts_time = facts_time;
     stats.inference_time = started.elapsed();
     Overview {
         findings,
@@ -403,7 +428,7 @@ fn targets(
             continue;
         }
         let class_shared = shared_classes.contains(&info.name)
-            && (cx.options.open_every_class
+            && (cx.facts.settings().every_class
                 || *intent.entry(d.class).or_insert_with(|| {
                     concurrent_intent(program, d.class, &mut |_, b| calls_lock(program, b))
                 }));

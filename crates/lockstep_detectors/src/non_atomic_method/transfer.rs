@@ -31,8 +31,8 @@ use lockstep_program::{EdgeKind, MethodId, Program};
 
 use super::atomicity::{Atomicity, Basic, Subst, MAX_VARS};
 use super::guards::{Guard, GuardLock, Guards};
-use crate::data_race::accesses::{self, Exempt, FieldTable, Kind, Target};
-use crate::data_race::local_locks;
+use lockstep_facts::accesses::{self, Exempt, FieldTable, Kind, Target};
+use lockstep_facts::local_locks;
 
 /// Most lock variables one method's atomicity is computed over (each
 /// doubles the evaluations of its body).

@@ -14,11 +14,11 @@ use lockstep_program::{EdgeKind, MethodId, Program};
 use lockstep_report::{Finding, Severity};
 
 use crate::util::{location, position, short_method};
-use crate::{Context, Detector, RuleMeta};
+use crate::{Context, Detector, Output, RuleId, RuleMeta};
 use analysis::{Analysis, Chain, Hop, LockProgram, Settings, Witness};
 
 pub static RULE: RuleMeta = RuleMeta {
-    id: "reacquired-lock",
+    id: RuleId::ReacquiredLock,
     name: "ReacquiredLock",
     summary: "While a lock is held, another lock is acquired and released twice, so the block is not atomic",
     default_enabled: true,
@@ -26,14 +26,12 @@ pub static RULE: RuleMeta = RuleMeta {
 };
 
 pub static PAIR_RULE: RuleMeta = RuleMeta {
-    id: "reacquired-lock-pair",
+    id: RuleId::ReacquiredLockPair,
     name: "ReacquiredLockPair",
     summary: "While a lock is held, two other locks are acquired and released one after the other",
     default_enabled: false,
-    docs: include_str!("docs.md"),
+    docs: include_str!("pair_docs.md"),
 };
-
-static RULES: [&RuleMeta; 2] = [&RULE, &PAIR_RULE];
 
 pub struct ReacquiredLock;
 
@@ -115,15 +113,15 @@ fn is_call(kind: EdgeKind) -> bool {
 }
 
 impl Detector for ReacquiredLock {
-    fn rules(&self) -> &'static [&'static RuleMeta] {
-        &RULES
+    fn rules(&self) -> &'static [RuleId] {
+        &[RuleId::ReacquiredLock, RuleId::ReacquiredLockPair]
     }
 
-    fn run(&self, cx: &Context<'_>) -> Vec<Finding> {
-        let single = cx.is_enabled(&RULE);
-        let pairs = cx.is_enabled(&PAIR_RULE);
+    fn run(&self, cx: &Context<'_>) -> Output {
+        let single = cx.is_enabled(RuleId::ReacquiredLock);
+        let pairs = cx.is_enabled(RuleId::ReacquiredLockPair);
         if !single && !pairs {
-            return Vec::new();
+            return Output::default();
         }
         let view = ProgramView {
             program: cx.program,
@@ -174,10 +172,12 @@ impl Detector for ReacquiredLock {
         // Different second-acquisition sites can surface at one statement
         // (recursion): one finding per rule, location and lock.
         let mut seen = std::collections::BTreeSet::new();
-        best.into_values()
+        let findings: Vec<Finding> = best
+            .into_values()
             .map(|w| finding(cx.program, &w))
             .filter(|f| seen.insert((f.rule.clone(), format!("{:?}", f.location), f.lock.clone())))
-            .collect()
+            .collect();
+        findings.into()
     }
 }
 

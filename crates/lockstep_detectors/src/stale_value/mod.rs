@@ -25,7 +25,7 @@ use lockstep_program::{MethodId, Program};
 use lockstep_report::{Finding, Severity};
 
 use crate::util::{dotted, location, position, short_method};
-use crate::{Context, Detector, RuleMeta};
+use crate::{Context, Detector, Output, RuleId, RuleMeta};
 use fields::StableFields;
 use flow::{CallFact, CallSummary, End, Origin, Prepared, ReadKind, Site, StaleUse};
 use locks::{short, translate, Effect, LockKey, LockKind, Translated};
@@ -33,7 +33,7 @@ use summary::{Facts, Hop, Summaries};
 pub use summary::{Unknown, UnknownCallees};
 
 pub static RULE: RuleMeta = RuleMeta {
-    id: "stale-value",
+    id: RuleId::StaleValue,
     name: "StaleValue",
     summary: "A value read while holding a lock is used after the lock was released, when another thread may have changed it",
     // Opt-in (`--select stale-value`): the paper's own limits (snapshots,
@@ -42,8 +42,6 @@ pub static RULE: RuleMeta = RuleMeta {
     default_enabled: false,
     docs: include_str!("docs.md"),
 };
-
-static RULES: [&RuleMeta; 1] = [&RULE];
 
 /// The detector as `lockstep check` runs it: [`Settings::default`].
 pub struct StaleValue;
@@ -61,32 +59,33 @@ pub struct Settings {
 pub struct Configured(pub Settings);
 
 impl Detector for StaleValue {
-    fn rules(&self) -> &'static [&'static RuleMeta] {
-        &RULES
+    fn rules(&self) -> &'static [RuleId] {
+        &[RuleId::StaleValue]
     }
 
-    fn run(&self, cx: &Context<'_>) -> Vec<Finding> {
+    fn run(&self, cx: &Context<'_>) -> Output {
         run(
             cx,
             &Settings {
                 unknown_callees: cx.options.unknown_callees,
             },
         )
+        .into()
     }
 }
 
 impl Detector for Configured {
-    fn rules(&self) -> &'static [&'static RuleMeta] {
-        &RULES
+    fn rules(&self) -> &'static [RuleId] {
+        &[RuleId::StaleValue]
     }
 
-    fn run(&self, cx: &Context<'_>) -> Vec<Finding> {
-        run(cx, &self.0)
+    fn run(&self, cx: &Context<'_>) -> Output {
+        run(cx, &self.0).into()
     }
 }
 
 fn run(cx: &Context<'_>, settings: &Settings) -> Vec<Finding> {
-    if !cx.is_enabled(&RULE) {
+    if !cx.is_enabled(RuleId::StaleValue) {
         return Vec::new();
     }
     let program = cx.program;

@@ -770,14 +770,7 @@ pub enum Callee {
 ///   ([`Callee::Resolved`]).
 pub fn callee_of(program: &Program, call: &Call, targets: &[MethodId]) -> Callee {
     let m = &call.method;
-    let reflective = match &*m.class {
-        "java/lang/reflect/Method" => &*m.name == "invoke",
-        "java/lang/invoke/MethodHandle" => {
-            matches!(&*m.name, "invoke" | "invokeExact" | "invokeWithArguments")
-        }
-        _ => false,
-    };
-    if reflective {
+    if lockstep_models::is_reflective_call(&m.class, &m.name) {
         return Callee::Unknown(Unknown::Reflective);
     }
     if !targets.is_empty() {

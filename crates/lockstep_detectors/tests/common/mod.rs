@@ -6,13 +6,13 @@
 
 #![allow(dead_code)]
 
-use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 use lockstep_classpath::Library;
-use lockstep_detectors::{Context, Detector, Options};
-use lockstep_program::{entry_points, rta, thread_roots, ClassProvider, Program};
+use lockstep_detectors::{Context, Detector, Options, RuleSet};
+use lockstep_driver::{CheckSettings, Quiet, Workspace};
+use lockstep_program::ClassProvider;
 use lockstep_report::Finding;
 use lockstep_testkit::{
     assert_expectations, compile_dir, ActualFinding, CompileOptions, CompiledFixture, Expectation,
@@ -57,7 +57,7 @@ pub fn compile_fixture(path: &str) -> CompiledFixture {
 }
 
 /// The fixture's classes as the application, over the JDK.
-pub fn program_of(fixture: &CompiledFixture) -> Program {
+pub fn workspace_of(fixture: &CompiledFixture) -> Workspace {
     let app = fixture
         .classes
         .iter()
@@ -70,7 +70,7 @@ pub fn program_of(fixture: &CompiledFixture) -> Program {
             (format!("{c}.class"), class)
         })
         .collect();
-    Program::new(app, Box::new(Jdk(jdk())))
+    Workspace::from_classes(app, Box::new(Jdk(jdk())))
 }
 
 /// Runs `detector` on the fixture with exactly the rules `rules` enabled,
@@ -95,9 +95,10 @@ pub fn run_detector_in_mode(
     options: &Options,
     open: bool,
 ) -> Vec<Finding> {
-    let enabled: BTreeSet<String> = rules.iter().map(|r| r.to_string()).collect();
-    let mut findings = with_context(fixture, rules, options, open, |cx| detector.run(cx));
-    findings.retain(|f| enabled.contains(&f.rule));
+    let mut findings = with_context(fixture, rules, options, open, |cx| {
+        detector.run(cx).findings
+    });
+    findings.retain(|f| rules.contains(&f.rule.as_str()));
     findings
 }
 
@@ -111,23 +112,17 @@ pub fn with_context<T>(
     open: bool,
     f: impl FnOnce(&Context<'_>) -> T,
 ) -> T {
-    let program = program_of(fixture);
-    program.lower_all_application();
-    let entries = entry_points(&program, open);
-    let cg = rta(&program, &entries);
-    let roots = thread_roots(&program, &cg);
-    let enabled: BTreeSet<String> = rules.iter().map(|r| r.to_string()).collect();
-    let cx = Context {
-        program: &program,
-        call_graph: &cg,
-        thread_roots: &roots,
-        open_program: entries.mode.is_open(),
-        entries: &entries,
-        points_to: None,
-        enabled: &enabled,
-        options,
+    let rules: RuleSet = rules
+        .iter()
+        .map(|r| r.parse().unwrap_or_else(|e| panic!("{e}")))
+        .collect();
+    let settings = CheckSettings {
+        rules,
+        open,
+        options: options.clone(),
+        ..CheckSettings::default()
     };
-    f(&cx)
+    workspace_of(fixture).with_context(&settings, &mut Quiet, |session| f(&session.context))
 }
 
 /// The findings as the testkit compares them (file base name and line).

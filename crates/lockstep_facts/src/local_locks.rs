@@ -93,7 +93,7 @@ fn juc_effect(program: &Program, call: &lockstep_ir::Call) -> Option<LockEffect>
     if !lockstep_models::is_jdk_class(&m.class) && !m.class.starts_with('[') {
         // Application classes implementing `Lock` are not modelled: their
         // `lock()` is analysed as code.
-        let is_lock = program.is_subtype_name(&m.class, "java/util/concurrent/locks/Lock");
+        let is_lock = program.is_subtype_name(&m.class, lockstep_models::LOCK_INTERFACE);
         if !is_lock {
             return None;
         }
@@ -107,11 +107,7 @@ fn juc_effect(program: &Program, call: &lockstep_ir::Call) -> Option<LockEffect>
 /// (`rw.readLock()`) is named by the read-write lock's path with the
 /// view's mode, so `rw.readLock().lock()` and `rw.readLock().unlock()`
 /// match although each calls `readLock()` anew.
-pub(crate) fn lock_name(
-    program: &Program,
-    body: &Body,
-    v: VarId,
-) -> (AccessPath, Option<LockMode>) {
+pub fn lock_name(program: &Program, body: &Body, v: VarId) -> (AccessPath, Option<LockMode>) {
     if let Some(Some(def)) = body.unique_def.get(v.index()) {
         if let Some(StmtKind::Invoke { call, .. }) = body.stmts.get(def.index()).map(|s| &s.kind) {
             let view = match juc_effect(program, call) {

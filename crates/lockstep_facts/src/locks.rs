@@ -19,7 +19,7 @@ use lockstep_pointsto::{ContextId, ObjectId, ObjectSet, PointsToResult};
 use lockstep_program::{MethodId, Program};
 use rustc_hash::FxHashMap;
 
-use super::local_locks::LocalLock;
+use crate::local_locks::LocalLock;
 
 /// What a held lock is.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -77,9 +77,6 @@ pub struct LockResolver<'a> {
     view_owner: FxHashMap<ObjectId, Option<ObjectId>>,
 }
 
-const READ_VIEW: &str = "java/util/concurrent/locks/ReentrantReadWriteLock$ReadLock";
-const WRITE_VIEW: &str = "java/util/concurrent/locks/ReentrantReadWriteLock$WriteLock";
-
 impl<'a> LockResolver<'a> {
     pub fn new(program: &'a Program, pt: &'a PointsToResult) -> LockResolver<'a> {
         LockResolver {
@@ -102,17 +99,17 @@ impl<'a> LockResolver<'a> {
         let Some(info) = self.pt.object(o) else {
             return (o, None);
         };
-        let mode = match &**info.type_name {
-            READ_VIEW => LockMode::Read,
-            WRITE_VIEW => LockMode::Write,
-            _ => return (o, None),
+        let Some(mode) = lockstep_models::read_write_view(info.type_name) else {
+            return (o, None);
         };
         let class = info.type_name.clone();
         // The `sync` of one read-write lock may be a fair or a non-fair
         // one (two objects); both views of that lock see the same set, a
         // view of another lock (another heap context) a different one.
         let owner = *self.view_owner.entry(o).or_insert_with(|| {
-            let sync = self.pt.field(o, &class, "sync");
+            let sync = self
+                .pt
+                .field(o, &class, lockstep_models::READ_WRITE_VIEW_OWNER_FIELD);
             let first = sync.iter().next();
             first
         });

@@ -17,7 +17,7 @@ pub struct ClassPolicy {
     pub immutable: bool,
 }
 
-pub(crate) fn named<'a>(annotations: &'a [Annotation], name: &str) -> Option<&'a Annotation> {
+pub fn named<'a>(annotations: &'a [Annotation], name: &str) -> Option<&'a Annotation> {
     annotations.iter().find(|a| {
         let d = a.type_descriptor.trim_end_matches(';');
         d.rsplit('/').next().map(|s| s.trim_start_matches('L')) == Some(name)

@@ -1,4 +1,4 @@
-//! Loading the program: read the application inputs, parse them in
+//! Loading a workspace: read the application inputs, parse them in
 //! parallel, and set up the lazily-read libraries (JDK, `-cp`).
 
 use std::collections::{HashMap, HashSet};
@@ -7,30 +7,98 @@ use std::sync::Arc;
 
 use lockstep_classfile::ClassFile;
 use lockstep_classpath::{Library, Origin, Problem};
-use lockstep_program::ClassProvider;
+use lockstep_program::{ClassProvider, Program};
 use lockstep_report::InputProblem;
 use rayon::prelude::*;
 
-use crate::args::InputArgs;
-
-/// What loading produced: parsed application classes (in input order), the
-/// library provider, and every problem met on the way.
-pub struct Loaded {
-    pub app: Vec<(String, ClassFile)>,
-    /// Where each application class came from, keyed by the origin string
-    /// in `app` (`lib/app.jar!com/x/A.class`), so that problems the program
-    /// model reports by that string can name the file and the entry apart.
-    pub origins: HashMap<String, Origin>,
-    pub libraries: Libraries,
-    pub problems: Vec<InputProblem>,
-    /// Bytes of application class files read.
-    pub app_bytes: u64,
-    /// The JDK used, if any.
+/// What to analyse and with which libraries.
+#[derive(Debug, Clone, Default)]
+pub struct Inputs {
+    /// The application: class files, class directories, jars, jmods, a JDK image.
+    pub paths: Vec<PathBuf>,
+    /// Libraries read for their behaviour, never reported on.
+    pub classpath: Vec<PathBuf>,
+    /// The JDK to load lazily (default: `$JAVA_HOME`, else the `java` on `PATH`).
     pub jdk: Option<PathBuf>,
+    /// Load no JDK.
+    pub no_jdk: bool,
+}
+
+/// A loaded program, ready to check: parsed application classes (in input
+/// order), the library provider, and every problem met on the way.
+pub struct Workspace {
+    pub(crate) program: Program,
+    /// Where each application class came from, keyed by the origin string
+    /// (`lib/app.jar!com/x/A.class`), so that problems the program model
+    /// reports by that string can name the file and the entry apart.
+    pub(crate) origins: HashMap<String, Origin>,
+    pub(crate) problems: Vec<InputProblem>,
+    pub(crate) app_classes: u64,
+    pub(crate) app_methods: u64,
+    /// Bytes of application class files read.
+    pub(crate) app_bytes: u64,
+    /// The JDK used, if any.
+    pub(crate) jdk: Option<PathBuf>,
 }
 
 /// A fatal input error: nothing could be analysed.
-pub struct InputError(pub String);
+#[derive(Debug, Clone)]
+pub struct LoadError(pub String);
+
+impl std::fmt::Display for LoadError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl Workspace {
+    /// Reads `inputs`. Damaged classes and entries become problems; only an
+    /// input that does not exist, or nothing readable, is an error.
+    pub fn load(inputs: &Inputs) -> Result<Workspace, LoadError> {
+        load(inputs)
+    }
+
+    /// A workspace over classes already parsed (tests, embedders).
+    pub fn from_classes(app: Vec<(String, ClassFile)>, libraries: Box<dyn ClassProvider>) -> Self {
+        Workspace::new(app, HashMap::new(), libraries, Vec::new(), 0, None)
+    }
+
+    fn new(
+        app: Vec<(String, ClassFile)>,
+        origins: HashMap<String, Origin>,
+        libraries: Box<dyn ClassProvider>,
+        problems: Vec<InputProblem>,
+        app_bytes: u64,
+        jdk: Option<PathBuf>,
+    ) -> Self {
+        let app_classes = app.len() as u64;
+        let app_methods = app.iter().map(|(_, c)| c.methods.len() as u64).sum();
+        Workspace {
+            program: Program::new(app, libraries),
+            origins,
+            problems,
+            app_classes,
+            app_methods,
+            app_bytes,
+            jdk,
+        }
+    }
+
+    /// The program model.
+    pub fn program(&self) -> &Program {
+        &self.program
+    }
+
+    /// Problems met while reading the inputs.
+    pub fn input_problems(&self) -> &[InputProblem] {
+        &self.problems
+    }
+
+    /// The JDK in use, if any.
+    pub fn jdk(&self) -> Option<&Path> {
+        self.jdk.as_deref()
+    }
+}
 
 pub fn problem_of(p: &Problem) -> InputProblem {
     let ip = InputProblem::new(p.origin.container.display().to_string(), p.message.clone());
@@ -44,10 +112,10 @@ fn origin_problem(origin: &Origin, message: String) -> InputProblem {
     problem_of(&Problem::new(origin.clone(), message))
 }
 
-pub fn load(input: &InputArgs) -> Result<Loaded, InputError> {
+fn load(input: &Inputs) -> Result<Workspace, LoadError> {
     for p in &input.paths {
         if !p.exists() {
-            return Err(InputError(format!(
+            return Err(LoadError(format!(
                 "{}: no such file or directory",
                 p.display()
             )));
@@ -56,7 +124,7 @@ pub fn load(input: &InputArgs) -> Result<Loaded, InputError> {
     let read = lockstep_classpath::read_inputs(&input.paths);
     let mut problems: Vec<InputProblem> = read.problems.iter().map(problem_of).collect();
     if read.classes.is_empty() {
-        return Err(InputError(no_classes_message(&problems)));
+        return Err(LoadError(no_classes_message(&problems)));
     }
     let app_bytes = read.classes.iter().map(|c| c.bytes.len() as u64).sum();
     let parsed: Vec<_> = read
@@ -85,7 +153,7 @@ pub fn load(input: &InputArgs) -> Result<Loaded, InputError> {
     }
     if app.is_empty() {
         // Class bytes were found but none of them parsed: nothing to analyse.
-        return Err(InputError(no_classes_message(&problems)));
+        return Err(LoadError(no_classes_message(&problems)));
     }
 
     let mut libs = Vec::new();
@@ -107,22 +175,18 @@ pub fn load(input: &InputArgs) -> Result<Loaded, InputError> {
             },
             Err(p) => {
                 if input.jdk.is_some() {
-                    return Err(InputError(p.to_string()));
+                    return Err(LoadError(p.to_string()));
                 }
                 problems.push(problem_of(&p));
             }
         }
     }
-    Ok(Loaded {
-        app,
-        origins,
-        libraries: Libraries {
-            libs: Arc::new(libs),
-        },
-        problems,
-        app_bytes,
-        jdk,
-    })
+    let libraries = Box::new(Libraries {
+        libs: Arc::new(libs),
+    });
+    Ok(Workspace::new(
+        app, origins, libraries, problems, app_bytes, jdk,
+    ))
 }
 
 fn no_classes_message(problems: &[InputProblem]) -> String {
@@ -136,7 +200,7 @@ fn no_classes_message(problems: &[InputProblem]) -> String {
 /// The problem for something the program model reported about the class
 /// read from `origin` (an application origin string, or a class name for a
 /// library class): file and archive entry apart, as in the JSON contract.
-pub fn program_problem(
+pub(crate) fn program_problem(
     origins: &HashMap<String, Origin>,
     origin: &str,
     message: String,
@@ -162,13 +226,4 @@ impl ClassProvider for Libraries {
         }
         None
     }
-}
-
-/// Whether a path looks like a JDK runtime image given as an application input.
-#[allow(dead_code)]
-pub fn is_jdk_image(path: &Path) -> bool {
-    matches!(
-        lockstep_classpath::detect_kind(path),
-        Ok(lockstep_classpath::InputKind::JImage)
-    )
 }

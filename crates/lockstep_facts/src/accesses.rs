@@ -19,7 +19,7 @@ use lockstep_models::ContainerAccess;
 use lockstep_program::{MethodId, Program};
 use rustc_hash::FxHashMap;
 
-use super::annotations::{class_policy, guarded_by};
+use crate::annotations::{class_policy, guarded_by};
 
 /// What memory an access touches (the object, when there is one, is
 /// decided per context).
@@ -291,7 +291,7 @@ fn owned_before_alloc(body: &Body, v: VarId, at: StmtId) -> bool {
 }
 
 /// The field a variable was loaded from, if its unique definition is a field or static load.
-pub(crate) fn holder_of(
+pub fn holder_of(
     body: &Body,
     v: VarId,
     fields: &mut FieldTable,

@@ -1,0 +1,607 @@
+//! The race analysis proper: thread roots and what they reach, the locks
+//! held on entry to every method context, the shared objects, the
+//! accesses of application code per context, and the racing pairs
+//! (paper 002 Alg. 4, per field and abstract object).
+//!
+//! Two accesses race when they touch the same field (or the elements of,
+//! or the contents of) a common abstract object, at least one writes, some
+//! pair of roots reaching them may run at the same time (two different
+//! roots, or one that runs more than once, and not ordered by start/join),
+//! and no lock both hold excludes the other.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
+
+use lockstep_ir::{AccessPath, Body, StmtId};
+use lockstep_pointsto::{ObjectId, PointsToResult, SiteKey};
+use lockstep_program::{MethodId, Program};
+use rustc_hash::{FxHashMap, FxHashSet};
+
+use crate::accesses::{AccessStmt, Kind, Target};
+use crate::annotations::class_policy;
+use crate::buckets::Reached;
+use crate::local_locks::{self, BodyLocks, LocalLock};
+use crate::locks::{intersect, union, HeldLock, LockObject, LockResolver, LockSet};
+use crate::pairs::Pairs;
+use crate::threads::{self, Graph, Root, RootKind};
+
+/// One access as the pair search sees it (contexts with equal facts merged).
+#[derive(Debug, Clone)]
+pub struct Access {
+    pub node: u32,
+    pub method: MethodId,
+    pub stmt: StmtId,
+    pub kind: Kind,
+    pub locks: LockSet,
+    pub roots: Arc<[u32]>,
+    /// Thread starts this access is ordered with (before start / after join).
+    pub ordered: Arc<[u32]>,
+    /// Holds the lock its field's `@GuardedBy` names.
+    pub guarded: bool,
+    pub holder: Option<(Arc<str>, Arc<str>)>,
+}
+
+/// A racing pair.
+#[derive(Debug, Clone)]
+pub struct Race {
+    pub target: Target,
+    /// The write (or the first of two writes).
+    pub first: Access,
+    /// The access it races with (a write if there is one).
+    pub second: Access,
+    pub roots: (u32, u32),
+    pub objects: Vec<ObjectId>,
+    /// The field is annotated `@GuardedBy`.
+    pub guard: Option<String>,
+    /// Further accesses that race with `first`, with their roots.
+    pub others: Vec<(Access, u32)>,
+}
+
+/// Why a pair of accesses to one field does not race (for `--explain`).
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Verdict {
+    Race,
+    CommonLock(String),
+    GuardedBy,
+    NotConcurrent,
+    NoCommonObject,
+    /// Open program: the class shows no sign of being meant for
+    /// concurrent use (no lock anywhere in it, none held at either access).
+    NotConcurrentClass,
+}
+
+/// An access statement and its kind.
+pub type AccessSite = (MethodId, StmtId, Kind);
+
+/// One line of an explanation.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct ExplainedPair {
+    pub first: (MethodId, StmtId, Kind),
+    pub second: (MethodId, StmtId, Kind),
+    pub verdict: Verdict,
+}
+
+/// Everything lockstep decided about one field.
+#[derive(Debug, Clone, Default)]
+pub struct Explanation {
+    pub field: String,
+    pub pairs: BTreeSet<ExplainedPair>,
+    /// Accesses dropped before pairing, with the reason.
+    pub exempt: BTreeSet<(MethodId, StmtId, Kind, String)>,
+}
+
+pub struct RaceFacts {
+    pub races: Vec<Race>,
+    pub roots: Vec<Root>,
+    pub explanation: Option<Explanation>,
+    /// The call graph the roots index into.
+    pub graph: Graph,
+    /// Every access other threads can see, by what and which object it
+    /// touches (the facts the atomicity analysis infers guards from).
+    pub buckets: Buckets,
+    /// The access statements that are part of at least one race.
+    pub racy: FxHashSet<(MethodId, StmtId)>,
+    /// Per abstract object: can another thread reach it?
+    pub shared: Vec<bool>,
+}
+
+/// Accesses per (target, object); statics have no object.
+pub type Buckets = BTreeMap<(Target, Option<ObjectId>), Vec<Access>>;
+
+/// The analysis state.
+pub struct Analysis<'a> {
+    pub program: &'a Program,
+    pub pt: &'a PointsToResult,
+    pub graph: Graph,
+    pub open: bool,
+    pub(crate) resolver: LockResolver<'a>,
+    body_locks: FxHashMap<MethodId, Arc<BodyLocks>>,
+    lock_sets: FxHashMap<Vec<HeldLock>, LockSet>,
+    /// Classes that take a lock somewhere (open-program filter).
+    locking_classes: FxHashMap<Arc<str>, bool>,
+    /// Skip that filter.
+    pub(crate) every_class: bool,
+}
+
+/// `pkg.Cls.name` for a target.
+pub fn target_name(t: &Target) -> Option<String> {
+    match t {
+        Target::Field { class, name } | Target::Static { class, name } => {
+            Some(format!("{}.{}", crate::util::dotted(class), name))
+        }
+        _ => None,
+    }
+}
+
+impl<'a> Analysis<'a> {
+    pub fn new(program: &'a Program, pt: &'a PointsToResult, open: bool) -> Analysis<'a> {
+        Analysis {
+            program,
+            pt,
+            graph: Graph::new(pt),
+            open,
+            resolver: LockResolver::new(program, pt),
+            body_locks: FxHashMap::default(),
+            lock_sets: FxHashMap::default(),
+            locking_classes: FxHashMap::default(),
+            every_class: false,
+        }
+    }
+
+    /// Open programs: also report races in classes that show no sign of
+    /// being meant for concurrent use (the plain harness of paper 002).
+    pub fn every_class(mut self, yes: bool) -> Self {
+        self.every_class = yes;
+        self
+    }
+
+    pub(crate) fn intern(&mut self, v: Vec<HeldLock>) -> LockSet {
+        if let Some(s) = self.lock_sets.get(&v) {
+            return s.clone();
+        }
+        let s: LockSet = Arc::from(v.clone());
+        self.lock_sets.insert(v, s.clone());
+        s
+    }
+
+    pub(crate) fn locks_of(&mut self, m: MethodId, body: &Body) -> Arc<BodyLocks> {
+        if let Some(l) = self.body_locks.get(&m) {
+            return l.clone();
+        }
+        let l = Arc::new(local_locks::analyse(self.program, body));
+        self.body_locks.insert(m, l.clone());
+        l
+    }
+
+    /// The locks a node's own code holds at `site`.
+    fn local_held(&mut self, node: u32, site: StmtId) -> Vec<HeldLock> {
+        let mc = self.graph.nodes[node as usize];
+        let data = self.program.method(mc.method);
+        let Some(body) = self.program.body(mc.method) else {
+            return Vec::new();
+        };
+        let app = self.program.is_application(data.class);
+        if !app {
+            if data.is_synchronized() {
+                return self.resolver.resolve(
+                    mc.method,
+                    mc.context,
+                    &body,
+                    &[LocalLock::SyncMethod],
+                );
+            }
+            return Vec::new();
+        }
+        let locks = self.locks_of(mc.method, &body);
+        let at = locks.at(site);
+        if at.is_empty() {
+            return Vec::new();
+        }
+        self.resolver.resolve(mc.method, mc.context, &body, at)
+    }
+
+    /// The thread roots.
+    fn roots(&self) -> Vec<Root> {
+        let mut roots = Vec::new();
+        let nodes_of = |m: MethodId| -> Vec<u32> {
+            self.pt
+                .contexts_of(m)
+                .into_iter()
+                .filter_map(|c| {
+                    self.graph.node(lockstep_pointsto::MethodContext {
+                        method: m,
+                        context: c,
+                    })
+                })
+                .collect()
+        };
+        if self.open {
+            // Only the harness's own calls are entries: a context in which
+            // application code calls the method keeps that caller's locks.
+            let harness = |c: lockstep_pointsto::ContextId| {
+                self.pt
+                    .context(c)
+                    .iter()
+                    .all(|s| matches!(s, SiteKey::Entry(_)))
+            };
+            for &m in &self.pt.entries().methods {
+                let entries: Vec<u32> = self
+                    .pt
+                    .contexts_of(m)
+                    .into_iter()
+                    .filter(|&c| harness(c))
+                    .filter_map(|c| {
+                        self.graph.node(lockstep_pointsto::MethodContext {
+                            method: m,
+                            context: c,
+                        })
+                    })
+                    .collect();
+                let entries = if entries.is_empty() {
+                    nodes_of(m)
+                } else {
+                    entries
+                };
+                if !entries.is_empty() {
+                    roots.push(Root {
+                        kind: RootKind::Harness(m),
+                        entries,
+                        multi: true,
+                    });
+                }
+            }
+        } else {
+            let entries: Vec<u32> = self
+                .pt
+                .entry_contexts()
+                .into_iter()
+                .filter_map(|mc| self.graph.node(mc))
+                .collect();
+            roots.push(Root {
+                kind: RootKind::Main,
+                entries,
+                multi: false,
+            });
+            for c in self.program.application_classes() {
+                let info = self.program.class(c);
+                if !class_policy(&info.file.annotations).thread_safe {
+                    continue;
+                }
+                for &m in &info.methods {
+                    let d = self.program.method(m);
+                    if !d.is_public() || d.is_constructor() || d.is_class_initializer() {
+                        continue;
+                    }
+                    let entries = nodes_of(m);
+                    if !entries.is_empty() {
+                        roots.push(Root {
+                            kind: RootKind::ThreadSafeApi(m),
+                            entries,
+                            multi: true,
+                        });
+                    }
+                }
+            }
+        }
+        for (i, t) in self.pt.thread_starts().iter().enumerate() {
+            let entries: Vec<u32> = self
+                .pt
+                .thread_entries(t)
+                .into_iter()
+                .filter_map(|mc| self.graph.node(mc))
+                .collect();
+            if !entries.is_empty() {
+                roots.push(Root {
+                    kind: RootKind::Start(i),
+                    entries,
+                    multi: self.open || threads::periodic(t),
+                });
+            }
+        }
+        roots
+    }
+
+    /// Which thread starts may run more than once.
+    fn mark_multi_starts(&self, roots: &mut [Root]) {
+        if self.open {
+            return;
+        }
+        let mut loop_sites = FxHashMap::default();
+        for _ in 0..4 {
+            let mut sources: Vec<(u32, u8)> = Vec::new();
+            for r in roots.iter() {
+                let c = if r.multi { 2 } else { 1 };
+                sources.extend(r.entries.iter().map(|&e| (e, c)));
+            }
+            let counts = threads::run_counts(self.program, &self.graph, &sources, &mut loop_sites);
+            let mut changed = false;
+            for r in roots.iter_mut() {
+                let RootKind::Start(i) = r.kind else { continue };
+                if r.multi {
+                    continue;
+                }
+                let Some(t) = self.pt.thread_starts().get(i) else {
+                    continue;
+                };
+                let caller = self.graph.node(t.caller);
+                let many_callers = caller.is_some_and(|n| counts[n as usize] >= 2);
+                let looped = *loop_sites
+                    .entry((t.caller.method, t.site))
+                    .or_insert_with(|| {
+                        self.program
+                            .body(t.caller.method)
+                            .is_some_and(|b| threads::in_loop(&b, t.site))
+                    });
+                if many_callers || looped {
+                    r.multi = true;
+                    changed = true;
+                }
+            }
+            if !changed {
+                break;
+            }
+        }
+        // Two starts of the same task object at one site are one root;
+        // the same task started from two sites are two roots (they race).
+    }
+
+    /// Locks held on entry to every node, over all paths from all roots.
+    fn entry_locks(&mut self, roots: &[Root]) -> Vec<Option<LockSet>> {
+        let n = self.graph.len();
+        let empty = self.intern(Vec::new());
+        let mut entry: Vec<Option<LockSet>> = vec![None; n];
+        let mut queue = std::collections::VecDeque::new();
+        let mut queued = vec![false; n];
+        for r in roots {
+            for &e in &r.entries {
+                entry[e as usize] = Some(empty.clone());
+                if !queued[e as usize] {
+                    queued[e as usize] = true;
+                    queue.push_back(e);
+                }
+            }
+        }
+        while let Some(node) = queue.pop_front() {
+            queued[node as usize] = false;
+            let Some(here) = entry[node as usize].clone() else {
+                continue;
+            };
+            let callees = self.graph.callees[node as usize].clone();
+            let mut last_site: Option<(StmtId, Vec<HeldLock>)> = None;
+            for (site, callee) in callees {
+                let held = match &last_site {
+                    Some((s, h)) if *s == site => h.clone(),
+                    _ => {
+                        let local = self.local_held(node, site);
+                        let h = union(&here, &local);
+                        last_site = Some((site, h.clone()));
+                        h
+                    }
+                };
+                let slot = &entry[callee as usize];
+                let new = match slot {
+                    None => held,
+                    Some(old) => {
+                        if old.iter().all(|l| held.contains(l)) {
+                            continue;
+                        }
+                        intersect(old, &held)
+                    }
+                };
+                let new = self.intern(new);
+                entry[callee as usize] = Some(new);
+                if !queued[callee as usize] {
+                    queued[callee as usize] = true;
+                    queue.push_back(callee);
+                }
+            }
+        }
+        entry
+    }
+
+    /// Does an access hold the lock its field's `@GuardedBy` names?
+    pub(crate) fn holds_guard(
+        &self,
+        a: &AccessStmt,
+        guard: &str,
+        body: &Body,
+        local: &[LocalLock],
+        held: &[HeldLock],
+        objects: &[ObjectId],
+    ) -> bool {
+        let guard = guard.trim_start_matches("this.");
+        // Syntactic match against the locks this method takes.
+        let base = a.base_path.clone();
+        let wanted: Option<AccessPath> = match (guard, &base) {
+            ("this" | "itself", Some(b)) => Some(b.clone()),
+            (g, Some(b)) if !g.contains('.') && !g.contains('(') => {
+                Some(AccessPath::Field(Box::new(b.clone()), Arc::from(g)))
+            }
+            _ => None,
+        };
+        let local_match = local.iter().any(|l| {
+            let p = l.path(body);
+            if wanted.as_ref() == Some(&p) {
+                return true;
+            }
+            match &p {
+                AccessPath::Static(c, n) => {
+                    let simple = lockstep_ir::simple_class_name(c);
+                    guard == &**n
+                        || guard == format!("{simple}.{n}")
+                        || guard == format!("{}.{n}", crate::util::dotted(c))
+                }
+                AccessPath::ClassLiteral(c) => {
+                    let simple = lockstep_ir::simple_class_name(c);
+                    guard == format!("{simple}.class")
+                        || guard == format!("{}.class", crate::util::dotted(c))
+                }
+                _ => false,
+            }
+        });
+        if local_match {
+            return true;
+        }
+        // Locks held by callers: compare objects.
+        let lock_objects: Vec<ObjectId> = if guard == "this" || guard == "itself" {
+            objects.to_vec()
+        } else if !guard.contains('.') {
+            let mut v = Vec::new();
+            if let Target::Field { class, .. } = &a.target {
+                for &o in objects {
+                    v.extend(self.pt.field(o, class, guard).iter());
+                }
+            }
+            v
+        } else {
+            Vec::new()
+        };
+        held.iter().any(|h| match &h.object {
+            LockObject::Object(o) => lock_objects.contains(o),
+            LockObject::Class(c) => {
+                let simple = lockstep_ir::simple_class_name(c);
+                guard == format!("{simple}.class")
+            }
+        })
+    }
+}
+
+impl Analysis<'_> {
+    /// Runs every step; `explain` names a field (`pkg.Cls.name`) whose
+    /// pairs and exempt accesses are recorded with their verdicts.
+    pub fn run(mut self, explain: Option<&str>) -> RaceFacts {
+        let mut roots = self.roots();
+        self.mark_multi_starts(&mut roots);
+        let entry = self.entry_locks(&roots);
+        let reach = self.reach_roots(&roots);
+        let orderings = self.orderings(&roots);
+        let shared = self.escaped();
+        let mut explanation = explain.map(|f| Explanation {
+            field: f.to_string(),
+            ..Explanation::default()
+        });
+        let reached = Reached {
+            entry: &entry,
+            roots: &reach,
+            orderings: &orderings,
+            shared: &shared,
+        };
+        let buckets = self.buckets(reached, explanation.as_mut());
+        let Pairs { races, racy } = self.pairs(&buckets, &roots, explanation.as_mut());
+        RaceFacts {
+            races,
+            roots,
+            explanation,
+            graph: self.graph,
+            buckets,
+            racy,
+            shared,
+        }
+    }
+}
+
+impl Analysis<'_> {
+    /// Is a container call on object `o` an access of a non-thread-safe
+    /// JDK container? Not when the object's class is thread-safe, nor when
+    /// the call dispatches to application code (a user collection's own
+    /// fields are analysed as fields).
+    pub(crate) fn container_call_on(&self, o: ObjectId, a: &AccessStmt) -> bool {
+        let Some(info) = self.pt.object(o) else {
+            return false;
+        };
+        let ty: &str = info.type_name;
+        let is_subtype = |x: &str, y: &str| self.program.is_subtype_name(x, y);
+        if lockstep_models::is_thread_safe_via(ty, &is_subtype) {
+            return false;
+        }
+        if lockstep_models::is_jdk_class(ty) || ty.starts_with('[') {
+            return true;
+        }
+        let (Some(c), Some((name, desc))) = (self.program.class_by_name(ty), a.callee.as_ref())
+        else {
+            return true;
+        };
+        match self.program.dispatch(c, name, desc) {
+            Some(m) => !self.program.is_application(self.program.method(m).class),
+            None => true,
+        }
+    }
+
+    /// Does a class show that it is meant for concurrent use: a lock
+    /// taken anywhere in it, a `volatile` or atomic field, or `@ThreadSafe`?
+    fn class_uses_locks(&mut self, class: &str) -> bool {
+        if let Some(&v) = self.locking_classes.get(class) {
+            return v;
+        }
+        let v = match self.program.class_by_name(class) {
+            Some(c) => {
+                let program = self.program;
+                concurrent_intent(program, c, &mut |m, body| {
+                    self.locks_of(m, body).before.iter().any(|l| !l.is_empty())
+                })
+            }
+            None => false,
+        };
+        self.locking_classes.insert(Arc::from(class), v);
+        v
+    }
+
+    /// Open programs: is the memory of this pair in a class meant for
+    /// concurrent use? The class declaring the field (or holding the
+    /// array or container), or a class whose code makes one of the accesses.
+    pub(crate) fn meant_concurrent(&mut self, target: &Target, a: &Access, b: &Access) -> bool {
+        let mut classes: Vec<Arc<str>> = Vec::new();
+        match target {
+            Target::Field { class, .. } | Target::Static { class, .. } => {
+                classes.push(class.clone())
+            }
+            _ => {
+                if let Some((c, _)) = a.holder.as_ref().or(b.holder.as_ref()) {
+                    classes.push(c.clone());
+                }
+            }
+        }
+        for x in [a, b] {
+            classes.push(
+                self.program
+                    .class(self.program.method(x.method).class)
+                    .name
+                    .clone(),
+            );
+        }
+        classes.iter().any(|c| self.class_uses_locks(c))
+    }
+}
+
+/// Does a class show it is meant for concurrent use: `@ThreadSafe`, a
+/// `volatile` or `java.util.concurrent` field, a `synchronized` method or
+/// block, or a body for which `takes_juc_lock` holds?
+pub fn concurrent_intent(
+    program: &Program,
+    class: lockstep_program::ClassId,
+    takes_juc_lock: &mut dyn FnMut(MethodId, &Body) -> bool,
+) -> bool {
+    let info = program.class(class);
+    if class_policy(&info.file.annotations).thread_safe {
+        return true;
+    }
+    let concurrent_field = info.file.fields.iter().any(|f| {
+        f.access_flags & lockstep_classfile::access::VOLATILE != 0
+            || lockstep_models::is_concurrent_field_type(&f.descriptor)
+    });
+    if concurrent_field {
+        return true;
+    }
+    for &m in &info.methods {
+        if program.method(m).is_synchronized() {
+            return true;
+        }
+        let Some(body) = program.body(m) else {
+            continue;
+        };
+        if !body.monitors.is_empty() || takes_juc_lock(m, &body) {
+            return true;
+        }
+    }
+    false
+}

@@ -1,0 +1,280 @@
+//! The accesses other threads can see, per context, bucketed by what they
+//! touch: `(target, abstract object)` → accesses, each with the locks it
+//! holds, the roots that reach it, the thread starts it is ordered with
+//! and whether it holds its field's `@GuardedBy` lock. Accesses of one
+//! statement with equal facts in several contexts are kept once.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
+
+use lockstep_ir::{Body, StmtId};
+use lockstep_pointsto::{MethodContext, ObjectId, SiteKey};
+use lockstep_program::MethodId;
+use rustc_hash::{FxHashMap, FxHashSet};
+
+use crate::accesses::{self, AccessStmt, BodyAccesses, FieldTable, Kind, Target};
+use crate::analysis::{target_name, Access, Analysis, Buckets, Explanation};
+use crate::locks::{union, LockSet};
+use crate::reach::Ordering;
+
+/// What the bucketing needs from the earlier steps.
+pub(crate) struct Reached<'x> {
+    /// Locks held on entry to each node (`None`: not reached).
+    pub entry: &'x [Option<LockSet>],
+    /// The roots reaching each node.
+    pub roots: &'x [Vec<u32>],
+    pub orderings: &'x [Ordering],
+    /// Per abstract object: does it escape its thread?
+    pub shared: &'x [bool],
+}
+
+/// An access's facts, for deduplication across contexts.
+type Key = (
+    MethodId,
+    StmtId,
+    Kind,
+    LockSet,
+    Arc<[u32]>,
+    Arc<[u32]>,
+    bool,
+);
+
+/// Interns sets of root indices.
+#[derive(Default)]
+struct RootSets(FxHashMap<Vec<u32>, Arc<[u32]>>);
+
+impl RootSets {
+    fn intern(&mut self, v: Vec<u32>) -> Arc<[u32]> {
+        if let Some(s) = self.0.get(&v) {
+            return s.clone();
+        }
+        let s: Arc<[u32]> = Arc::from(v.clone());
+        self.0.insert(v, s.clone());
+        s
+    }
+}
+
+/// The bucketing's working state.
+struct Bucketing<'x> {
+    reached: Reached<'x>,
+    fields: FieldTable,
+    bodies: FxHashMap<MethodId, Arc<BodyAccesses>>,
+    root_sets: RootSets,
+    buckets: Buckets,
+    seen: FxHashSet<(Target, Option<ObjectId>, Key)>,
+    /// The JDK's merged internal objects (one per type for everything JDK
+    /// code allocates) are not the application's memory.
+    library_object: Vec<bool>,
+    thread_local: BTreeSet<(MethodId, StmtId, Kind)>,
+}
+
+impl Analysis<'_> {
+    /// Every access of application code reached from a root, bucketed.
+    pub(crate) fn buckets(
+        &mut self,
+        reached: Reached<'_>,
+        mut explanation: Option<&mut Explanation>,
+    ) -> Buckets {
+        let library_object: Vec<bool> = self
+            .pt
+            .objects()
+            .map(|o| {
+                self.pt
+                    .object(o)
+                    .is_some_and(|i| matches!(i.site, SiteKey::Library(_)))
+            })
+            .collect();
+        let mut b = Bucketing {
+            reached,
+            fields: FieldTable::default(),
+            bodies: FxHashMap::default(),
+            root_sets: RootSets::default(),
+            buckets: BTreeMap::new(),
+            seen: FxHashSet::default(),
+            library_object,
+            thread_local: BTreeSet::new(),
+        };
+        for node in 0..self.graph.len() as u32 {
+            self.bucket_node(&mut b, node, explanation.as_deref_mut());
+        }
+        if let Some(ex) = explanation {
+            explain_thread_local(ex, &b);
+        }
+        b.buckets
+    }
+
+    /// The accesses of one node (an application method in one context).
+    fn bucket_node(
+        &mut self,
+        b: &mut Bucketing<'_>,
+        node: u32,
+        explanation: Option<&mut Explanation>,
+    ) {
+        let mc = self.graph.nodes[node as usize];
+        if b.reached.roots[node as usize].is_empty() {
+            return;
+        }
+        let data = self.program.method(mc.method);
+        if !self.program.is_application(data.class) {
+            return;
+        }
+        let Some(body) = self.program.body(mc.method) else {
+            return;
+        };
+        let collected = match b.bodies.get(&mc.method) {
+            Some(c) => c.clone(),
+            None => {
+                let c = Arc::new(accesses::collect(
+                    self.program,
+                    mc.method,
+                    &body,
+                    &mut b.fields,
+                ));
+                b.bodies.insert(mc.method, c.clone());
+                c
+            }
+        };
+        if let Some(ex) = explanation {
+            for (s, t, k, why) in &collected.1 {
+                if target_name(t).as_deref() == Some(&ex.field) {
+                    ex.exempt
+                        .insert((mc.method, *s, *k, why.describe().to_string()));
+                }
+            }
+        }
+        if collected.0.is_empty() {
+            return;
+        }
+        let entry_locks = b.reached.entry[node as usize]
+            .clone()
+            .unwrap_or_else(|| Arc::from(Vec::new()));
+        let roots_here = b.root_sets.intern(b.reached.roots[node as usize].clone());
+        let here = Here {
+            node,
+            mc,
+            body: &body,
+            entry_locks: &entry_locks,
+            roots: &roots_here,
+        };
+        for a in &collected.0 {
+            self.bucket_access(b, &here, a);
+        }
+    }
+
+    /// One access statement: the shared objects it touches and its facts.
+    fn bucket_access(&mut self, b: &mut Bucketing<'_>, here: &Here<'_>, a: &AccessStmt) {
+        let mc = here.mc;
+        let objects = self.touched_objects(b, mc, a);
+        if objects.is_empty() {
+            b.thread_local.insert((mc.method, a.stmt, a.kind));
+            return;
+        }
+        let body_locks = self.locks_of(mc.method, here.body);
+        let local = body_locks.at(a.stmt).to_vec();
+        let resolved = if local.is_empty() {
+            Vec::new()
+        } else {
+            self.resolver
+                .resolve(mc.method, mc.context, here.body, &local)
+        };
+        let held = self.intern(union(here.entry_locks, &resolved));
+        let object_ids: Vec<ObjectId> = objects.iter().flatten().copied().collect();
+        let guarded = match &a.guard {
+            Some(g) => self.holds_guard(a, g, here.body, &local, &held, &object_ids),
+            None => false,
+        };
+        let ordered: Vec<u32> = b
+            .reached
+            .orderings
+            .iter()
+            .filter(|o| o.orders(here.node, a.stmt))
+            .map(|o| o.root)
+            .collect();
+        let ordered = b.root_sets.intern(ordered);
+        for obj in objects {
+            let key: Key = (
+                mc.method,
+                a.stmt,
+                a.kind,
+                held.clone(),
+                here.roots.clone(),
+                ordered.clone(),
+                guarded,
+            );
+            if !b.seen.insert((a.target.clone(), obj, key)) {
+                continue;
+            }
+            b.buckets
+                .entry((a.target.clone(), obj))
+                .or_default()
+                .push(Access {
+                    node: here.node,
+                    method: mc.method,
+                    stmt: a.stmt,
+                    kind: a.kind,
+                    locks: held.clone(),
+                    roots: here.roots.clone(),
+                    ordered: ordered.clone(),
+                    guarded,
+                    holder: a.holder.clone(),
+                });
+        }
+    }
+
+    /// The escaped objects an access touches (`None` for a static field);
+    /// empty when it touches only thread-local objects.
+    fn touched_objects(
+        &self,
+        b: &Bucketing<'_>,
+        mc: MethodContext,
+        a: &AccessStmt,
+    ) -> Vec<Option<ObjectId>> {
+        match (&a.target, a.base) {
+            (Target::Static { .. }, _) => vec![None],
+            (_, Some(base)) => {
+                let set = self.pt.var_in(mc.method, mc.context, base);
+                let mut v: Vec<Option<ObjectId>> = Vec::new();
+                for o in set.iter() {
+                    if !b.reached.shared.get(o.0 as usize).copied().unwrap_or(false)
+                        || b.library_object[o.0 as usize]
+                    {
+                        continue;
+                    }
+                    if matches!(a.target, Target::Container) && !self.container_call_on(o, a) {
+                        continue;
+                    }
+                    v.push(Some(o));
+                }
+                v
+            }
+            _ => Vec::new(),
+        }
+    }
+}
+
+/// The node being bucketed.
+struct Here<'x> {
+    node: u32,
+    mc: MethodContext,
+    body: &'x Body,
+    entry_locks: &'x LockSet,
+    roots: &'x Arc<[u32]>,
+}
+
+/// `--explain`: the accesses of the field that touch only thread-local objects.
+fn explain_thread_local(ex: &mut Explanation, b: &Bucketing<'_>) {
+    for &(m, s, k) in &b.thread_local {
+        let t = b
+            .bodies
+            .get(&m)
+            .and_then(|c| c.0.iter().find(|a| a.stmt == s).map(|a| a.target.clone()));
+        if t.as_ref().and_then(target_name).as_deref() == Some(&ex.field) {
+            ex.exempt.insert((
+                m,
+                s,
+                k,
+                "the object is not shared with another thread".into(),
+            ));
+        }
+    }
+}

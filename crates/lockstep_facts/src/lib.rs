@@ -1,0 +1,143 @@
+//! lockstep's shared concurrency facts: what several rules (and later the
+//! run-time checkers) need to know about threads, locks and memory,
+//! computed once per check and only read by the detectors.
+//!
+//! - [`threads`]: the context call graph, thread roots (the main thread,
+//!   every modelled thread start with its task, the open-program harness,
+//!   `@ThreadSafe` APIs), which roots run more than once, start/join
+//!   ordering;
+//! - [`local_locks`]: the locks a body must hold before each statement
+//!   (monitors and `java.util.concurrent` locks, by access path);
+//! - [`locks`]: those locks as abstract objects per context, and the
+//!   locks held on entry to every method context (must-alias: singleton
+//!   abstract objects and classes only);
+//! - [`accesses`]: the field, array and JDK-container accesses of
+//!   application code and the ones that cannot race, with the reason;
+//! - [`annotations`]: `@GuardedBy`, `@ThreadSafe`, `@NotThreadSafe`, `@Immutable`;
+//! - [`analysis`] with `reach`, `escape`, `buckets` and `pairs`: which
+//!   roots reach each context, thread escape, the accesses other threads
+//!   can see per (target, object), and the pairs that may race.
+//!
+//! [`SharedFacts`] holds them for one check: points-to and the race facts
+//! are computed lazily, at most once, whichever detector asks first.
+//!
+//! Architecture invariant: no I/O, no printing, no environment; results
+//! are a pure function of the program, the entry points and [`Settings`].
+//! This crate knows no rule and no report format: it states facts
+//! ("these two accesses may run at the same time with no common lock"),
+//! detectors judge and word them.
+
+#![cfg_attr(
+    not(test),
+    deny(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::todo)
+)]
+
+pub mod accesses;
+pub mod analysis;
+pub mod annotations;
+mod buckets;
+mod escape;
+pub mod local_locks;
+pub mod locks;
+mod pairs;
+mod reach;
+pub mod threads;
+pub mod util;
+
+use std::sync::{Mutex, OnceLock};
+use std::time::{Duration, Instant};
+
+use lockstep_pointsto::{PointsTo, PointsToResult};
+use lockstep_program::{EntryPoints, Program};
+
+pub use analysis::{
+    concurrent_intent, target_name, Access, AccessSite, Analysis, Buckets, ExplainedPair,
+    Explanation, Race, RaceFacts, Verdict,
+};
+
+/// What the facts depend on besides the program and its entry points.
+#[derive(Debug, Clone, Default)]
+pub struct Settings {
+    /// The program is analysed as a library (paper 002 §4.5.3 harness).
+    pub open_program: bool,
+    /// Open programs: pairs in classes that show no sign of concurrent
+    /// use count as races too.
+    pub every_class: bool,
+    /// The points-to configuration.
+    pub points_to: lockstep_pointsto::Config,
+    /// A field (`pkg.Cls.name`) whose pairs are kept with their verdicts.
+    pub explain_field: Option<String>,
+}
+
+/// The facts of one check, computed on first use and then shared.
+pub struct SharedFacts<'p> {
+    program: &'p Program,
+    entries: &'p EntryPoints,
+    settings: Settings,
+    points_to: OnceLock<PointsToResult>,
+    races: OnceLock<RaceFacts>,
+    timings: Mutex<Vec<(&'static str, Duration)>>,
+}
+
+impl<'p> SharedFacts<'p> {
+    pub fn new(program: &'p Program, entries: &'p EntryPoints, settings: Settings) -> Self {
+        SharedFacts {
+            program,
+            entries,
+            settings,
+            points_to: OnceLock::new(),
+            races: OnceLock::new(),
+            timings: Mutex::new(Vec::new()),
+        }
+    }
+
+    pub fn settings(&self) -> &Settings {
+        &self.settings
+    }
+
+    /// Points-to facts (solved on first use).
+    pub fn points_to(&self) -> &PointsToResult {
+        self.points_to.get_or_init(|| {
+            self.timed("points-to", || {
+                PointsTo::solve(self.program, self.entries, self.settings.points_to)
+            })
+        })
+    }
+
+    /// Thread roots, accesses, locks, escape and racing pairs (computed on
+    /// first use).
+    pub fn races(&self) -> &RaceFacts {
+        self.races.get_or_init(|| {
+            let pt = self.points_to();
+            self.timed("race facts", || {
+                Analysis::new(self.program, pt, self.settings.open_program)
+                    .every_class(self.settings.every_class)
+                    .run(self.settings.explain_field.as_deref())
+            })
+        })
+    }
+
+    /// Points-to, if some rule needed it.
+    pub fn points_to_if_computed(&self) -> Option<&PointsToResult> {
+        self.points_to.get()
+    }
+
+    /// The race facts, if some rule needed them.
+    pub fn races_if_computed(&self) -> Option<&RaceFacts> {
+        self.races.get()
+    }
+
+    /// How long each fact took, in the order they were computed.
+    pub fn timings(&self) -> Vec<(&'static str, Duration)> {
+        self.timings.lock().map(|t| t.clone()).unwrap_or_default()
+    }
+
+    fn timed<T>(&self, name: &'static str, f: impl FnOnce() -> T) -> T {
+        let started = Instant::now();
+        let value = f();
+        if let Ok(mut t) = self.timings.lock() {
+            t.push((name, started.elapsed()));
+        }
+        value
+    }
+}

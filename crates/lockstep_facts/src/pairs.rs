@@ -1,0 +1,340 @@
+//! The racing pairs (paper 002 Alg. 4, per field and abstract object):
+//! within each bucket, two accesses race when at least one writes, no
+//! lock both hold excludes the other, they do not both hold the
+//! `@GuardedBy` lock, some pair of roots reaching them may run at the
+//! same time, and (open programs) the memory belongs to a class meant for
+//! concurrent use. Racing pairs are grouped per racing access (the write,
+//! or the first of two writes), with every partner once per source line.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
+
+use lockstep_ir::StmtId;
+use lockstep_pointsto::ObjectId;
+use lockstep_program::{MethodId, Program};
+use rustc_hash::FxHashSet;
+
+use crate::accesses::{Kind, Target};
+use crate::analysis::{
+    target_name, Access, AccessSite, Analysis, Buckets, ExplainedPair, Explanation, Race, Verdict,
+};
+use crate::locks::common_lock;
+use crate::threads::Root;
+
+/// One finding: the field and the location of the racing write.
+type RaceKey = (Target, String, SourceKey);
+
+/// A finding's racing access within one bucket: indices into the bucket,
+/// and its partners by source-key rank.
+struct LocalRace {
+    first: usize,
+    second: usize,
+    roots: (u32, u32),
+    partners: BTreeMap<u32, (usize, (u32, u32))>,
+}
+
+/// An access racing with a finding's write, with the pair of roots.
+type Partner = (Access, (u32, u32));
+
+/// A source location for deduplication: class, method, line (or statement
+/// when there is no line table).
+type SourceKey = (Arc<str>, MethodId, u32);
+
+/// The pair search's results.
+pub(crate) struct Pairs {
+    pub races: Vec<Race>,
+    pub racy: FxHashSet<(MethodId, StmtId)>,
+}
+
+/// Accumulated across buckets.
+#[derive(Default)]
+struct Found {
+    races: BTreeMap<RaceKey, Race>,
+    racy: FxHashSet<(MethodId, StmtId)>,
+    partners: BTreeMap<RaceKey, BTreeMap<SourceKey, Partner>>,
+}
+
+impl Analysis<'_> {
+    /// Every racing pair of every bucket.
+    pub(crate) fn pairs(
+        &mut self,
+        buckets: &Buckets,
+        roots: &[Root],
+        mut explanation: Option<&mut Explanation>,
+    ) -> Pairs {
+        let mut found = Found::default();
+        for ((target, obj), list) in buckets {
+            let explaining = explanation
+                .as_ref()
+                .is_some_and(|e| target_name(target).as_deref() == Some(&e.field));
+            let ex = if explaining {
+                explanation.as_deref_mut()
+            } else {
+                None
+            };
+            self.bucket_pairs(&mut found, roots, (target, obj), list, ex);
+        }
+        if let Some(ex) = explanation {
+            explain_unpaired(ex, buckets);
+        }
+        let mut races = finish(found.races, found.partners);
+        self.attach_guards(&mut races);
+        Pairs {
+            races,
+            racy: found.racy,
+        }
+    }
+
+    /// The pairs of one bucket.
+    fn bucket_pairs(
+        &mut self,
+        found: &mut Found,
+        roots: &[Root],
+        (target, obj): (&Target, &Option<ObjectId>),
+        list: &[Access],
+        mut explanation: Option<&mut Explanation>,
+    ) {
+        // Source keys once per access, ranked so that the pair loop
+        // compares integers in source-key order (the keys hold class
+        // names: comparing them per pair dominated big programs).
+        let keys: Vec<SourceKey> = list.iter().map(|a| self.source_key(a)).collect();
+        let rank = ranks(&keys);
+        // Per racing access (by rank): (its index, its first partner's
+        // index, the roots), and every partner by rank.
+        let mut local: BTreeMap<u32, LocalRace> = BTreeMap::new();
+        for i in 0..list.len() {
+            for j in i..list.len() {
+                let (a, b) = (&list[i], &list[j]);
+                if a.kind == Kind::Read && b.kind == Kind::Read {
+                    continue;
+                }
+                let verdict = self.verdict(target, roots, a, b);
+                if let Some(ex) = explanation.as_deref_mut() {
+                    let (x, y) = order_pair(self.program, a, b);
+                    ex.pairs.insert(ExplainedPair {
+                        first: (x.method, x.stmt, x.kind),
+                        second: (y.method, y.stmt, y.kind),
+                        verdict: verdict.clone(),
+                    });
+                }
+                if verdict != Verdict::Race {
+                    continue;
+                }
+                found.racy.insert((a.method, a.stmt));
+                found.racy.insert((b.method, b.stmt));
+                let Some(rr) = concurrent(self.open, roots, a, b) else {
+                    continue;
+                };
+                let (fi, si, rr) = if std::ptr::eq(order_pair(self.program, a, b).0, a) {
+                    (i, j, rr)
+                } else {
+                    (j, i, (rr.1, rr.0))
+                };
+                // One finding per field and racing access (the write);
+                // every access it races with is listed, once per source
+                // location (a write wins over a read at one location).
+                let entry = local.entry(rank[fi]).or_insert_with(|| LocalRace {
+                    first: fi,
+                    second: si,
+                    roots: rr,
+                    partners: BTreeMap::new(),
+                });
+                let slot = entry.partners.entry(rank[si]).or_insert((si, rr));
+                if list[slot.0].kind == Kind::Read && list[si].kind == Kind::Write {
+                    *slot = (si, rr);
+                }
+            }
+        }
+        let name = target_name(target).unwrap_or_default();
+        for lr in local.into_values() {
+            let key = (target.clone(), name.clone(), keys[lr.first].clone());
+            let entry = found.races.entry(key.clone()).or_insert_with(|| Race {
+                target: target.clone(),
+                first: list[lr.first].clone(),
+                second: list[lr.second].clone(),
+                roots: lr.roots,
+                objects: Vec::new(),
+                guard: None,
+                others: Vec::new(),
+            });
+            if let Some(o) = obj {
+                if !entry.objects.contains(o) && entry.objects.len() < 8 {
+                    entry.objects.push(*o);
+                }
+            }
+            let global = found.partners.entry(key).or_default();
+            for (si, rr) in lr.partners.into_values() {
+                let second = &list[si];
+                let slot = global
+                    .entry(keys[si].clone())
+                    .or_insert_with(|| (second.clone(), rr));
+                if slot.0.kind == Kind::Read && second.kind == Kind::Write {
+                    *slot = (second.clone(), rr);
+                }
+            }
+        }
+    }
+
+    /// Whether two accesses of one bucket (not both reads) race, and if
+    /// not, why.
+    fn verdict(&mut self, target: &Target, roots: &[Root], a: &Access, b: &Access) -> Verdict {
+        if let Some(l) = common_lock(&a.locks, &b.locks) {
+            Verdict::CommonLock(self.resolver.describe(l))
+        } else if a.guarded && b.guarded {
+            Verdict::GuardedBy
+        } else if concurrent(self.open, roots, a, b).is_none() {
+            Verdict::NotConcurrent
+        } else if self.open
+            && !self.every_class
+            && !matches!(target, Target::Static { .. })
+            && a.locks.is_empty()
+            && b.locks.is_empty()
+            && !self.meant_concurrent(target, a, b)
+        {
+            Verdict::NotConcurrentClass
+        } else {
+            Verdict::Race
+        }
+    }
+
+    /// Records each race's `@GuardedBy` annotation.
+    fn attach_guards(&self, races: &mut [Race]) {
+        for r in races {
+            if let Target::Field { class, name } | Target::Static { class, name } = &r.target {
+                if let Some(c) = self.program.class_by_name(class) {
+                    r.guard = self
+                        .program
+                        .class(c)
+                        .file
+                        .fields
+                        .iter()
+                        .find(|f| f.name == *name)
+                        .and_then(|f| crate::annotations::guarded_by(&f.annotations));
+                }
+            }
+        }
+    }
+
+    fn source_key(&self, a: &Access) -> SourceKey {
+        let class = self
+            .program
+            .class(self.program.method(a.method).class)
+            .name
+            .clone();
+        let line = crate::util::line_of(self.program, a.method, Some(a.stmt))
+            .map(|l| l << 1)
+            .unwrap_or(a.stmt.0 << 1 | 1);
+        (class, a.method, line)
+    }
+}
+
+/// The rank of each key among the distinct keys, in key order.
+fn ranks(keys: &[SourceKey]) -> Vec<u32> {
+    let mut sorted: Vec<&SourceKey> = keys.iter().collect();
+    sorted.sort();
+    sorted.dedup();
+    keys.iter()
+        .map(|k| sorted.binary_search(&k).map(|r| r as u32).unwrap_or(0))
+        .collect()
+}
+
+/// A pair of roots under which the two accesses may run at the same
+/// time: two roots not ordered by start/join, or one that runs more than
+/// once. In open programs every entry may run beside every other.
+fn concurrent(open: bool, roots: &[Root], a: &Access, b: &Access) -> Option<(u32, u32)> {
+    if open {
+        let r = a.roots.first().copied().unwrap_or(0);
+        return Some((r, b.roots.first().copied().unwrap_or(0)));
+    }
+    for &ra in a.roots.iter() {
+        for &rb in b.roots.iter() {
+            if ra == rb && !roots[ra as usize].multi {
+                continue;
+            }
+            if ra != rb && (b.ordered.contains(&ra) || a.ordered.contains(&rb)) {
+                continue;
+            }
+            return Some((ra, rb));
+        }
+    }
+    None
+}
+
+/// Each race's partner list: writes first, then source order; the first
+/// becomes the race's `second`.
+fn finish(
+    races: BTreeMap<RaceKey, Race>,
+    mut partners: BTreeMap<RaceKey, BTreeMap<SourceKey, Partner>>,
+) -> Vec<Race> {
+    let mut out = Vec::with_capacity(races.len());
+    for (key, mut race) in races {
+        let mut list: Vec<Partner> = partners
+            .remove(&key)
+            .map(|m| m.into_values().collect())
+            .unwrap_or_default();
+        list.sort_by_key(|(a, _)| a.kind != Kind::Write);
+        if let Some((a, rr)) = list.first() {
+            race.second = a.clone();
+            race.roots = *rr;
+        }
+        race.others = list.into_iter().skip(1).map(|(a, rr)| (a, rr.1)).collect();
+        out.push(race);
+    }
+    out
+}
+
+/// `--explain`: pairs of accesses of the field that never share a bucket
+/// touch no common object.
+fn explain_unpaired(ex: &mut Explanation, buckets: &Buckets) {
+    let mut sites: BTreeSet<(MethodId, StmtId, Kind)> = BTreeSet::new();
+    for ((target, _), list) in buckets {
+        if target_name(target).as_deref() == Some(&ex.field) {
+            sites.extend(list.iter().map(|a| (a.method, a.stmt, a.kind)));
+        }
+    }
+    let judged: BTreeSet<(AccessSite, AccessSite)> = ex
+        .pairs
+        .iter()
+        .flat_map(|p| [(p.first, p.second), (p.second, p.first)])
+        .collect();
+    let sites: Vec<_> = sites.into_iter().collect();
+    for (i, a) in sites.iter().enumerate() {
+        for b in &sites[i..] {
+            if a.2 == Kind::Read && b.2 == Kind::Read {
+                continue;
+            }
+            if !judged.contains(&(*a, *b)) {
+                ex.pairs.insert(ExplainedPair {
+                    first: *a,
+                    second: *b,
+                    verdict: Verdict::NoCommonObject,
+                });
+            }
+        }
+    }
+}
+
+/// The access a finding is reported at: the write, or of two writes the
+/// one that comes first in (method, statement) order.
+pub(crate) fn order_pair<'x>(
+    program: &Program,
+    a: &'x Access,
+    b: &'x Access,
+) -> (&'x Access, &'x Access) {
+    let key = |x: &Access| {
+        let class = program.class(program.method(x.method).class).name.clone();
+        let line = crate::util::line_of(program, x.method, Some(x.stmt));
+        (class, line, x.method, x.stmt)
+    };
+    match (a.kind, b.kind) {
+        (Kind::Write, Kind::Read) => (a, b),
+        (Kind::Read, Kind::Write) => (b, a),
+        _ => {
+            if key(a) <= key(b) {
+                (a, b)
+            } else {
+                (b, a)
+            }
+        }
+    }
+}

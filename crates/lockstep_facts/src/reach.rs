@@ -1,0 +1,109 @@
+//! Which thread roots reach each node of the context call graph, and the
+//! start/join orderings: the statements of a starting method that run
+//! before `start()` or after `join()` of a thread, and the nodes that only
+//! those statements reach.
+
+use crate::analysis::Analysis;
+use crate::threads::{self, Root, RootKind};
+
+/// Non-multi thread starts for which start/join ordering is computed
+/// (each costs one traversal of the call graph).
+const MAX_ORDERED_STARTS: usize = 64;
+
+/// Start/join ordering of one thread start that runs once.
+pub(crate) struct Ordering {
+    /// The root the start begins.
+    pub root: u32,
+    /// The node (method context) that starts it.
+    pub caller: u32,
+    /// Per statement of the caller: ordered with the thread (before its
+    /// start or after its join).
+    pub stmts: Vec<bool>,
+    /// Per node: reached by the other roots without passing an ordered
+    /// statement of the caller.
+    pub reached: Vec<bool>,
+}
+
+impl Ordering {
+    /// Is an access at `stmt` of `node` ordered with this start's thread?
+    pub fn orders(&self, node: u32, stmt: lockstep_ir::StmtId) -> bool {
+        if node == self.caller {
+            self.stmts.get(stmt.index()).copied().unwrap_or(false)
+        } else {
+            !self.reached.get(node as usize).copied().unwrap_or(true)
+        }
+    }
+}
+
+impl Analysis<'_> {
+    /// The roots reaching each node. Open programs have one root in
+    /// effect: every entry may run at the same time as every other.
+    pub(crate) fn reach_roots(&self, roots: &[Root]) -> Vec<Vec<u32>> {
+        let mut reach: Vec<Vec<u32>> = vec![Vec::new(); self.graph.len()];
+        if self.open {
+            let all: Vec<u32> = roots.iter().flat_map(|r| r.entries.clone()).collect();
+            let parent = self.graph.bfs(&all, |_, _| false);
+            for (i, p) in parent.iter().enumerate() {
+                if p.is_some() {
+                    reach[i].push(0);
+                }
+            }
+            return reach;
+        }
+        for (ri, r) in roots.iter().enumerate() {
+            let parent = self.graph.bfs(&r.entries, |_, _| false);
+            for (i, p) in parent.iter().enumerate() {
+                if p.is_some() {
+                    reach[i].push(ri as u32);
+                }
+            }
+        }
+        reach
+    }
+
+    /// Start/join orderings of the thread starts that run once (closed
+    /// programs only: the harness of an open program orders nothing).
+    pub(crate) fn orderings(&self, roots: &[Root]) -> Vec<Ordering> {
+        let mut orderings = Vec::new();
+        if self.open {
+            return orderings;
+        }
+        for (ri, r) in roots.iter().enumerate() {
+            if orderings.len() >= MAX_ORDERED_STARTS {
+                break;
+            }
+            if let Some(o) = self.ordering(roots, ri, r) {
+                orderings.push(o);
+            }
+        }
+        orderings
+    }
+
+    fn ordering(&self, roots: &[Root], ri: usize, r: &Root) -> Option<Ordering> {
+        let RootKind::Start(i) = r.kind else {
+            return None;
+        };
+        if r.multi {
+            return None;
+        }
+        let t = self.pt.thread_starts().get(i)?;
+        let caller = self.graph.node(t.caller)?;
+        let body = self.program.body(t.caller.method)?;
+        let stmts = threads::ordered_statements(self.program, self.pt, t, &body);
+        let others: Vec<u32> = roots
+            .iter()
+            .enumerate()
+            .filter(|(j, _)| *j != ri)
+            .flat_map(|(_, r)| r.entries.clone())
+            .collect();
+        let parent = self.graph.bfs(&others, |node, site| {
+            node == caller && stmts.get(site.index()).copied().unwrap_or(false)
+        });
+        Some(Ordering {
+            root: ri as u32,
+            caller,
+            stmts,
+            reached: parent.iter().map(Option::is_some).collect(),
+        })
+    }
+}

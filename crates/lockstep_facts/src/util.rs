@@ -1,0 +1,18 @@
+//! Small helpers on program positions shared by the facts and the detectors.
+
+use lockstep_ir::StmtId;
+use lockstep_program::{MethodId, Program};
+
+/// Binary name with dots (`pkg.Outer$Inner`) from an internal name.
+pub fn dotted(internal: &str) -> String {
+    internal.replace('/', ".")
+}
+
+/// The source line of a statement, or of the method's first statement when `stmt` is `None`.
+pub fn line_of(program: &Program, m: MethodId, stmt: Option<StmtId>) -> Option<u32> {
+    let body = program.body(m)?;
+    match stmt {
+        Some(s) => body.stmts.get(s.index()).and_then(|st| st.line),
+        None => body.stmts.iter().filter_map(|st| st.line).min(),
+    }
+}
