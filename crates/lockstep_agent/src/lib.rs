@@ -231,7 +231,9 @@ unsafe fn define_runtime(env: *mut JNIEnv) -> Result<(), String> {
         c"<init>".as_ptr(),
         c"(Ljava/lang/Object;)V".as_ptr(),
     );
-    let thread = ((**env).v1_4.FindClass)(env, c"java/lang/Thread".as_ptr());
+    let thread_name =
+        CString::new(lockstep_models::threads::THREAD_CLASS).map_err(|e| e.to_string())?;
+    let thread = ((**env).v1_4.FindClass)(env, thread_name.as_ptr());
     if init.is_null() || thread.is_null() {
         ((**env).v1_4.ExceptionClear)(env);
         return Err("cannot find runtime members".to_owned());

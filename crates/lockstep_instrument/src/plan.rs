@@ -9,6 +9,7 @@
 //! run time by the recorder.
 
 use lockstep_classfile::InvokeKind;
+use lockstep_models::threads::{EntryMethod, CALLABLE, RUNNABLE, SUPPLIER, THREAD_CLASS};
 use lockstep_models::{
     container_access_via, is_jdk_class, lock_effect_via, ordering_effect_via, thread_starts_via,
     ContainerAccess, LaunchKind, LockEffect, LockMode, Operand, OrderingEffect, TaskShape,
@@ -47,57 +48,7 @@ pub(crate) fn needs_result(e: CallEvent) -> bool {
     )
 }
 
-/// Direct JDK supertypes the models are keyed on, for the concrete classes
-/// programs usually declare their variables as.
-fn jdk_supertypes(class: &str) -> &'static [&'static str] {
-    const LOCK: &str = "java/util/concurrent/locks/Lock";
-    const ES: &str = "java/util/concurrent/ExecutorService";
-    const SES: &str = "java/util/concurrent/ScheduledExecutorService";
-    const BQ: &str = "java/util/concurrent/BlockingQueue";
-    const BD: &str = "java/util/concurrent/BlockingDeque";
-    const FUT: &str = "java/util/concurrent/Future";
-    match class {
-        "java/util/concurrent/locks/ReentrantLock" => &[LOCK],
-        "java/util/concurrent/locks/ReentrantReadWriteLock" => {
-            &["java/util/concurrent/locks/ReadWriteLock"]
-        }
-        "java/util/concurrent/locks/ReentrantReadWriteLock$ReadLock"
-        | "java/util/concurrent/locks/ReentrantReadWriteLock$WriteLock" => &[LOCK],
-        "java/util/concurrent/ExecutorService" => &["java/util/concurrent/Executor"],
-        "java/util/concurrent/AbstractExecutorService" => &[ES],
-        "java/util/concurrent/ThreadPoolExecutor" => {
-            &["java/util/concurrent/AbstractExecutorService"]
-        }
-        "java/util/concurrent/ScheduledThreadPoolExecutor" => {
-            &["java/util/concurrent/ThreadPoolExecutor", SES]
-        }
-        "java/util/concurrent/ScheduledExecutorService" => &[ES],
-        "java/util/concurrent/ForkJoinPool" => &["java/util/concurrent/AbstractExecutorService"],
-        "java/util/concurrent/ExecutorCompletionService" => {
-            &["java/util/concurrent/CompletionService"]
-        }
-        "java/util/concurrent/LinkedBlockingQueue"
-        | "java/util/concurrent/ArrayBlockingQueue"
-        | "java/util/concurrent/PriorityBlockingQueue"
-        | "java/util/concurrent/DelayQueue"
-        | "java/util/concurrent/SynchronousQueue" => &[BQ],
-        "java/util/concurrent/LinkedBlockingDeque" => &[BD],
-        "java/util/concurrent/BlockingDeque" => &[BQ],
-        "java/util/concurrent/LinkedTransferQueue" => &["java/util/concurrent/TransferQueue"],
-        "java/util/concurrent/TransferQueue" => &[BQ],
-        "java/util/concurrent/FutureTask" | "java/util/concurrent/CompletableFuture" => &[FUT],
-        "java/util/concurrent/ScheduledFuture" | "java/util/concurrent/ForkJoinTask" => &[FUT],
-        _ => &[],
-    }
-}
-
-/// `sub` is `sup` or reaches it through [`jdk_supertypes`].
-pub(crate) fn is_jdk_subtype(sub: &str, sup: &str) -> bool {
-    if sub == sup {
-        return true;
-    }
-    jdk_supertypes(sub).iter().any(|s| is_jdk_subtype(s, sup))
-}
+pub(crate) use lockstep_models::is_jdk_subtype;
 
 fn side(mode: LockMode) -> Option<LockSide> {
     match mode {
@@ -116,7 +67,7 @@ pub(crate) fn call_plan(kind: InvokeKind, owner: &str, name: &str, desc: &str) -
         return plan;
     }
     let instance = kind != InvokeKind::Static;
-    let app_or_thread = owner == "java/lang/Thread" || !is_jdk_class(owner);
+    let app_or_thread = owner == THREAD_CLASS || !is_jdk_class(owner);
     if instance && name != "<init>" {
         thread_calls(&mut plan, owner, name, desc, app_or_thread);
         object_monitor_calls(&mut plan, name, desc);
@@ -227,11 +178,13 @@ fn ordering_calls(plan: &mut CallPlan, owner: &str, name: &str, desc: &str) {
 }
 
 /// Task interfaces the runtime's wrapper implements.
-const WRAPPABLE: &[&str] = &[
-    "Ljava/lang/Runnable;",
-    "Ljava/util/concurrent/Callable;",
-    "Ljava/util/function/Supplier;",
-];
+pub(crate) const WRAPPABLE: [&EntryMethod; 3] = [&RUNNABLE, &CALLABLE, &SUPPLIER];
+
+/// Is a parameter descriptor (`Lpkg/Cls;`) one of the wrappable task interfaces?
+fn is_wrappable(param: &str) -> bool {
+    let class = param.strip_prefix('L').and_then(|p| p.strip_suffix(';'));
+    class.is_some_and(|c| WRAPPABLE.iter().any(|e| e.interface == c))
+}
 
 fn hand_off_calls(plan: &mut CallPlan, owner: &str, name: &str, desc: &str) {
     for launch in thread_starts_via(owner, name, desc, &is_jdk_subtype) {
@@ -246,7 +199,7 @@ fn hand_off_calls(plan: &mut CallPlan, owner: &str, name: &str, desc: &str) {
             continue;
         }
         let n = usize::from(n);
-        if param_descriptor(desc, n).is_some_and(|p| WRAPPABLE.contains(&p)) {
+        if param_descriptor(desc, n).is_some_and(is_wrappable) {
             plan.wrap_arg = Some(n);
             plan.pre.push(CallEvent::HandOff);
             if desc.ends_with(';') {

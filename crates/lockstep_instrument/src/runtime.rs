@@ -173,13 +173,9 @@ pub fn task_class() -> Result<Vec<u8>, Error> {
     let mut iface = |class: &str, name: &str, desc: &str| -> Result<(u16, u16), Error> {
         Ok((pool.class(class)?, pool.method(class, name, desc, true)?))
     };
-    let run = iface("java/lang/Runnable", "run", "()V")?;
-    let call = iface(
-        "java/util/concurrent/Callable",
-        "call",
-        "()Ljava/lang/Object;",
-    )?;
-    let get = iface("java/util/function/Supplier", "get", "()Ljava/lang/Object;")?;
+    let [run, call, get] =
+        crate::plan::WRAPPABLE.map(|e| iface(e.interface, e.name(), e.descriptor()));
+    let (run, call, get) = (run?, call?, get?);
 
     // aload_0; aload_1; putfield task; aload_0; invokespecial Object.<init>; return
     let mut init = vec![0x2a, 0x2b, 0xb5];
@@ -230,13 +226,10 @@ pub fn task_class() -> Result<Vec<u8>, Error> {
             code: Some((3, 1, body(get, true))),
         },
     ];
+    let interfaces = crate::plan::WRAPPABLE.map(|e| e.interface);
     build(
         TASK_CLASS,
-        &[
-            "java/lang/Runnable",
-            "java/util/concurrent/Callable",
-            "java/util/function/Supplier",
-        ],
+        &interfaces,
         &[("task", "Ljava/lang/Object;")],
         methods,
         pool,
