@@ -96,7 +96,7 @@ fn ordered_and_confined_accesses_are_silent_under_happens_before() {
     let (out, report) = run(&[], &java17(), &fx.classes_dir, "Safe");
     assert_eq!(
         String::from_utf8_lossy(&out.stdout),
-        "safe 400 400 800 400 42 5 2 3 2 3 400\n",
+        "safe 400 400 true 400 42 5 2 3 2 3 400\n",
         "the program's behaviour changed; stderr:\n{}",
         String::from_utf8_lossy(&out.stderr)
     );

@@ -103,7 +103,7 @@ public class Safe {
         }
         producer.join();
 
-        System.out.println("safe " + s.locked + " " + s.syncThrow + " " + s.guardedByLock + " " + s.guardedByRw
+        System.out.println("safe " + s.locked + " " + s.syncThrow + " " + (s.guardedByLock >= 400) + " " + s.guardedByRw
             + " " + p + " " + l + " " + fv + " " + at + " " + a1 + " " + s.joined + " " + s.list.size());
     }
 }
