@@ -9,8 +9,8 @@ mod debug;
 mod explain_hint;
 mod post;
 mod progress;
-mod run;
 mod rule_docs;
+mod run;
 mod suppress;
 mod terminal;
 

@@ -368,7 +368,12 @@ impl Finding {
                 &self.message,
             ),
             (self.field.as_deref(), self.lock.as_deref(), self.severity),
-            (&self.related, &self.notes, &self.flows, self.provenance.as_deref()),
+            (
+                &self.related,
+                &self.notes,
+                &self.flows,
+                self.provenance.as_deref(),
+            ),
         )
     }
 }
