@@ -3,13 +3,14 @@
 mod args;
 mod baseline;
 mod check;
-mod config;
 mod check_trace;
+mod config;
 mod debug;
 mod explain_hint;
 mod post;
 mod progress;
 mod rule_docs;
+mod run;
 mod suppress;
 mod terminal;
 
@@ -26,7 +27,16 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> ExitCode {
     // `-cp` is the JVM's spelling; clap would read it as `-c p`.
-    let argv = std::env::args_os().map(|a| if a == "-cp" { "--classpath".into() } else { a });
+    // After `--` (the program of `lockstep run`) arguments are the JVM's own.
+    let mut after_dashes = false;
+    let argv = std::env::args_os().map(|a| {
+        after_dashes |= a == "--";
+        if a == "-cp" && !after_dashes {
+            "--classpath".into()
+        } else {
+            a
+        }
+    });
     let cli = match Cli::try_parse_from(argv) {
         Ok(cli) => cli,
         Err(e) => {
@@ -55,6 +65,7 @@ fn main() -> ExitCode {
                 2
             }
         },
+        Command::Run(args) => run::run(&args),
         Command::CheckTrace(args) => check_trace::run(&args),
         Command::Rules { rule } => rules(rule.as_deref()),
         Command::Debug(cmd) => debug::run(cmd),

@@ -271,14 +271,14 @@ pub struct Finding {
     /// Extra explanation lines. A note starting with `help: ` is shown as a
     /// help line by the text renderer; everything else is a plain note.
     pub notes: Vec<String>,
-    /// How each thread involved reaches the finding (the two paths of a
-    /// race), for renderers that can show them (SARIF `codeFlows`); the
-    /// same paths are usually in `notes` as text.
-    pub flows: Vec<Flow>,
     /// Where the finding comes from when not the static analysis: `run`
     /// for the run-time checkers (observed in an execution). `None` for
     /// static findings (and then absent from JSON).
     pub provenance: Option<String>,
+    /// How each thread involved reaches the finding (the two paths of a
+    /// race), for renderers that can show them (SARIF `codeFlows`); the
+    /// same paths are usually in `notes` as text.
+    pub flows: Vec<Flow>,
 }
 
 impl Finding {
@@ -298,20 +298,20 @@ impl Finding {
             lock: None,
             related: Vec::new(),
             notes: Vec::new(),
-            flows: Vec::new(),
             provenance: None,
+            flows: Vec::new(),
         }
-    }
-
-    /// Appends a thread's flow.
-    pub fn with_flow(mut self, flow: Flow) -> Self {
-        self.flows.push(flow);
-        self
     }
 
     /// Sets the provenance (`run` for findings observed in an execution).
     pub fn with_provenance(mut self, provenance: impl Into<String>) -> Self {
         self.provenance = Some(provenance.into());
+        self
+    }
+
+    /// Appends a thread's flow.
+    pub fn with_flow(mut self, flow: Flow) -> Self {
+        self.flows.push(flow);
         self
     }
 
@@ -368,7 +368,12 @@ impl Finding {
                 &self.message,
             ),
             (self.field.as_deref(), self.lock.as_deref(), self.severity),
-            (&self.related, &self.notes, &self.flows, self.provenance.as_deref()),
+            (
+                &self.related,
+                &self.notes,
+                &self.flows,
+                self.provenance.as_deref(),
+            ),
         )
     }
 }
