@@ -8,7 +8,8 @@
 # --trace ...` (recording, both online checkers, report at exit). `record-inc`
 # and `run-inc` restrict instrumentation with --include to the driver's
 # package plus the library's. Not a test: a measurement for BENCHMARKS.md.
-# Usage: run-bench-debian.sh LOCKSTEP_BINARY [RUNS] [WORKLOAD...]
+# Usage: [KEEP=DIR] run-bench-debian.sh LOCKSTEP_BINARY [RUNS] [h2|log4j|jgroups...]
+# (KEEP=DIR keeps the JSON reports of the last `run` and `run-inc` in DIR.)
 set -eu
 LOCKSTEP=${1:?usage: run-bench-debian.sh LOCKSTEP_BINARY [RUNS] [WORKLOAD...]}
 RUNS=${2:-3}
@@ -26,9 +27,9 @@ best() { sort -n | head -1; }
 # time_it LOG CMD...: seconds of wall clock; the command's stderr goes to LOG.
 time_it() { log=$1; shift; s=$(now); "$@" >/dev/null 2>"$log" || true; e=$(now); echo "$e - $s" | bc; }
 # name main size classpath include-patterns(comma-separated)
-SPECS="h2 H2Clients 2000 $J/h2.jar lsbench.*,org.h2.*
-log4j Log4jThreads 20000 $J/log4j-1.2.jar lsbench.*,org.apache.log4j.*
-jgroups JGroupsLoopback 2000 $J/jgroups.jar lsbench.*,org.jgroups.*"
+SPECS="h2 H2Clients 200 $J/h2.jar lsbench.*,org.h2.*
+log4j Log4jThreads 10000 $J/log4j-1.2.jar lsbench.*,org.apache.log4j.*
+jgroups JGroupsLoopback 1000 $J/jgroups.jar lsbench.*,org.jgroups.*"
 [ $# -gt 0 ] && SPECS=$(echo "$SPECS" | grep -E "^($(echo "$@" | tr ' ' '|')) ")
 echo "$SPECS" | while read -r NAME MAIN N CP INC; do
     CPA="$WORK/cls:$CP"
@@ -49,16 +50,23 @@ echo "$SPECS" | while read -r NAME MAIN N CP INC; do
         case $mode in
         run | run-inc)
             f=$WORK/run; [ "$mode" = run-inc ] && f=$WORK/runi
-            events=$(grep -oE '[0-9]+ events' "$f.err" | tail -1 | cut -d' ' -f1)
+            events=$(grep -oE 'recorded [0-9]+ events' "$f.err" | tail -1 | cut -d' ' -f2)
             bytes=$(stat -c %s "$f.trace")
-            findings=$(grep -c '"rule"' "$f.json" || true)
+            findings=$(grep -oE '[0-9]+ findings' "$f.err" | tail -1 | cut -d' ' -f1)
             per=$( [ -n "$events" ] && [ "$events" -gt 0 ] && echo "scale=2; $bytes / $events" | bc || echo "?")
-            line="$line events=${events:-?} trace_bytes=$bytes bytes/event=$per findings=$findings"
+            line="$line events=${events:-?} trace_bytes=$bytes bytes/event=$per findings=${findings:-?}"
             ;;
         esac
         echo "$line"
     done
-    cp "$WORK/run.json" "/tmp/lsbench-$NAME.json" 2>/dev/null || true
-    cp "$WORK/runi.json" "/tmp/lsbench-$NAME-include.json" 2>/dev/null || true
-    cp "$WORK/run.err" "/tmp/lsbench-$NAME.stderr" 2>/dev/null || true
+    # Offline checker throughput over the saved trace of the last `run`
+    # (decode, merge, both checkers; best of RUNS).
+    events=$(grep -oE 'recorded [0-9]+ events' "$WORK/run.err" | tail -1 | cut -d' ' -f2)
+    offline=$(for i in $(seq "$RUNS"); do time_it /dev/null "$LOCKSTEP" check-trace --format json -o /dev/null "$WORK/run.trace"; done | best)
+    hb=$(for i in $(seq "$RUNS"); do time_it /dev/null "$LOCKSTEP" check-trace --checker happens-before --format json -o /dev/null "$WORK/run.trace"; done | best)
+    echo "$NAME check-trace all ${offline}s ($(echo "$events / $offline / 1000000" | bc -l | cut -c1-5) M events/s) happens-before ${hb}s ($(echo "$events / $hb / 1000000" | bc -l | cut -c1-5) M events/s)"
+    if [ -n "${KEEP:-}" ]; then
+        cp "$WORK/run.json" "$KEEP/lsbench-$NAME.json"
+        cp "$WORK/runi.json" "$KEEP/lsbench-$NAME-include.json"
+    fi
 done
