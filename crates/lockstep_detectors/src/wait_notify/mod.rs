@@ -108,7 +108,7 @@ fn other_locks(op: &MonitorOp) -> Vec<&locks::HeldLock> {
         Some(l) if op.kind.on_monitor() => op.held.iter().filter(|h| h.object != l.object).collect(),
         // A condition's lock, or a receiver naming several objects: one of
         // the held locks is its own.
-        None => op.held.iter().skip(1).collect(),
+        _ => op.held.iter().skip(1).collect(),
     }
 }
 
