@@ -40,7 +40,11 @@ fn assert_complete(findings: &[Finding]) {
             dump(findings)
         );
         assert!(
-            f.notes.iter().filter(|n| n.starts_with("path of thread")).count() == 2,
+            f.notes
+                .iter()
+                .filter(|n| n.starts_with("path of thread"))
+                .count()
+                == 2,
             "{}",
             dump(findings)
         );
@@ -52,7 +56,11 @@ fn nested_blocks_in_two_classes() {
     let findings = check("nested_blocks");
     assert_complete(&findings);
     let f = &findings[0];
-    assert!(f.message.contains("Locks.FIRST") || f.notes.iter().any(|n| n.contains("Locks.FIRST")), "{}", dump(&findings));
+    assert!(
+        f.message.contains("Locks.FIRST") || f.notes.iter().any(|n| n.contains("Locks.FIRST")),
+        "{}",
+        dump(&findings)
+    );
 }
 
 #[test]

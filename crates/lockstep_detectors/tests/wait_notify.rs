@@ -52,7 +52,9 @@ fn wait_not_in_a_loop() {
 fn notify_where_notify_all_is_needed() {
     let findings = wait_notify("notify_all");
     assert!(
-        findings.iter().all(|f| f.message.contains("different conditions")),
+        findings
+            .iter()
+            .all(|f| f.message.contains("different conditions")),
         "{}",
         dump(&findings)
     );
@@ -62,7 +64,11 @@ fn notify_where_notify_all_is_needed() {
 fn lost_wake_up_both_ways() {
     let findings = wait_notify("lost_wakeup");
     let severities: Vec<Severity> = findings.iter().map(|f| f.severity).collect();
-    assert!(severities.contains(&Severity::Warning), "{}", dump(&findings));
+    assert!(
+        severities.contains(&Severity::Warning),
+        "{}",
+        dump(&findings)
+    );
     assert!(severities.contains(&Severity::Note), "{}", dump(&findings));
 }
 

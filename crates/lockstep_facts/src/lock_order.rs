@@ -107,38 +107,18 @@ pub struct MonitorOp {
     pub held: Vec<HeldLock>,
     /// The statement is on a CFG cycle of its method.
     pub in_loop: bool,
+    /// Some lock, resolved to an object or not, may be held here on some
+    /// path: by the body before the statement or by a caller on some path
+    /// into the context. `false` means no lock at all can be held.
+    pub maybe_locked: bool,
 }
 
 /// A blocking JDK call made while holding at least one lock.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
 pub struct BlockingCall {
     pub site: Site,
-    pub kind: BlockingKindKey,
+    pub kind: BlockingKind,
     pub held: Vec<HeldLock>,
-}
-
-/// [`BlockingKind`] with an order, for sorting.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub struct BlockingKindKey(pub u8);
-
-impl BlockingKindKey {
-    pub fn kind(self) -> BlockingKind {
-        match self.0 {
-            0 => BlockingKind::Sleep,
-            1 => BlockingKind::Join,
-            2 => BlockingKind::Handoff,
-            _ => BlockingKind::Io,
-        }
-    }
-
-    fn of(k: BlockingKind) -> BlockingKindKey {
-        BlockingKindKey(match k {
-            BlockingKind::Sleep => 0,
-            BlockingKind::Join => 1,
-            BlockingKind::Handoff => 2,
-            BlockingKind::Io => 3,
-        })
-    }
 }
 
 /// The lock-order and monitor facts of one check, each list sorted and
@@ -161,7 +141,9 @@ pub fn compute(program: &Program, pt: &PointsToResult, races: &RaceFacts) -> Loc
         acquisitions: BTreeSet::new(),
         monitor_ops: BTreeSet::new(),
         blocking: BTreeSet::new(),
+        maybe_locked: Vec::new(),
     };
+    c.maybe_locked = c.callers_may_lock();
     for node in 0..races.graph.len() as u32 {
         c.node(node);
     }
@@ -181,6 +163,8 @@ struct Collector<'a> {
     acquisitions: BTreeSet<Acquisition>,
     monitor_ops: BTreeSet<MonitorOp>,
     blocking: BTreeSet<BlockingCall>,
+    /// Per node: some path into it may hold a lock (see [`MonitorOp::maybe_locked`]).
+    maybe_locked: Vec<bool>,
 }
 
 /// One node being scanned.
@@ -238,11 +222,7 @@ impl Collector<'_> {
         if !self.program.is_application(data.class) {
             return;
         }
-        let locks = self
-            .body_locks
-            .entry(mc.method)
-            .or_insert_with(|| Arc::new(local_locks::analyse(self.program, &body)))
-            .clone();
+        let locks = self.body_locks(mc.method, &body);
         let here = Here {
             node,
             method: mc.method,
@@ -265,6 +245,53 @@ impl Collector<'_> {
                 _ => {}
             }
         }
+    }
+
+    /// The locks a body must hold before each statement (cached).
+    fn body_locks(&mut self, m: MethodId, body: &Body) -> Arc<BodyLocks> {
+        let program = self.program;
+        self.body_locks
+            .entry(m)
+            .or_insert_with(|| Arc::new(local_locks::analyse(program, body)))
+            .clone()
+    }
+
+    /// Per node: may some path from a root into it hold a lock? A may
+    /// analysis over the call graph (a boolean per node, set once), with
+    /// locks counted whether or not they resolve to one object.
+    fn callers_may_lock(&mut self) -> Vec<bool> {
+        let graph = &self.races.graph;
+        let mut may = vec![false; graph.len()];
+        let mut work: Vec<u32> = Vec::new();
+        for (n, callees) in graph.callees.iter().enumerate() {
+            if callees.is_empty() || !matches!(self.races.entry_locks.get(n), Some(Some(_))) {
+                continue;
+            }
+            let m = graph.nodes[n].method;
+            let data = self.program.method(m);
+            let app = self.program.is_application(data.class);
+            let locks = match (app, self.program.body(m)) {
+                (true, Some(body)) => Some(self.body_locks(m, &body)),
+                _ => None,
+            };
+            for &(site, c) in callees {
+                let here = data.is_synchronized()
+                    || locks.as_ref().is_some_and(|l| !l.at(site).is_empty());
+                if here && !may[c as usize] {
+                    may[c as usize] = true;
+                    work.push(c);
+                }
+            }
+        }
+        while let Some(n) = work.pop() {
+            for &(_, c) in &graph.callees[n as usize] {
+                if !may[c as usize] {
+                    may[c as usize] = true;
+                    work.push(c);
+                }
+            }
+        }
+        may
     }
 
     /// The locks held before statement `s` (entry ∪ the body's own).
@@ -309,7 +336,7 @@ impl Collector<'_> {
             if !held.is_empty() {
                 self.blocking.insert(BlockingCall {
                     site: self.site(here.node, here.method, Some(s)),
-                    kind: BlockingKindKey::of(kind),
+                    kind,
                     held,
                 });
             }
@@ -374,6 +401,13 @@ impl Collector<'_> {
             });
         let held = self.held(here, s);
         let in_loop = crate::threads::in_loop(here.body, s);
+        let maybe_locked = !here.locks.at(s).is_empty()
+            || !held.is_empty()
+            || self
+                .maybe_locked
+                .get(here.node as usize)
+                .copied()
+                .unwrap_or(true);
         self.monitor_ops.insert(MonitorOp {
             site: self.site(here.node, here.method, Some(s)),
             kind,
@@ -382,6 +416,7 @@ impl Collector<'_> {
             held_by_name,
             held,
             in_loop,
+            maybe_locked,
         });
     }
 }

@@ -14,7 +14,7 @@ use crate::table::{Keyed, Table};
 use crate::Desc;
 
 /// What kind of waiting a blocking call does.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum BlockingKind {
     /// `Thread.sleep`.
     Sleep,

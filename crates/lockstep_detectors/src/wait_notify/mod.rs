@@ -5,8 +5,8 @@
 //! (`lockstep_facts::lock_order`), aggregated per statement over its
 //! method contexts:
 //!
-//! - `wait`/`notify` on an object whose monitor is not held in any
-//!   context (it throws `IllegalMonitorStateException`);
+//! - `wait`/`notify` where no lock at all can be held, on any path into
+//!   any context (it throws `IllegalMonitorStateException`);
 //! - `wait`/`await` while holding a second lock (nested monitor lock-out:
 //!   `wait` releases only its own lock, so the notifier blocks on the other);
 //! - an untimed `wait`/`await` that is on no loop of its method (a
@@ -105,7 +105,9 @@ fn receiver_held(op: &MonitorOp) -> bool {
 /// The locks held besides the receiver's.
 fn other_locks(op: &MonitorOp) -> Vec<&locks::HeldLock> {
     match &op.lock {
-        Some(l) if op.kind.on_monitor() => op.held.iter().filter(|h| h.object != l.object).collect(),
+        Some(l) if op.kind.on_monitor() => {
+            op.held.iter().filter(|h| h.object != l.object).collect()
+        }
         // A condition's lock, or a receiver naming several objects: one of
         // the held locks is its own.
         _ => op.held.iter().skip(1).collect(),
@@ -163,7 +165,7 @@ impl Judge<'_> {
             let unheld = op.kind.on_monitor()
                 && contexts
                     .iter()
-                    .all(|o| !receiver_held(o) && (o.lock.is_some() || o.held.is_empty()));
+                    .all(|o| !receiver_held(o) && !o.maybe_locked);
             if unheld {
                 out.push(
                     self.finding(rule, Severity::Error, m, s, format!(
@@ -257,7 +259,7 @@ impl Judge<'_> {
                     s,
                     format!(
                         "{} in {} while holding {}: every thread that needs the lock waits as long",
-                        c.kind.kind().as_str(),
+                        c.kind.as_str(),
                         short_method(p, m),
                         held.join(", ")
                     ),
