@@ -192,13 +192,13 @@ impl Reporter<'_> {
         let earlier = self
             .acquisitions
             .iter()
+            .rev()
             .filter(|b| b.site.node == a.site.node && b.lock.object == h.object)
-            .filter(|b| match (b.site.stmt, a.site.stmt) {
+            .find(|b| match (b.site.stmt, a.site.stmt) {
                 (None, _) => true,
                 (Some(x), Some(y)) => x < y,
                 (Some(_), None) => false,
-            })
-            .last();
+            });
         match earlier {
             Some(b) => format!("{} ({})", self.lock_name(b), self.at(b)),
             None => format!(
