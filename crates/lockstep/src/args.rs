@@ -18,6 +18,8 @@ pub struct Cli {
     pub command: Command,
 }
 
+// Parsed once per process; boxing the big variant would buy nothing.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Analyse class files, class directories, jars, jmods or a JDK image and report findings.
@@ -63,8 +65,8 @@ pub enum ColorChoice {
 /// Where the program comes from; shared by `check` and the debug commands.
 #[derive(Debug, Args, Clone)]
 pub struct InputArgs {
-    /// Application inputs: .class files, class directories, jars, .jmod files, or a JDK `lib/modules` image.
-    #[arg(required = true, value_name = "PATH")]
+    /// Application inputs: .class files, class directories, jars (also Spring Boot jars, WARs, EARs), .jmod files, or a JDK `lib/modules` image. Default: `inputs` of lockstep.toml.
+    #[arg(value_name = "PATH")]
     pub paths: Vec<PathBuf>,
     /// Libraries read for their behaviour but never reported on (jars, directories, jmods). Separate with ':' or repeat.
     #[arg(
@@ -75,6 +77,14 @@ pub struct InputArgs {
         value_delimiter = ':'
     )]
     pub classpath: Vec<PathBuf>,
+    /// Module path entries (jars or directories of jars), read as libraries like -cp. Separate with ':' or repeat.
+    #[arg(
+        long = "module-path",
+        short = 'p',
+        value_name = "PATHS",
+        value_delimiter = ':'
+    )]
+    pub module_path: Vec<PathBuf>,
     /// JDK home whose classes are loaded lazily (default: $JAVA_HOME, else the `java` on PATH).
     #[arg(long, value_name = "DIR")]
     pub jdk: Option<PathBuf>,
@@ -105,9 +115,9 @@ pub enum PointsToMode {
 pub struct CheckArgs {
     #[command(flatten)]
     pub input: InputArgs,
-    /// Output format.
-    #[arg(long, value_enum, default_value = "text")]
-    pub format: Format,
+    /// Output format [default: text].
+    #[arg(long, value_enum)]
+    pub format: Option<Format>,
     /// Write the report to FILE instead of standard output.
     #[arg(long, short = 'o', value_name = "FILE")]
     pub output: Option<PathBuf>,
@@ -150,6 +160,15 @@ pub struct CheckArgs {
     /// Never show a progress bar.
     #[arg(long)]
     pub no_progress: bool,
+    /// Report only findings not listed in this baseline file (see --write-baseline).
+    #[arg(long, value_name = "FILE")]
+    pub baseline: Option<PathBuf>,
+    /// Write the findings of this run to FILE as a baseline.
+    #[arg(long, value_name = "FILE")]
+    pub write_baseline: Option<PathBuf>,
+    /// Settings only lockstep.toml gives (suppression patterns, ...).
+    #[arg(skip)]
+    pub file_settings: crate::config::FileSettings,
 }
 
 #[derive(Debug, Subcommand)]

@@ -2,13 +2,13 @@
 //! rendered report on stdout (or `-o`), explanations and statistics on
 //! stderr, and the exit code.
 
-use std::io::{IsTerminal, Write};
+use std::io::Write;
 
 use lockstep_detectors::{Options, RuleSet};
 use lockstep_driver::{CheckSettings, Outcome, Progress, Workspace};
 use lockstep_report::{render, RenderOptions};
 
-use crate::args::{CheckArgs, ColorChoice, PointsToMode, UnknownCalleesMode};
+use crate::args::{CheckArgs, Format, PointsToMode, UnknownCalleesMode};
 use crate::progress::Phases;
 
 impl Progress for Phases {
@@ -36,16 +36,20 @@ pub fn run(args: &CheckArgs) -> u8 {
             return 2;
         }
     };
-    let outcome = workspace.check(&settings(args, rules), &mut phases);
+    let mut outcome = workspace.check(&settings(args, rules), &mut phases);
+    // Suppressions and baseline (crate::post).
+    if let Err(e) = crate::post::apply(&mut outcome.report, workspace.program(), args) {
+        phases.finish();
+        eprintln!("error: {e}");
+        return 2;
+    }
     let text = render(
         &outcome.report,
-        args.format.into(),
+        args.format.unwrap_or(Format::Text).into(),
         &RenderOptions {
-            color: use_color(args),
-            rules: lockstep_detectors::all_rules()
-                .iter()
-                .map(|r| r.to_report())
-                .collect(),
+            color: crate::terminal::color(args.color, args.output.is_none()),
+            rules: crate::rule_docs::report_rules(args.file_settings.help_uri_base.as_deref()),
+            source_root: args.file_settings.source_root.clone(),
             ..RenderOptions::default()
         },
     );
@@ -53,6 +57,13 @@ pub fn run(args: &CheckArgs) -> u8 {
     if let Err(e) = write_report(args, &text) {
         eprintln!("error: cannot write the report: {e}");
         return 2;
+    }
+    if let Some(hint) = args
+        .explain
+        .as_deref()
+        .and_then(|field| crate::explain_hint::unknown_field(workspace.program(), field))
+    {
+        eprintln!("{hint}");
     }
     print_explanations(args, rules, &outcome);
     if args.stats {
@@ -84,18 +95,6 @@ fn settings(args: &CheckArgs, rules: RuleSet) -> CheckSettings {
             explain_atomicity: args.explain_atomicity,
         },
         stats: args.stats,
-    }
-}
-
-fn use_color(args: &CheckArgs) -> bool {
-    match args.color {
-        ColorChoice::Always => true,
-        ColorChoice::Never => false,
-        ColorChoice::Auto => {
-            args.output.is_none()
-                && std::io::stdout().is_terminal()
-                && std::env::var_os("NO_COLOR").is_none()
-        }
     }
 }
 

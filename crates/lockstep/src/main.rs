@@ -1,9 +1,16 @@
 //! The `lockstep` command line: the only part of lockstep that prints.
 
 mod args;
+mod baseline;
 mod check;
+mod config;
 mod debug;
+mod explain_hint;
+mod post;
 mod progress;
+mod rule_docs;
+mod suppress;
+mod terminal;
 
 use std::process::ExitCode;
 
@@ -32,7 +39,21 @@ fn main() -> ExitCode {
         }
     };
     let code = match cli.command {
-        Command::Check(args) => check::run(&args),
+        Command::Check(mut args) => match config::apply_nearest(&mut args) {
+            Ok(()) if args.input.paths.is_empty() => {
+                eprintln!(
+                    "error: no inputs: give the paths to analyse, or `inputs` in {}\n\n{}",
+                    config::FILE_NAME,
+                    check_usage()
+                );
+                2
+            }
+            Ok(()) => check::run(&args),
+            Err(e) => {
+                eprintln!("error: {e}");
+                2
+            }
+        },
         Command::Rules { rule } => rules(rule.as_deref()),
         Command::Debug(cmd) => debug::run(cmd),
     };
@@ -65,17 +86,41 @@ fn rules(rule: Option<&str>) -> u8 {
 pub(crate) fn inputs(input: &args::InputArgs) -> lockstep_driver::Inputs {
     lockstep_driver::Inputs {
         paths: input.paths.clone(),
-        classpath: input.classpath.clone(),
+        // A module path is read as a class path.
+        classpath: [&input.classpath[..], &input.module_path[..]].concat(),
         jdk: input.jdk.clone(),
         no_jdk: input.no_jdk,
     }
 }
 
+/// `Usage: lockstep check [OPTIONS] [PATH]...`, as clap writes it.
+fn check_usage() -> String {
+    use clap::CommandFactory;
+    let mut cli = Cli::command().bin_name("lockstep");
+    cli.build();
+    match cli.find_subcommand_mut("check") {
+        Some(check) => check.render_usage().to_string(),
+        None => String::new(),
+    }
+}
+
 /// Configure the worker pool once; output never depends on its size.
+/// More worker threads than this many per core only cost memory and
+/// stack space (`-j 20000` used to exhaust the process).
+const THREADS_PER_CORE_LIMIT: usize = 4;
+
 pub(crate) fn init_threads(threads: Option<usize>) {
     if let Some(n) = threads {
+        let cores = std::thread::available_parallelism().map_or(1, |c| c.get());
+        let limit = cores * THREADS_PER_CORE_LIMIT;
+        let n = if n > limit {
+            eprintln!("note: -j {n} is more than this machine can run ({cores} cores); using {limit} threads");
+            limit
+        } else {
+            n.max(1)
+        };
         let _ = rayon::ThreadPoolBuilder::new()
-            .num_threads(n.max(1))
+            .num_threads(n)
             .build_global();
     }
 }

@@ -4,8 +4,10 @@
 //! arrays), so the parser recurses; the depth is capped at
 //! [`MAX_DEPTH`] so a forged attribute cannot exhaust the stack. Every
 //! annotation attribute is optional: the caller drops a malformed one with
-//! a warning. Type annotations (`Runtime*TypeAnnotations`) and
-//! `AnnotationDefault` are not read; nothing in lockstep needs them yet.
+//! a warning. Of the type annotations (`Runtime*TypeAnnotations`) only a
+//! field's own type is read ([`field_type_annotations`]): the Checker
+//! Framework's `@GuardedBy` is a TYPE_USE annotation and lands there.
+//! `AnnotationDefault` is not read; nothing in lockstep needs it.
 //!
 //! A string element (tag `s`) points at a `Utf8` entry; it is stored as
 //! [`Constant::String`] because that is what the value *is* in Java terms.
@@ -43,6 +45,42 @@ pub(crate) fn parameter_annotations(
     let mut out = Vec::with_capacity(r.capacity_for(n, 2));
     for _ in 0..n {
         out.push(annotations(cx, r, visible)?);
+    }
+    Ok(out)
+}
+
+/// JVMS §4.7.20: the `target_type` of a type annotation on a field's type.
+const FIELD_TARGET: u8 = 0x13;
+
+/// The type annotations of a field (`Runtime(In)VisibleTypeAnnotations` on
+/// a `field_info`) that annotate the field's type itself (empty type path):
+/// `@GuardedBy("lock") Object x` with a TYPE_USE `@GuardedBy`. Those on
+/// nested types (`List<@A String>`) are skipped.
+pub(crate) fn field_type_annotations(
+    cx: &Cx<'_>,
+    r: &mut Reader<'_>,
+    visible: bool,
+) -> Result<Vec<Annotation>, ParseError> {
+    let n = usize::from(r.u16()?);
+    let mut out = Vec::new();
+    for _ in 0..n {
+        let at = r.offset();
+        let target = r.u8()?;
+        if target != FIELD_TARGET {
+            return Err(ParseError::new(
+                at,
+                format!("type annotation target 0x{target:02x} on a field (expected 0x13)"),
+            ));
+        }
+        let path_length = r.u8()?;
+        for _ in 0..path_length {
+            r.u8()?; // type_path_kind
+            r.u8()?; // type_argument_index
+        }
+        let parsed = annotation(cx, r, visible, 0)?;
+        if path_length == 0 {
+            out.push(parsed);
+        }
     }
     Ok(out)
 }

@@ -176,6 +176,16 @@ fn field(cx: &mut Cx<'_>, r: &mut Reader<'_>, i: usize) -> Result<FieldInfo, Par
             "RuntimeVisibleAnnotations" | "RuntimeInvisibleAnnotations" => {
                 add_annotations(cx, owner, attr, &mut f.annotations);
             }
+            // TYPE_USE annotations on the field's type count as the
+            // field's (Checker Framework's @GuardedBy).
+            "RuntimeVisibleTypeAnnotations" | "RuntimeInvisibleTypeAnnotations" => {
+                let visible = attr.name == "RuntimeVisibleTypeAnnotations";
+                if let Some(list) = cx.optional(owner, attr, |cx, r| {
+                    annotations::field_type_annotations(cx, r, visible)
+                }) {
+                    f.annotations.extend(list);
+                }
+            }
             _ => {}
         }
     }

@@ -57,6 +57,7 @@ mod attributes;
 mod class;
 mod code;
 mod cx;
+pub mod descriptor;
 mod error;
 pub mod model;
 mod mutf8;

@@ -6,8 +6,8 @@
 //! `/usr/lib/jvm/X`). A wrong explicit path or `$JAVA_HOME` is an error,
 //! not a reason to silently try the next source: the user asked for it.
 //!
-//! It does not run `java` or read the `release` file, so it knows the
-//! layout (image, jmods, rt.jar), not the version.
+//! It does not run `java`; the version comes from the home's `release`
+//! file ([`jdk_release`]), used to pick multi-release jar versions.
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -128,4 +128,37 @@ pub fn jdk_class_sources(home: &Path) -> Result<Vec<PathBuf>, Problem> {
         }
     }
     Err(Problem::new(Origin::file(home), NOT_A_JDK))
+}
+
+/// The feature release of the JDK at `home` (`17` for
+/// `JAVA_VERSION="17.0.2"`, `8` for `"1.8.0_392"`), from its `release`
+/// file; `None` when the file is absent or says something else.
+pub fn jdk_release(home: &Path) -> Option<u16> {
+    let text = std::fs::read_to_string(home.join("release")).ok()?;
+    let line = text.lines().find_map(|l| l.strip_prefix("JAVA_VERSION="))?;
+    release_of_version(line.trim().trim_matches('"'))
+}
+
+fn release_of_version(version: &str) -> Option<u16> {
+    let mut parts = version.split(['.', '_', '-', '+']);
+    let first: u16 = parts.next()?.parse().ok()?;
+    if first == 1 {
+        parts.next()?.parse().ok()
+    } else {
+        Some(first)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn versions_to_releases() {
+        assert_eq!(release_of_version("17.0.2"), Some(17));
+        assert_eq!(release_of_version("1.8.0_392"), Some(8));
+        assert_eq!(release_of_version("25"), Some(25));
+        assert_eq!(release_of_version("21-ea"), Some(21));
+        assert_eq!(release_of_version("x"), None);
+    }
 }

@@ -15,21 +15,29 @@
 //!   internal class names (`java/lang/Thread`) to locations and reads bytes
 //!   only when [`Library::load`] is called.
 //!
+//! Class paths are read the way Java writes them (see `expand` and
+//! `archive`): `dir/*` wildcards, directories of jars, manifest
+//! `Class-Path`, Spring Boot jars, WARs and EARs with their nested
+//! libraries, and multi-release jars for the release in [`ReadOptions`].
+//!
 //! What this crate deliberately does not know: the class-file format. It
 //! never validates that bytes are a well-formed class (that is the parser
 //! crate's job); the one exception is a tiny constant-pool walk that names a
-//! loose `.class` file given on a library path (see `peek`). It also does
-//! not apply multi-release jar overrides (`META-INF/versions/**` is skipped)
-//! and does not know anything about modules beyond the name a jimage stores.
+//! loose `.class` file given on a library path (see `peek`). It does not
+//! know anything about modules beyond the name a jimage stores: a module
+//! path is read as a class path.
 
+mod archive;
 mod bytes;
 mod detect;
 mod dir;
+mod expand;
 mod inflate;
 mod inputs;
 mod jdk;
 pub mod jimage;
 mod library;
+mod manifest;
 mod peek;
 mod zipfile;
 
@@ -37,8 +45,9 @@ use std::fmt;
 use std::path::PathBuf;
 
 pub use detect::detect_kind;
-pub use inputs::read_inputs;
-pub use jdk::{find_jdk, find_jdk_with, jdk_class_sources};
+pub use expand::expand_classpath;
+pub use inputs::{read_inputs, read_inputs_with};
+pub use jdk::{find_jdk, find_jdk_with, jdk_class_sources, jdk_release};
 pub use jimage::{jimage_from_bytes, ImageClass, JImage, Location};
 pub use library::Library;
 
@@ -75,6 +84,33 @@ impl Origin {
             container: container.into(),
             entry: Some(entry.into()),
         }
+    }
+}
+
+impl Origin {
+    /// The origin of `name` inside what `self` names: an entry of a file,
+    /// or of a nested archive (`app.jar!BOOT-INF/lib/x.jar!a/B.class`).
+    pub fn child(&self, name: &str) -> Origin {
+        match &self.entry {
+            None => Origin::entry(&self.container, name),
+            Some(entry) => Origin::entry(&self.container, format!("{entry}!{name}")),
+        }
+    }
+}
+
+/// How classes are chosen from what the paths hold.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ReadOptions {
+    /// The Java release the program runs on: a multi-release jar's
+    /// `META-INF/versions/N/` class replaces the base class for every
+    /// `N <= release`.
+    pub release: u16,
+}
+
+impl Default for ReadOptions {
+    /// Java 17, the oldest release still widely supported.
+    fn default() -> Self {
+        ReadOptions { release: 17 }
     }
 }
 
@@ -160,6 +196,11 @@ impl fmt::Display for InputKind {
 pub struct InputSet {
     pub classes: Vec<ClassBytes>,
     pub problems: Vec<Problem>,
+    /// Paths the inputs put on the library class path, in input order, each
+    /// once: archives among the inputs that carry nested libraries (Spring
+    /// Boot, WAR, EAR; [`Library::open`] indexes those) and the jars their
+    /// manifests' `Class-Path` names.
+    pub libraries: Vec<PathBuf>,
 }
 
 /// A human message for an I/O error; the common cases get the wording users

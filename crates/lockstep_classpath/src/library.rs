@@ -6,10 +6,14 @@
 //! that `load` needs no locks: it is `&self`, and `Library` is
 //! `Send + Sync`.
 //!
+//! Class paths are expanded first (`expand`: wildcards, directories of
+//! jars, manifest `Class-Path`); archives are indexed by their layout
+//! (`archive`), nested library jars inflated into memory and indexed after
+//! their archive's own classes.
+//!
 //! What it does not know: class-file contents (it never checks that the
 //! bytes under a name really declare that name — except for loose `.class`
-//! files, which have no other name to go by), multi-release overrides, and
-//! module boundaries (a JDK image's `module-info` classes all map to the one
+//! files, which have no other name to go by), and module boundaries (a JDK image's `module-info` classes all map to the one
 //! name `module-info`; the first module's wins, like any duplicate).
 
 use std::fmt;
@@ -17,10 +21,15 @@ use std::path::{Path, PathBuf};
 
 use rawzip::{CompressionMethod, ZipArchiveEntryWayfinder, ZipSliceArchive};
 
+use crate::archive;
 use crate::bytes::{map_file, read_file, FileBytes};
+use crate::inputs::MAX_NESTING;
 use crate::jimage::JImage;
 use crate::zipfile::{self, Flavor};
-use crate::{detect_kind, dir, jdk, peek, ClassBytes, InputKind, Origin, Problem};
+use crate::{
+    detect_kind, dir, expand_classpath, jdk, peek, ClassBytes, InputKind, Origin, Problem,
+    ReadOptions,
+};
 
 /// An index of internal class names to where their bytes are, over a list
 /// of containers searched in order (first definition of a name wins).
@@ -61,9 +70,9 @@ fn span_str(text: &str, (start, len): (usize, usize)) -> &str {
 }
 
 enum Source {
+    /// A jar or jmod, or a jar nested in one (`origin` has an entry then).
     Zip {
-        path: PathBuf,
-        flavor: Flavor,
+        origin: Origin,
         archive: ZipSliceArchive<FileBytes>,
     },
     Image {
@@ -81,6 +90,9 @@ struct Entry {
 
 enum Loc {
     Zip {
+        /// The entry's name, which the class name alone does not give
+        /// (`BOOT-INF/classes/`, `META-INF/versions/11/`).
+        name: Box<str>,
         wayfinder: ZipArchiveEntryWayfinder,
         method: CompressionMethod,
         encrypted: bool,
@@ -94,15 +106,28 @@ enum Loc {
 }
 
 impl Library {
-    /// Indexes jars, jmods, class directories, JDK images and class files,
-    /// in classpath order. Inputs that cannot be opened become problems and
-    /// are skipped; the rest still form a library.
+    /// [`Library::open_with`] with the default [`ReadOptions`].
     pub fn open(paths: &[PathBuf]) -> (Library, Vec<Problem>) {
-        let mut problems = Vec::new();
+        Library::open_with(paths, &ReadOptions::default())
+    }
+
+    /// Indexes jars (plain, multi-release, Spring Boot, WAR, EAR), jmods,
+    /// class directories, JDK images and class files, in classpath order,
+    /// after expanding the class path (wildcards, directories of jars,
+    /// manifest `Class-Path`). Inputs that cannot be opened become problems
+    /// and are skipped; the rest still form a library.
+    pub fn open_with(paths: &[PathBuf], options: &ReadOptions) -> (Library, Vec<Problem>) {
+        let (paths, mut problems) = expand_classpath(paths);
         let mut sources = Vec::new();
         let mut builder = Builder::default();
-        for path in paths {
-            if let Err(problem) = add_source(path, &mut sources, &mut builder, &mut problems) {
+        for path in &paths {
+            let mut add = Adder {
+                sources: &mut sources,
+                builder: &mut builder,
+                problems: &mut problems,
+                options,
+            };
+            if let Err(problem) = add.source(path) {
                 problems.push(problem);
             }
         }
@@ -195,115 +220,181 @@ impl fmt::Debug for Library {
     }
 }
 
-fn add_source(
-    path: &Path,
-    sources: &mut Vec<Source>,
-    builder: &mut Builder,
-    problems: &mut Vec<Problem>,
-) -> Result<(), Problem> {
-    let kind = detect_kind(path)?;
-    let source = u32::try_from(sources.len())
-        .map_err(|_| Problem::new(Origin::file(path), "too many library containers"))?;
-    match kind {
-        InputKind::Jar | InputKind::Jmod => {
-            let flavor = if kind == InputKind::Jmod {
-                Flavor::Jmod
-            } else {
-                Flavor::Jar
-            };
-            let data = map_file(path)?;
-            let (archive, entries) = zipfile::open(data, flavor, path, problems)?;
-            builder.raw.reserve(entries.len());
-            for entry in entries {
-                builder.push(
-                    &[entry.class_name(flavor)],
-                    Entry {
-                        source,
-                        loc: Loc::Zip {
-                            wayfinder: entry.wayfinder,
-                            method: entry.method,
-                            encrypted: entry.encrypted,
-                        },
-                    },
-                );
-            }
-            sources.push(Source::Zip {
-                path: path.to_path_buf(),
-                flavor,
-                archive,
-            });
-        }
-        InputKind::JImage => {
-            let data = map_file(path)?;
-            let image = JImage::parse(data).map_err(|m| Problem::new(Origin::file(path), m))?;
-            builder
-                .raw
-                .reserve(usize::try_from(image.table_length()).unwrap_or(0));
-            let errors = image.for_each_class(|slot, names| {
-                let entry = Entry {
-                    source,
-                    loc: Loc::Image { slot },
-                };
-                if names.parent.is_empty() {
-                    builder.push(&[names.base], entry);
+/// Indexes containers into the sources and names of a library.
+struct Adder<'a> {
+    sources: &'a mut Vec<Source>,
+    builder: &'a mut Builder,
+    problems: &'a mut Vec<Problem>,
+    options: &'a ReadOptions,
+}
+
+impl Adder<'_> {
+    fn next_source(&self, origin: &Origin) -> Result<u32, Problem> {
+        u32::try_from(self.sources.len())
+            .map_err(|_| Problem::new(origin.clone(), "too many library containers"))
+    }
+
+    fn source(&mut self, path: &Path) -> Result<(), Problem> {
+        let kind = detect_kind(path)?;
+        let origin = Origin::file(path);
+        match kind {
+            InputKind::Jar | InputKind::Jmod => {
+                let flavor = if kind == InputKind::Jmod {
+                    Flavor::Jmod
                 } else {
-                    builder.push(&[names.parent, "/", names.base], entry);
+                    Flavor::Jar
+                };
+                let file_name = path.file_name().map(|n| n.to_string_lossy().into_owned());
+                let data = map_file(path)?;
+                self.archive(
+                    data,
+                    (flavor, file_name.as_deref().unwrap_or("")),
+                    origin,
+                    0,
+                )?;
+            }
+            InputKind::JImage => {
+                let source = self.next_source(&origin)?;
+                let data = map_file(path)?;
+                let image = JImage::parse(data).map_err(|m| Problem::new(origin.clone(), m))?;
+                let builder = &mut *self.builder;
+                builder
+                    .raw
+                    .reserve(usize::try_from(image.table_length()).unwrap_or(0));
+                let errors = image.for_each_class(|slot, names| {
+                    let entry = Entry {
+                        source,
+                        loc: Loc::Image { slot },
+                    };
+                    if names.parent.is_empty() {
+                        builder.push(&[names.base], entry);
+                    } else {
+                        builder.push(&[names.parent, "/", names.base], entry);
+                    }
+                });
+                self.problems
+                    .extend(errors.into_iter().map(|m| Problem::new(origin.clone(), m)));
+                self.sources.push(Source::Image {
+                    path: path.to_path_buf(),
+                    image,
+                });
+            }
+            InputKind::Directory => {
+                let source = self.next_source(&origin)?;
+                for file in dir::class_files(path, self.problems) {
+                    let name = file.class_name().to_string();
+                    self.builder.push(
+                        &[&name],
+                        Entry {
+                            source,
+                            loc: Loc::File { path: file.path },
+                        },
+                    );
                 }
-            });
-            problems.extend(
-                errors
-                    .into_iter()
-                    .map(|m| Problem::new(Origin::file(path), m)),
-            );
-            sources.push(Source::Image {
-                path: path.to_path_buf(),
-                image,
-            });
-        }
-        InputKind::Directory => {
-            for file in dir::class_files(path, problems) {
-                let name = file.class_name().to_string();
-                builder.push(
+                self.sources.push(Source::Files);
+            }
+            InputKind::ClassFile => {
+                let source = self.next_source(&origin)?;
+                // A loose class file has no path-implied name; read the one
+                // it declares (see `peek`).
+                let bytes = read_file(path)?;
+                let name = peek::this_class_name(&bytes).ok_or_else(|| {
+                    Problem::new(
+                        origin.clone(),
+                        "cannot read the class name from this file (not a well-formed class file)",
+                    )
+                })?;
+                self.builder.push(
                     &[&name],
                     Entry {
                         source,
-                        loc: Loc::File { path: file.path },
+                        loc: Loc::File {
+                            path: path.to_path_buf(),
+                        },
                     },
                 );
+                self.sources.push(Source::Files);
             }
-            sources.push(Source::Files);
         }
-        InputKind::ClassFile => {
-            // A loose class file has no path-implied name; read the one it
-            // declares (see `peek`).
-            let bytes = read_file(path)?;
-            let name = peek::this_class_name(&bytes).ok_or_else(|| {
-                Problem::new(
-                    Origin::file(path),
-                    "cannot read the class name from this file (not a well-formed class file)",
-                )
-            })?;
-            builder.push(
-                &[&name],
+        Ok(())
+    }
+
+    /// Indexes the archive in `data` (named by `origin`, `depth` archives
+    /// deep), then the archives nested in it.
+    fn archive(
+        &mut self,
+        data: FileBytes,
+        (flavor, file_name): (Flavor, &str),
+        origin: Origin,
+        depth: usize,
+    ) -> Result<(), Problem> {
+        let source = self.next_source(&origin)?;
+        let (archive, entries) = zipfile::open(data, &origin, self.problems)?;
+        let contents = archive::contents(
+            &archive,
+            entries,
+            (flavor, file_name),
+            self.options.release,
+            &origin,
+            self.problems,
+        );
+        self.builder.raw.reserve(contents.classes.len());
+        for class in &contents.classes {
+            self.builder.push(
+                &[&class.class],
                 Entry {
                     source,
-                    loc: Loc::File {
-                        path: path.to_path_buf(),
+                    loc: Loc::Zip {
+                        name: class.entry.name.as_str().into(),
+                        wayfinder: class.entry.wayfinder,
+                        method: class.entry.method,
+                        encrypted: class.entry.encrypted,
                     },
                 },
             );
-            sources.push(Source::Files);
         }
+        // In a library, an EAR's application modules are libraries too.
+        let nested: Vec<_> = contents
+            .nested_app
+            .iter()
+            .chain(&contents.nested_lib)
+            .map(|entry| {
+                (
+                    origin.child(&entry.name),
+                    zipfile::read_nested(&archive, entry),
+                )
+            })
+            .collect();
+        self.sources.push(Source::Zip { origin, archive });
+        for (child, read) in nested {
+            if depth >= MAX_NESTING {
+                self.problems
+                    .push(Problem::new(child, "archive nested too deeply; not read"));
+                continue;
+            }
+            let name = child.entry.clone().unwrap_or_default();
+            let result = read
+                .map_err(|message| Problem::new(child.clone(), message))
+                .and_then(|bytes| {
+                    self.archive(
+                        FileBytes::Owned(bytes),
+                        (Flavor::Jar, &name),
+                        child,
+                        depth + 1,
+                    )
+                });
+            if let Err(problem) = result {
+                self.problems.push(problem);
+            }
+        }
+        Ok(())
     }
-    Ok(())
 }
 
 fn origin_of(internal_name: &str, entry: &Entry, source: &Source) -> Origin {
     match (&entry.loc, source) {
         (Loc::File { path }, _) => Origin::file(path),
-        (Loc::Zip { .. }, Source::Zip { path, flavor, .. }) => {
-            Origin::entry(path, format!("{}{internal_name}.class", flavor.prefix()))
-        }
+        (Loc::Zip { name, .. }, Source::Zip { origin, .. }) => origin.child(name),
         (Loc::Image { slot }, Source::Image { path, image }) => {
             let full = image
                 .location_at(*slot)
@@ -314,7 +405,8 @@ fn origin_of(internal_name: &str, entry: &Entry, source: &Source) -> Origin {
             }
         }
         // Entries are only ever created with their matching source kind.
-        (_, Source::Zip { path, .. } | Source::Image { path, .. }) => Origin::file(path),
+        (_, Source::Zip { origin, .. }) => origin.clone(),
+        (_, Source::Image { path, .. }) => Origin::file(path),
         (_, Source::Files) => Origin::file(internal_name),
     }
 }
@@ -328,6 +420,7 @@ fn read_entry(internal_name: &str, entry: &Entry, source: &Source) -> Result<Cla
                 wayfinder,
                 method,
                 encrypted,
+                ..
             },
             Source::Zip { archive, .. },
         ) => zipfile::read_raw(archive, *wayfinder, *method, *encrypted),

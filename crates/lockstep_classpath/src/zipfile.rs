@@ -1,13 +1,10 @@
-//! Jar/zip and jmod reading: the central-directory index of class entries,
+//! Jar/zip and jmod reading: the central-directory index of file entries,
 //! and reading (inflating + CRC-checking) one entry.
 //!
-//! Deliberately not handled:
-//! * Multi-release jars: only base entries are read; everything under
-//!   `META-INF/versions/**` is skipped. Choosing the override for a target
-//!   release is a later feature.
-//! * Encrypted entries and compression other than stored/deflate: reported
-//!   as a problem for that entry.
-//! * Nested jars (Spring Boot `BOOT-INF/lib/*.jar`): not opened.
+//! Which entries are classes (layouts, multi-release versions, nested
+//! archives) is decided by `archive`; this module only lists and reads.
+//! Encrypted entries and compression other than stored/deflate are
+//! reported as a problem for that entry.
 //!
 //! Library choice, measured on JDK 17's `java.base.jmod` (6,426 classes,
 //! 25.2 MB inflated; release build, warm cache, 2-core machine under load):
@@ -19,6 +16,11 @@ use rawzip::{CompressionMethod, ErrorKind, ZipArchiveEntryWayfinder, ZipSliceArc
 
 use crate::inflate::{crc32, inflate, Wrapper};
 use crate::{Origin, Problem, MAX_CLASS_BYTES};
+
+/// Largest nested archive (a `BOOT-INF/lib` jar) we inflate into memory;
+/// real library jars are far smaller, a lying header must not allocate
+/// gigabytes.
+pub(crate) const MAX_NESTED_BYTES: u64 = 512 << 20;
 
 /// DEFLATE cannot expand better than about 1032:1; a header claiming more
 /// is lying, and we refuse before allocating for it.
@@ -42,9 +44,9 @@ impl Flavor {
     }
 }
 
-/// One class entry of an archive.
+/// One file entry of an archive.
 #[derive(Clone, Debug)]
-pub(crate) struct ZipClassEntry {
+pub(crate) struct ZipEntry {
     /// The entry's name as stored (lossily decoded if not UTF-8).
     pub name: String,
     pub wayfinder: ZipArchiveEntryWayfinder,
@@ -52,20 +54,19 @@ pub(crate) struct ZipClassEntry {
     pub encrypted: bool,
 }
 
-impl ZipClassEntry {
-    /// The internal class name, e.g. `com/x/A` for `classes/com/x/A.class`.
-    pub(crate) fn class_name(&self, flavor: Flavor) -> &str {
-        class_name_of(&self.name, flavor).unwrap_or(&self.name)
-    }
-}
-
-/// The internal class name for an entry name, or `None` if the entry is not
-/// a (base, non-versioned) class of this flavor of archive.
-pub(crate) fn class_name_of(entry: &str, flavor: Flavor) -> Option<&str> {
-    let rest = entry.strip_prefix(flavor.prefix())?;
+/// The internal class name for an entry name below `prefix`, or `None` if
+/// the entry is not a class there. Versioned entries of a multi-release jar
+/// (`META-INF/versions/**`) are not base classes; `archive` handles them.
+pub(crate) fn class_name_of<'a>(entry: &'a str, prefix: &str) -> Option<&'a str> {
+    let rest = entry.strip_prefix(prefix)?;
     if rest.starts_with("META-INF/versions/") {
         return None;
     }
+    class_name_in(rest)
+}
+
+/// `a/B` for `a/B.class`; `None` for other files and for `.class` alone.
+pub(crate) fn class_name_in(rest: &str) -> Option<&str> {
     let name = rest.strip_suffix(".class")?;
     // "x/.class" or ".class" is not a class name; also skips directories.
     if name.is_empty() || name.ends_with('/') {
@@ -74,15 +75,15 @@ pub(crate) fn class_name_of(entry: &str, flavor: Flavor) -> Option<&str> {
     Some(name)
 }
 
-/// Opens the archive in `data` and lists its class entries in central
+/// Opens the archive in `data` and lists its file entries in central
 /// directory order. A corrupt central directory after some good records
-/// yields those records plus a problem.
+/// yields those records plus a problem. `origin` names the archive in
+/// problems (a file, or a jar nested in one).
 pub(crate) fn open<T: AsRef<[u8]>>(
     data: T,
-    flavor: Flavor,
-    path: &std::path::Path,
+    origin: &Origin,
     problems: &mut Vec<Problem>,
-) -> Result<(ZipSliceArchive<T>, Vec<ZipClassEntry>), Problem> {
+) -> Result<(ZipSliceArchive<T>, Vec<ZipEntry>), Problem> {
     let archive = match rawzip::ZipArchive::from_slice(data) {
         Ok(archive) => archive,
         Err(err) => {
@@ -92,7 +93,7 @@ pub(crate) fn open<T: AsRef<[u8]>>(
                 }
                 _ => format!("corrupt zip: {err}"),
             };
-            return Err(Problem::new(Origin::file(path), message));
+            return Err(Problem::new(origin.clone(), message));
         }
     };
     let mut entries = Vec::new();
@@ -105,10 +106,7 @@ pub(crate) fn open<T: AsRef<[u8]>>(
                     continue;
                 }
                 let name = String::from_utf8_lossy(record.file_path().as_bytes());
-                if class_name_of(&name, flavor).is_none() {
-                    continue;
-                }
-                entries.push(ZipClassEntry {
+                entries.push(ZipEntry {
                     name: name.into_owned(),
                     wayfinder: record.wayfinder(),
                     method: record.compression_method(),
@@ -117,9 +115,9 @@ pub(crate) fn open<T: AsRef<[u8]>>(
             }
             Err(err) => {
                 problems.push(Problem::new(
-                    Origin::file(path),
+                    origin.clone(),
                     format!(
-                        "corrupt zip central directory after {} class entries: {err}",
+                        "corrupt zip central directory after {} entries: {err}",
                         entries.len()
                     ),
                 ));
@@ -134,9 +132,24 @@ pub(crate) fn open<T: AsRef<[u8]>>(
 /// central directory (which is authoritative, as for `java.util.zip`).
 pub(crate) fn read_entry<T: AsRef<[u8]>>(
     archive: &ZipSliceArchive<T>,
-    entry: &ZipClassEntry,
+    entry: &ZipEntry,
 ) -> Result<Vec<u8>, String> {
     read_raw(archive, entry.wayfinder, entry.method, entry.encrypted)
+}
+
+/// Reads a nested archive (a jar inside a Spring Boot jar or a WAR): like
+/// [`read_entry`] with the larger [`MAX_NESTED_BYTES`] limit.
+pub(crate) fn read_nested<T: AsRef<[u8]>>(
+    archive: &ZipSliceArchive<T>,
+    entry: &ZipEntry,
+) -> Result<Vec<u8>, String> {
+    read_limited(
+        archive,
+        entry.wayfinder,
+        entry.method,
+        entry.encrypted,
+        (MAX_NESTED_BYTES, "a nested archive"),
+    )
 }
 
 pub(crate) fn read_raw<T: AsRef<[u8]>>(
@@ -145,15 +158,31 @@ pub(crate) fn read_raw<T: AsRef<[u8]>>(
     method: CompressionMethod,
     encrypted: bool,
 ) -> Result<Vec<u8>, String> {
+    read_limited(
+        archive,
+        wayfinder,
+        method,
+        encrypted,
+        (MAX_CLASS_BYTES, "a class file"),
+    )
+}
+
+fn read_limited<T: AsRef<[u8]>>(
+    archive: &ZipSliceArchive<T>,
+    wayfinder: ZipArchiveEntryWayfinder,
+    method: CompressionMethod,
+    encrypted: bool,
+    (limit, what): (u64, &str),
+) -> Result<Vec<u8>, String> {
     if encrypted {
         return Err("entry is encrypted".to_string());
     }
     let size = wayfinder.uncompressed_size_hint();
     let compressed = wayfinder.compressed_size_hint();
-    if size > MAX_CLASS_BYTES {
+    if size > limit {
         return Err(format!(
-            "entry claims {size} bytes uncompressed, over the {} MiB limit for a class file",
-            MAX_CLASS_BYTES >> 20
+            "entry claims {size} bytes uncompressed, over the {} MiB limit for {what}",
+            limit >> 20
         ));
     }
     let local = archive
@@ -205,22 +234,13 @@ mod tests {
 
     #[test]
     fn class_names() {
-        assert_eq!(class_name_of("a/B.class", Flavor::Jar), Some("a/B"));
-        assert_eq!(
-            class_name_of("module-info.class", Flavor::Jar),
-            Some("module-info")
-        );
-        assert_eq!(
-            class_name_of("META-INF/versions/11/a/B.class", Flavor::Jar),
-            None
-        );
-        assert_eq!(class_name_of("a/B.txt", Flavor::Jar), None);
-        assert_eq!(class_name_of("a/.class", Flavor::Jar), None);
-        assert_eq!(
-            class_name_of("classes/a/B.class", Flavor::Jmod),
-            Some("a/B")
-        );
-        assert_eq!(class_name_of("lib/a/B.class", Flavor::Jmod), None);
-        assert_eq!(class_name_of("a/B.class", Flavor::Jmod), None);
+        assert_eq!(class_name_of("a/B.class", ""), Some("a/B"));
+        assert_eq!(class_name_of("module-info.class", ""), Some("module-info"));
+        assert_eq!(class_name_of("META-INF/versions/11/a/B.class", ""), None);
+        assert_eq!(class_name_of("a/B.txt", ""), None);
+        assert_eq!(class_name_of("a/.class", ""), None);
+        assert_eq!(class_name_of("classes/a/B.class", "classes/"), Some("a/B"));
+        assert_eq!(class_name_of("lib/a/B.class", "classes/"), None);
+        assert_eq!(class_name_of("a/B.class", "classes/"), None);
     }
 }

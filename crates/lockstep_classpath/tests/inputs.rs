@@ -125,7 +125,7 @@ fn stored_jar_entries_are_read() {
 }
 
 #[test]
-fn multi_release_versions_are_skipped() {
+fn multi_release_versions_replace_the_base_up_to_release_17() {
     let tmp = tempfile::tempdir().unwrap();
     let jar = tmp.path().join("mr.jar");
     let zip = make_zip(
@@ -138,10 +138,17 @@ fn multi_release_versions_are_skipped() {
         true,
     );
     write(&jar, &zip);
+    // The default release is 17: more in tests/java_classpaths.rs.
     let set = read_inputs(&[jar]);
     assert!(set.problems.is_empty(), "{:?}", set.problems);
-    assert_eq!(entries(&set.classes), ["a/A.class"]);
-    assert_eq!(set.classes[0].bytes, fake_class("base"));
+    assert_eq!(
+        entries(&set.classes),
+        [
+            "META-INF/versions/11/a/A.class",
+            "META-INF/versions/17/a/B.class"
+        ]
+    );
+    assert_eq!(set.classes[0].bytes, fake_class("v11"));
 }
 
 #[test]

@@ -21,7 +21,9 @@ use lockstep_facts::SharedFacts;
 use lockstep_program::{CallGraph, EntryPoints, Program};
 use lockstep_report::Finding;
 
-pub use registry::{all_rules, rule, RuleId, RuleMeta, RuleSet, UnknownRule, DOC_SECTIONS};
+pub use registry::{
+    all_rules, rule, RuleId, RuleMeta, RuleSet, SelectionError, UnknownRule, DOC_SECTIONS,
+};
 
 /// Settings that change what detectors report or explain.
 #[derive(Debug, Clone, Default)]

@@ -85,13 +85,38 @@ pub struct UnknownRule(pub String);
 
 impl fmt::Display for UnknownRule {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let known: Vec<&str> = RuleId::ALL.iter().map(|r| r.as_str()).collect();
         write!(
             f,
             "unknown rule `{}` (known rules: {})",
             self.0,
-            known.join(", ")
+            known_rules()
         )
+    }
+}
+
+fn known_rules() -> String {
+    let known: Vec<&str> = RuleId::ALL.iter().map(|r| r.as_str()).collect();
+    format!("all, {}", known.join(", "))
+}
+
+/// Why `--select`/`--ignore` give no rules to run.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SelectionError {
+    Unknown(UnknownRule),
+    /// The selection leaves no rule enabled.
+    Empty,
+}
+
+impl fmt::Display for SelectionError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SelectionError::Unknown(u) => u.fmt(f),
+            SelectionError::Empty => write!(
+                f,
+                "no rule left to run: the selection and --ignore exclude every rule (known rules: {})",
+                known_rules()
+            ),
+        }
     }
 }
 
@@ -183,24 +208,38 @@ impl RuleSet {
     }
 
     /// Resolves `--select`/`--ignore`: the defaults (or the selected
-    /// rules), less the ignored ones. Unknown ids are an error naming the
-    /// known ones.
-    pub fn from_selection(select: &[String], ignore: &[String]) -> Result<RuleSet, UnknownRule> {
-        let parse = |ids: &[String]| -> Result<Vec<RuleId>, UnknownRule> {
-            ids.iter().map(|s| s.parse()).collect()
-        };
-        let selected = parse(select)?;
-        let ignored = parse(ignore)?;
+    /// rules; `all` stands for every rule), less the ignored ones. Ids are
+    /// trimmed and empty ones skipped. Unknown ids, and a selection that
+    /// leaves nothing to run, are errors naming the known rules.
+    pub fn from_selection(select: &[String], ignore: &[String]) -> Result<RuleSet, SelectionError> {
+        let selected = parse_ids(select)?;
+        let ignored = parse_ids(ignore)?;
         let mut set = if selected.is_empty() {
             RuleSet::defaults()
         } else {
-            selected.into_iter().collect()
+            selected
         };
-        for r in ignored {
+        for r in ignored.iter() {
             set.remove(r);
+        }
+        if set.is_empty() {
+            return Err(SelectionError::Empty);
         }
         Ok(set)
     }
+}
+
+/// The rules named by `ids` (`all` for every rule).
+fn parse_ids(ids: &[String]) -> Result<RuleSet, SelectionError> {
+    let mut set = RuleSet::empty();
+    for id in ids.iter().map(|s| s.trim()).filter(|s| !s.is_empty()) {
+        if id == "all" {
+            set = RuleSet::all();
+            continue;
+        }
+        set.insert(id.parse().map_err(SelectionError::Unknown)?);
+    }
+    Ok(set)
 }
 
 impl FromIterator<RuleId> for RuleSet {

@@ -73,4 +73,12 @@ fn selection() {
     assert!(err.to_string().contains("unknown rule `nope`"), "{err}");
     assert!(err.to_string().contains("data-race"), "{err}");
     assert_eq!(RuleSet::all().iter().count(), RuleId::ALL.len());
+    let all = RuleSet::from_selection(&["all".into()], &[]).unwrap();
+    assert_eq!(all, RuleSet::all());
+    let trimmed = RuleSet::from_selection(&[" data-race ".into(), "".into()], &[]).unwrap();
+    assert_eq!(trimmed.iter().collect::<Vec<_>>(), vec![RuleId::DataRace]);
+    let none = RuleSet::from_selection(&[], &["reacquired-lock".into()]).unwrap_err();
+    assert!(none.to_string().contains("no rule left to run"), "{none}");
+    let all_but = RuleSet::from_selection(&["all".into()], &["data-race".into()]).unwrap();
+    assert!(!all_but.contains(RuleId::DataRace) && all_but.contains(RuleId::StaleValue));
 }

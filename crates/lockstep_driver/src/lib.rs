@@ -14,6 +14,7 @@
 //! [`Progress`] the caller supplies.
 
 mod check;
+mod classpaths;
 mod load;
 mod problems;
 mod roots;

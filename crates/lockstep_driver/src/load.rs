@@ -121,7 +121,8 @@ fn load(input: &Inputs) -> Result<Workspace, LoadError> {
             )));
         }
     }
-    let read = lockstep_classpath::read_inputs(&input.paths);
+    let read_options = crate::classpaths::read_options(input);
+    let read = lockstep_classpath::read_inputs_with(&input.paths, &read_options);
     let mut problems: Vec<InputProblem> = read.problems.iter().map(problem_of).collect();
     if read.classes.is_empty() {
         return Err(LoadError(no_classes_message(&problems)));
@@ -157,8 +158,9 @@ fn load(input: &Inputs) -> Result<Workspace, LoadError> {
     }
 
     let mut libs = Vec::new();
-    if !input.classpath.is_empty() {
-        let (lib, lib_problems) = Library::open(&input.classpath);
+    let library_paths = crate::classpaths::library_paths(input, &read.libraries);
+    if !library_paths.is_empty() {
+        let (lib, lib_problems) = Library::open_with(&library_paths, &read_options);
         problems.extend(lib_problems.iter().map(problem_of));
         libs.push(lib);
     }

@@ -11,14 +11,14 @@ use std::sync::Arc;
 
 use lockstep_ir::StmtId;
 use lockstep_pointsto::ObjectId;
-use lockstep_program::{MethodId, Program};
-use rustc_hash::FxHashSet;
+use lockstep_program::{ClassId, MethodId, Program};
+use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::accesses::{Kind, Target};
 use crate::analysis::{
     target_name, Access, AccessSite, Analysis, Buckets, ExplainedPair, Explanation, Race, Verdict,
 };
-use crate::locks::common_lock;
+use crate::locks::{common_lock, HeldLock};
 use crate::threads::Root;
 
 /// One finding: the field and the location of the racing write.
@@ -99,6 +99,12 @@ impl Analysis<'_> {
         // names: comparing them per pair dominated big programs).
         let keys: Vec<SourceKey> = list.iter().map(|a| self.source_key(a)).collect();
         let rank = ranks(&keys);
+        // Which access of a pair is reported first, as an integer per access.
+        let order = order_ranks(self.program, list);
+        // Accesses with equal facts get equal verdicts: judge each pair
+        // of fact classes once.
+        let class = self.fact_classes(list);
+        let mut verdicts: FxHashMap<(u32, u32), Verdict> = FxHashMap::default();
         // Per racing access (by rank): (its index, its first partner's
         // index, the roots), and every partner by rank.
         let mut local: BTreeMap<u32, LocalRace> = BTreeMap::new();
@@ -108,16 +114,22 @@ impl Analysis<'_> {
                 if a.kind == Kind::Read && b.kind == Kind::Read {
                     continue;
                 }
-                let verdict = self.verdict(target, roots, a, b);
+                let verdict = verdicts
+                    .entry((class[i], class[j]))
+                    .or_insert_with(|| self.verdict(target, roots, a, b));
                 if let Some(ex) = explanation.as_deref_mut() {
-                    let (x, y) = order_pair(self.program, a, b);
+                    let (x, y) = if first_of(a, b, order[i], order[j]) {
+                        (a, b)
+                    } else {
+                        (b, a)
+                    };
                     ex.pairs.insert(ExplainedPair {
                         first: (x.method, x.stmt, x.kind),
                         second: (y.method, y.stmt, y.kind),
                         verdict: verdict.clone(),
                     });
                 }
-                if verdict != Verdict::Race {
+                if *verdict != Verdict::Race {
                     continue;
                 }
                 found.racy.insert((a.method, a.stmt));
@@ -125,7 +137,7 @@ impl Analysis<'_> {
                 let Some(rr) = concurrent(self.open, roots, a, b) else {
                     continue;
                 };
-                let (fi, si, rr) = if std::ptr::eq(order_pair(self.program, a, b).0, a) {
+                let (fi, si, rr) = if first_of(a, b, order[i], order[j]) {
                     (i, j, rr)
                 } else {
                     (j, i, (rr.1, rr.0))
@@ -145,6 +157,50 @@ impl Analysis<'_> {
                 }
             }
         }
+        self.record_races(found, (target, obj), list, &keys, local);
+    }
+
+    /// The fact class of each access of a bucket: accesses in one class
+    /// have the same verdict with any other access (kind, locks, guard,
+    /// roots, start/join orderings, and for the open-program intent
+    /// filter the holder and the class of the accessing method).
+    fn fact_classes(&self, list: &[Access]) -> Vec<u32> {
+        type Facts<'x> = (
+            Kind,
+            &'x [HeldLock],
+            bool,
+            &'x [u32],
+            &'x [u32],
+            Option<&'x (Arc<str>, Arc<str>)>,
+            ClassId,
+        );
+        let mut ids: FxHashMap<Facts<'_>, u32> = FxHashMap::default();
+        list.iter()
+            .map(|a| {
+                let facts: Facts<'_> = (
+                    a.kind,
+                    &a.locks,
+                    a.guarded,
+                    &a.roots,
+                    &a.ordered,
+                    a.holder.as_ref(),
+                    self.program.method(a.method).class,
+                );
+                let next = ids.len() as u32;
+                *ids.entry(facts).or_insert(next)
+            })
+            .collect()
+    }
+
+    /// Folds one bucket's races into the findings so far.
+    fn record_races(
+        &self,
+        found: &mut Found,
+        (target, obj): (&Target, &Option<ObjectId>),
+        list: &[Access],
+        keys: &[SourceKey],
+        local: BTreeMap<u32, LocalRace>,
+    ) {
         let name = target_name(target).unwrap_or_default();
         for lr in local.into_values() {
             let key = (target.clone(), name.clone(), keys[lr.first].clone());
@@ -299,27 +355,34 @@ fn explain_unpaired(ex: &mut Explanation, buckets: &Buckets) {
     }
 }
 
-/// The access a finding is reported at: the write, or of two writes the
-/// one that comes first in (method, statement) order.
-pub(crate) fn order_pair<'x>(
-    program: &Program,
-    a: &'x Access,
-    b: &'x Access,
-) -> (&'x Access, &'x Access) {
-    let key = |x: &Access| {
-        let class = program.class(program.method(x.method).class).name.clone();
-        let line = crate::util::line_of(program, x.method, Some(x.stmt));
-        (class, line, x.method, x.stmt)
-    };
+/// Each access's position in the order that decides which access of a
+/// pair a finding is reported at: (class, line, method, statement),
+/// ranked once per bucket.
+fn order_ranks(program: &Program, list: &[Access]) -> Vec<u32> {
+    type OrderKey = (Arc<str>, Option<u32>, MethodId, StmtId);
+    let keys: Vec<OrderKey> = list
+        .iter()
+        .map(|x| {
+            let class = program.class(program.method(x.method).class).name.clone();
+            let line = crate::util::line_of(program, x.method, Some(x.stmt));
+            (class, line, x.method, x.stmt)
+        })
+        .collect();
+    let mut sorted: Vec<&OrderKey> = keys.iter().collect();
+    sorted.sort();
+    sorted.dedup();
+    keys.iter()
+        .map(|k| sorted.binary_search(&k).map(|r| r as u32).unwrap_or(0))
+        .collect()
+}
+
+/// Is `a` the access a finding about the pair is reported at: the write,
+/// or of two accesses of one kind the one that comes first in
+/// (class, line, method, statement) order (`oa`, `ob`: their ranks)?
+fn first_of(a: &Access, b: &Access, oa: u32, ob: u32) -> bool {
     match (a.kind, b.kind) {
-        (Kind::Write, Kind::Read) => (a, b),
-        (Kind::Read, Kind::Write) => (b, a),
-        _ => {
-            if key(a) <= key(b) {
-                (a, b)
-            } else {
-                (b, a)
-            }
-        }
+        (Kind::Write, Kind::Read) => true,
+        (Kind::Read, Kind::Write) => false,
+        _ => oa <= ob,
     }
 }

@@ -97,6 +97,17 @@ pub(crate) struct Flat {
     ranges: Vec<(u32, u32, u32)>,
 }
 
+/// What one walk over a method's instructions works on.
+#[derive(Clone, Copy)]
+struct Walk<'a> {
+    code: &'a Code,
+    subs: &'a [Sub],
+    /// Inline subroutines (one context per `jsr` chain) rather than keep `jsr`/`ret`.
+    inline: bool,
+    /// The most nodes the walk may create.
+    budget: usize,
+}
+
 impl Flat {
     pub(crate) fn node_targets(&self, n: &Node) -> &[u32] {
         self.targets
@@ -293,10 +304,24 @@ impl Flat {
     }
 
     fn run(&mut self, code: &Code, subs: &[Sub], inline: bool) -> Result<(), Failure> {
-        let n = code.insns.len();
-        let budget = n.saturating_mul(10).saturating_add(64);
+        let budget = code.insns.len().saturating_mul(10).saturating_add(64);
+        self.reset(code, inline);
+        self.node_id(0, 0, budget)?;
+        self.explore(Walk {
+            code,
+            subs,
+            inline,
+            budget,
+        })?;
+        self.lay_out();
+        Ok(())
+    }
+
+    /// Empties the tables of the previous method; without inlining, notes
+    /// the return point of every `jsr`.
+    fn reset(&mut self, code: &Code, inline: bool) {
         self.dense.clear();
-        self.dense.resize(n, NONE);
+        self.dense.resize(code.insns.len(), NONE);
         self.sparse.clear();
         self.prov.clear();
         self.work.clear();
@@ -318,9 +343,11 @@ impl Flat {
                 }
             }
         }
+    }
 
-        self.node_id(0, 0, budget)?;
-        // Nodes are discovered in work order; `raw_nodes[id]` is filled when popped.
+    /// Visits the nodes in discovery order, recording each one's
+    /// successors and handlers (`raw_nodes[id]` is filled when popped).
+    fn explore(&mut self, w: Walk<'_>) -> Result<(), Failure> {
         let mut cursor = 0usize;
         let mut pending = std::mem::take(&mut self.pending);
         while cursor < self.work.len() {
@@ -329,157 +356,206 @@ impl Flat {
             let Some(&(ctx, i)) = self.prov.get(id as usize) else {
                 continue;
             };
-            let Some((pc, insn)) = code.insns.get(i as usize) else {
+            let Some((pc, _)) = w.code.insns.get(i as usize) else {
                 continue;
             };
             let pc = *pc;
-            let target = |this: &Self, t: u32| -> Result<(u32, u32), LowerError> {
-                let ti = insn_at(code, t).ok_or_else(|| {
-                    LowerError::at(pc, format!("branch to pc {t}, which is not an instruction"))
-                })?;
-                Ok((this.resolve(subs, ctx, ti), ti))
-            };
-            let fall = |this: &Self| -> Result<(u32, u32), LowerError> {
-                let ni = i + 1;
-                if ni as usize >= n {
-                    return Err(LowerError::at(
-                        pc,
-                        "execution falls off the end of the code",
-                    ));
-                }
-                Ok((this.resolve(subs, ctx, ni), ni))
-            };
             pending.clear();
-            let mut next = None;
-            match insn {
-                Insn::If(_, t) => {
-                    pending.push(pack(target(self, *t)?));
-                    next = Some(fall(self)?);
-                }
-                Insn::Goto(t) => pending.push(pack(target(self, *t)?)),
-                Insn::TableSwitch {
-                    default, targets, ..
-                } => {
-                    pending.push(pack(target(self, *default)?));
-                    for t in targets {
-                        pending.push(pack(target(self, *t)?));
-                    }
-                }
-                Insn::LookupSwitch { default, pairs } => {
-                    pending.push(pack(target(self, *default)?));
-                    for (_, t) in pairs {
-                        pending.push(pack(target(self, *t)?));
-                    }
-                }
-                Insn::Return(_) | Insn::AThrow => {}
-                Insn::Jsr(t) => {
-                    let ti = insn_at(code, *t).ok_or_else(|| {
-                        LowerError::at(pc, format!("jsr to pc {t}, which is not an instruction"))
-                    })?;
-                    if inline {
-                        let child = self.child_ctx(subs, ctx, i, ti)?;
-                        pending.push(pack((child, ti)));
-                    } else {
-                        pending.push(pack((0, ti)));
-                    }
-                }
-                Insn::Ret(_) => {
-                    if inline {
-                        if ctx == 0 {
-                            return Err(Failure::Error(LowerError::at(
-                                pc,
-                                "ret outside of a subroutine",
-                            )));
-                        }
-                        let c = self
-                            .ctxs
-                            .get(ctx as usize)
-                            .copied()
-                            .ok_or_else(|| LowerError::at(pc, "bad context"))?;
-                        if c.ret_insn as usize >= n {
-                            return Err(Failure::Error(LowerError::at(
-                                pc,
-                                "subroutine returns past the end of the code",
-                            )));
-                        }
-                        let rc = self.resolve(subs, c.parent, c.ret_insn);
-                        pending.push(pack((rc, c.ret_insn)));
-                    } else {
-                        // Return points of the subroutines containing this ret, else all.
-                        let mut any = false;
-                        for (j, (_, ji)) in code.insns.iter().enumerate() {
-                            if let Insn::Jsr(t) = ji {
-                                let owner = insn_at(code, *t)
-                                    .and_then(|e| subs.iter().find(|s| s.entry == e));
-                                if owner.is_some_and(|s| s.contains(i)) && j + 1 < n {
-                                    pending.push(pack((0, j as u32 + 1)));
-                                    any = true;
-                                }
-                            }
-                        }
-                        if !any {
-                            for k in 0..self.return_points.len() {
-                                let rp = self.return_points.get(k).copied().unwrap_or(NONE);
-                                if (rp as usize) < n {
-                                    pending.push(pack((0, rp)));
-                                }
-                            }
-                        }
-                        if pending.is_empty() {
-                            return Err(Failure::Error(LowerError::at(pc, "ret without any jsr")));
-                        }
-                        pending.sort_unstable();
-                        pending.dedup();
-                    }
-                }
-                _ => next = Some(fall(self)?),
-            }
-            let t_start = self.raw_targets.len() as u32;
-            for k in 0..pending.len() {
-                let (c, ti) = unpack(pending.get(k).copied().unwrap_or(0));
-                let tid = self.node_id(c, ti, budget)?;
-                self.raw_targets.push(tid);
-            }
-            let t_end = self.raw_targets.len() as u32;
-            let next_id = match next {
-                Some((c, ni)) => self.node_id(c, ni, budget)?,
-                None => NONE,
-            };
-            let h_start = self.raw_handlers.len() as u32;
-            let cover_len = self.covering(i).len();
-            for k in 0..cover_len {
-                let e = self.covering(i).get(k).copied().unwrap_or(0);
-                let Some(&hi) = self.handler_insn.get(e as usize) else {
-                    continue;
-                };
-                let hc = if inline {
-                    self.handler_ctx(subs, ctx, e)
-                } else {
-                    0
-                };
-                let hid = self.node_id(hc, hi, budget)?;
-                self.raw_handlers.push((hid, e));
-            }
-            let h_end = self.raw_handlers.len() as u32;
-            let node = Node {
-                insn: i,
-                pc,
-                next: next_id,
-                t_start,
-                t_end,
-                h_start,
-                h_end,
-            };
-            if self.raw_nodes.len() <= id as usize {
-                self.raw_nodes.resize(id as usize + 1, node);
-            }
-            if let Some(slot) = self.raw_nodes.get_mut(id as usize) {
-                *slot = node;
-            }
+            let next = self.successors(w, ctx, i, &mut pending)?;
+            self.record(w, (id, ctx, i, pc), &pending, next)?;
         }
-
         self.pending = pending;
-        // Lay out by (context, instruction) and renumber.
+        Ok(())
+    }
+
+    /// The jump targets of instruction `i` in context `ctx` into `pending`
+    /// (packed), and its fall-through successor if it has one.
+    fn successors(
+        &mut self,
+        w: Walk<'_>,
+        ctx: u32,
+        i: u32,
+        pending: &mut Vec<u64>,
+    ) -> Result<Option<(u32, u32)>, Failure> {
+        let n = w.code.insns.len();
+        let Some((pc, insn)) = w.code.insns.get(i as usize) else {
+            return Ok(None);
+        };
+        let pc = *pc;
+        let target = |this: &Self, t: u32| -> Result<(u32, u32), LowerError> {
+            let ti = insn_at(w.code, t).ok_or_else(|| {
+                LowerError::at(pc, format!("branch to pc {t}, which is not an instruction"))
+            })?;
+            Ok((this.resolve(w.subs, ctx, ti), ti))
+        };
+        let fall = |this: &Self| -> Result<(u32, u32), LowerError> {
+            let ni = i + 1;
+            if ni as usize >= n {
+                return Err(LowerError::at(
+                    pc,
+                    "execution falls off the end of the code",
+                ));
+            }
+            Ok((this.resolve(w.subs, ctx, ni), ni))
+        };
+        let mut next = None;
+        match insn {
+            Insn::If(_, t) => {
+                pending.push(pack(target(self, *t)?));
+                next = Some(fall(self)?);
+            }
+            Insn::Goto(t) => pending.push(pack(target(self, *t)?)),
+            Insn::TableSwitch {
+                default, targets, ..
+            } => {
+                pending.push(pack(target(self, *default)?));
+                for t in targets {
+                    pending.push(pack(target(self, *t)?));
+                }
+            }
+            Insn::LookupSwitch { default, pairs } => {
+                pending.push(pack(target(self, *default)?));
+                for (_, t) in pairs {
+                    pending.push(pack(target(self, *t)?));
+                }
+            }
+            Insn::Return(_) | Insn::AThrow => {}
+            Insn::Jsr(t) => {
+                let ti = insn_at(w.code, *t).ok_or_else(|| {
+                    LowerError::at(pc, format!("jsr to pc {t}, which is not an instruction"))
+                })?;
+                if w.inline {
+                    let child = self.child_ctx(w.subs, ctx, i, ti)?;
+                    pending.push(pack((child, ti)));
+                } else {
+                    pending.push(pack((0, ti)));
+                }
+            }
+            Insn::Ret(_) => self.ret_successors(w, ctx, i, pc, pending)?,
+            _ => next = Some(fall(self)?),
+        }
+        Ok(next)
+    }
+
+    /// Where a `ret` returns to: with inlining, after the `jsr` of its
+    /// context; without, after every `jsr` of the subroutines containing
+    /// it (else after every `jsr`).
+    fn ret_successors(
+        &mut self,
+        w: Walk<'_>,
+        ctx: u32,
+        i: u32,
+        pc: u32,
+        pending: &mut Vec<u64>,
+    ) -> Result<(), Failure> {
+        let n = w.code.insns.len();
+        if w.inline {
+            if ctx == 0 {
+                return Err(Failure::Error(LowerError::at(
+                    pc,
+                    "ret outside of a subroutine",
+                )));
+            }
+            let c = self
+                .ctxs
+                .get(ctx as usize)
+                .copied()
+                .ok_or_else(|| LowerError::at(pc, "bad context"))?;
+            if c.ret_insn as usize >= n {
+                return Err(Failure::Error(LowerError::at(
+                    pc,
+                    "subroutine returns past the end of the code",
+                )));
+            }
+            let rc = self.resolve(w.subs, c.parent, c.ret_insn);
+            pending.push(pack((rc, c.ret_insn)));
+        } else {
+            // Return points of the subroutines containing this ret, else all.
+            let mut any = false;
+            for (j, (_, ji)) in w.code.insns.iter().enumerate() {
+                if let Insn::Jsr(t) = ji {
+                    let owner =
+                        insn_at(w.code, *t).and_then(|e| w.subs.iter().find(|s| s.entry == e));
+                    if owner.is_some_and(|s| s.contains(i)) && j + 1 < n {
+                        pending.push(pack((0, j as u32 + 1)));
+                        any = true;
+                    }
+                }
+            }
+            if !any {
+                for k in 0..self.return_points.len() {
+                    let rp = self.return_points.get(k).copied().unwrap_or(NONE);
+                    if (rp as usize) < n {
+                        pending.push(pack((0, rp)));
+                    }
+                }
+            }
+            if pending.is_empty() {
+                return Err(Failure::Error(LowerError::at(pc, "ret without any jsr")));
+            }
+            pending.sort_unstable();
+            pending.dedup();
+        }
+        Ok(())
+    }
+
+    /// Records node `id` (instruction `i` at `pc` in context `ctx`) with
+    /// its targets, fall-through and handlers, creating their nodes.
+    fn record(
+        &mut self,
+        w: Walk<'_>,
+        (id, ctx, i, pc): (u32, u32, u32, u32),
+        pending: &[u64],
+        next: Option<(u32, u32)>,
+    ) -> Result<(), Failure> {
+        let t_start = self.raw_targets.len() as u32;
+        for k in 0..pending.len() {
+            let (c, ti) = unpack(pending.get(k).copied().unwrap_or(0));
+            let tid = self.node_id(c, ti, w.budget)?;
+            self.raw_targets.push(tid);
+        }
+        let t_end = self.raw_targets.len() as u32;
+        let next_id = match next {
+            Some((c, ni)) => self.node_id(c, ni, w.budget)?,
+            None => NONE,
+        };
+        let h_start = self.raw_handlers.len() as u32;
+        let cover_len = self.covering(i).len();
+        for k in 0..cover_len {
+            let e = self.covering(i).get(k).copied().unwrap_or(0);
+            let Some(&hi) = self.handler_insn.get(e as usize) else {
+                continue;
+            };
+            let hc = if w.inline {
+                self.handler_ctx(w.subs, ctx, e)
+            } else {
+                0
+            };
+            let hid = self.node_id(hc, hi, w.budget)?;
+            self.raw_handlers.push((hid, e));
+        }
+        let h_end = self.raw_handlers.len() as u32;
+        let node = Node {
+            insn: i,
+            pc,
+            next: next_id,
+            t_start,
+            t_end,
+            h_start,
+            h_end,
+        };
+        if self.raw_nodes.len() <= id as usize {
+            self.raw_nodes.resize(id as usize + 1, node);
+        }
+        if let Some(slot) = self.raw_nodes.get_mut(id as usize) {
+            *slot = node;
+        }
+        Ok(())
+    }
+
+    /// Lays the nodes out by (context, instruction) and renumbers them,
+    /// their targets and their handlers.
+    fn lay_out(&mut self) {
         self.order.clear();
         if self.ctxs.len() == 1 {
             // One context: instruction order, no sort needed.
@@ -536,7 +612,6 @@ impl Flat {
                 ..raw
             });
         }
-        Ok(())
     }
 
     /// [`Self::run`] for code without subroutines (nearly all code): one

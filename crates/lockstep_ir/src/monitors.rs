@@ -90,22 +90,7 @@ pub(crate) fn compute(body: &mut Body) {
     }
     let mut regions: Vec<Region> = Vec::new();
     if body.is_synchronized {
-        let lock = if body.is_static {
-            AccessPath::ClassLiteral(body.class.clone())
-        } else {
-            AccessPath::This
-        };
-        regions.push(Region {
-            region: MonitorRegion {
-                kind: MonitorKind::SynchronizedMethod,
-                lock,
-                lock_var: None,
-                enter: None,
-                exits: Vec::new(),
-                parent: None,
-            },
-            canon: None,
-        });
+        regions.push(method_region(body));
     }
     let init: Option<u32> = if body.is_synchronized { Some(0) } else { None };
     let nb = body.blocks.len();
@@ -164,48 +149,7 @@ pub(crate) fn compute(body: &mut Body) {
                     state = Some(id);
                 }
                 StmtKind::MonitorExit(op) => {
-                    let top = state;
-                    // The innermost region, else an outer one (unstructured).
-                    let mut cur = state;
-                    let mut found = None;
-                    while let Some(r) = cur {
-                        let Some(reg) = regions.get(r as usize) else {
-                            break;
-                        };
-                        if matches(body, reg, op) {
-                            found = Some(r);
-                            break;
-                        }
-                        cur = reg.region.parent.map(|m| m.0);
-                    }
-                    let released = match (found, top) {
-                        (Some(r), Some(t)) if r == t => Some(r),
-                        (Some(r), _) => {
-                            notes.push(format!(
-                                "unstructured locking at pc {}: monitorexit releases an outer monitor",
-                                stmt.pc
-                            ));
-                            Some(r)
-                        }
-                        (None, Some(t))
-                            if regions
-                                .get(t as usize)
-                                .is_some_and(|r| r.region.kind == MonitorKind::Block) =>
-                        {
-                            notes.push(format!(
-                                "monitorexit at pc {} does not name the innermost lock; assumed to release it",
-                                stmt.pc
-                            ));
-                            Some(t)
-                        }
-                        _ => {
-                            notes.push(format!(
-                                "monitorexit at pc {} without a matching monitorenter",
-                                stmt.pc
-                            ));
-                            None
-                        }
-                    };
+                    let released = release(body, &regions, op, state, stmt.pc, &mut notes);
                     if let Some(r) = released.and_then(|r| regions.get_mut(r as usize)) {
                         r.region.exits.push(s);
                         state = r.region.parent.map(|m| m.0);
@@ -274,7 +218,85 @@ pub(crate) fn compute(body: &mut Body) {
         }
     }
 
-    // Number block regions by their enter statement; the method region stays 0.
+    number_regions(body, regions, held);
+    body.notes.extend(notes);
+}
+
+/// The region of a synchronized method: its monitor is `this` or the class.
+fn method_region(body: &Body) -> Region {
+    let lock = if body.is_static {
+        AccessPath::ClassLiteral(body.class.clone())
+    } else {
+        AccessPath::This
+    };
+    Region {
+        region: MonitorRegion {
+            kind: MonitorKind::SynchronizedMethod,
+            lock,
+            lock_var: None,
+            enter: None,
+            exits: Vec::new(),
+            parent: None,
+        },
+        canon: None,
+    }
+}
+
+/// The region a `monitorexit` of `op` at `pc` releases when `state` is
+/// held: the innermost region, else an outer one naming the same lock
+/// (unstructured), else the innermost block region; notes the oddities.
+fn release(
+    body: &Body,
+    regions: &[Region],
+    op: &Operand,
+    state: Option<u32>,
+    pc: u32,
+    notes: &mut Vec<String>,
+) -> Option<u32> {
+    let top = state;
+    // The innermost region, else an outer one (unstructured).
+    let mut cur = state;
+    let mut found = None;
+    while let Some(r) = cur {
+        let Some(reg) = regions.get(r as usize) else {
+            break;
+        };
+        if matches(body, reg, op) {
+            found = Some(r);
+            break;
+        }
+        cur = reg.region.parent.map(|m| m.0);
+    }
+    match (found, top) {
+        (Some(r), Some(t)) if r == t => Some(r),
+        (Some(r), _) => {
+            notes.push(format!(
+                "unstructured locking at pc {pc}: monitorexit releases an outer monitor"
+            ));
+            Some(r)
+        }
+        (None, Some(t))
+            if regions
+                .get(t as usize)
+                .is_some_and(|r| r.region.kind == MonitorKind::Block) =>
+        {
+            notes.push(format!(
+                "monitorexit at pc {pc} does not name the innermost lock; assumed to release it"
+            ));
+            Some(t)
+        }
+        _ => {
+            notes.push(format!(
+                "monitorexit at pc {pc} without a matching monitorenter"
+            ));
+            None
+        }
+    }
+}
+
+/// Numbers block regions by their enter statement (the method region stays
+/// 0) and stores the regions and the monitor held before each statement.
+fn number_regions(body: &mut Body, regions: Vec<Region>, held: Vec<Option<u32>>) {
     let first_block = usize::from(body.is_synchronized);
     let mut order: Vec<usize> = (first_block..regions.len()).collect();
     order.sort_by_key(|&r| {
@@ -307,5 +329,4 @@ pub(crate) fn compute(body: &mut Body) {
         .into_iter()
         .map(|h| h.map(|r| MonitorId(remap.get(r as usize).copied().unwrap_or(r))))
         .collect();
-    body.notes.extend(notes);
 }

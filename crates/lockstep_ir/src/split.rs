@@ -72,6 +72,11 @@ fn find(uf: &mut [u32], mut x: u32) -> u32 {
     }
 }
 
+/// The dense index of a splittable variable, or `NONE`.
+fn dense_of(dense: &[u32], v: VarId) -> u32 {
+    dense.get(v.index()).copied().unwrap_or(NONE)
+}
+
 fn union(uf: &mut [u32], a: u32, b: u32) {
     let (ra, rb) = (find(uf, a), find(uf, b));
     if ra != rb {
@@ -115,10 +120,34 @@ impl Splitter {
         max_locals: u16,
         params: &[(u16, VarOrigin)],
     ) -> Result<(Vec<VarOrigin>, Vec<EntryCopy>), LowerError> {
-        // Dense numbering of the splittable variables. Normally slots keep
-        // their numbers (stack depths follow); when `max_locals` is large (a
-        // hostile class may say 65535) only the variables that occur are
-        // numbered, parameters first, so bitsets stay sized by the code.
+        self.number_dense(stmts, pre, max_locals, params);
+        let ns = self.dense_pre.len() as u32;
+        let nb = blocks.len();
+        self.words = (ns as usize).div_ceil(64).max(1);
+        let total = nb * self.words;
+        for v in [&mut self.gen, &mut self.kill, &mut self.live] {
+            v.clear();
+            v.resize(total, 0);
+        }
+        self.local_use_def(stmts, blocks, params.len());
+        self.liveness(blocks);
+        let n_nodes = self.entry_nodes(nb);
+        self.join_params(pre, params, ns, nb)?;
+        self.join_webs(stmts, blocks, ns)?;
+        self.renumber(stmts, pre, params, n_nodes)
+    }
+
+    /// Dense numbering of the splittable variables. Normally slots keep
+    /// their numbers (stack depths follow); when `max_locals` is large (a
+    /// hostile class may say 65535) only the variables that occur are
+    /// numbered, parameters first, so bitsets stay sized by the code.
+    fn number_dense(
+        &mut self,
+        stmts: &[Stmt],
+        pre: &[Pre],
+        max_locals: u16,
+        params: &[(u16, VarOrigin)],
+    ) {
         self.dense.clear();
         self.dense.resize(pre.len(), NONE);
         self.dense_pre.clear();
@@ -165,20 +194,14 @@ impl Splitter {
                 }
             }
         }
-        let ns = self.dense_pre.len() as u32;
-        let dense_of = |dense: &[u32], v: VarId| dense.get(v.index()).copied().unwrap_or(NONE);
-        let nb = blocks.len();
-        self.words = (ns as usize).div_ceil(64).max(1);
-        let total = nb * self.words;
-        for v in [&mut self.gen, &mut self.kill, &mut self.live] {
-            v.clear();
-            v.resize(total, 0);
-        }
+    }
 
-        // Local use/def per block; definition nodes.
+    /// Local use/def bitsets per block, and a node per definition (after
+    /// the `n_params` parameter nodes).
+    fn local_use_def(&mut self, stmts: &[Stmt], blocks: &[Block], n_params: usize) {
         self.def_node.clear();
         self.def_node.resize(stmts.len(), NONE);
-        let mut next_node = params.len() as u32;
+        let mut next_node = n_params as u32;
         for (b, block) in blocks.iter().enumerate() {
             let r = b * self.words;
             for s in block.first.index()..block.end.index() {
@@ -207,9 +230,11 @@ impl Splitter {
             }
         }
         self.def_node_count = next_node;
+    }
 
-        // Liveness to a fixpoint, walking blocks backwards. A handler's
-        // live-ins are live before every statement of a covered block.
+    /// Liveness to a fixpoint, walking blocks backwards. A handler's
+    /// live-ins are live before every statement of a covered block.
+    fn liveness(&mut self, blocks: &[Block]) {
         self.tmp.clear();
         self.tmp.resize(self.words, 0);
         let mut changed = true;
@@ -250,8 +275,11 @@ impl Splitter {
                 }
             }
         }
+    }
 
-        // Entry nodes: one per (block, live-in variable).
+    /// Entry nodes: one per (block, live-in variable). Returns the number of
+    /// nodes, definitions and entries together.
+    fn entry_nodes(&mut self, nb: usize) -> usize {
         self.entry_base.clear();
         self.entry_vars.clear();
         for b in 0..nb {
@@ -267,11 +295,21 @@ impl Splitter {
             }
         }
         self.entry_base.push(self.entry_vars.len() as u32);
-        let n_nodes = next_node as usize + self.entry_vars.len();
+        let n_nodes = self.def_node_count as usize + self.entry_vars.len();
         self.uf.clear();
         self.uf.extend(0..n_nodes as u32);
+        n_nodes
+    }
 
-        // Parameters feed the entry block.
+    /// Parameters feed the entry block; any other variable live there is
+    /// read before it is written.
+    fn join_params(
+        &mut self,
+        pre: &[Pre],
+        params: &[(u16, VarOrigin)],
+        ns: u32,
+        nb: usize,
+    ) -> Result<(), LowerError> {
         self.param_of_dense.clear();
         self.param_of_dense.resize(ns as usize, NONE);
         for (i, (slot, _)) in params.iter().enumerate() {
@@ -305,8 +343,12 @@ impl Splitter {
                 union(&mut self.uf, en, p);
             }
         }
+        Ok(())
+    }
 
-        // Walk each block forwards: uses to the current definition, edges to entry nodes.
+    /// Walks each block forwards: uses to the current definition, edges to
+    /// entry nodes.
+    fn join_webs(&mut self, stmts: &[Stmt], blocks: &[Block], ns: u32) -> Result<(), LowerError> {
         self.cur_node.clear();
         self.cur_node.resize(ns as usize, NONE);
         self.cur_stamp.clear();
@@ -406,8 +448,18 @@ impl Splitter {
                 }
             }
         }
+        Ok(())
+    }
 
-        // Final numbering: parameters, then first appearance.
+    /// Final numbering: parameters, then first appearance; rewrites every
+    /// variable of `stmts` and returns the origins and the entry copies.
+    fn renumber(
+        &mut self,
+        stmts: &mut [Stmt],
+        pre: &[Pre],
+        params: &[(u16, VarOrigin)],
+        n_nodes: usize,
+    ) -> Result<(Vec<VarOrigin>, Vec<EntryCopy>), LowerError> {
         let mut vars: Vec<VarOrigin> = Vec::with_capacity(params.len() + stmts.len());
         self.final_of_root.clear();
         self.final_of_root.resize(n_nodes, NONE);

@@ -20,6 +20,7 @@
 
 use std::sync::Arc;
 
+use lockstep_classfile::descriptor;
 use lockstep_classfile::{
     ArrayKind, ClassFile, Code, Constant, ConstantPool, ConvertTo, IfKind, Insn, InvokeKind, Kind,
 };
@@ -220,7 +221,7 @@ pub(crate) fn loadable(
                 name: name.clone(),
                 descriptor: descriptor.clone(),
             },
-            desc::is_wide(descriptor),
+            descriptor::is_wide(descriptor),
         ),
         _ => {
             return Err(LowerError::at(
@@ -302,7 +303,7 @@ impl Gen {
             let t = self.temp();
             let ty = interner.type_of(ret);
             self.emit(make(Some(t)), Some(ty));
-            self.push_op(Operand::Var(t), desc::is_wide(ret));
+            self.push_op(Operand::Var(t), descriptor::is_wide(ret));
         }
     }
 
@@ -811,10 +812,70 @@ impl Gen {
         node: &Node,
         succs: &mut Vec<BlockId>,
     ) -> Result<bool, LowerError> {
-        let cp = &cx.class.constant_pool;
         let Some((_, insn)) = cx.code.insns.get(node.insn as usize) else {
             return self.err("instruction missing");
         };
+        // By opcode family; `Ok(true)` when control does not fall through.
+        match insn {
+            Insn::Nop
+            | Insn::AConstNull
+            | Insn::IConst(..)
+            | Insn::LConst(..)
+            | Insn::FConst(..)
+            | Insn::DConst(..)
+            | Insn::Ldc(..)
+            | Insn::Load(..)
+            | Insn::Store(..) => self.constants_and_locals(cx, node, insn).map(|()| false),
+            Insn::Pop
+            | Insn::Pop2
+            | Insn::Dup
+            | Insn::DupX1
+            | Insn::DupX2
+            | Insn::Dup2
+            | Insn::Dup2X1
+            | Insn::Dup2X2
+            | Insn::Swap => self.stack_shuffle(insn).map(|()| false),
+            Insn::Arith(..)
+            | Insn::Neg(..)
+            | Insn::IInc(..)
+            | Insn::Convert(..)
+            | Insn::Compare(..) => self.arithmetic(cx, insn).map(|()| false),
+            Insn::If(..)
+            | Insn::Goto(..)
+            | Insn::Jsr(..)
+            | Insn::Ret(..)
+            | Insn::TableSwitch { .. }
+            | Insn::LookupSwitch { .. }
+            | Insn::Return(..)
+            | Insn::AThrow => self.control(cx, b, node, insn, succs),
+            Insn::GetStatic(..) | Insn::PutStatic(..) | Insn::GetField(..) | Insn::PutField(..) => {
+                self.field_access(cx, interner, insn).map(|()| false)
+            }
+            Insn::Invoke(..) | Insn::InvokeDynamic(..) => {
+                self.invoke(cx, interner, insn).map(|()| false)
+            }
+            Insn::ArrayLoad(..)
+            | Insn::ArrayStore(..)
+            | Insn::NewArray(..)
+            | Insn::ANewArray(..)
+            | Insn::MultiANewArray(..)
+            | Insn::ArrayLength => self.arrays(cx, interner, insn).map(|()| false),
+            Insn::New(..)
+            | Insn::CheckCast(..)
+            | Insn::InstanceOf(..)
+            | Insn::MonitorEnter
+            | Insn::MonitorExit => self.objects(cx, insn).map(|()| false),
+        }
+    }
+
+    /// Constants, local variable loads and stores.
+    fn constants_and_locals(
+        &mut self,
+        cx: &Cx<'_>,
+        node: &Node,
+        insn: &Insn,
+    ) -> Result<(), LowerError> {
+        let cp = &cx.class.constant_pool;
         match insn {
             Insn::Nop => {}
             Insn::AConstNull => self.push_op(Operand::Const(ConstValue::Null), false),
@@ -834,40 +895,14 @@ impl Gen {
                 let e = self.pop()?;
                 self.store(cx, node, *n, e, k.is_wide())?;
             }
-            Insn::ArrayLoad(k) => {
-                let index = self.pop_op()?;
-                let array = self.pop_op()?;
-                let (ty, wide) = match k {
-                    ArrayKind::Long => (Some(Type::Long), true),
-                    ArrayKind::Double => (Some(Type::Double), true),
-                    ArrayKind::Float => (Some(Type::Float), false),
-                    ArrayKind::Ref => (None, false),
-                    _ => (Some(Type::Int), false),
-                };
-                self.push_assign(
-                    Rvalue::ArrayLoad {
-                        array,
-                        index,
-                        kind: *k,
-                    },
-                    ty,
-                    wide,
-                );
-            }
-            Insn::ArrayStore(k) => {
-                let value = self.pop_op()?;
-                let index = self.pop_op()?;
-                let array = self.pop_op()?;
-                self.emit(
-                    StmtKind::ArrayStore {
-                        array,
-                        index,
-                        value,
-                        kind: *k,
-                    },
-                    None,
-                );
-            }
+            other => return self.err(format!("{other:?} lowered as constants and locals")),
+        }
+        Ok(())
+    }
+
+    /// Pops, dups and swaps: moves on the operand stack only.
+    fn stack_shuffle(&mut self, insn: &Insn) -> Result<(), LowerError> {
+        match insn {
             Insn::Pop => {
                 let e = self.pop()?;
                 if e.wide {
@@ -901,6 +936,14 @@ impl Gen {
                 self.stack.push(a);
                 self.stack.push(b2);
             }
+            other => return self.err(format!("{other:?} lowered as stack shuffle")),
+        }
+        Ok(())
+    }
+
+    /// Arithmetic, `iinc`, conversions and comparisons.
+    fn arithmetic(&mut self, cx: &Cx<'_>, insn: &Insn) -> Result<(), LowerError> {
+        match insn {
             Insn::Arith(k, op) => {
                 let rhs = self.pop_op()?;
                 let lhs = self.pop_op()?;
@@ -942,6 +985,22 @@ impl Gen {
                 let lhs = self.pop_op()?;
                 self.push_assign(Rvalue::Compare(*op, lhs, rhs), Some(Type::Int), false);
             }
+            other => return self.err(format!("{other:?} lowered as arithmetic")),
+        }
+        Ok(())
+    }
+
+    /// Branches, switches, subroutines, returns and throws: the instructions
+    /// that end a block. `Ok(true)`: control does not fall through.
+    fn control(
+        &mut self,
+        cx: &Cx<'_>,
+        b: u32,
+        node: &Node,
+        insn: &Insn,
+        succs: &mut Vec<BlockId>,
+    ) -> Result<bool, LowerError> {
+        match insn {
             Insn::If(kind, _) => {
                 let (cond, lhs, rhs) = match kind {
                     IfKind::IntZero(c) => (*c, self.pop_op()?, Operand::Const(ConstValue::Int(0))),
@@ -979,7 +1038,7 @@ impl Gen {
                     // The trampoline after this block, emitted once this block is closed.
                     self.pending_trampoline = Some((b + 1, fall));
                 }
-                return Ok(true);
+                Ok(true)
             }
             Insn::Goto(_) => {
                 self.materialise_out(&mut [])?;
@@ -987,7 +1046,7 @@ impl Gen {
                 self.flow_to(cx, t)?;
                 self.emit(StmtKind::Goto(BlockId(t)), None);
                 succs.push(BlockId(t));
-                return Ok(true);
+                Ok(true)
             }
             Insn::Jsr(_) => {
                 if cx.flat.inlined {
@@ -1009,7 +1068,7 @@ impl Gen {
                 self.flow_to(cx, t)?;
                 self.emit(StmtKind::Goto(BlockId(t)), None);
                 succs.push(BlockId(t));
-                return Ok(true);
+                Ok(true)
             }
             Insn::Ret(n) => {
                 self.materialise_out(&mut [])?;
@@ -1031,7 +1090,7 @@ impl Gen {
                     succs.extend_from_slice(&targets);
                     self.emit(StmtKind::Ret { address, targets }, None);
                 }
-                return Ok(true);
+                Ok(true)
             }
             Insn::TableSwitch { low, targets, .. } => {
                 let mut keys = Vec::with_capacity(targets.len());
@@ -1041,11 +1100,11 @@ impl Gen {
                     };
                     keys.push(k);
                 }
-                return self.switch(cx, node, keys, succs);
+                self.switch(cx, node, keys, succs)
             }
             Insn::LookupSwitch { pairs, .. } => {
                 let keys = pairs.iter().map(|(k, _)| *k).collect();
-                return self.switch(cx, node, keys, succs);
+                self.switch(cx, node, keys, succs)
             }
             Insn::Return(k) => {
                 let v = match k {
@@ -1053,17 +1112,30 @@ impl Gen {
                     None => None,
                 };
                 self.emit(StmtKind::Return(v), None);
-                return Ok(true);
+                Ok(true)
             }
             Insn::AThrow => {
                 let v = self.pop_op()?;
                 self.emit(StmtKind::Throw(v), None);
-                return Ok(true);
+                Ok(true)
             }
+            other => self.err(format!("{other:?} is not a control instruction")),
+        }
+    }
+
+    /// Static and instance field loads and stores.
+    fn field_access(
+        &mut self,
+        cx: &Cx<'_>,
+        interner: &mut Interner,
+        insn: &Insn,
+    ) -> Result<(), LowerError> {
+        let cp = &cx.class.constant_pool;
+        match insn {
             Insn::GetStatic(idx) => {
                 let f = self.field(cp, *idx)?;
                 let ty = interner.type_of(&f.descriptor);
-                let wide = desc::is_wide(&f.descriptor);
+                let wide = descriptor::is_wide(&f.descriptor);
                 self.push_assign(Rvalue::StaticLoad(f), Some(ty), wide);
             }
             Insn::PutStatic(idx) => {
@@ -1075,7 +1147,7 @@ impl Gen {
                 let field = self.field(cp, *idx)?;
                 let object = self.pop_op()?;
                 let ty = interner.type_of(&field.descriptor);
-                let wide = desc::is_wide(&field.descriptor);
+                let wide = descriptor::is_wide(&field.descriptor);
                 self.push_assign(Rvalue::FieldLoad { object, field }, Some(ty), wide);
             }
             Insn::PutField(idx) => {
@@ -1091,11 +1163,25 @@ impl Gen {
                     None,
                 );
             }
+            other => return self.err(format!("{other:?} lowered as field access")),
+        }
+        Ok(())
+    }
+
+    /// Method calls and `invokedynamic`.
+    fn invoke(
+        &mut self,
+        cx: &Cx<'_>,
+        interner: &mut Interner,
+        insn: &Insn,
+    ) -> Result<(), LowerError> {
+        let cp = &cx.class.constant_pool;
+        match insn {
             Insn::Invoke(kind, idx) => {
                 let Some((m, interface_ref)) = cp.method_ref(*idx) else {
                     return self.err(format!("constant #{idx} is not a method reference"));
                 };
-                let Some((n, ret)) = desc::param_count(&m.descriptor) else {
+                let Some((n, ret)) = descriptor::param_count(&m.descriptor) else {
                     return self.err(format!("malformed method descriptor {}", m.descriptor));
                 };
                 let mut args = Vec::with_capacity(n);
@@ -1140,7 +1226,7 @@ impl Gen {
                 for a in &bsm.arguments {
                     bootstrap_args.push(loadable(cp, *a, self.pc)?.0);
                 }
-                let Some((n, ret)) = desc::param_count(descriptor) else {
+                let Some((n, ret)) = descriptor::param_count(descriptor) else {
                     return self.err(format!("malformed method descriptor {descriptor}"));
                 };
                 let mut args = Vec::with_capacity(n);
@@ -1160,10 +1246,53 @@ impl Gen {
                     call,
                 });
             }
-            Insn::New(idx) => {
-                let c = self.class_name(cp, *idx)?;
-                let ty = Type::Ref(Some(c.clone()));
-                self.push_assign(Rvalue::New(c), Some(ty), false);
+            other => return self.err(format!("{other:?} lowered as invoke")),
+        }
+        Ok(())
+    }
+
+    /// Array element loads and stores, allocation and length.
+    fn arrays(
+        &mut self,
+        cx: &Cx<'_>,
+        interner: &mut Interner,
+        insn: &Insn,
+    ) -> Result<(), LowerError> {
+        let cp = &cx.class.constant_pool;
+        match insn {
+            Insn::ArrayLoad(k) => {
+                let index = self.pop_op()?;
+                let array = self.pop_op()?;
+                let (ty, wide) = match k {
+                    ArrayKind::Long => (Some(Type::Long), true),
+                    ArrayKind::Double => (Some(Type::Double), true),
+                    ArrayKind::Float => (Some(Type::Float), false),
+                    ArrayKind::Ref => (None, false),
+                    _ => (Some(Type::Int), false),
+                };
+                self.push_assign(
+                    Rvalue::ArrayLoad {
+                        array,
+                        index,
+                        kind: *k,
+                    },
+                    ty,
+                    wide,
+                );
+            }
+            Insn::ArrayStore(k) => {
+                let value = self.pop_op()?;
+                let index = self.pop_op()?;
+                let array = self.pop_op()?;
+                self.emit(
+                    StmtKind::ArrayStore {
+                        array,
+                        index,
+                        value,
+                        kind: *k,
+                    },
+                    None,
+                );
             }
             Insn::NewArray(k) => {
                 let count = self.pop_op()?;
@@ -1201,6 +1330,20 @@ impl Gen {
                 let a = self.pop_op()?;
                 self.push_assign(Rvalue::ArrayLength(a), Some(Type::Int), false);
             }
+            other => return self.err(format!("{other:?} lowered as arrays")),
+        }
+        Ok(())
+    }
+
+    /// Object allocation, type tests and monitors.
+    fn objects(&mut self, cx: &Cx<'_>, insn: &Insn) -> Result<(), LowerError> {
+        let cp = &cx.class.constant_pool;
+        match insn {
+            Insn::New(idx) => {
+                let c = self.class_name(cp, *idx)?;
+                let ty = Type::Ref(Some(c.clone()));
+                self.push_assign(Rvalue::New(c), Some(ty), false);
+            }
             Insn::CheckCast(idx) => {
                 let c = self.class_name(cp, *idx)?;
                 let a = self.pop_op()?;
@@ -1226,8 +1369,9 @@ impl Gen {
                 let [a] = ops;
                 self.emit(StmtKind::MonitorExit(a), None);
             }
+            other => return self.err(format!("{other:?} lowered as objects")),
         }
-        Ok(false)
+        Ok(())
     }
 
     fn mark_ready(&mut self, b: u32) {

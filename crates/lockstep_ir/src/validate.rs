@@ -7,6 +7,8 @@
 //! It does not re-derive the lowering (it cannot tell a wrong-but-consistent
 //! body from a right one): it checks that the parts agree with each other.
 
+use lockstep_classfile::descriptor;
+
 use crate::ir::*;
 
 struct Checker<'a> {
@@ -42,10 +44,31 @@ fn check(body: &Body, types: bool) -> Result<(), Vec<String>> {
         body,
         errors: Vec::new(),
     };
-    let ns = body.stmts.len();
-    let nv = body.vars.len();
-    let nb = body.blocks.len();
+    if !check_tables(&mut c) {
+        return Err(c.errors);
+    }
+    check_partition(&mut c);
+    for (b, bl) in body.blocks.iter().enumerate() {
+        check_block_edges(&mut c, b, bl);
+    }
+    check_preds(&mut c);
+    check_vars(&mut c);
+    if types {
+        check_types(&mut c);
+    }
+    check_monitors(&mut c);
+    if c.errors.is_empty() {
+        Ok(())
+    } else {
+        Err(c.errors)
+    }
+}
 
+/// The per-statement and per-variable tables have the right lengths, and
+/// there is a block; `false` when there is none (nothing else can be checked).
+fn check_tables(c: &mut Checker<'_>) -> bool {
+    let body = c.body;
+    let (ns, nv, nb) = (body.stmts.len(), body.vars.len(), body.blocks.len());
     if body.held_before.len() != ns {
         c.err(format!(
             "held_before has {} entries for {ns} statements",
@@ -66,10 +89,15 @@ fn check(body: &Body, types: bool) -> Result<(), Vec<String>> {
     }
     if nb == 0 {
         c.err("no blocks".into());
-        return Err(c.errors);
+        return false;
     }
+    true
+}
 
-    // Blocks partition the statements in order.
+/// Blocks partition the statements in order, and `block_of` agrees.
+fn check_partition(c: &mut Checker<'_>) {
+    let body = c.body;
+    let ns = body.stmts.len();
     let mut expected = 0u32;
     for (b, bl) in body.blocks.iter().enumerate() {
         if bl.first.0 != expected || bl.end.0 < bl.first.0 {
@@ -88,78 +116,84 @@ fn check(body: &Body, types: bool) -> Result<(), Vec<String>> {
     if expected as usize != ns {
         c.err(format!("blocks cover {expected} of {ns} statements"));
     }
+}
 
-    // Terminators and successors.
+/// Block `b`'s terminator is its last statement, and its successors and
+/// handlers are in range and match the terminator.
+fn check_block_edges(c: &mut Checker<'_>, b: usize, bl: &Block) {
+    let body = c.body;
+    let nb = body.blocks.len();
     let in_range = |t: BlockId| t.index() < nb;
-    for (b, bl) in body.blocks.iter().enumerate() {
-        let ids: Vec<StmtId> = bl.stmt_ids().collect();
-        for (k, s) in ids.iter().enumerate() {
-            let Some(stmt) = body.stmts.get(s.index()) else {
-                continue;
-            };
-            if stmt.kind.is_terminator() && k + 1 != ids.len() {
-                c.err(format!(
-                    "B{b}: terminator s{} is not the last statement",
-                    s.0
-                ));
-            }
-            let mut bad = false;
-            stmt.kind.for_each_target(|t| bad |= !in_range(t));
-            if bad {
-                c.err(format!("s{}: branch target out of range", s.0));
-            }
-        }
-        let last = ids.last().and_then(|s| body.stmts.get(s.index()));
-        let mut want: Vec<BlockId> = Vec::new();
-        let next = BlockId(b as u32 + 1);
-        match last.map(|s| &s.kind) {
-            Some(k) if k.is_terminator() => {
-                if matches!(k, StmtKind::If { .. }) {
-                    want.push(next);
-                    if !in_range(next) {
-                        c.err(format!("B{b}: conditional branch falls off the last block"));
-                    }
-                }
-                k.for_each_target(|t| want.push(t));
-            }
-            _ => {
-                if in_range(next) {
-                    want.push(next);
-                } else {
-                    c.err(format!("B{b}: the last block falls through"));
-                }
-            }
-        }
-        if matches!(last.map(|s| &s.kind), Some(StmtKind::If { .. }))
-            && bl.succs.first() != Some(&next)
-        {
+    let ids: Vec<StmtId> = bl.stmt_ids().collect();
+    for (k, s) in ids.iter().enumerate() {
+        let Some(stmt) = body.stmts.get(s.index()) else {
+            continue;
+        };
+        if stmt.kind.is_terminator() && k + 1 != ids.len() {
             c.err(format!(
-                "B{b}: the fall-through of a conditional branch must be the first successor"
+                "B{b}: terminator s{} is not the last statement",
+                s.0
             ));
         }
-        let mut got = bl.succs.clone();
-        want.sort_unstable();
-        want.dedup();
-        got.sort_unstable();
-        let len = got.len();
-        got.dedup();
-        if got.len() != len {
-            c.err(format!("B{b}: duplicate successors"));
+        let mut bad = false;
+        stmt.kind.for_each_target(|t| bad |= !in_range(t));
+        if bad {
+            c.err(format!("s{}: branch target out of range", s.0));
         }
-        if got != want {
-            c.err(format!(
-                "B{b}: successors {:?} do not match the terminator ({:?})",
-                bl.succs, want
-            ));
+    }
+    let last = ids.last().and_then(|s| body.stmts.get(s.index()));
+    let mut want: Vec<BlockId> = Vec::new();
+    let next = BlockId(b as u32 + 1);
+    match last.map(|s| &s.kind) {
+        Some(k) if k.is_terminator() => {
+            if matches!(k, StmtKind::If { .. }) {
+                want.push(next);
+                if !in_range(next) {
+                    c.err(format!("B{b}: conditional branch falls off the last block"));
+                }
+            }
+            k.for_each_target(|t| want.push(t));
         }
-        for e in &bl.exceptional {
-            if !in_range(e.handler) {
-                c.err(format!("B{b}: handler B{} out of range", e.handler.0));
+        _ => {
+            if in_range(next) {
+                want.push(next);
+            } else {
+                c.err(format!("B{b}: the last block falls through"));
             }
         }
     }
+    if matches!(last.map(|s| &s.kind), Some(StmtKind::If { .. })) && bl.succs.first() != Some(&next)
+    {
+        c.err(format!(
+            "B{b}: the fall-through of a conditional branch must be the first successor"
+        ));
+    }
+    let mut got = bl.succs.clone();
+    want.sort_unstable();
+    want.dedup();
+    got.sort_unstable();
+    let len = got.len();
+    got.dedup();
+    if got.len() != len {
+        c.err(format!("B{b}: duplicate successors"));
+    }
+    if got != want {
+        c.err(format!(
+            "B{b}: successors {:?} do not match the terminator ({:?})",
+            bl.succs, want
+        ));
+    }
+    for e in &bl.exceptional {
+        if !in_range(e.handler) {
+            c.err(format!("B{b}: handler B{} out of range", e.handler.0));
+        }
+    }
+}
 
-    // Predecessors are exactly the inverse of successors and handler edges.
+/// Predecessors are exactly the inverse of successors and handler edges.
+fn check_preds(c: &mut Checker<'_>) {
+    let body = c.body;
+    let nb = body.blocks.len();
     let mut preds: Vec<Vec<BlockId>> = vec![Vec::new(); nb];
     for (b, bl) in body.blocks.iter().enumerate() {
         for t in bl
@@ -186,8 +220,12 @@ fn check(body: &Body, types: bool) -> Result<(), Vec<String>> {
     if body.blocks.first().is_some_and(|b| !b.preds.is_empty()) {
         c.err("the entry block B0 has predecessors".into());
     }
+}
 
-    // Variables: in range, defined, unique_def right.
+/// Variables: in range, defined, `unique_def` right, parameters first.
+fn check_vars(c: &mut Checker<'_>) {
+    let body = c.body;
+    let nv = body.vars.len();
     let mut defs = vec![0u32; nv];
     let mut first_def: Vec<Option<StmtId>> = vec![None; nv];
     let mut used = vec![false; nv];
@@ -260,16 +298,6 @@ fn check(body: &Body, types: bool) -> Result<(), Vec<String>> {
             c.err("an instance method's first parameter must be `this`".into());
         }
     }
-
-    if types {
-        check_types(&mut c);
-    }
-    check_monitors(&mut c);
-    if c.errors.is_empty() {
-        Ok(())
-    } else {
-        Err(c.errors)
-    }
 }
 
 /// The type of an operand: a variable's type or a constant's.
@@ -325,22 +353,8 @@ fn check_types(c: &mut Checker<'_>) {
     let body = c.body;
     let ty = |o: &Operand| operand_type(body, o);
     let mut errs: Vec<String> = Vec::new();
-    fn want(
-        errs: &mut Vec<String>,
-        body: &Body,
-        i: usize,
-        o: &Operand,
-        what: &str,
-        ok: &dyn Fn(&Type) -> bool,
-    ) {
-        if let Some(t) = operand_type(body, o) {
-            if !ok(&t) {
-                errs.push(format!("s{i}: {what} {} has type {t:?}", render_op(o)));
-            }
-        }
-    }
-    let int = |t: &Type| *t == Type::Int;
-    let refl = |t: &Type| is_ref_like(t);
+    let int = is_int;
+    let refl = is_ref_like;
     let ret_desc = body
         .descriptor
         .rsplit(')')
@@ -349,64 +363,7 @@ fn check_types(c: &mut Checker<'_>) {
         .to_string();
     for (i, s) in body.stmts.iter().enumerate() {
         match &s.kind {
-            StmtKind::Assign { dst, value } => {
-                let dt = body.vars.get(dst.index()).map(|v| v.ty.clone());
-                match value {
-                    Rvalue::FieldLoad { object, field } => {
-                        want(&mut errs, body, i, object, "field object", &refl);
-                        if let Some(dt) = &dt {
-                            if !fits(&field.descriptor, dt) {
-                                errs.push(format!(
-                                    "s{i}: {dst} does not fit field {}",
-                                    field.descriptor
-                                ));
-                            }
-                        }
-                    }
-                    Rvalue::ArrayLoad { array, index, kind } => {
-                        want(&mut errs, body, i, array, "array", &refl);
-                        want(&mut errs, body, i, index, "array index", &int);
-                        if let Some(dt) = &dt {
-                            if !kind_fits(*kind, dt) {
-                                errs.push(format!(
-                                    "s{i}: {dst} does not fit the array element kind"
-                                ));
-                            }
-                        }
-                    }
-                    Rvalue::ArrayLength(a) => want(&mut errs, body, i, a, "array", &refl),
-                    Rvalue::NewArray(_, dims) => dims
-                        .iter()
-                        .for_each(|d| want(&mut errs, body, i, d, "array length", &int)),
-                    Rvalue::Binary(op, a, b) => {
-                        if let Some(dt) = dt.clone() {
-                            want(&mut errs, body, i, a, "left operand", &|t: &Type| *t == dt);
-                            let shift = matches!(op, ArithOp::Shl | ArithOp::Shr | ArithOp::Ushr);
-                            if shift {
-                                want(&mut errs, body, i, b, "shift distance", &int);
-                            } else {
-                                want(&mut errs, body, i, b, "right operand", &|t: &Type| *t == dt);
-                            }
-                        }
-                    }
-                    Rvalue::Neg(a) => {
-                        if let Some(dt) = dt.clone() {
-                            want(&mut errs, body, i, a, "operand", &|t: &Type| *t == dt);
-                        }
-                    }
-                    Rvalue::Compare(_, a, b) => {
-                        if let (Some(ta), Some(tb)) = (ty(a), ty(b)) {
-                            if ta != tb {
-                                errs.push(format!("s{i}: comparison of {ta:?} with {tb:?}"));
-                            }
-                        }
-                    }
-                    Rvalue::InstanceOf(a, _) | Rvalue::Cast(a, _) => {
-                        want(&mut errs, body, i, a, "operand", &refl)
-                    }
-                    _ => {}
-                }
-            }
+            StmtKind::Assign { dst, value } => check_assign_types(&mut errs, body, i, *dst, value),
             StmtKind::FieldStore {
                 object,
                 field,
@@ -435,32 +392,10 @@ fn check_types(c: &mut Checker<'_>) {
                 });
             }
             StmtKind::Invoke { call, result } => {
-                if let Some(r) = &call.receiver {
-                    want(&mut errs, body, i, r, "receiver", &refl);
-                }
-                if let Some((params, ret)) = crate::desc::method_sig(&call.method.descriptor) {
-                    let params: Vec<&str> = params.collect();
-                    if params.len() != call.args.len() {
-                        errs.push(format!(
-                            "s{i}: {} arguments for {} parameters",
-                            call.args.len(),
-                            params.len()
-                        ));
-                    }
-                    for (a, p) in call.args.iter().zip(params) {
-                        want(&mut errs, body, i, a, "argument", &|t: &Type| fits(p, t));
-                    }
-                    if let Some(r) = result {
-                        if let Some(rt) = body.vars.get(r.index()).map(|v| v.ty.clone()) {
-                            if !fits(ret, &rt) {
-                                errs.push(format!("s{i}: result {r} does not fit {ret}"));
-                            }
-                        }
-                    }
-                }
+                check_call_types(&mut errs, body, i, call, *result)
             }
             StmtKind::InvokeDynamic { call, .. } => {
-                if let Some((params, _)) = crate::desc::method_sig(&call.descriptor) {
+                if let Some((params, _)) = descriptor::method_sig(&call.descriptor) {
                     for (a, p) in call.args.iter().zip(params) {
                         want(&mut errs, body, i, a, "argument", &|t: &Type| fits(p, t));
                     }
@@ -505,6 +440,118 @@ fn check_types(c: &mut Checker<'_>) {
     }
 }
 
+/// Reports an operand whose type is known and not `ok`.
+fn want(
+    errs: &mut Vec<String>,
+    body: &Body,
+    i: usize,
+    o: &Operand,
+    what: &str,
+    ok: &dyn Fn(&Type) -> bool,
+) {
+    if let Some(t) = operand_type(body, o) {
+        if !ok(&t) {
+            errs.push(format!("s{i}: {what} {} has type {t:?}", render_op(o)));
+        }
+    }
+}
+
+fn is_int(t: &Type) -> bool {
+    *t == Type::Int
+}
+
+/// The operand types of an assignment fit its value, and the value fits
+/// the destination.
+fn check_assign_types(errs: &mut Vec<String>, body: &Body, i: usize, dst: VarId, value: &Rvalue) {
+    let (int, refl) = (is_int, is_ref_like);
+    let ty = |o: &Operand| operand_type(body, o);
+    let dt = body.vars.get(dst.index()).map(|v| v.ty.clone());
+    match value {
+        Rvalue::FieldLoad { object, field } => {
+            want(errs, body, i, object, "field object", &refl);
+            if let Some(dt) = &dt {
+                if !fits(&field.descriptor, dt) {
+                    errs.push(format!(
+                        "s{i}: {dst} does not fit field {}",
+                        field.descriptor
+                    ));
+                }
+            }
+        }
+        Rvalue::ArrayLoad { array, index, kind } => {
+            want(errs, body, i, array, "array", &refl);
+            want(errs, body, i, index, "array index", &int);
+            if let Some(dt) = &dt {
+                if !kind_fits(*kind, dt) {
+                    errs.push(format!("s{i}: {dst} does not fit the array element kind"));
+                }
+            }
+        }
+        Rvalue::ArrayLength(a) => want(errs, body, i, a, "array", &refl),
+        Rvalue::NewArray(_, dims) => dims
+            .iter()
+            .for_each(|d| want(errs, body, i, d, "array length", &int)),
+        Rvalue::Binary(op, a, b) => {
+            if let Some(dt) = dt.clone() {
+                want(errs, body, i, a, "left operand", &|t: &Type| *t == dt);
+                let shift = matches!(op, ArithOp::Shl | ArithOp::Shr | ArithOp::Ushr);
+                if shift {
+                    want(errs, body, i, b, "shift distance", &int);
+                } else {
+                    want(errs, body, i, b, "right operand", &|t: &Type| *t == dt);
+                }
+            }
+        }
+        Rvalue::Neg(a) => {
+            if let Some(dt) = dt.clone() {
+                want(errs, body, i, a, "operand", &|t: &Type| *t == dt);
+            }
+        }
+        Rvalue::Compare(_, a, b) => {
+            if let (Some(ta), Some(tb)) = (ty(a), ty(b)) {
+                if ta != tb {
+                    errs.push(format!("s{i}: comparison of {ta:?} with {tb:?}"));
+                }
+            }
+        }
+        Rvalue::InstanceOf(a, _) | Rvalue::Cast(a, _) => want(errs, body, i, a, "operand", &refl),
+        _ => {}
+    }
+}
+
+/// A call's receiver and arguments fit its descriptor, and so does its result.
+fn check_call_types(
+    errs: &mut Vec<String>,
+    body: &Body,
+    i: usize,
+    call: &Call,
+    result: Option<VarId>,
+) {
+    if let Some(r) = &call.receiver {
+        want(errs, body, i, r, "receiver", &is_ref_like);
+    }
+    if let Some((params, ret)) = descriptor::method_sig(&call.method.descriptor) {
+        let params: Vec<&str> = params.collect();
+        if params.len() != call.args.len() {
+            errs.push(format!(
+                "s{i}: {} arguments for {} parameters",
+                call.args.len(),
+                params.len()
+            ));
+        }
+        for (a, p) in call.args.iter().zip(params) {
+            want(errs, body, i, a, "argument", &|t: &Type| fits(p, t));
+        }
+        if let Some(r) = result {
+            if let Some(rt) = body.vars.get(r.index()).map(|v| v.ty.clone()) {
+                if !fits(ret, &rt) {
+                    errs.push(format!("s{i}: result {r} does not fit {ret}"));
+                }
+            }
+        }
+    }
+}
+
 fn render_op(o: &Operand) -> String {
     match o {
         Operand::Var(v) => v.to_string(),
@@ -516,7 +563,6 @@ fn check_monitors(c: &mut Checker<'_>) {
     let body = c.body;
     let nm = body.monitors.len();
     let ns = body.stmts.len();
-    let parent = |m: MonitorId| body.monitors.get(m.index()).and_then(|r| r.parent);
     // Regions: kinds, parents, enters, exits.
     let mut enter_of: Vec<Option<MonitorId>> = vec![None; ns];
     let mut exit_of: Vec<Option<MonitorId>> = vec![None; ns];
@@ -537,84 +583,11 @@ fn check_monitors(c: &mut Checker<'_>) {
                 c.err(format!("m{i}: cyclic parent chain"));
                 break;
             }
-            cur = parent(p);
+            cur = region_parent(body, p);
         }
         match r.kind {
-            MonitorKind::SynchronizedMethod => {
-                if i != 0 || !body.is_synchronized {
-                    c.err(format!(
-                        "m{i}: a synchronized-method region must be m0 of a synchronized method"
-                    ));
-                }
-                if r.enter.is_some()
-                    || !r.exits.is_empty()
-                    || r.parent.is_some()
-                    || r.lock_var.is_some()
-                {
-                    c.err(format!("m{i}: a synchronized-method region has no enter, exits, parent or lock variable"));
-                }
-                let want = if body.is_static {
-                    AccessPath::ClassLiteral(body.class.clone())
-                } else {
-                    AccessPath::This
-                };
-                if r.lock != want {
-                    c.err(format!("m{i}: synchronized-method lock should be {want}"));
-                }
-            }
-            MonitorKind::Block => {
-                let Some(e) = r.enter else {
-                    c.err(format!("m{i}: a block region needs its monitorenter"));
-                    continue;
-                };
-                match body.stmts.get(e.index()).map(|s| &s.kind) {
-                    Some(StmtKind::MonitorEnter(op)) => {
-                        if op.var() != r.lock_var {
-                            c.err(format!(
-                                "m{i}: lock_var does not match the monitorenter operand"
-                            ));
-                        }
-                    }
-                    _ => c.err(format!("m{i}: enter s{} is not a monitorenter", e.0)),
-                }
-                if let Some(slot) = enter_of.get_mut(e.index()) {
-                    if slot.is_some() {
-                        c.err(format!("s{}: enter of two regions", e.0));
-                    }
-                    *slot = Some(id);
-                }
-                if body.held_before.get(e.index()).copied().flatten() != r.parent {
-                    c.err(format!(
-                        "m{i}: the monitor held before its enter s{} is not its parent",
-                        e.0
-                    ));
-                }
-                for x in &r.exits {
-                    if !matches!(
-                        body.stmts.get(x.index()).map(|s| &s.kind),
-                        Some(StmtKind::MonitorExit(_))
-                    ) {
-                        c.err(format!("m{i}: exit s{} is not a monitorexit", x.0));
-                    }
-                    if let Some(slot) = exit_of.get_mut(x.index()) {
-                        if slot.is_some() {
-                            c.err(format!("s{}: exit of two regions", x.0));
-                        }
-                        *slot = Some(id);
-                    }
-                    // Inside the region: it is held before the exit (innermost,
-                    // unless an unstructured exit releases an outer region).
-                    let mut cur = body.held_before.get(x.index()).copied().flatten();
-                    let mut steps = 0;
-                    while cur.is_some_and(|m| m != id) && steps <= nm {
-                        cur = cur.and_then(parent);
-                        steps += 1;
-                    }
-                    if cur != Some(id) {
-                        c.err(format!("m{i}: exit s{} is not inside the region", x.0));
-                    }
-                }
-            }
+            MonitorKind::SynchronizedMethod => check_method_region(c, i, r),
+            MonitorKind::Block => check_block_region(c, id, r, &mut enter_of, &mut exit_of),
         }
     }
     if body.is_synchronized
@@ -622,6 +595,110 @@ fn check_monitors(c: &mut Checker<'_>) {
     {
         c.err("a synchronized method needs region m0".into());
     }
+    check_held(c, &enter_of);
+    check_monitor_flow(c, &enter_of, &exit_of);
+}
+
+/// The region enclosing region `m`, if any.
+fn region_parent(body: &Body, m: MonitorId) -> Option<MonitorId> {
+    body.monitors.get(m.index()).and_then(|r| r.parent)
+}
+
+/// Region `i`, of a synchronized method: m0, without enter, exits, parent
+/// or lock variable, locking `this` or the class.
+fn check_method_region(c: &mut Checker<'_>, i: usize, r: &MonitorRegion) {
+    let body = c.body;
+    if i != 0 || !body.is_synchronized {
+        c.err(format!(
+            "m{i}: a synchronized-method region must be m0 of a synchronized method"
+        ));
+    }
+    if r.enter.is_some() || !r.exits.is_empty() || r.parent.is_some() || r.lock_var.is_some() {
+        c.err(format!(
+            "m{i}: a synchronized-method region has no enter, exits, parent or lock variable"
+        ));
+    }
+    let want = if body.is_static {
+        AccessPath::ClassLiteral(body.class.clone())
+    } else {
+        AccessPath::This
+    };
+    if r.lock != want {
+        c.err(format!("m{i}: synchronized-method lock should be {want}"));
+    }
+}
+
+/// Block region `id`: its enter and exits are monitor instructions of it
+/// alone, entered under its parent and exited inside it.
+fn check_block_region(
+    c: &mut Checker<'_>,
+    id: MonitorId,
+    r: &MonitorRegion,
+    enter_of: &mut [Option<MonitorId>],
+    exit_of: &mut [Option<MonitorId>],
+) {
+    let body = c.body;
+    let nm = body.monitors.len();
+    let i = id.0;
+    let parent = |m: MonitorId| region_parent(body, m);
+    let Some(e) = r.enter else {
+        c.err(format!("m{i}: a block region needs its monitorenter"));
+        return;
+    };
+    match body.stmts.get(e.index()).map(|s| &s.kind) {
+        Some(StmtKind::MonitorEnter(op)) => {
+            if op.var() != r.lock_var {
+                c.err(format!(
+                    "m{i}: lock_var does not match the monitorenter operand"
+                ));
+            }
+        }
+        _ => c.err(format!("m{i}: enter s{} is not a monitorenter", e.0)),
+    }
+    if let Some(slot) = enter_of.get_mut(e.index()) {
+        if slot.is_some() {
+            c.err(format!("s{}: enter of two regions", e.0));
+        }
+        *slot = Some(id);
+    }
+    if body.held_before.get(e.index()).copied().flatten() != r.parent {
+        c.err(format!(
+            "m{i}: the monitor held before its enter s{} is not its parent",
+            e.0
+        ));
+    }
+    for x in &r.exits {
+        if !matches!(
+            body.stmts.get(x.index()).map(|s| &s.kind),
+            Some(StmtKind::MonitorExit(_))
+        ) {
+            c.err(format!("m{i}: exit s{} is not a monitorexit", x.0));
+        }
+        if let Some(slot) = exit_of.get_mut(x.index()) {
+            if slot.is_some() {
+                c.err(format!("s{}: exit of two regions", x.0));
+            }
+            *slot = Some(id);
+        }
+        // Inside the region: it is held before the exit (innermost,
+        // unless an unstructured exit releases an outer region).
+        let mut cur = body.held_before.get(x.index()).copied().flatten();
+        let mut steps = 0;
+        while cur.is_some_and(|m| m != id) && steps <= nm {
+            cur = cur.and_then(parent);
+            steps += 1;
+        }
+        if cur != Some(id) {
+            c.err(format!("m{i}: exit s{} is not inside the region", x.0));
+        }
+    }
+}
+
+/// Every monitorenter has a region, `held_before` is in range, and a
+/// synchronized method's monitor is held everywhere.
+fn check_held(c: &mut Checker<'_>, enter_of: &[Option<MonitorId>]) {
+    let body = c.body;
+    let nm = body.monitors.len();
     for (i, s) in body.stmts.iter().enumerate() {
         if matches!(s.kind, StmtKind::MonitorEnter(_))
             && enter_of.get(i).copied().flatten().is_none()
@@ -648,7 +725,7 @@ fn check_monitors(c: &mut Checker<'_>) {
                 if steps > nm {
                     break;
                 }
-                cur = parent(m);
+                cur = region_parent(body, m);
             }
             if !found {
                 c.err(format!(
@@ -657,6 +734,17 @@ fn check_monitors(c: &mut Checker<'_>) {
             }
         }
     }
+}
+
+/// The monitor state flows statement to statement within a block, and
+/// agrees across edges (unless lowering reported unstructured locking).
+fn check_monitor_flow(
+    c: &mut Checker<'_>,
+    enter_of: &[Option<MonitorId>],
+    exit_of: &[Option<MonitorId>],
+) {
+    let body = c.body;
+    let parent = |m: MonitorId| region_parent(body, m);
     let after = |s: usize| -> Option<MonitorId> {
         if let Some(r) = enter_of.get(s).copied().flatten() {
             return Some(r);

@@ -25,30 +25,22 @@
 
 use std::sync::Arc;
 
+use lockstep_classfile::descriptor;
 use lockstep_ir::{
     BlockId, Body, Call, CallKind, ConstValue, MemberRef, Operand, Rvalue, StmtId, StmtKind, Type,
 };
 use lockstep_models::{is_jdk_class, Async, Operand as ModelOperand, TaskLaunch, TaskShape};
 use lockstep_program::lambda::ref_kind;
-use lockstep_program::{
-    decode_lambda, descriptor, ClassId, EdgeKind, LambdaShape, MethodId, Program,
-};
+use lockstep_program::{decode_lambda, ClassId, EdgeKind, LambdaShape, MethodId, Program};
 use rustc_hash::FxHashMap;
 
+use crate::ids::{FieldId, SiteId, Slot, TypeId, NO_SLOT};
 use crate::keys::{FieldKey, SiteKey};
-use crate::rules::{FieldId, SiteId, Tables};
-use crate::types::TypeId;
+use crate::tables::Tables;
 
-/// A local pointer of a method template.
-pub(crate) type Slot = u32;
-/// "No slot": the variable is not a reference.
-pub(crate) const NO_SLOT: Slot = u32::MAX;
-
-/// `ldc` of a string gives a `java.lang.String`, of a class a
-/// `java.lang.Class`, ... (JVMS §5.1): language facts, not library models.
-const STRING: &str = "java/lang/String";
+/// What `ldc` of a method type or handle gives, and the root class (JVMS
+/// §5.1): language facts, not library models.
 const OBJECT: &str = "java/lang/Object";
-const CLASS: &str = "java/lang/Class";
 const METHOD_TYPE: &str = "java/lang/invoke/MethodType";
 const METHOD_HANDLE: &str = "java/lang/invoke/MethodHandle";
 
@@ -787,15 +779,6 @@ fn const_site(c: &ConstValue) -> Option<SiteKey> {
         | ConstValue::Long(_)
         | ConstValue::Float(_)
         | ConstValue::Double(_) => None,
-    }
-}
-
-/// The class of the objects constant sites of this kind denote.
-pub(crate) fn const_class(site: &SiteKey) -> Option<&str> {
-    match site {
-        SiteKey::StringConstant => Some(STRING),
-        SiteKey::ClassLiteral(_) => Some(CLASS),
-        _ => None,
     }
 }
 

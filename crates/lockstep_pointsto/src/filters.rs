@@ -15,10 +15,11 @@ use std::sync::Arc;
 use lockstep_program::ClassId;
 use rustc_hash::FxHashMap;
 
+use crate::ids::TypeId;
 use crate::intern::Interner;
 use crate::pts::IdSet;
 use crate::rules::Rules;
-use crate::types::{TypeId, TypeKey};
+use crate::types::TypeKey;
 
 pub(crate) struct Filters {
     lists: Interner<Arc<[TypeId]>>,

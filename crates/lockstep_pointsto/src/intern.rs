@@ -5,12 +5,15 @@ use std::hash::Hash;
 
 use rustc_hash::FxHashMap;
 
-pub(crate) struct Interner<K> {
-    map: FxHashMap<K, u32>,
+use crate::ids::Id;
+
+#[derive(Debug)]
+pub(crate) struct Interner<K, I = u32> {
+    map: FxHashMap<K, I>,
     keys: Vec<K>,
 }
 
-impl<K> Default for Interner<K> {
+impl<K, I> Default for Interner<K, I> {
     fn default() -> Self {
         Interner {
             map: FxHashMap::default(),
@@ -19,25 +22,25 @@ impl<K> Default for Interner<K> {
     }
 }
 
-impl<K: Hash + Eq + Clone> Interner<K> {
+impl<K: Hash + Eq + Clone, I: Id> Interner<K, I> {
     /// The id of `k` and whether it was new.
-    pub(crate) fn intern(&mut self, k: K) -> (u32, bool) {
+    pub(crate) fn intern(&mut self, k: K) -> (I, bool) {
         if let Some(&id) = self.map.get(&k) {
             return (id, false);
         }
-        let id = self.keys.len() as u32;
+        let id = I::from_index(self.keys.len());
         self.keys.push(k.clone());
         self.map.insert(k, id);
         (id, true)
     }
 
-    pub(crate) fn get(&self, k: &K) -> Option<u32> {
+    pub(crate) fn get(&self, k: &K) -> Option<I> {
         self.map.get(k).copied()
     }
 
     /// The key of an id this interner handed out.
-    pub(crate) fn key(&self, id: u32) -> &K {
-        &self.keys[id as usize]
+    pub(crate) fn key(&self, id: I) -> &K {
+        &self.keys[id.index()]
     }
 
     pub(crate) fn len(&self) -> usize {

@@ -8,6 +8,11 @@ use std::sync::Arc;
 use lockstep_ir::StmtId;
 use lockstep_program::{MethodId, Program};
 
+/// `ldc` of a string gives a `java.lang.String`, of a class a
+/// `java.lang.Class` (JVMS §5.1): language facts, not library models.
+pub(crate) const STRING: &str = "java/lang/String";
+pub(crate) const CLASS: &str = "java/lang/Class";
+
 /// What an abstract object stands for, without its heap context.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum SiteKey {
@@ -47,6 +52,15 @@ pub enum SiteKey {
 }
 
 impl SiteKey {
+    /// The class of the objects constant sites of this kind denote.
+    pub(crate) fn constant_class(&self) -> Option<&'static str> {
+        match self {
+            SiteKey::StringConstant => Some(STRING),
+            SiteKey::ClassLiteral(_) => Some(CLASS),
+            _ => None,
+        }
+    }
+
     /// Is this an object the program allocates (rather than a constant or
     /// a stand-in for objects made outside the analysed code)?
     pub fn is_allocation(&self) -> bool {

@@ -53,13 +53,16 @@
 mod config;
 mod facts;
 mod filters;
+mod ids;
 mod intern;
 mod keys;
 mod pts;
+mod raw;
 pub mod reference;
 mod result;
 mod rules;
 mod solver;
+mod tables;
 mod types;
 
 pub use config::{Config, LibraryContexts, Sensitivity};

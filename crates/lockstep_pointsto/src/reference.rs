@@ -18,10 +18,11 @@ use lockstep_models::{HeapEffect, Operand as ModelOperand, TaskShape};
 use lockstep_program::{EdgeKind, EntryPoints, MethodId, Program};
 
 use crate::config::Config;
-use crate::facts::{Fact, LambdaFact, LambdaImpl, Slot, Target};
+use crate::facts::{Fact, LambdaFact, LambdaImpl, Target};
+use crate::ids::{FieldId, SiteId, Slot, TypeId};
 use crate::keys::{FieldKey, SiteKey};
 use crate::result::{CanonObj, CanonPtr, Canonical};
-use crate::rules::{heap_context, receiver_context, FieldId, Rules, SiteId};
+use crate::rules::{heap_context, receiver_context, Rules};
 
 type Ctx = Vec<SiteId>;
 type Obj = (SiteId, Ctx);
@@ -86,7 +87,7 @@ impl Ref<'_> {
             .unwrap_or_default()
     }
 
-    fn ty(&self, o: &Obj) -> crate::types::TypeId {
+    fn ty(&self, o: &Obj) -> TypeId {
         self.r.site_type(o.0)
     }
 
@@ -195,7 +196,7 @@ impl Ref<'_> {
                 self.add(&P::Var(m, ctx.clone(), s), o);
             }
             let params =
-                lockstep_program::descriptor::param_types(&md.descriptor).unwrap_or_default();
+                lockstep_classfile::descriptor::param_types(&md.descriptor).unwrap_or_default();
             for (i, d) in params.into_iter().enumerate() {
                 if let (Some(ty), Some(Some(s))) = (crate::facts::ref_type_name(d), t.params.get(i))
                 {

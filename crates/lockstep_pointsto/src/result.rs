@@ -15,15 +15,17 @@ use std::sync::Arc;
 
 use lockstep_ir::{AccessPath, StmtId, VarId};
 use lockstep_models::TaskLaunch;
-use lockstep_program::{CallEdge, EdgeKind, EntryPoints, MethodId, Program};
+use lockstep_program::{
+    edges_at, edges_from, CallEdge, CalleeIndex, EdgeKind, EntryPoints, MethodId, Program,
+};
 use rustc_hash::FxHashMap;
 
 use crate::config::Config;
-use crate::facts::{Slot, NO_SLOT};
+use crate::ids::{CtxId, FieldId, MCtxId, ObjId, PtrId, SiteId, Slot, NO_SLOT};
+use crate::intern::Interner;
 use crate::keys::{FieldKey, SiteKey};
 use crate::pts::IdSet;
-use crate::rules::{FieldId, Rules, SiteId};
-use crate::solver::{CtxId, MCtxId, ObjId, PtrId};
+use crate::raw::{PtrKind, RawResult};
 
 /// An abstract object: an allocation site (or special object) with a heap context.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -133,40 +135,23 @@ pub struct PtaCallGraph {
     pub reachable: Vec<MethodId>,
     /// `<clinit>`s reached by class initialisation, sorted.
     pub class_inits: Vec<MethodId>,
-    by_callee: Vec<u32>,
+    by_callee: CalleeIndex,
 }
 
 impl PtaCallGraph {
     /// Edges leaving `m`, sorted by site.
     pub fn callees(&self, m: MethodId) -> &[CallEdge] {
-        let lo = self.edges.partition_point(|e| e.caller < m);
-        let hi = self.edges.partition_point(|e| e.caller <= m);
-        &self.edges[lo..hi]
+        edges_from(&self.edges, m)
     }
 
     /// Edges leaving one call site.
     pub fn callees_at(&self, m: MethodId, site: StmtId) -> &[CallEdge] {
-        let lo = self
-            .edges
-            .partition_point(|e| (e.caller, e.site) < (m, site));
-        let hi = self
-            .edges
-            .partition_point(|e| (e.caller, e.site) <= (m, site));
-        &self.edges[lo..hi]
+        edges_at(&self.edges, m, site)
     }
 
     /// Edges entering `m`, sorted by (caller, site).
     pub fn callers(&self, m: MethodId) -> impl Iterator<Item = &CallEdge> + '_ {
-        let edges = &self.edges;
-        let lo = self
-            .by_callee
-            .partition_point(|&i| edges[i as usize].callee < m);
-        let hi = self
-            .by_callee
-            .partition_point(|&i| edges[i as usize].callee <= m);
-        self.by_callee[lo..hi]
-            .iter()
-            .map(move |&i| &edges[i as usize])
+        self.by_callee.callers(&self.edges, m)
     }
 
     pub fn is_reachable(&self, m: MethodId) -> bool {
@@ -207,58 +192,6 @@ pub struct Stats {
     pub millis: u128,
 }
 
-/// What a pointer node is (for canonical output).
-#[derive(Debug, Clone, Copy)]
-pub(crate) enum PtrKind {
-    Var(MCtxId, Slot),
-    Field(ObjId, FieldId),
-    Static(FieldId),
-    Exc,
-    /// Solver temporaries (models), not part of the result's meaning.
-    Temp,
-}
-
-/// A thread start as the solver records it.
-pub(crate) struct RawThreadStart {
-    pub caller: MCtxId,
-    pub stmt: StmtId,
-    pub launch: &'static TaskLaunch,
-    pub task: ObjId,
-}
-
-/// The solver's state, handed over for packaging.
-pub(crate) struct RawResult {
-    pub entries: EntryPoints,
-    pub sites: Vec<SiteKey>,
-    pub site_types: Vec<Arc<str>>,
-    pub fields: Vec<FieldKey>,
-    pub contexts: Vec<Box<[SiteId]>>,
-    pub objects: Vec<(SiteId, CtxId)>,
-    pub method_contexts: Vec<(MethodId, CtxId)>,
-    pub mctx_base: Vec<PtrId>,
-    pub var_slots: FxHashMap<MethodId, Arc<[Slot]>>,
-    pub pts: Vec<IdSet>,
-    pub kinds: Vec<PtrKind>,
-    pub field_ptr: FxHashMap<(ObjId, FieldId), PtrId>,
-    pub static_ptr: FxHashMap<FieldId, PtrId>,
-    pub exc_ptr: Option<PtrId>,
-    pub cs_edges: Vec<(MCtxId, StmtId, EdgeKind, MCtxId)>,
-    pub thread_starts: Vec<RawThreadStart>,
-    pub class_inits: Vec<MethodId>,
-    pub iterations: u64,
-    pub budget_fallbacks: u64,
-    pub copy_edges: usize,
-    pub templates_built: usize,
-    pub millis: u128,
-}
-
-/// Site keys, site type names and field keys out of the shared tables.
-pub(crate) fn tables_of(r: Rules<'_>) -> (Vec<SiteKey>, Vec<Arc<str>>, Vec<FieldKey>) {
-    let p = r.p;
-    let site_types = r.t.site_ty.iter().map(|&t| r.t.types.name(p, t)).collect();
-    (r.t.sites.into_keys(), site_types, r.t.fields.into_keys())
-}
-
 /// The result of [`crate::PointsTo::solve`].
 #[derive(Debug)]
 pub struct PointsToResult {
@@ -266,8 +199,7 @@ pub struct PointsToResult {
     entries: EntryPoints,
     sites: Vec<SiteKey>,
     site_types: Vec<Arc<str>>,
-    fields: Vec<FieldKey>,
-    field_ids: FxHashMap<FieldKey, FieldId>,
+    fields: Interner<FieldKey, FieldId>,
     contexts: Vec<Box<[SiteId]>>,
     objects: Vec<(SiteId, CtxId)>,
     method_contexts: Vec<(MethodId, CtxId)>,
@@ -293,14 +225,14 @@ impl PointsToResult {
     pub(crate) fn new(raw: RawResult, config: Config) -> PointsToResult {
         let mut by_method: FxHashMap<MethodId, Vec<MCtxId>> = FxHashMap::default();
         for (i, (m, _)) in raw.method_contexts.iter().enumerate() {
-            by_method.entry(*m).or_default().push(i as MCtxId);
+            by_method.entry(*m).or_default().push(MCtxId(i as u32));
         }
         for v in by_method.values_mut() {
-            v.sort_by_key(|&mc| raw.method_contexts[mc as usize].1);
+            v.sort_by_key(|&mc| raw.method_contexts[mc.index()].1);
         }
         let mut obj_fields: Vec<Vec<(FieldId, PtrId)>> = vec![Vec::new(); raw.objects.len()];
         for (&(o, f), &p) in &raw.field_ptr {
-            if let Some(v) = obj_fields.get_mut(o as usize) {
+            if let Some(v) = obj_fields.get_mut(o.index()) {
                 v.push((f, p));
             }
         }
@@ -308,10 +240,10 @@ impl PointsToResult {
             v.sort_unstable();
         }
         let mc = |i: MCtxId| {
-            let (m, c) = raw.method_contexts[i as usize];
+            let (m, c) = raw.method_contexts[i.index()];
             MethodContext {
                 method: m,
-                context: ContextId(c),
+                context: ContextId(c.0),
             }
         };
         let mut cs_edges: Vec<ContextCallEdge> = raw
@@ -337,7 +269,7 @@ impl PointsToResult {
             .collect();
         edges.sort_unstable();
         edges.dedup();
-        let by_callee = index_by_callee(&edges);
+        let by_callee = CalleeIndex::new(&edges);
         let mut cs_by_callee: Vec<u32> = (0..cs_edges.len() as u32).collect();
         cs_by_callee.sort_by_key(|&i| {
             let e = &cs_edges[i as usize];
@@ -355,17 +287,11 @@ impl PointsToResult {
                 caller: mc(t.caller),
                 site: t.stmt,
                 launch: t.launch,
-                task: ObjectId(t.task),
+                task: ObjectId(t.task.0),
             })
             .collect();
         thread_starts.sort_by_key(|t| (t.caller, t.site, t.task));
         thread_starts.dedup_by_key(|t| (t.caller, t.site, t.task));
-        let field_ids = raw
-            .fields
-            .iter()
-            .enumerate()
-            .map(|(i, k)| (k.clone(), i as FieldId))
-            .collect();
         let mut by_kind = [0u64; 5];
         for (set, kind) in raw.pts.iter().zip(&raw.kinds) {
             let i = match kind {
@@ -405,7 +331,6 @@ impl PointsToResult {
             sites: raw.sites,
             site_types: raw.site_types,
             fields: raw.fields,
-            field_ids,
             contexts: raw.contexts,
             objects: raw.objects,
             method_contexts: raw.method_contexts,
@@ -518,7 +443,7 @@ impl PointsToResult {
             .iter()
             .map(|&(m, c)| MethodContext {
                 method: m,
-                context: ContextId(c),
+                context: ContextId(c.0),
             })
             .collect();
         v.sort_unstable();
@@ -531,7 +456,7 @@ impl PointsToResult {
             .get(&m)
             .map(|v| {
                 v.iter()
-                    .map(|&mc| ContextId(self.method_contexts[mc as usize].1))
+                    .map(|&mc| ContextId(self.method_contexts[mc.index()].1 .0))
                     .collect()
             })
             .unwrap_or_default()
@@ -541,7 +466,7 @@ impl PointsToResult {
     pub fn context(&self, c: ContextId) -> Vec<&SiteKey> {
         self.contexts
             .get(c.0 as usize)
-            .map(|v| v.iter().map(|&s| &self.sites[s as usize]).collect())
+            .map(|v| v.iter().map(|&s| &self.sites[s.index()]).collect())
             .unwrap_or_default()
     }
 
@@ -558,9 +483,9 @@ impl PointsToResult {
     pub fn object(&self, o: ObjectId) -> Option<ObjectInfo<'_>> {
         let &(site, h) = self.objects.get(o.0 as usize)?;
         Some(ObjectInfo {
-            site: &self.sites[site as usize],
-            heap_context: ContextId(h),
-            type_name: &self.site_types[site as usize],
+            site: &self.sites[site.index()],
+            heap_context: ContextId(h.0),
+            type_name: &self.site_types[site.index()],
         })
     }
 
@@ -595,14 +520,14 @@ impl PointsToResult {
     }
 
     fn set_of(&self, ptr: Option<PtrId>) -> ObjectSet {
-        ptr.and_then(|p| self.pts.get(p as usize))
+        ptr.and_then(|p| self.pts.get(p.index()))
             .map(|s| ObjectSet(s.clone()))
             .unwrap_or_default()
     }
 
     fn var_ptr(&self, mc: MCtxId, m: MethodId, v: VarId) -> Option<PtrId> {
         let slot = *self.var_slots.get(&m)?.get(v.index())?;
-        (slot != NO_SLOT).then(|| self.mctx_base[mc as usize] + slot)
+        (slot != NO_SLOT).then(|| self.mctx_base[mc.index()] + slot)
     }
 
     /// What variable `v` of `m` may point to in any context.
@@ -610,7 +535,7 @@ impl PointsToResult {
         let mut out = ObjectSet::new();
         for &mc in self.by_method.get(&m).map(Vec::as_slice).unwrap_or(&[]) {
             if let Some(p) = self.var_ptr(mc, m, v) {
-                if let Some(s) = self.pts.get(p as usize) {
+                if let Some(s) = self.pts.get(p.index()) {
                     out.0.union_with(s);
                 }
             }
@@ -623,12 +548,12 @@ impl PointsToResult {
         let mcs = self.by_method.get(&m).map(Vec::as_slice).unwrap_or(&[]);
         let found = mcs
             .iter()
-            .find(|&&mc| self.method_contexts[mc as usize].1 == c.0);
+            .find(|&&mc| self.method_contexts[mc.index()].1 == CtxId(c.0));
         self.set_of(found.and_then(|&mc| self.var_ptr(mc, m, v)))
     }
 
     fn field_id(&self, key: &FieldKey) -> Option<FieldId> {
-        self.field_ids.get(key).copied()
+        self.fields.get(key)
     }
 
     /// A static field, named by any class that inherits it (resolved
@@ -655,7 +580,7 @@ impl PointsToResult {
         let mut v: Vec<(&FieldKey, ObjectSet)> = self
             .static_ptr
             .iter()
-            .map(|(&f, &p)| (&self.fields[f as usize], self.set_of(Some(p))))
+            .map(|(&f, &p)| (self.fields.key(f), self.set_of(Some(p))))
             .filter(|(_, s)| !s.is_empty())
             .collect();
         v.sort_by(|a, b| a.0.cmp(b.0));
@@ -690,7 +615,7 @@ impl PointsToResult {
             .get(o.0 as usize)
             .map(|v| {
                 v.iter()
-                    .map(|&(f, p)| (&self.fields[f as usize], self.set_of(Some(p))))
+                    .map(|&(f, p)| (self.fields.key(f), self.set_of(Some(p))))
                     .collect()
             })
             .unwrap_or_default()
@@ -711,8 +636,8 @@ impl PointsToResult {
                 .map(Vec::as_slice)
                 .unwrap_or(&[])
             {
-                if named(&self.fields[f as usize]) {
-                    if let Some(s) = self.pts.get(p as usize) {
+                if named(self.fields.key(f)) {
+                    if let Some(s) = self.pts.get(p.index()) {
                         out.0.union_with(s);
                     }
                 }
@@ -773,7 +698,7 @@ impl PointsToResult {
                 self.objects
                     .iter()
                     .enumerate()
-                    .filter(|(_, (s, _))| self.sites[*s as usize] == key)
+                    .filter(|(_, (s, _))| self.sites[s.index()] == key)
                     .map(|(i, _)| ObjectId(i as u32))
                     .collect()
             }
@@ -802,14 +727,14 @@ impl PointsToResult {
 
     fn canon_ctx(&self, c: CtxId) -> Vec<SiteKey> {
         self.contexts
-            .get(c as usize)
-            .map(|v| v.iter().map(|&s| self.sites[s as usize].clone()).collect())
+            .get(c.index())
+            .map(|v| v.iter().map(|&s| self.sites[s.index()].clone()).collect())
             .unwrap_or_default()
     }
 
     fn canon_obj(&self, o: ObjId) -> CanonObj {
-        let (s, h) = self.objects[o as usize];
-        (self.sites[s as usize].clone(), self.canon_ctx(h))
+        let (s, h) = self.objects[o.index()];
+        (self.sites[s.index()].clone(), self.canon_ctx(h))
     }
 
     /// The whole result in structural keys, for comparing solvers.
@@ -822,11 +747,11 @@ impl PointsToResult {
         for e in &self.cs_edges {
             out.edges.insert((
                 e.caller.method,
-                self.canon_ctx(e.caller.context.0),
+                self.canon_ctx(CtxId(e.caller.context.0)),
                 e.site,
                 e.kind,
                 e.callee.method,
-                self.canon_ctx(e.callee.context.0),
+                self.canon_ctx(CtxId(e.callee.context.0)),
             ));
         }
         for (i, set) in self.pts.iter().enumerate() {
@@ -835,17 +760,17 @@ impl PointsToResult {
             }
             let key = match self.kinds[i] {
                 PtrKind::Var(mc, slot) => {
-                    let (m, c) = self.method_contexts[mc as usize];
+                    let (m, c) = self.method_contexts[mc.index()];
                     CanonPtr::Var(m, self.canon_ctx(c), slot)
                 }
                 PtrKind::Field(o, f) => {
-                    CanonPtr::Field(self.canon_obj(o), self.fields[f as usize].clone())
+                    CanonPtr::Field(self.canon_obj(o), self.fields.key(f).clone())
                 }
-                PtrKind::Static(f) => CanonPtr::Static(self.fields[f as usize].clone()),
+                PtrKind::Static(f) => CanonPtr::Static(self.fields.key(f).clone()),
                 PtrKind::Exc => CanonPtr::Exc,
                 PtrKind::Temp => continue,
             };
-            let objs = set.iter().map(|o| self.canon_obj(o)).collect();
+            let objs = set.iter().map(|o| self.canon_obj(ObjId(o))).collect();
             out.pts.insert(key, objs);
         }
         out
@@ -887,14 +812,4 @@ pub struct Canonical {
     pub edges: BTreeSet<CanonEdge>,
     /// Non-empty points-to sets only.
     pub pts: BTreeMap<CanonPtr, BTreeSet<CanonObj>>,
-}
-
-/// Edge indices grouped by callee, each group in (caller, site) order.
-fn index_by_callee(edges: &[CallEdge]) -> Vec<u32> {
-    let mut idx: Vec<u32> = (0..edges.len() as u32).collect();
-    idx.sort_by_key(|&i| {
-        let e = &edges[i as usize];
-        (e.callee, e.caller, e.site, e.kind)
-    });
-    idx
 }

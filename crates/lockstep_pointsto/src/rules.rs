@@ -12,110 +12,14 @@ use lockstep_classfile::access;
 use lockstep_ir::StmtId;
 use lockstep_models::{is_jdk_class, keeps_object_contexts, HeapEffect};
 use lockstep_program::{ClassId, MethodId, Program};
-use rustc_hash::{FxHashMap, FxHashSet};
+use rustc_hash::FxHashMap;
 
 use crate::config::{Config, LibraryContexts};
 use crate::facts::{self, LambdaFact, Template};
-use crate::intern::Interner;
+use crate::ids::{FieldId, SiteId, TypeId};
 use crate::keys::{FieldKey, SiteKey};
-use crate::types::{TypeId, TypeKey, Types};
-
-/// The root of exception classes (JVMS §2.10): a language fact.
-const THROWABLE: &str = "java/lang/Throwable";
-
-/// An allocation site (or special object kind): index into [`Tables::sites`].
-pub(crate) type SiteId = u32;
-/// A field: index into [`Tables::fields`].
-pub(crate) type FieldId = u32;
-
-/// Interned sites, fields and types.
-pub(crate) struct Tables {
-    pub types: Types,
-    pub sites: Interner<SiteKey>,
-    /// The runtime type of each site's objects.
-    pub site_ty: Vec<TypeId>,
-    pub fields: Interner<FieldKey>,
-    /// Method signatures (`name`, `descriptor`) of virtual calls.
-    pub sigs: Interner<(Arc<str>, Arc<str>)>,
-    /// Allocate exceptions as one object per class ([`Config::merge_exceptions`]).
-    pub merge_exceptions: bool,
-    /// `java.lang.Throwable`, when it loads.
-    pub throwable: Option<ClassId>,
-    /// Sites of zero-length arrays, whose element field holds nothing.
-    empty_arrays: FxHashSet<SiteId>,
-}
-
-impl Tables {
-    fn new(p: &Program, merge_exceptions: bool) -> Tables {
-        let mut fields = Interner::default();
-        // Fixed ids: 0 the array element, 1 the unsafe "anywhere" field.
-        fields.intern(FieldKey::Element);
-        fields.intern(FieldKey::Anywhere);
-        Tables {
-            types: Types::new(p),
-            sites: Interner::default(),
-            site_ty: Vec::new(),
-            fields,
-            sigs: Interner::default(),
-            merge_exceptions,
-            throwable: p.class_by_name(THROWABLE),
-            empty_arrays: FxHashSet::default(),
-        }
-    }
-
-    pub(crate) fn mark_empty_array(&mut self, s: SiteId) {
-        self.empty_arrays.insert(s);
-    }
-
-    /// Can nothing be stored into field `f` of the objects of site `s`
-    /// (the elements of a zero-length array)?
-    pub(crate) fn holds_nothing(&self, s: SiteId, f: FieldId) -> bool {
-        f == self.element() && self.empty_arrays.contains(&s)
-    }
-
-    pub(crate) fn sig(&mut self, name: &Arc<str>, desc: &Arc<str>) -> u32 {
-        self.sigs.intern((name.clone(), desc.clone())).0
-    }
-
-    pub(crate) fn element(&self) -> FieldId {
-        0
-    }
-
-    pub(crate) fn anywhere(&self) -> FieldId {
-        1
-    }
-
-    pub(crate) fn field(&mut self, key: FieldKey) -> FieldId {
-        self.fields.intern(key).0
-    }
-
-    /// A site whose objects have type `ty`.
-    pub(crate) fn site(&mut self, key: SiteKey, ty: TypeId) -> SiteId {
-        let (id, new) = self.sites.intern(key);
-        if new {
-            self.site_ty.push(ty);
-        }
-        id
-    }
-
-    /// A site whose type is implied by its key (constants, opaque, VM and harness objects).
-    pub(crate) fn named_site(&mut self, p: &Program, key: SiteKey) -> SiteId {
-        if let Some(id) = self.sites.get(&key) {
-            return id;
-        }
-        let name: Arc<str> = match &key {
-            SiteKey::Constant(t)
-            | SiteKey::Opaque(t)
-            | SiteKey::Vm(t)
-            | SiteKey::Entry(t)
-            | SiteKey::Exception(t)
-            | SiteKey::Library(t) => t.clone(),
-            other => Arc::from(facts::const_class(other).unwrap_or("java/lang/Object")),
-        };
-        let ty = self.types.named(p, &name);
-        self.site(key, ty)
-    }
-}
+use crate::tables::Tables;
+use crate::types::TypeKey;
 
 /// Shared semantics over one program and configuration.
 pub(crate) struct Rules<'p> {
@@ -445,13 +349,13 @@ impl<'p> Rules<'p> {
 
     /// The runtime type of a site's objects.
     pub(crate) fn site_type(&self, s: SiteId) -> TypeId {
-        self.t.site_ty[s as usize]
+        self.t.site_ty[s.index()]
     }
 
     /// The declared return type of `m` when it is a reference.
     pub(crate) fn return_type(&self, m: MethodId) -> Option<Arc<str>> {
         let d = &self.p.method(m).descriptor;
-        lockstep_program::descriptor::return_type(d).and_then(facts::ref_type_name)
+        lockstep_classfile::descriptor::return_type(d).and_then(facts::ref_type_name)
     }
 }
 

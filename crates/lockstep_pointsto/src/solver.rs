@@ -47,19 +47,14 @@ use lockstep_program::{ClassId, EdgeKind, EntryPoints, MethodId, Program};
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::config::Config;
-use crate::facts::{Fact, LambdaFact, LambdaImpl, Slot, Target, Template};
+use crate::facts::{self, Fact, LambdaFact, LambdaImpl, Target, Template};
 use crate::filters::Filters;
+use crate::ids::{CtxId, FieldId, MCtxId, ObjId, PtrId, SiteId, Slot, TypeId};
 use crate::intern::Interner;
 use crate::keys::SiteKey;
 use crate::pts::IdSet;
-use crate::result::{self, PtrKind, RawResult, RawThreadStart};
-use crate::rules::{heap_context, receiver_context, FieldId, Rules, SiteId};
-use crate::types::TypeId;
-
-pub(crate) type PtrId = u32;
-pub(crate) type ObjId = u32;
-pub(crate) type CtxId = u32;
-pub(crate) type MCtxId = u32;
+use crate::raw::{PtrKind, RawResult, RawThreadStart};
+use crate::rules::{heap_context, receiver_context, Rules};
 
 const NO_FILTER: u32 = u32::MAX;
 /// The `via` of ordinary call edges, whose arguments are those of their
@@ -130,11 +125,11 @@ type Actuals = (Box<[Option<PtrId>]>, Option<PtrId>);
 
 pub(crate) struct Solver<'p> {
     r: Rules<'p>,
-    ctxs: Interner<Box<[SiteId]>>,
+    ctxs: Interner<Box<[SiteId]>, CtxId>,
     heap_of: FxHashMap<CtxId, CtxId>,
-    objs: Interner<(SiteId, CtxId)>,
+    objs: Interner<(SiteId, CtxId), ObjId>,
     obj_ctx: Vec<CtxId>,
-    mctxs: Interner<(MethodId, CtxId)>,
+    mctxs: Interner<(MethodId, CtxId), MCtxId>,
     mctx_base: Vec<PtrId>,
     mctx_tpl: Vec<Option<Arc<Template>>>,
     /// Whether a method context's template is built and its slots exist.
@@ -246,7 +241,7 @@ impl<'p> Solver<'p> {
             let Some(p) = self.worklist.pop_front() else {
                 break;
             };
-            self.queued[p as usize] = false;
+            self.queued[p.index()] = false;
             self.process(p);
         }
         let millis = start.elapsed().as_millis();
@@ -261,8 +256,8 @@ impl<'p> Solver<'p> {
     }
 
     fn heap_ctx(&mut self, c: CtxId) -> CtxId {
-        if self.r.h == 0 || c == 0 {
-            return 0;
+        if self.r.h == 0 || c == CtxId::EMPTY {
+            return CtxId::EMPTY;
         }
         if let Some(&h) = self.heap_of.get(&c) {
             return h;
@@ -276,9 +271,9 @@ impl<'p> Solver<'p> {
     fn obj(&mut self, site: SiteId, hctx: CtxId) -> ObjId {
         let (o, new) = self.objs.intern((site, hctx));
         if new {
-            self.obj_ctx.push(u32::MAX);
+            self.obj_ctx.push(CtxId::UNSET);
             let ty = self.r.site_type(site);
-            self.filters.add_object(&mut self.r, o, ty);
+            self.filters.add_object(&mut self.r, o.0, ty);
         }
         o
     }
@@ -290,24 +285,27 @@ impl<'p> Solver<'p> {
 
     /// The context of a method called on `o` (before the callee's own policy).
     fn recv_ctx(&mut self, o: ObjId) -> CtxId {
-        let c = self.obj_ctx[o as usize];
-        if c != u32::MAX {
+        let c = self.obj_ctx[o.index()];
+        if c != CtxId::UNSET {
             return c;
         }
         let (site, h) = *self.objs.key(o);
         let v = receiver_context(self.r.k, &site, self.ctxs.key(h));
         let c = self.ctx(v);
-        self.obj_ctx[o as usize] = c;
+        self.obj_ctx[o.index()] = c;
         c
     }
 
     /// The context `callee` runs in when called on `o`.
     fn callee_ctx(&mut self, callee: MethodId, o: ObjId) -> CtxId {
         let (site, h) = *self.objs.key(o);
-        if self.r.receiver_gets_context(callee, site, h == 0) {
+        if self
+            .r
+            .receiver_gets_context(callee, site, h == CtxId::EMPTY)
+        {
             self.recv_ctx(o)
         } else {
-            0
+            CtxId::EMPTY
         }
     }
 
@@ -316,7 +314,7 @@ impl<'p> Solver<'p> {
     }
 
     fn new_typed_ptr(&mut self, kind: PtrKind, filter: u32) -> PtrId {
-        let id = self.pts.len() as PtrId;
+        let id = PtrId(self.pts.len() as u32);
         self.ptr_filter.push(filter);
         self.pts.push(IdSet::new());
         self.diff.push(IdSet::new());
@@ -334,15 +332,15 @@ impl<'p> Solver<'p> {
             return mc;
         }
         let mut c = c;
-        if c != 0 && self.over_budget(m) {
+        if c != CtxId::EMPTY && self.over_budget(m) {
             self.budget_fallbacks += 1;
-            c = 0;
+            c = CtxId::EMPTY;
             if let Some(mc) = self.mctxs.get(&(m, c)) {
                 return mc;
             }
         }
         let (mc, _) = self.mctxs.intern((m, c));
-        self.mctx_base.push(PtrId::MAX);
+        self.mctx_base.push(PtrId::UNSET);
         self.mctx_tpl.push(None);
         self.materialized.push(false);
         self.reach_queue.push_back(mc);
@@ -372,13 +370,13 @@ impl<'p> Solver<'p> {
     /// Builds the template of a method context and its slot pointers (once),
     /// then replays the call edges that arrived before.
     fn materialize(&mut self, mc: MCtxId) {
-        if self.materialized[mc as usize] {
+        if self.materialized[mc.index()] {
             return;
         }
-        self.materialized[mc as usize] = true;
+        self.materialized[mc.index()] = true;
         let m = self.mctxs.key(mc).0;
         let tpl = self.r.template(m);
-        let base = self.pts.len() as PtrId;
+        let base = PtrId(self.pts.len() as u32);
         if let Some(t) = &tpl {
             for slot in 0..t.slots {
                 let filter = match t.slot_types.get(slot as usize).copied().flatten() {
@@ -388,8 +386,8 @@ impl<'p> Solver<'p> {
                 self.new_typed_ptr(PtrKind::Var(mc, slot), filter);
             }
         }
-        self.mctx_base[mc as usize] = base;
-        self.mctx_tpl[mc as usize] = tpl;
+        self.mctx_base[mc.index()] = base;
+        self.mctx_tpl[mc.index()] = tpl;
         if let Some(list) = self.pending.remove(&mc) {
             for p in list {
                 self.connect_callee(mc, p);
@@ -398,7 +396,7 @@ impl<'p> Solver<'p> {
     }
 
     fn slot_ptr(&self, mc: MCtxId, s: Slot) -> PtrId {
-        self.mctx_base[mc as usize] + s
+        self.mctx_base[mc.index()] + s
     }
 
     fn field_ptr(&mut self, o: ObjId, f: FieldId) -> PtrId {
@@ -447,8 +445,8 @@ impl<'p> Solver<'p> {
     // Propagation
 
     fn enqueue(&mut self, p: PtrId) {
-        if !self.queued[p as usize] {
-            self.queued[p as usize] = true;
+        if !self.queued[p.index()] {
+            self.queued[p.index()] = true;
             self.worklist.push_back(p);
         }
     }
@@ -456,13 +454,13 @@ impl<'p> Solver<'p> {
     /// Adds `set` to `dst`, keeping only what the edge's filter and the
     /// pointer's declared type allow, and queues what is new.
     fn propagate(&mut self, set: &IdSet, dst: PtrId, filter: u32) {
-        let own = self.ptr_filter[dst as usize];
+        let own = self.ptr_filter[dst.index()];
         let masks = &self.filters.masks;
         let m1 = (filter != NO_FILTER).then(|| &masks[filter as usize]);
         let m2 = (own != NO_FILTER).then(|| &masks[own as usize]);
-        let new = self.pts[dst as usize].union_diff_masked(set, m1, m2);
+        let new = self.pts[dst.index()].union_diff_masked(set, m1, m2);
         if !new.is_empty() {
-            let d = &mut self.diff[dst as usize];
+            let d = &mut self.diff[dst.index()];
             if d.is_empty() {
                 *d = new;
             } else {
@@ -473,12 +471,12 @@ impl<'p> Solver<'p> {
     }
 
     fn add_obj(&mut self, dst: PtrId, o: ObjId) {
-        let own = self.ptr_filter[dst as usize];
-        if own != NO_FILTER && !self.filters.masks[own as usize].contains(o) {
+        let own = self.ptr_filter[dst.index()];
+        if own != NO_FILTER && !self.filters.masks[own as usize].contains(o.0) {
             return;
         }
-        if self.pts[dst as usize].insert(o) {
-            self.diff[dst as usize].insert(o);
+        if self.pts[dst.index()].insert(o.0) {
+            self.diff[dst.index()].insert(o.0);
             self.enqueue(dst);
         }
     }
@@ -488,19 +486,19 @@ impl<'p> Solver<'p> {
         if src == dst || !self.edge_set.insert((src, dst, filter)) {
             return;
         }
-        self.succ[src as usize].push((dst, filter));
-        if !self.pts[src as usize].is_empty() {
+        self.succ[src.index()].push((dst, filter));
+        if !self.pts[src.index()].is_empty() {
             // Take the set out so `propagate` can borrow `self` mutably; `dst != src`.
-            let set = std::mem::take(&mut self.pts[src as usize]);
+            let set = std::mem::take(&mut self.pts[src.index()]);
             self.propagate(&set, dst, filter);
-            self.pts[src as usize] = set;
+            self.pts[src.index()] = set;
         }
     }
 
     fn add_use(&mut self, p: PtrId, u: Use) {
-        self.uses[p as usize].push(u);
-        if !self.pts[p as usize].is_empty() {
-            let objs: Vec<ObjId> = self.pts[p as usize].iter().collect();
+        self.uses[p.index()].push(u);
+        if !self.pts[p.index()].is_empty() {
+            let objs: Vec<ObjId> = self.pts[p.index()].iter().map(ObjId).collect();
             for o in objs {
                 self.apply(u, o);
             }
@@ -509,20 +507,20 @@ impl<'p> Solver<'p> {
 
     fn process(&mut self, p: PtrId) {
         self.iterations += 1;
-        let d = std::mem::take(&mut self.diff[p as usize]);
+        let d = std::mem::take(&mut self.diff[p.index()]);
         if d.is_empty() {
             return;
         }
-        let n = self.succ[p as usize].len();
+        let n = self.succ[p.index()].len();
         for i in 0..n {
-            let (q, f) = self.succ[p as usize][i];
+            let (q, f) = self.succ[p.index()][i];
             self.propagate(&d, q, f);
         }
-        let nu = self.uses[p as usize].len();
+        let nu = self.uses[p.index()].len();
         if nu > 0 {
-            let objs: Vec<ObjId> = d.iter().collect();
+            let objs: Vec<ObjId> = d.iter().map(ObjId).collect();
             for i in 0..nu {
-                let u = self.uses[p as usize][i];
+                let u = self.uses[p.index()][i];
                 for &o in &objs {
                     self.apply(u, o);
                 }
@@ -547,39 +545,36 @@ impl<'p> Solver<'p> {
                 x
             }
         };
-        filter == NO_FILTER || self.filters.masks[filter as usize].contains(o)
+        filter == NO_FILTER || self.filters.masks[filter as usize].contains(o.0)
     }
 
     fn apply(&mut self, u: Use, o: ObjId) {
         match u {
             Use::Load(f, _) | Use::Store(f, _) if !self.has_field(o, f) => {}
             Use::Load(f, dst) => {
-                if f == self.r.t.anywhere() {
-                    let ty = self.obj_ty(o);
-                    for &g in self.r.anywhere_fields(ty).iter() {
-                        let fp = self.field_ptr(o, g);
-                        self.add_edge(fp, dst, NO_FILTER);
-                    }
-                } else {
-                    let fp = self.field_ptr(o, f);
-                    self.add_edge(fp, dst, NO_FILTER);
-                }
+                self.each_field_ptr(o, f, |s, fp| s.add_edge(fp, dst, NO_FILTER));
             }
             Use::Store(f, src) => {
-                if f == self.r.t.anywhere() {
-                    let ty = self.obj_ty(o);
-                    for &g in self.r.anywhere_fields(ty).iter() {
-                        let fp = self.field_ptr(o, g);
-                        self.add_edge(src, fp, NO_FILTER);
-                    }
-                } else {
-                    let fp = self.field_ptr(o, f);
-                    self.add_edge(src, fp, NO_FILTER);
-                }
+                self.each_field_ptr(o, f, |s, fp| s.add_edge(src, fp, NO_FILTER));
             }
             Use::Call(ci) => self.call_on(ci, o),
             Use::Launch(ci, li) => self.launch_on(ci, li, o),
             Use::LambdaRecv(lr) => self.lambda_recv_on(lr, o),
+        }
+    }
+
+    /// Calls `each` with the pointer of field `f` of `o`, or, for the
+    /// "anywhere" field, with the pointer of every field of `o`'s type.
+    fn each_field_ptr(&mut self, o: ObjId, f: FieldId, mut each: impl FnMut(&mut Self, PtrId)) {
+        if f == self.r.t.anywhere() {
+            let ty = self.obj_ty(o);
+            for &g in self.r.anywhere_fields(ty).iter() {
+                let fp = self.field_ptr(o, g);
+                each(self, fp);
+            }
+        } else {
+            let fp = self.field_ptr(o, f);
+            each(self, fp);
         }
     }
 
@@ -610,7 +605,7 @@ impl<'p> Solver<'p> {
             }
             if let Some(ci) = p.class(k).declared_method("<clinit>", "()V") {
                 self.class_inits.push(ci);
-                self.mctx(ci, 0);
+                self.mctx(ci, CtxId::EMPTY);
             }
         }
     }
@@ -625,7 +620,7 @@ impl<'p> Solver<'p> {
                 .r
                 .t
                 .named_site(self.r.p, SiteKey::Vm(Arc::from(f.value_class)));
-            let o = self.obj(site, 0);
+            let o = self.obj(site, CtxId::EMPTY);
             let sp = self.static_ptr(field);
             self.add_obj(sp, o);
         }
@@ -635,9 +630,9 @@ impl<'p> Solver<'p> {
     /// their component type.
     fn entry_obj(&mut self, ty: &str) -> ObjId {
         let site = self.r.t.named_site(self.r.p, SiteKey::Entry(Arc::from(ty)));
-        let o = self.obj(site, 0);
+        let o = self.obj(site, CtxId::EMPTY);
         if let Some(component) = ty.strip_prefix('[') {
-            if let Some(inner) = crate::facts::ref_type_name(component) {
+            if let Some(inner) = facts::ref_type_name(component) {
                 let e = self.r.t.element();
                 if !self.field_ptr.contains_key(&(o, e)) {
                     let fp = self.field_ptr(o, e);
@@ -656,10 +651,10 @@ impl<'p> Solver<'p> {
         };
         self.initialize(md.class);
         let params: Vec<Option<Arc<str>>> =
-            lockstep_program::descriptor::param_types(&md.descriptor)
+            lockstep_classfile::descriptor::param_types(&md.descriptor)
                 .unwrap_or_default()
                 .into_iter()
-                .map(crate::facts::ref_type_name)
+                .map(facts::ref_type_name)
                 .collect();
         let this = if md.is_static() {
             None
@@ -669,11 +664,11 @@ impl<'p> Solver<'p> {
         };
         let ctx = match this {
             Some(o) => self.callee_ctx(m, o),
-            None => 0,
+            None => CtxId::EMPTY,
         };
         let mc = self.mctx(m, ctx);
         self.materialize(mc);
-        let Some(tpl) = self.mctx_tpl[mc as usize].clone() else {
+        let Some(tpl) = self.mctx_tpl[mc.index()].clone() else {
             return;
         };
         if let (Some(o), Some(s)) = (this, tpl.this_slot) {
@@ -699,11 +694,11 @@ impl<'p> Solver<'p> {
 
     /// Adds the facts of a newly reached method context.
     fn instantiate(&mut self, mc: MCtxId) {
-        let Some(tpl) = self.mctx_tpl[mc as usize].clone() else {
+        let Some(tpl) = self.mctx_tpl[mc.index()].clone() else {
             return;
         };
         let ctx = self.mctxs.key(mc).1;
-        let base = self.mctx_base[mc as usize];
+        let base = self.mctx_base[mc.index()];
         let exceptions = self.r.cfg.exceptions;
         for fact in &tpl.facts {
             match fact {
@@ -713,7 +708,7 @@ impl<'p> Solver<'p> {
                     self.add_obj(base + dst, o);
                 }
                 Fact::Const { dst, site } => {
-                    let o = self.obj(*site, 0);
+                    let o = self.obj(*site, CtxId::EMPTY);
                     self.add_obj(base + dst, o);
                 }
                 Fact::Copy { dst, src } => self.add_edge(base + src, base + dst, NO_FILTER),
@@ -819,7 +814,7 @@ impl<'p> Solver<'p> {
                 let ctx = if self.r.static_gets_context(*t) {
                     self.mctxs.key(mc).1
                 } else {
-                    0
+                    CtxId::EMPTY
                 };
                 self.connect(site, *t, ctx, None, None, &args, result, NO_VIA);
             }
@@ -854,7 +849,7 @@ impl<'p> Solver<'p> {
 
     fn opaque_into(&mut self, dst: PtrId, ty: Arc<str>) {
         let site = self.r.t.named_site(self.r.p, SiteKey::Opaque(ty));
-        let o = self.obj(site, 0);
+        let o = self.obj(site, CtxId::EMPTY);
         self.add_obj(dst, o);
     }
 
@@ -869,7 +864,7 @@ impl<'p> Solver<'p> {
             stmt: c.stmt,
             kind: c.kind,
         };
-        let base = self.mctx_base[inst.caller as usize];
+        let base = self.mctx_base[inst.caller.index()];
         let args = c.args.iter().map(|a| a.map(|s| base + s)).collect();
         (
             site,
@@ -889,7 +884,7 @@ impl<'p> Solver<'p> {
             )
         };
         // The receiver must be an instance of the call's declared class.
-        if recv_filter != NO_FILTER && !self.filters.masks[recv_filter as usize].contains(o) {
+        if recv_filter != NO_FILTER && !self.filters.masks[recv_filter as usize].contains(o.0) {
             return;
         }
         let ty = self.obj_ty(o);
@@ -1136,7 +1131,7 @@ impl<'p> Solver<'p> {
             result,
             this,
         };
-        if self.materialized[mc as usize] {
+        if self.materialized[mc.index()] {
             self.connect_callee(mc, p);
         } else {
             self.pending.entry(mc).or_default().push(p);
@@ -1145,8 +1140,8 @@ impl<'p> Solver<'p> {
 
     /// The callee's side of a call edge: needs its template and slots.
     fn connect_callee(&mut self, mc: MCtxId, p: Pending) {
-        let tpl = self.mctx_tpl[mc as usize].clone();
-        let base = self.mctx_base[mc as usize];
+        let tpl = self.mctx_tpl[mc.index()].clone();
+        let base = self.mctx_base[mc.index()];
         let callee = self.mctxs.key(mc).0;
         if p.new_edge {
             match &tpl {
@@ -1222,7 +1217,7 @@ impl<'p> Solver<'p> {
             HeapEffect::ReturnsVmObject { class } => {
                 if let Some(res) = result {
                     let site = self.r.t.named_site(self.r.p, SiteKey::Vm(Arc::from(class)));
-                    let o = self.obj(site, 0);
+                    let o = self.obj(site, CtxId::EMPTY);
                     self.add_obj(res, o);
                 }
             }
@@ -1286,7 +1281,7 @@ impl<'p> Solver<'p> {
             .map(|t| (t.method, t.var_slot.clone()))
             .collect();
         let templates_built = r.templates_built;
-        let (sites, site_types, fields) = result::tables_of(r);
+        let (sites, site_types, fields) = r.t.into_result_tables(r.p);
         RawResult {
             entries: entries.clone(),
             sites,

@@ -16,6 +16,7 @@ use lockstep_ir::StmtId;
 use lockstep_program::{ClassId, MethodId, Program};
 use rustc_hash::FxHashMap;
 
+use crate::ids::TypeId;
 use crate::intern::Interner;
 
 /// The supertypes every array has (JVMS §4.10.1.2): language facts, not library models.
@@ -25,9 +26,6 @@ const ARRAY_SUPERTYPES: &[&str] = &[
     "java/io/Serializable",
 ];
 const OBJECT: &str = "java/lang/Object";
-
-/// A type id of a [`Types`] table.
-pub(crate) type TypeId = u32;
 
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub(crate) enum TypeKey {
@@ -41,7 +39,7 @@ pub(crate) enum TypeKey {
 }
 
 pub(crate) struct Types {
-    keys: Interner<TypeKey>,
+    keys: Interner<TypeKey, TypeId>,
     /// Supertypes of each lambda type (interface, markers and theirs, `Object`), sorted.
     lambda_supers: FxHashMap<TypeId, Vec<ClassId>>,
     subtype_cache: FxHashMap<(TypeId, TypeId), bool>,

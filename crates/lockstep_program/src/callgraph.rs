@@ -138,38 +138,24 @@ pub struct CallGraph {
     /// Call sites whose class or method could not be resolved.
     pub unresolved_calls: usize,
     pub millis: u128,
-    /// Edge indices sorted by (callee, caller, site).
-    by_callee: Vec<u32>,
+    /// The edges grouped by callee.
+    by_callee: CalleeIndex,
 }
 
 impl CallGraph {
     /// Edges leaving `m`, sorted by site.
     pub fn callees(&self, m: MethodId) -> &[CallEdge] {
-        let lo = self.edges.partition_point(|e| e.caller < m);
-        let hi = self.edges.partition_point(|e| e.caller <= m);
-        &self.edges[lo..hi]
+        edges_from(&self.edges, m)
     }
 
     /// Edges leaving one call site.
     pub fn callees_at(&self, m: MethodId, site: StmtId) -> &[CallEdge] {
-        let lo = self
-            .edges
-            .partition_point(|e| (e.caller, e.site) < (m, site));
-        let hi = self
-            .edges
-            .partition_point(|e| (e.caller, e.site) <= (m, site));
-        &self.edges[lo..hi]
+        edges_at(&self.edges, m, site)
     }
 
     /// Edges entering `m`, sorted by (caller, site).
     pub fn callers(&self, m: MethodId) -> impl Iterator<Item = &CallEdge> + '_ {
-        let edges = &self.edges;
-        let key = |i: &u32| edges[*i as usize].callee;
-        let lo = self.by_callee.partition_point(|i| key(i) < m);
-        let hi = self.by_callee.partition_point(|i| key(i) <= m);
-        self.by_callee[lo..hi]
-            .iter()
-            .map(move |&i| &edges[i as usize])
+        self.by_callee.callers(&self.edges, m)
     }
 
     pub fn is_reachable(&self, m: MethodId) -> bool {
@@ -200,6 +186,52 @@ impl CallGraph {
             unresolved_calls: self.unresolved_calls,
             millis: self.millis,
         }
+    }
+}
+
+/// Edges leaving `m` in call edges sorted by (caller, site, callee, kind).
+pub fn edges_from(edges: &[CallEdge], m: MethodId) -> &[CallEdge] {
+    let lo = edges.partition_point(|e| e.caller < m);
+    let hi = edges.partition_point(|e| e.caller <= m);
+    &edges[lo..hi]
+}
+
+/// Edges leaving call site `site` of `m` in call edges sorted by (caller,
+/// site, callee, kind).
+pub fn edges_at(edges: &[CallEdge], m: MethodId, site: StmtId) -> &[CallEdge] {
+    let lo = edges.partition_point(|e| (e.caller, e.site) < (m, site));
+    let hi = edges.partition_point(|e| (e.caller, e.site) <= (m, site));
+    &edges[lo..hi]
+}
+
+/// Call edges grouped by callee: what answers "who calls `m`" for a list of
+/// edges sorted by (caller, site, callee, kind), as both RTA's and the
+/// points-to call graph keep them.
+#[derive(Debug, Clone, Default)]
+pub struct CalleeIndex {
+    /// Edge indices grouped by callee, each group in (caller, site) order.
+    order: Vec<u32>,
+}
+
+impl CalleeIndex {
+    /// Indexes `edges` (sorted by caller, site, callee, kind).
+    pub fn new(edges: &[CallEdge]) -> CalleeIndex {
+        CalleeIndex {
+            order: index_by_callee(edges),
+        }
+    }
+
+    /// The edges of `edges` (the list this index was built from) entering
+    /// `m`, sorted by (caller, site).
+    pub fn callers<'a>(
+        &'a self,
+        edges: &'a [CallEdge],
+        m: MethodId,
+    ) -> impl Iterator<Item = &'a CallEdge> + 'a {
+        let key = |i: &u32| edges[*i as usize].callee;
+        let lo = self.order.partition_point(|i| key(i) < m);
+        let hi = self.order.partition_point(|i| key(i) <= m);
+        self.order[lo..hi].iter().map(move |&i| &edges[i as usize])
     }
 }
 
@@ -370,7 +402,7 @@ impl<'p> Engine<'p> {
         let mut edges = self.edges;
         edges.sort_unstable();
         edges.dedup();
-        let by_callee = index_by_callee(&edges);
+        let by_callee = CalleeIndex::new(&edges);
         let mut reachable: Vec<MethodId> = self.reachable.into_iter().collect();
         reachable.sort_unstable();
         let mut class_inits = self.class_inits;

@@ -14,7 +14,7 @@ use std::sync::Arc;
 
 use lockstep_ir::{ConstValue, DynamicCall, MethodHandle};
 
-use crate::descriptor;
+use lockstep_classfile::descriptor;
 
 /// `LambdaMetafactory.FLAG_SERIALIZABLE`.
 const FLAG_SERIALIZABLE: i32 = 1;

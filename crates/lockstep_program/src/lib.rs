@@ -20,7 +20,6 @@
 mod arena;
 pub mod callgraph;
 pub mod cfg;
-pub mod descriptor;
 pub mod entry;
 mod hierarchy;
 pub mod lambda;
@@ -32,7 +31,8 @@ mod tasks;
 use std::fmt;
 
 pub use callgraph::{
-    cha, rta, Algorithm, CallEdge, CallGraph, CallGraphStats, EdgeKind, LambdaSite, TaskStartSite,
+    cha, edges_at, edges_from, rta, Algorithm, CallEdge, CallGraph, CallGraphStats, CalleeIndex,
+    EdgeKind, LambdaSite, TaskStartSite,
 };
 pub use entry::{entry_points, EntryMode, EntryPoints};
 pub use lambda::{decode_lambda, LambdaShape};

@@ -25,9 +25,9 @@ use lockstep_models::threads::{RUNNABLE, THREAD};
 use lockstep_models::{EntryMethod, TaskShape};
 use rustc_hash::FxHashSet;
 
-use crate::descriptor;
 use crate::lambda::decode_lambda;
 use crate::program::{ClassId, MethodId, Program};
+use lockstep_classfile::descriptor;
 
 /// What a task operand may be.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]

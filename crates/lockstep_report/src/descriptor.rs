@@ -5,7 +5,10 @@
 //! types are shortened to their simple binary name (`String`, `Outer$Inner`):
 //! the enclosing class is already printed in full next to it, and overloads
 //! rarely differ only by package. Descriptors come from untrusted class
-//! files, so anything malformed is shown verbatim instead of failing.
+//! files, so anything malformed is shown verbatim instead of failing. The
+//! parsing is `lockstep_classfile`'s; this module only renders.
+
+use lockstep_classfile::descriptor as desc;
 
 /// Renders the parameter list of a method descriptor as Java types:
 /// `(ILjava/lang/String;[J)V` becomes `(int, String, long[])`.
@@ -19,60 +22,34 @@ pub fn pretty_params(descriptor: &str) -> String {
     }
 }
 
-/// Parses `(<field types>)<return type>` into pretty parameter type names, or
-/// `None` if the text is not a well-formed method descriptor.
+/// The pretty parameter type names of a method descriptor, or `None` if the
+/// text is not a well-formed method descriptor.
 fn parse_params(descriptor: &str) -> Option<Vec<String>> {
-    let rest = descriptor.strip_prefix('(')?;
-    let mut params = Vec::new();
-    let mut rest = rest;
-    loop {
-        if let Some(after) = rest.strip_prefix(')') {
-            // The return type is parsed only to reject malformed text.
-            let tail = match after.strip_prefix('V') {
-                Some(tail) => tail,
-                None => parse_field_type(after)?.1,
-            };
-            return tail.is_empty().then_some(params);
-        }
-        let (ty, tail) = parse_field_type(rest)?;
-        params.push(ty);
-        rest = tail;
+    let (params, ret) = desc::method_sig(descriptor)?;
+    // The return type is rendered only to reject malformed text.
+    if ret != "V" {
+        render_field_type(ret)?;
     }
+    params.map(render_field_type).collect()
 }
 
-/// Parses one field type at the start of `text`, returning its Java spelling
-/// and the unparsed remainder.
-fn parse_field_type(text: &str) -> Option<(String, &str)> {
-    // The JVM caps array dimensions at 255; counting them first keeps the
-    // parser iterative, so hostile input cannot recurse deeply.
-    let dims = text.bytes().take_while(|&b| b == b'[').count();
-    if dims > 255 {
+/// The Java spelling of one field descriptor, or `None` if it has too many
+/// array dimensions or names a malformed class.
+fn render_field_type(field: &str) -> Option<String> {
+    let (dims, element) = desc::array_dims(field);
+    if dims > desc::MAX_ARRAY_DIMENSIONS {
         return None;
     }
-    let text = &text[dims..];
-    let first = text.chars().next()?;
-    let (base, rest) = match first {
-        'B' => ("byte".to_owned(), &text[1..]),
-        'C' => ("char".to_owned(), &text[1..]),
-        'D' => ("double".to_owned(), &text[1..]),
-        'F' => ("float".to_owned(), &text[1..]),
-        'I' => ("int".to_owned(), &text[1..]),
-        'J' => ("long".to_owned(), &text[1..]),
-        'S' => ("short".to_owned(), &text[1..]),
-        'Z' => ("boolean".to_owned(), &text[1..]),
-        'L' => {
-            let end = text.find(';')?;
-            let internal = &text[1..end];
-            // Every `/`-separated segment must be a non-empty unqualified name.
-            if internal.split('/').any(str::is_empty) || internal.contains(['.', '[', '(', ')']) {
+    let base = match desc::class_of(element) {
+        Some(internal) => {
+            if !desc::is_valid_class_name(internal) {
                 return None;
             }
-            let simple = internal.rsplit('/').next().unwrap_or(internal);
-            (simple.to_owned(), &text[end + 1..])
+            internal.rsplit('/').next().unwrap_or(internal)
         }
-        _ => return None,
+        None => desc::primitive_name(*element.as_bytes().first()?)?,
     };
-    Some((format!("{base}{}", "[]".repeat(dims)), rest))
+    Some(format!("{base}{}", "[]".repeat(dims)))
 }
 
 #[cfg(test)]

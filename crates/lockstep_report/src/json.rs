@@ -13,7 +13,8 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use crate::model::{Finding, InputProblem, Location, Related, Report, Severity};
+use crate::fingerprint::fingerprint;
+use crate::model::{Finding, InputProblem, Location, Related, Report, Severity, SuppressedFinding};
 
 /// Version of the JSON format. Additive changes keep it; removing, renaming
 /// or retyping a field bumps it.
@@ -29,6 +30,20 @@ struct JsonReport<'a> {
     findings: Vec<JsonFinding<'a>>,
     problems: Vec<JsonProblem<'a>>,
     summary: JsonSummary<'a>,
+    suppressed: Vec<JsonSuppressed<'a>>,
+}
+
+#[derive(Serialize)]
+struct JsonSuppressed<'a> {
+    #[serde(flatten)]
+    finding: JsonFinding<'a>,
+    suppression: JsonSuppression<'a>,
+}
+
+#[derive(Serialize)]
+struct JsonSuppression<'a> {
+    kind: &'a str,
+    reason: &'a str,
 }
 
 #[derive(Serialize)]
@@ -51,6 +66,7 @@ struct JsonFinding<'a> {
     lock: Option<&'a str>,
     related: Vec<JsonRelated<'a>>,
     notes: &'a [String],
+    fingerprint: String,
 }
 
 #[derive(Serialize)]
@@ -79,6 +95,7 @@ struct JsonSummary<'a> {
     methods: u64,
     problems: u64,
     open_program: bool,
+    suppressed: u64,
 }
 
 /// Renders the report as pretty-printed JSON (2-space indent) with a
@@ -86,6 +103,7 @@ struct JsonSummary<'a> {
 pub fn render_json(report: &Report) -> String {
     let findings = report.canonical_findings();
     let problems = report.canonical_problems();
+    let suppressed = report.canonical_suppressed();
 
     let mut by_rule: BTreeMap<&str, u64> = BTreeMap::new();
     let mut by_severity: BTreeMap<&'static str, u64> =
@@ -111,7 +129,9 @@ pub fn render_json(report: &Report) -> String {
             methods: report.summary.methods,
             problems: problems.len() as u64,
             open_program: report.summary.open_program,
+            suppressed: suppressed.len() as u64,
         },
+        suppressed: suppressed.iter().map(|s| json_suppressed(s)).collect(),
     };
     // Serializing these plain structs (string keys, no floats, no custom
     // impls that can fail) cannot error; the fallback only keeps the
@@ -147,6 +167,17 @@ fn json_finding(finding: &Finding) -> JsonFinding<'_> {
         lock: finding.lock.as_deref(),
         related: finding.related.iter().map(json_related).collect(),
         notes: &finding.notes,
+        fingerprint: fingerprint(finding),
+    }
+}
+
+fn json_suppressed(suppressed: &SuppressedFinding) -> JsonSuppressed<'_> {
+    JsonSuppressed {
+        finding: json_finding(&suppressed.finding),
+        suppression: JsonSuppression {
+            kind: &suppressed.suppression.kind,
+            reason: &suppressed.suppression.reason,
+        },
     }
 }
 

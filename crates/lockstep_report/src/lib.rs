@@ -16,6 +16,7 @@
 //! - [`github`]: GitHub Actions workflow commands.
 
 pub mod descriptor;
+pub mod fingerprint;
 pub mod github;
 pub mod json;
 pub mod model;
@@ -26,11 +27,12 @@ use std::fmt;
 use std::str::FromStr;
 
 pub use descriptor::pretty_params;
+pub use fingerprint::{fingerprint, FINGERPRINT_KEY};
 pub use github::{render_github, GithubOptions};
 pub use json::{render_json, JSON_FORMAT_VERSION, TOOL_NAME};
 pub use model::{
-    Finding, InputProblem, Location, ParseSeverityError, Related, Report, RuleMeta, Severity,
-    Summary, EXIT_ERROR, EXIT_FINDINGS, EXIT_OK,
+    Finding, Flow, InputProblem, Location, ParseSeverityError, Related, Report, RuleMeta, Severity,
+    Summary, SuppressedFinding, Suppression, EXIT_ERROR, EXIT_FINDINGS, EXIT_OK,
 };
 pub use sarif::{render_sarif, SarifOptions, SARIF_SCHEMA};
 pub use text::{render_text, summary_line, TextOptions};

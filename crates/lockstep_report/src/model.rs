@@ -230,6 +230,26 @@ impl Related {
     }
 }
 
+/// One thread's way to a finding: a label (`thread started in Main.main`)
+/// and the steps it takes, in order (SARIF `threadFlows`).
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Flow {
+    /// Which thread.
+    pub label: String,
+    /// Its steps, first to last; the last is usually the access.
+    pub steps: Vec<Related>,
+}
+
+impl Flow {
+    /// A flow for the thread `label`.
+    pub fn new(label: impl Into<String>, steps: Vec<Related>) -> Self {
+        Flow {
+            label: label.into(),
+            steps,
+        }
+    }
+}
+
 /// One reported problem in the analyzed program.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Finding {
@@ -251,6 +271,10 @@ pub struct Finding {
     /// Extra explanation lines. A note starting with `help: ` is shown as a
     /// help line by the text renderer; everything else is a plain note.
     pub notes: Vec<String>,
+    /// How each thread involved reaches the finding (the two paths of a
+    /// race), for renderers that can show them (SARIF `codeFlows`); the
+    /// same paths are usually in `notes` as text.
+    pub flows: Vec<Flow>,
 }
 
 impl Finding {
@@ -270,7 +294,14 @@ impl Finding {
             lock: None,
             related: Vec::new(),
             notes: Vec::new(),
+            flows: Vec::new(),
         }
+    }
+
+    /// Appends a thread's flow.
+    pub fn with_flow(mut self, flow: Flow) -> Self {
+        self.flows.push(flow);
+        self
     }
 
     /// Sets the field concerned.
@@ -314,7 +345,7 @@ impl Finding {
         (&str, Option<&str>, &str, Option<u32>),
         (&str, Option<&str>, Option<&str>, &str),
         (Option<&str>, Option<&str>, Severity),
-        (&[Related], &[String]),
+        (&[Related], &[String], &[Flow]),
     ) {
         let loc = &self.location;
         (
@@ -326,7 +357,7 @@ impl Finding {
                 &self.message,
             ),
             (self.field.as_deref(), self.lock.as_deref(), self.severity),
-            (&self.related, &self.notes),
+            (&self.related, &self.notes, &self.flows),
         )
     }
 }
@@ -405,8 +436,13 @@ pub struct RuleMeta {
     pub name: String,
     /// One-line description.
     pub short_description: String,
-    /// Link to documentation, if any.
+    /// Link to documentation, if any (an absolute URI).
     pub help_uri: Option<String>,
+    /// A paragraph on what the rule finds (SARIF `fullDescription`).
+    pub full_description: Option<String>,
+    /// The rule's documentation in Markdown (SARIF `help.markdown`; its
+    /// text is `help.text`).
+    pub help_markdown: Option<String>,
 }
 
 impl RuleMeta {
@@ -421,7 +457,18 @@ impl RuleMeta {
             name: name.into(),
             short_description: short_description.into(),
             help_uri: None,
+            full_description: None,
+            help_markdown: None,
         }
+    }
+
+    /// Sets the Markdown documentation; the full description is its first
+    /// paragraph that is not a heading.
+    pub fn with_docs(mut self, markdown: impl Into<String>) -> Self {
+        let markdown = markdown.into();
+        self.full_description = first_paragraph(&markdown);
+        self.help_markdown = Some(markdown);
+        self
     }
 
     /// Sets the documentation link.
@@ -429,6 +476,35 @@ impl RuleMeta {
         self.help_uri = Some(uri.into());
         self
     }
+}
+
+/// The first paragraph of Markdown that is not a heading, its lines joined.
+fn first_paragraph(markdown: &str) -> Option<String> {
+    let paragraph: Vec<&str> = markdown
+        .lines()
+        .map(str::trim)
+        .skip_while(|line| line.is_empty() || line.starts_with('#'))
+        .take_while(|line| !line.is_empty())
+        .collect();
+    (!paragraph.is_empty()).then(|| paragraph.join(" "))
+}
+
+/// Why a finding is not reported: its suppression.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Suppression {
+    /// How: `annotation` (in the code), `config` (a pattern in the config
+    /// file) or `baseline` (listed in the baseline file).
+    pub kind: String,
+    /// What suppressed it, e.g. `@SuppressLockstep("data-race") on pkg.Cls`.
+    pub reason: String,
+}
+
+/// A finding that was suppressed: kept out of the findings, the counts and
+/// the exit code, but present in JSON and SARIF.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct SuppressedFinding {
+    pub finding: Finding,
+    pub suppression: Suppression,
 }
 
 /// Everything one run produced.
@@ -442,6 +518,8 @@ pub struct Report {
     pub summary: Summary,
     /// Version of the tool that produced the report (`CARGO_PKG_VERSION` of the CLI).
     pub tool_version: String,
+    /// Findings suppressed by annotations, the config file or a baseline.
+    pub suppressed: Vec<SuppressedFinding>,
 }
 
 impl Report {
@@ -465,6 +543,16 @@ impl Report {
         self.findings.dedup();
         self.problems.sort();
         self.problems.dedup();
+        self.suppressed.sort();
+        self.suppressed.dedup();
+    }
+
+    /// Suppressed findings in canonical order without duplicates.
+    pub fn canonical_suppressed(&self) -> Vec<&SuppressedFinding> {
+        let mut suppressed: Vec<&SuppressedFinding> = self.suppressed.iter().collect();
+        suppressed.sort();
+        suppressed.dedup();
+        suppressed
     }
 
     /// Findings in canonical order without duplicates, without mutating or

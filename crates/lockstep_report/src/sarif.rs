@@ -5,12 +5,21 @@
 //! schema does not allow `null` for most optional properties, so absent
 //! values are omitted here (unlike the JSON format, which always has every
 //! key). Output is deterministic: rules are sorted by id and results follow
-//! the canonical finding order.
+//! the canonical finding order, suppressed findings after the others.
+//!
+//! What GitHub code scanning checks on upload is met: every rule carries
+//! `help` (text and Markdown, from the rule docs), every result a
+//! `partialFingerprints` entry ([`crate::fingerprint`]) and locations
+//! relative to the source root. The threads of a finding
+//! ([`crate::Flow`]) become one `codeFlow` with a `threadFlow` each.
 
 use serde::Serialize;
 
+use std::collections::BTreeMap;
+
+use crate::fingerprint::{fingerprint, FINGERPRINT_KEY};
 use crate::json::TOOL_NAME;
-use crate::model::{Finding, InputProblem, Location, Report, RuleMeta};
+use crate::model::{Finding, Flow, InputProblem, Location, Related, Report, RuleMeta, Suppression};
 
 /// The `$schema` URI written into every log.
 pub const SARIF_SCHEMA: &str = "https://json.schemastore.org/sarif-2.1.0.json";
@@ -66,7 +75,17 @@ struct Rule<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     short_description: Option<Message>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    full_description: Option<Message>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    help: Option<Help<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     help_uri: Option<&'a str>,
+}
+
+#[derive(Serialize)]
+struct Help<'a> {
+    text: &'a str,
+    markdown: &'a str,
 }
 
 #[derive(Serialize)]
@@ -101,8 +120,36 @@ struct SarifResult<'a> {
     locations: [SarifLocation; 1],
     #[serde(skip_serializing_if = "Vec::is_empty")]
     related_locations: Vec<SarifLocation>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    code_flows: Vec<CodeFlow>,
+    partial_fingerprints: BTreeMap<&'static str, String>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    suppressions: Vec<SarifSuppression<'a>>,
     #[serde(skip_serializing_if = "ResultProperties::is_empty")]
     properties: ResultProperties<'a>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct CodeFlow {
+    thread_flows: Vec<ThreadFlow>,
+}
+
+#[derive(Serialize)]
+struct ThreadFlow {
+    message: Message,
+    locations: Vec<ThreadFlowLocation>,
+}
+
+#[derive(Serialize)]
+struct ThreadFlowLocation {
+    location: SarifLocation,
+}
+
+#[derive(Serialize)]
+struct SarifSuppression<'a> {
+    kind: &'static str,
+    justification: &'a str,
 }
 
 #[derive(Serialize)]
@@ -172,11 +219,19 @@ struct LogicalLocation {
 pub fn render_sarif(report: &Report, rules: &[RuleMeta], options: &SarifOptions) -> String {
     let findings = report.canonical_findings();
     let problems = report.canonical_problems();
-    let rule_table = rule_table(rules, &findings);
 
+    let suppressed = report.canonical_suppressed();
+    let mut all: Vec<&Finding> = findings.clone();
+    all.extend(suppressed.iter().map(|s| &s.finding));
+    let rule_table = rule_table(rules, &all);
     let results = findings
         .iter()
         .map(|finding| sarif_result(finding, &rule_table, options))
+        .chain(suppressed.iter().map(|s| {
+            let mut result = sarif_result(&s.finding, &rule_table, options);
+            result.suppressions = vec![sarif_suppression(&s.suppression)];
+            result
+        }))
         .collect();
 
     let log = SarifLog {
@@ -229,6 +284,14 @@ fn rule_table<'a>(rules: &'a [RuleMeta], findings: &[&'a Finding]) -> Vec<Rule<'
             short_description: Some(Message {
                 text: meta.short_description.clone(),
             }),
+            full_description: meta
+                .full_description
+                .as_ref()
+                .map(|text| Message { text: text.clone() }),
+            help: meta.help_markdown.as_deref().map(|markdown| Help {
+                text: markdown,
+                markdown,
+            }),
             help_uri: meta.help_uri.as_deref(),
         })
         .collect();
@@ -238,6 +301,8 @@ fn rule_table<'a>(rules: &'a [RuleMeta], findings: &[&'a Finding]) -> Vec<Rule<'
                 id: &finding.rule,
                 name: None,
                 short_description: None,
+                full_description: None,
+                help: None,
                 help_uri: None,
             });
         }
@@ -290,6 +355,9 @@ fn sarif_result<'a>(
         message: Message { text },
         locations: [sarif_location(&finding.location, options)],
         related_locations,
+        code_flows: code_flows(&finding.flows, options),
+        partial_fingerprints: BTreeMap::from([(FINGERPRINT_KEY, fingerprint(finding))]),
+        suppressions: Vec::new(),
         properties: ResultProperties {
             field: finding.field.as_deref(),
             lock: finding.lock.as_deref(),
@@ -325,6 +393,46 @@ fn sarif_location(location: &Location, options: &SarifOptions) -> SarifLocation 
             region: location.line.map(|start_line| Region { start_line }),
         },
         logical_locations: vec![logical],
+    }
+}
+
+/// One code flow with a thread flow per thread, or none without flows.
+fn code_flows(flows: &[Flow], options: &SarifOptions) -> Vec<CodeFlow> {
+    // SARIF wants at least one location per thread flow.
+    let flows: Vec<&Flow> = flows.iter().filter(|f| !f.steps.is_empty()).collect();
+    if flows.is_empty() {
+        return Vec::new();
+    }
+    let step = |related: &Related| {
+        let mut location = sarif_location(&related.location, options);
+        location.message = Some(Message {
+            text: related.message.clone(),
+        });
+        ThreadFlowLocation { location }
+    };
+    vec![CodeFlow {
+        thread_flows: flows
+            .iter()
+            .map(|flow| ThreadFlow {
+                message: Message {
+                    text: flow.label.clone(),
+                },
+                locations: flow.steps.iter().map(step).collect(),
+            })
+            .collect(),
+    }]
+}
+
+/// Annotations live in the source (`inSource`); config patterns and
+/// baselines outside it (`external`).
+fn sarif_suppression(suppression: &Suppression) -> SarifSuppression<'_> {
+    SarifSuppression {
+        kind: if suppression.kind == "annotation" {
+            "inSource"
+        } else {
+            "external"
+        },
+        justification: &suppression.reason,
     }
 }
 

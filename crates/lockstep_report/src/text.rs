@@ -17,6 +17,8 @@
 
 use std::fmt::Write as _;
 
+use anstyle::{AnsiColor, Color, Style};
+
 use crate::model::{Finding, InputProblem, Report, Severity};
 
 /// Options for the text renderer.
@@ -88,6 +90,10 @@ pub fn summary_line(report: &Report) -> String {
     );
     if summary.open_program {
         line.push_str(" (open program)");
+    }
+    let suppressed = report.canonical_suppressed().len() as u64;
+    if suppressed > 0 {
+        let _ = write!(line, "; {suppressed} suppressed");
     }
     let problems = report.canonical_problems().len() as u64;
     if problems > 0 {
@@ -199,26 +205,30 @@ fn indent_continuation(text: &str) -> String {
     text.replace('\n', "\n     ")
 }
 
-const BOLD: &str = "1";
-const GUTTER: &str = "1;34";
+const BOLD: Style = Style::new().bold();
+const GUTTER: Style = Style::new()
+    .bold()
+    .fg_color(Some(Color::Ansi(AnsiColor::Blue)));
 
-fn severity_style(severity: Severity) -> &'static str {
-    match severity {
-        Severity::Error => "1;31",
-        Severity::Warning => "1;33",
-        Severity::Note => "1;36",
-    }
+fn severity_style(severity: Severity) -> Style {
+    let color = match severity {
+        Severity::Error => AnsiColor::Red,
+        Severity::Warning => AnsiColor::Yellow,
+        Severity::Note => AnsiColor::Cyan,
+    };
+    Style::new().bold().fg_color(Some(Color::Ansi(color)))
 }
 
-/// Wraps text in ANSI SGR escapes when color is on; a no-op otherwise.
+/// Wraps text in the style's escapes (`anstyle`) when color is on; a no-op
+/// otherwise.
 struct Paint {
     on: bool,
 }
 
 impl Paint {
-    fn paint(&self, sgr: &str, text: &str) -> String {
+    fn paint(&self, style: Style, text: &str) -> String {
         if self.on {
-            format!("\x1b[{sgr}m{text}\x1b[0m")
+            format!("{style}{text}{style:#}")
         } else {
             text.to_owned()
         }

@@ -76,8 +76,8 @@ fn text_color() {
     };
     let colored = render_text(&full_report(), &options);
     insta::assert_snapshot!(colored);
-    assert!(colored.contains("\x1b[1;33mwarning[data-race]\x1b[0m"));
-    assert!(colored.contains("\x1b[1;31merror[stale-value]\x1b[0m"));
+    assert!(colored.contains("\x1b[1m\x1b[33mwarning[data-race]\x1b[0m"));
+    assert!(colored.contains("\x1b[1m\x1b[31merror[stale-value]\x1b[0m"));
     // Removing the escapes must give exactly the plain rendering.
     assert_eq!(
         strip_ansi(&colored),

@@ -202,6 +202,7 @@ fn docs_json_example_is_rendered_output() {
             open_program: false,
         },
         tool_version: common::VERSION.to_owned(),
+        suppressed: Vec::new(),
     };
     assert_eq!(render_json(&report), example);
 }

@@ -4,7 +4,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 
-use crate::javac::{base_name, SourceFile};
+use crate::fixture::{base_name, SourceFile};
 use crate::lex::lex_lines;
 
 /// Marks an expectation that records a known analyzer limitation, so the

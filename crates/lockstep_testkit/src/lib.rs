@@ -99,18 +99,24 @@
 //! readable report; [`assert_expectations`] and
 //! [`assert_expectations_lenient`] panic with it.
 
+mod cache;
+mod error;
 mod expect;
+mod fixture;
 mod hash;
 mod javac;
 mod lex;
 mod snippet;
 
+pub use cache::cache_root;
+pub use error::CompileError;
 pub use expect::{
     assert_expectations, assert_expectations_lenient, check_expectations,
     check_expectations_lenient, expectations, try_expectations, ActualFinding, Expectation,
     KnownLimit,
 };
+pub use fixture::{read_java_dir, SourceFile};
 pub use javac::{
-    cache_root, compile, compile_dir, compile_snippet, compile_snippet_with, javac, read_java_dir,
-    CompileError, CompileOptions, CompiledFixture, JavaCompiler, SourceFile,
+    compile, compile_dir, compile_snippet, compile_snippet_with, javac, CompileOptions,
+    CompiledFixture, JavaCompiler,
 };

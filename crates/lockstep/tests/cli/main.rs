@@ -11,6 +11,8 @@ mod common;
 mod determinism;
 mod example;
 mod inputs;
+mod java_classpaths;
+mod living_with_findings;
 mod malformed;
 mod options;
 mod rules_debug;

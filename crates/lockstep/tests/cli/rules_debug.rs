@@ -57,7 +57,7 @@ fn rules_shows_the_docs_of_one_rule() {
     assert_eq!(run.stdout, "");
     assert_eq!(
         run.stderr,
-        "error: unknown rule `nope` (known rules: data-race, non-atomic-method, reacquired-lock, reacquired-lock-pair, stale-value)\n"
+        "error: unknown rule `nope` (known rules: all, data-race, non-atomic-method, reacquired-lock, reacquired-lock-pair, stale-value)\n"
     );
 }
 

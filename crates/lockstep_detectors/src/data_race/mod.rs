@@ -25,7 +25,7 @@ use lockstep_facts::threads::{Graph, Root};
 use lockstep_facts::{Access, Race, RaceFacts, Verdict};
 use lockstep_pointsto::PointsToResult;
 use lockstep_program::{MethodId, Program};
-use lockstep_report::{Finding, Severity};
+use lockstep_report::{Finding, Flow, Related, Severity};
 
 use crate::util::{location, position, short_method};
 use crate::{Context, Detector, Needs, Output, RuleId, RuleMeta};
@@ -329,6 +329,17 @@ impl Reporter<'_> {
             "path to the {}: {path2}",
             access_word(r.second.kind)
         ));
+        // The same two paths, structured, for SARIF thread flows.
+        for (access, root, path) in [
+            (&r.first, &first_root, &path1),
+            (&r.second, &second_root, &path2),
+        ] {
+            let step = Related::new(
+                location(p, access.method, Some(access.stmt)),
+                format!("{} of {what}; path: {path}", access_word(access.kind)),
+            );
+            f = f.with_flow(Flow::new(root.clone(), vec![step]));
+        }
         if let Some(g) = &r.guard {
             f = f.with_note(format!("the field is annotated @GuardedBy(\"{g}\")"));
         }

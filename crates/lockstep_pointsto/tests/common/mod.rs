@@ -1,52 +1,23 @@
-//! Shared helpers: compile Java sources with the testkit (cached by
-//! content), build a `Program` over the JDK, find methods and variables by
-//! name, solve, and describe objects readably.
+//! Shared helpers: the program set-up of `lockstep_testkit_program`, plus
+//! what points-to tests need on top: a small JDK for the naive reference
+//! solver, variables by name, solving, and objects described readably.
 
-#![allow(dead_code)]
+// Each test binary uses a different part of these helpers.
+#![allow(dead_code, unused_imports)]
 
 use std::collections::BTreeSet;
-use std::path::PathBuf;
-use std::sync::OnceLock;
+use std::path::Path;
 
-use lockstep_classpath::Library;
 use lockstep_ir::VarId;
 use lockstep_pointsto::{Config, ObjectSet, PointsTo, PointsToResult};
 use lockstep_program::{entry_points, ClassProvider, EntryPoints, MethodId, Program};
-use lockstep_testkit::{compile, CompileOptions, CompiledFixture, SourceFile};
-
-/// The JDK's classes, indexed once per test binary (`$LOCKSTEP_TEST_JDK`,
-/// else what `find_jdk` finds).
-pub fn jdk() -> &'static Library {
-    static LIB: OnceLock<Library> = OnceLock::new();
-    LIB.get_or_init(|| {
-        let home = match std::env::var_os("LOCKSTEP_TEST_JDK") {
-            Some(h) => PathBuf::from(h),
-            None => lockstep_classpath::find_jdk(None).unwrap_or_else(|p| panic!("no JDK: {p}")),
-        };
-        Library::jdk(&home).unwrap_or_else(|p| panic!("cannot read the JDK: {p}"))
-    })
-}
-
-pub fn jdk_provider() -> Box<dyn ClassProvider> {
-    let lib = jdk();
-    Box::new(move |name: &str| {
-        lib.load(name)
-            .map(|r| r.map(|c| c.bytes).map_err(|p| p.to_string()))
-    })
-}
+pub use lockstep_testkit_program::{compile_sources, jdk_provider, method, program_of};
 
 /// A JDK cut down to the classes `keep` accepts: the rest does not load,
 /// so calls into it are unresolved. The reference solver is naive; on the
 /// full JDK even a small program reaches ten thousand methods.
 pub fn small_jdk_provider(keep: fn(&str) -> bool) -> Box<dyn ClassProvider> {
-    let lib = jdk();
-    Box::new(move |name: &str| {
-        if !keep(name) {
-            return None;
-        }
-        lib.load(name)
-            .map(|r| r.map(|c| c.bytes).map_err(|p| p.to_string()))
-    })
+    lockstep_testkit_program::jdk_provider_keeping(keep)
 }
 
 /// A few `java.lang` classes and the packages `java.util`,
@@ -97,37 +68,7 @@ pub fn small_jdk(name: &str) -> bool {
 /// A program of one source file over the [`small_jdk`].
 pub fn small_program(src: &str) -> Program {
     let fixture = compile_sources(&[("Main.java", src)]);
-    let app = fixture
-        .classes
-        .iter()
-        .map(|c| {
-            let bytes = fixture.read_class(c).expect("class file");
-            let file = lockstep_classfile::parse(&bytes).expect("parse");
-            (format!("{c}.class"), file)
-        })
-        .collect();
-    Program::new(app, small_jdk_provider(small_jdk))
-}
-
-pub fn compile_sources(sources: &[(&str, &str)]) -> CompiledFixture {
-    let files: Vec<SourceFile> = sources
-        .iter()
-        .map(|(p, t)| SourceFile::new(*p, *t))
-        .collect();
-    compile(&files, &CompileOptions::default()).unwrap_or_else(|e| panic!("javac: {e}"))
-}
-
-pub fn program_of(fixture: &CompiledFixture) -> Program {
-    let app = fixture
-        .classes
-        .iter()
-        .map(|c| {
-            let bytes = fixture.read_class(c).expect("class file");
-            let file = lockstep_classfile::parse(&bytes).expect("parse");
-            (format!("{c}.class"), file)
-        })
-        .collect();
-    Program::new(app, jdk_provider())
+    lockstep_testkit_program::program_of_with(&fixture, small_jdk_provider(small_jdk))
 }
 
 /// A program of one source file `Main.java`.
@@ -142,33 +83,7 @@ pub fn program_of_jar(path: &str) -> Option<Program> {
 
 /// The classes of a jar as the application, over `library`.
 pub fn program_of_jar_with(path: &str, library: Box<dyn ClassProvider>) -> Option<Program> {
-    let jar = PathBuf::from(path);
-    if !jar.exists() {
-        return None;
-    }
-    let (lib, problems) = Library::open(std::slice::from_ref(&jar));
-    assert!(problems.is_empty(), "{problems:?}");
-    let names: Vec<String> = lib.class_names().map(str::to_string).collect();
-    let app = names
-        .iter()
-        .filter_map(|n| {
-            let bytes = lib.load(n)?.ok()?;
-            let file = lockstep_classfile::parse(&bytes.bytes).ok()?;
-            Some((bytes.origin.to_string(), file))
-        })
-        .collect();
-    Some(Program::new(app, library))
-}
-
-/// The method `name` (the first with that name) of `class`.
-pub fn method(p: &Program, class: &str, name: &str) -> MethodId {
-    let c = p
-        .class_by_name(class)
-        .unwrap_or_else(|| panic!("no class {class}"));
-    p.class(c)
-        .declared_methods_named(name)
-        .min()
-        .unwrap_or_else(|| panic!("no method {class}.{name}"))
+    lockstep_testkit_program::program_of_jar_with(Path::new(path), library)
 }
 
 /// The variable named `name` (from the local variable table) of `m`.

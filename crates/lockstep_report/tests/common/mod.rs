@@ -165,6 +165,7 @@ pub fn full_report() -> Report {
             open_program: true,
         },
         tool_version: VERSION.to_owned(),
+        suppressed: Vec::new(),
     }
 }
 
