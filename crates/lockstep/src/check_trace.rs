@@ -4,7 +4,7 @@
 //! that cannot be opened or holds nothing readable). A truncated trace
 //! still reports what it holds; the reader's notes go to standard error.
 
-use std::io::{IsTerminal, Write};
+use std::io::Write;
 use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
@@ -96,15 +96,7 @@ pub fn run(args: &CheckTraceArgs) -> u8 {
     report.findings = outcome.findings;
     report.problems = problems;
     report.normalize();
-    let color = match args.color {
-        ColorChoice::Always => true,
-        ColorChoice::Never => false,
-        ColorChoice::Auto => {
-            args.output.is_none()
-                && std::io::stdout().is_terminal()
-                && std::env::var_os("NO_COLOR").is_none()
-        }
-    };
+    let color = crate::terminal::color(args.color, args.output.is_none());
     let format: OutputFormat = args.format.into();
     let text = render(
         &report,

@@ -10,7 +10,7 @@
 //! dumps every thread and ends the trace; the JVM is then stopped.
 
 use std::ffi::{CString, OsStr, OsString};
-use std::io::{IsTerminal, Read, Write};
+use std::io::{Read, Write};
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus};
@@ -21,7 +21,7 @@ use std::time::{Duration, Instant};
 use lockstep_dynamic::{check_stream, Options as CheckOptions, Outcome};
 use lockstep_report::{render, OutputFormat, RenderOptions, Report};
 
-use crate::args::{ColorChoice, RunArgs};
+use crate::args::RunArgs;
 
 static AGENT: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/lockstep_agent.so"));
 
@@ -311,15 +311,7 @@ fn report(args: &RunArgs, seen: &Seen, status: ExitStatus, stopped: bool) -> Res
     report.findings = a.findings.clone();
     report.normalize();
     let format: OutputFormat = args.format.into();
-    let color = match args.color {
-        ColorChoice::Always => true,
-        ColorChoice::Never => false,
-        ColorChoice::Auto => {
-            args.output.is_none()
-                && std::io::stdout().is_terminal()
-                && std::env::var_os("NO_COLOR").is_none()
-        }
-    };
+    let color = crate::terminal::color(args.color, args.output.is_none());
     let text = render(
         &report,
         format,

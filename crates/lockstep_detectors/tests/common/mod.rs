@@ -1,5 +1,6 @@
 //! Harness for the detector tests: compile a Java fixture with the testkit
-//! (cached by content), build the program over the JDK in library mode
+//! (cached by content), build a workspace over the JDK
+//! (`lockstep_testkit_program`) in library mode
 //! (`open = true`: every public method is an entry point, so fixtures need
 //! no `main`), run one detector the way `lockstep check` does, and compare
 //! the findings with the `// expect:` comments of the fixture.
@@ -7,40 +8,13 @@
 #![allow(dead_code)]
 
 use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
 
-use lockstep_classpath::Library;
 use lockstep_detectors::{Context, Detector, Options, RuleSet};
 use lockstep_driver::{CheckSettings, Quiet, Workspace};
-use lockstep_program::ClassProvider;
 use lockstep_report::Finding;
 use lockstep_testkit::{
     assert_expectations, compile_dir, ActualFinding, CompileOptions, CompiledFixture, Expectation,
 };
-
-/// The JDK's classes, indexed once per test binary (`$LOCKSTEP_TEST_JDK`,
-/// else whatever `find_jdk` finds: `$JAVA_HOME`, the `java` on `PATH`, ...).
-pub fn jdk() -> &'static Library {
-    static LIB: OnceLock<Library> = OnceLock::new();
-    LIB.get_or_init(|| {
-        let home = match std::env::var_os("LOCKSTEP_TEST_JDK") {
-            Some(h) => PathBuf::from(h),
-            None => lockstep_classpath::find_jdk(None).unwrap_or_else(|p| panic!("no JDK: {p}")),
-        };
-        Library::jdk(&home).unwrap_or_else(|p| panic!("cannot read the JDK: {p}"))
-    })
-}
-
-/// The JDK as the program's library, as `crates/lockstep/src/load.rs` wires it.
-struct Jdk(&'static Library);
-
-impl ClassProvider for Jdk {
-    fn load(&self, internal_name: &str) -> Option<Result<Vec<u8>, String>> {
-        self.0
-            .load(internal_name)
-            .map(|r| r.map(|c| c.bytes).map_err(|p| p.to_string()))
-    }
-}
 
 /// `tests/fixtures/<path>`.
 pub fn fixture_dir(path: &str) -> PathBuf {
@@ -58,19 +32,10 @@ pub fn compile_fixture(path: &str) -> CompiledFixture {
 
 /// The fixture's classes as the application, over the JDK.
 pub fn workspace_of(fixture: &CompiledFixture) -> Workspace {
-    let app = fixture
-        .classes
-        .iter()
-        .map(|c| {
-            let bytes = fixture
-                .read_class(c)
-                .unwrap_or_else(|e| panic!("reading {c}.class: {e}"));
-            let class = lockstep_classfile::parse(&bytes)
-                .unwrap_or_else(|e| panic!("parsing {c}.class: {e}"));
-            (format!("{c}.class"), class)
-        })
-        .collect();
-    Workspace::from_classes(app, Box::new(Jdk(jdk())))
+    Workspace::from_classes(
+        lockstep_testkit_program::parse_fixture(fixture),
+        lockstep_testkit_program::jdk_provider(),
+    )
 }
 
 /// Runs `detector` on the fixture with exactly the rules `rules` enabled,
