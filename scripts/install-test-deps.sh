@@ -16,6 +16,8 @@ packages=(
     # Debian's plexus-compiler POM imports org.junit:junit-bom, which only
     # junit5 installs; without it maven-compiler-plugin cannot be resolved.
     junit5
+    # The example project's dependency.
+    libcommons-lang3-java
 )
 
 missing=()
