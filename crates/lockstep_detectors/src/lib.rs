@@ -9,11 +9,13 @@
 //! its user documentation is the `docs.md` next to its code.
 
 pub mod data_race;
+pub mod deadlock;
 pub mod non_atomic_method;
 pub mod reacquired_lock;
 pub mod registry;
 pub mod stale_value;
 mod util;
+pub mod wait_notify;
 
 use lockstep_facts::SharedFacts;
 use lockstep_program::{CallGraph, EntryPoints, Program};
@@ -108,9 +110,11 @@ pub trait Detector: Sync {
 pub fn all() -> Vec<&'static dyn Detector> {
     vec![
         &data_race::DataRace,
+        &deadlock::Deadlock,
         &non_atomic_method::NonAtomicMethod,
         &reacquired_lock::ReacquiredLock,
         &stale_value::StaleValue,
+        &wait_notify::WaitNotify,
     ]
 }
 

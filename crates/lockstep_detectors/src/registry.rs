@@ -11,42 +11,54 @@ use std::str::FromStr;
 /// A rule of lockstep.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum RuleId {
+    BlockingUnderLock,
     DataRace,
+    Deadlock,
     NonAtomicMethod,
     ReacquiredLock,
     ReacquiredLockPair,
     StaleValue,
+    WaitNotify,
 }
 
 impl RuleId {
     /// Every rule, in id order.
-    pub const ALL: [RuleId; 5] = [
+    pub const ALL: [RuleId; 8] = [
+        RuleId::BlockingUnderLock,
         RuleId::DataRace,
+        RuleId::Deadlock,
         RuleId::NonAtomicMethod,
         RuleId::ReacquiredLock,
         RuleId::ReacquiredLockPair,
         RuleId::StaleValue,
+        RuleId::WaitNotify,
     ];
 
     /// The rule's metadata (declared in its detector's module).
     pub fn meta(self) -> &'static RuleMeta {
         match self {
+            RuleId::BlockingUnderLock => &crate::wait_notify::BLOCKING_RULE,
             RuleId::DataRace => &crate::data_race::DATA_RACE,
+            RuleId::Deadlock => &crate::deadlock::RULE,
             RuleId::NonAtomicMethod => &crate::non_atomic_method::NON_ATOMIC_METHOD,
             RuleId::ReacquiredLock => &crate::reacquired_lock::RULE,
             RuleId::ReacquiredLockPair => &crate::reacquired_lock::PAIR_RULE,
             RuleId::StaleValue => &crate::stale_value::RULE,
+            RuleId::WaitNotify => &crate::wait_notify::RULE,
         }
     }
 
     /// The stable id, `data-race`.
     pub fn as_str(self) -> &'static str {
         match self {
+            RuleId::BlockingUnderLock => "blocking-under-lock",
             RuleId::DataRace => "data-race",
+            RuleId::Deadlock => "deadlock",
             RuleId::NonAtomicMethod => "non-atomic-method",
             RuleId::ReacquiredLock => "reacquired-lock",
             RuleId::ReacquiredLockPair => "reacquired-lock-pair",
             RuleId::StaleValue => "stale-value",
+            RuleId::WaitNotify => "wait-notify",
         }
     }
 

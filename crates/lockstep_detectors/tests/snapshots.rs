@@ -77,3 +77,18 @@ fn reacquired_lock_fixtures() {
 fn stale_value_fixtures() {
     snapshot_family("stale_value", &[RuleId::StaleValue]);
 }
+
+#[test]
+fn deadlock_fixtures() {
+    snapshot_family("deadlock", &[RuleId::Deadlock]);
+}
+
+#[test]
+fn wait_notify_fixtures() {
+    snapshot_family("wait_notify", &[RuleId::WaitNotify]);
+}
+
+#[test]
+fn blocking_under_lock_fixtures() {
+    snapshot_family("blocking_under_lock", &[RuleId::BlockingUnderLock]);
+}

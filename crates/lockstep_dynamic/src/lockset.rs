@@ -51,6 +51,10 @@ struct VarState {
     reads: Vec<SetId>,
     last: Option<Access>,
     last_other: Option<Access>,
+    /// The last write, and the last write by another thread than its
+    /// (a read is reported against a write, never against a read).
+    last_write: Option<Access>,
+    last_write_other: Option<Access>,
 }
 
 /// The lockset checker's state.
@@ -184,6 +188,8 @@ impl Lockset {
                 reads: Vec::new(),
                 last: Some(acc),
                 last_other: None,
+                last_write: acc.write.then_some(acc),
+                last_write_other: None,
             });
             return;
         };
@@ -195,9 +201,18 @@ impl Lockset {
             }
             st.state = State::Shared;
         }
-        let other = match st.last {
-            Some(l) if l.thread != t => Some(l),
-            _ => st.last_other,
+        // The access this one conflicts with: for a write, the last access
+        // of another thread; for a read, the last write of another thread.
+        let other = if acc.write {
+            match st.last {
+                Some(l) if l.thread != t => Some(l),
+                _ => st.last_other,
+            }
+        } else {
+            match st.last_write {
+                Some(w) if w.thread != t => Some(w),
+                _ => st.last_write_other,
+            }
         };
         // The set operations need `&mut self`: work on the sets taken out
         // of the state (no allocation) and put them back.
@@ -265,7 +280,8 @@ impl Lockset {
     }
 }
 
-/// Keeps the last access and the last one of another thread.
+/// Keeps the last access and the last one of another thread, and the
+/// same for writes.
 fn remember(st: &mut VarState, acc: Access) {
     if let Some(l) = st.last {
         if l.thread != acc.thread {
@@ -273,4 +289,12 @@ fn remember(st: &mut VarState, acc: Access) {
         }
     }
     st.last = Some(acc);
+    if acc.write {
+        if let Some(w) = st.last_write {
+            if w.thread != acc.thread {
+                st.last_write_other = Some(w);
+            }
+        }
+        st.last_write = Some(acc);
+    }
 }

@@ -602,3 +602,33 @@ fn offline_and_online_agree_and_output_is_deterministic() {
     );
     assert_eq!(a.stats.traces, 2);
 }
+
+/// A read that breaks the lockset is reported against the write it
+/// conflicts with, never against another read (found on h2: lockset paired
+/// a read with the last access of another thread, which was a read).
+#[test]
+fn lockset_reports_a_read_against_a_write_not_a_read() {
+    let mut b = Builder::new(4);
+    b.start(0, 1);
+    b.start(0, 2);
+    b.start(0, 3);
+    b.write(1, 31);
+    b.end(1);
+    b.write(2, 32);
+    b.read(2, 42);
+    b.end(2);
+    b.read(3, 53);
+    b.end(3);
+    let out = check_stream(&b.bytes()[..], &only(true, false));
+    assert!(out.findings.len() >= 2, "{:#?}", out.findings);
+    for f in &out.findings {
+        let lines: Vec<Option<u32>> = std::iter::once(f.location.line)
+            .chain(f.related.iter().map(|r| r.location.line))
+            .collect();
+        // Sites 31 and 32 (the writes) are at lines 41 and 42.
+        assert!(
+            lines.contains(&Some(41)) || lines.contains(&Some(42)),
+            "a read/read pair: {f:#?}"
+        );
+    }
+}

@@ -103,6 +103,24 @@ pub struct RaceFacts {
     pub racy: FxHashSet<(MethodId, StmtId)>,
     /// Per abstract object: can another thread reach it?
     pub shared: Vec<bool>,
+    /// Locks held on entry to each node of `graph` (`None`: not reached).
+    pub entry_locks: Vec<Option<LockSet>>,
+    /// The roots (indices into `roots`) reaching each node of `graph`.
+    pub reach: Vec<Vec<u32>>,
+    /// Start/join orderings of the thread starts that run once.
+    pub orderings: Vec<crate::reach::Ordering>,
+}
+
+impl RaceFacts {
+    /// The roots whose thread a statement of `node` is ordered with
+    /// (it runs before the thread's start or after its join).
+    pub fn ordered_roots(&self, node: u32, stmt: StmtId) -> Vec<u32> {
+        self.orderings
+            .iter()
+            .filter(|o| o.orders(node, stmt))
+            .map(|o| o.root)
+            .collect()
+    }
 }
 
 /// Accesses per (target, object); statics have no object.
@@ -496,6 +514,9 @@ impl Analysis<'_> {
             buckets,
             racy,
             shared,
+            entry_locks: entry,
+            reach,
+            orderings,
         }
     }
 }

@@ -13,6 +13,8 @@
 //!   abstract objects and classes only);
 //! - [`accesses`]: the field, array and JDK-container accesses of
 //!   application code and the ones that cannot race, with the reason;
+//! - [`lock_order`]: every lock acquisition with the locks held before
+//!   it, `wait`/`notify` and blocking calls with the locks held there;
 //! - [`annotations`]: `@GuardedBy`, `@ThreadSafe`, `@NotThreadSafe`, `@Immutable`;
 //! - [`analysis`] with `reach`, `escape`, `buckets` and `pairs`: which
 //!   roots reach each context, thread escape, the accesses other threads
@@ -38,6 +40,7 @@ pub mod annotations;
 mod buckets;
 mod escape;
 pub mod local_locks;
+pub mod lock_order;
 pub mod locks;
 mod pairs;
 mod reach;
@@ -54,6 +57,8 @@ pub use analysis::{
     concurrent_intent, target_name, Access, AccessSite, Analysis, Buckets, ExplainedPair,
     Explanation, Race, RaceFacts, Verdict,
 };
+pub use lock_order::LockOrderFacts;
+pub use reach::Ordering;
 
 /// What the facts depend on besides the program and its entry points.
 #[derive(Debug, Clone, Default)]
@@ -76,6 +81,7 @@ pub struct SharedFacts<'p> {
     settings: Settings,
     points_to: OnceLock<PointsToResult>,
     races: OnceLock<RaceFacts>,
+    lock_order: OnceLock<LockOrderFacts>,
     timings: Mutex<Vec<(&'static str, Duration)>>,
 }
 
@@ -87,6 +93,7 @@ impl<'p> SharedFacts<'p> {
             settings,
             points_to: OnceLock::new(),
             races: OnceLock::new(),
+            lock_order: OnceLock::new(),
             timings: Mutex::new(Vec::new()),
         }
     }
@@ -113,6 +120,19 @@ impl<'p> SharedFacts<'p> {
                 Analysis::new(self.program, pt, self.settings.open_program)
                     .every_class(self.settings.every_class)
                     .run(self.settings.explain_field.as_deref())
+            })
+        })
+    }
+
+    /// Lock acquisitions with the locks held before them, monitor
+    /// operations and blocking calls under locks (computed on first use,
+    /// after the race facts).
+    pub fn lock_order(&self) -> &LockOrderFacts {
+        self.lock_order.get_or_init(|| {
+            let pt = self.points_to();
+            let races = self.races();
+            self.timed("lock-order facts", || {
+                lock_order::compute(self.program, pt, races)
             })
         })
     }

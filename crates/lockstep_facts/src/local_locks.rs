@@ -88,7 +88,7 @@ impl BodyLocks {
 }
 
 /// What a call does to `java.util.concurrent` locks, resolved through the models.
-fn juc_effect(program: &Program, call: &lockstep_ir::Call) -> Option<LockEffect> {
+pub fn juc_effect(program: &Program, call: &lockstep_ir::Call) -> Option<LockEffect> {
     let m = &call.method;
     if !lockstep_models::is_jdk_class(&m.class) && !m.class.starts_with('[') {
         // Application classes implementing `Lock` are not modelled: their

@@ -298,22 +298,7 @@ fn ranks(keys: &[SourceKey]) -> Vec<u32> {
 /// time: two roots not ordered by start/join, or one that runs more than
 /// once. In open programs every entry may run beside every other.
 fn concurrent(open: bool, roots: &[Root], a: &Access, b: &Access) -> Option<(u32, u32)> {
-    if open {
-        let r = a.roots.first().copied().unwrap_or(0);
-        return Some((r, b.roots.first().copied().unwrap_or(0)));
-    }
-    for &ra in a.roots.iter() {
-        for &rb in b.roots.iter() {
-            if ra == rb && !roots[ra as usize].multi {
-                continue;
-            }
-            if ra != rb && (b.ordered.contains(&ra) || a.ordered.contains(&rb)) {
-                continue;
-            }
-            return Some((ra, rb));
-        }
-    }
-    None
+    crate::threads::concurrent_roots(open, roots, (&a.roots, &a.ordered), (&b.roots, &b.ordered))
 }
 
 /// Each race's partner list: writes first, then source order; the first

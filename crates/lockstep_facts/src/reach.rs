@@ -11,7 +11,7 @@ use crate::threads::{self, Root, RootKind};
 const MAX_ORDERED_STARTS: usize = 64;
 
 /// Start/join ordering of one thread start that runs once.
-pub(crate) struct Ordering {
+pub struct Ordering {
     /// The root the start begins.
     pub root: u32,
     /// The node (method context) that starts it.

@@ -324,3 +324,33 @@ fn reach_avoiding(body: &Body, avoid: StmtId) -> Vec<bool> {
 pub fn periodic(start: &ThreadStart) -> bool {
     start.launch.repeat == Repeat::Periodic
 }
+
+/// A pair of roots under which two statements may run at the same time,
+/// each given by the roots reaching it and the thread starts it is
+/// ordered with (before start / after join): two roots not ordered by
+/// start/join, or one that runs more than once. In open programs every
+/// entry may run beside every other.
+pub fn concurrent_roots(
+    open: bool,
+    roots: &[Root],
+    a: (&[u32], &[u32]),
+    b: (&[u32], &[u32]),
+) -> Option<(u32, u32)> {
+    let ((a_roots, a_ordered), (b_roots, b_ordered)) = (a, b);
+    if open {
+        let r = a_roots.first().copied().unwrap_or(0);
+        return Some((r, b_roots.first().copied().unwrap_or(0)));
+    }
+    for &ra in a_roots {
+        for &rb in b_roots {
+            if ra == rb && !roots.get(ra as usize).is_some_and(|r| r.multi) {
+                continue;
+            }
+            if ra != rb && (b_ordered.contains(&ra) || a_ordered.contains(&rb)) {
+                continue;
+            }
+            return Some((ra, rb));
+        }
+    }
+    None
+}

@@ -28,6 +28,7 @@
 //! third-party libraries (Guava's `ListeningExecutorService` is covered only
 //! through its `ExecutorService` supertype).
 
+pub mod blocking;
 pub mod confinement;
 pub mod containers;
 pub mod heap;
@@ -38,6 +39,7 @@ pub mod safety;
 mod table;
 pub mod threads;
 
+pub use blocking::{all_blocking_models, blocking_call_via, BlockingKind, BlockingModel};
 pub use confinement::{confinement_hint, ConfinementHint};
 pub use containers::{
     container_access, container_access_via, container_family, container_family_via,

@@ -206,18 +206,21 @@ fn sarif_report_of_the_example() {
     assert_eq!(
         rule_ids,
         [
+            "blocking-under-lock",
             "data-race",
+            "deadlock",
             "non-atomic-method",
             "reacquired-lock",
             "reacquired-lock-pair",
-            "stale-value"
+            "stale-value",
+            "wait-notify"
         ]
     );
     let results = runs[0]["results"].as_array().unwrap();
     assert_eq!(results.len(), 1, "{results:#?}");
     let result = &results[0];
     assert_eq!(result["ruleId"], "reacquired-lock");
-    assert_eq!(result["ruleIndex"], 2); // rules are listed in id order
+    assert_eq!(result["ruleIndex"], 4); // rules are listed in id order
     assert_eq!(result["level"], "warning");
     let physical = &result["locations"][0]["physicalLocation"];
     assert_eq!(

@@ -267,7 +267,7 @@ fn usage_errors_are_exit_2() {
         run.expect_code(2);
         assert!(
             run.stderr.contains(
-                "unknown rule `nope` (known rules: all, data-race, non-atomic-method, reacquired-lock, reacquired-lock-pair, stale-value)"
+                "unknown rule `nope` (known rules: all, blocking-under-lock, data-race, deadlock, non-atomic-method, reacquired-lock, reacquired-lock-pair, stale-value, wait-notify)"
             ),
             "{flag}: {}",
             run.stderr

@@ -15,11 +15,14 @@ fn rules_lists_every_rule_with_its_default() {
     assert_eq!(
         heads,
         [
+            ("blocking-under-lock", "off"),
             ("data-race", "off"),
+            ("deadlock", "off"),
             ("non-atomic-method", "off"),
             ("reacquired-lock", "on"),
             ("reacquired-lock-pair", "off"),
-            ("stale-value", "off")
+            ("stale-value", "off"),
+            ("wait-notify", "off")
         ],
         "{}",
         run.stdout
@@ -57,7 +60,7 @@ fn rules_shows_the_docs_of_one_rule() {
     assert_eq!(run.stdout, "");
     assert_eq!(
         run.stderr,
-        "error: unknown rule `nope` (known rules: all, data-race, non-atomic-method, reacquired-lock, reacquired-lock-pair, stale-value)\n"
+        "error: unknown rule `nope` (known rules: all, blocking-under-lock, data-race, deadlock, non-atomic-method, reacquired-lock, reacquired-lock-pair, stale-value, wait-notify)\n"
     );
 }
 

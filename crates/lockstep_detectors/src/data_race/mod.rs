@@ -21,7 +21,7 @@
 use lockstep_facts::accesses::{Kind, Target};
 use lockstep_facts::local_locks;
 use lockstep_facts::locks;
-use lockstep_facts::threads::{Graph, Root, RootKind};
+use lockstep_facts::threads::{Graph, Root};
 use lockstep_facts::{Access, Race, RaceFacts, Verdict};
 use lockstep_pointsto::PointsToResult;
 use lockstep_program::{MethodId, Program};
@@ -142,35 +142,11 @@ struct Reporter<'a> {
     >,
 }
 
-/// BFS parent edges, per node.
-type Parents = Vec<Option<(u32, lockstep_ir::StmtId)>>;
+use crate::util::Parents;
 
 impl Reporter<'_> {
     fn root_label(&self, r: u32) -> String {
-        let Some(root) = self.roots.get(r as usize) else {
-            return "some thread".into();
-        };
-        let p = self.program;
-        let mut label = match &root.kind {
-            RootKind::Main => "the main thread".to_string(),
-            RootKind::Harness(_) => "any caller (open program)".to_string(),
-            RootKind::ThreadSafeApi(m) => {
-                format!("any caller of @ThreadSafe {}", short_method(p, *m))
-            }
-            RootKind::Start(i) => match self.pt.thread_starts().get(*i) {
-                Some(t) => format!(
-                    "the thread started by {}.{}() at {}",
-                    lockstep_ir::simple_class_name(t.launch.class),
-                    t.launch.name,
-                    position(p, t.caller.method, Some(t.site))
-                ),
-                None => "a thread".into(),
-            },
-        };
-        if root.multi && !self.open && !matches!(root.kind, RootKind::ThreadSafeApi(_)) {
-            label.push_str(" (more than once)");
-        }
-        label
+        crate::util::root_label(self.program, self.pt, self.roots, self.open, r)
     }
 
     /// Does the code of `node` hold a lock of its own at call site `site`?
@@ -221,26 +197,7 @@ impl Reporter<'_> {
                 .entry(key)
                 .or_insert_with(|| graph.bfs(&sources, |_, _| false)),
         };
-        let mut chain: Vec<String> = Vec::new();
-        let mut cur = node;
-        let mut guard = 0;
-        let p = self.program;
-        chain.push(short_method(p, graph.nodes[node as usize].method));
-        while let Some(Some((up, site))) = parent.get(cur as usize).copied() {
-            if up == u32::MAX || guard > 64 {
-                break;
-            }
-            guard += 1;
-            let m = graph.nodes[up as usize].method;
-            chain.push(format!(
-                "{} ({})",
-                short_method(p, m),
-                position(p, m, Some(site))
-            ));
-            cur = up;
-        }
-        chain.reverse();
-        chain.join(" → ")
+        crate::util::call_chain(self.program, graph, parent, node)
     }
 
     fn locks_text(&self, a: &Access) -> String {

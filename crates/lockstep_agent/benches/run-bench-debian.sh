@@ -1,0 +1,72 @@
+#!/bin/sh
+# Slowdown of recording against the plain run on real Debian software driven
+# by the small workloads in workloads/debian/ (h2 with 4 JDBC clients, log4j
+# 1.2 with 4 logging threads, jgroups with two loopback channels). Rounds are
+# interleaved (each round runs every mode once) and the best of RUNS is kept.
+# Modes: `plain` = java alone; `record` = the JVM with the agent writing its
+# trace to a file (no checking); `run` = `lockstep run --format json -o ...
+# --trace ...` (recording, both online checkers, report at exit). `record-inc`
+# and `run-inc` restrict instrumentation with --include to the driver's
+# package plus the library's. Not a test: a measurement for BENCHMARKS.md.
+# Usage: [KEEP=DIR] run-bench-debian.sh LOCKSTEP_BINARY [RUNS] [h2|log4j|jgroups...]
+# (KEEP=DIR keeps the JSON reports of the last `run` and `run-inc` in DIR.)
+set -eu
+LOCKSTEP=${1:?usage: run-bench-debian.sh LOCKSTEP_BINARY [RUNS] [WORKLOAD...]}
+RUNS=${2:-3}
+shift
+[ $# -gt 0 ] && shift
+HERE=$(cd "$(dirname "$0")" && pwd)
+J=/usr/share/java
+WORK=$(mktemp -d)
+trap 'rm -rf "$WORK"' EXIT
+javac -d "$WORK/cls" -cp "$J/h2.jar:$J/log4j-1.2.jar:$J/jgroups.jar" "$HERE"/workloads/debian/*.java
+"$LOCKSTEP" run -q -o /dev/null -- java -cp "$WORK/cls" lsbench.H2Clients 0 >/dev/null 2>&1 || true
+AGENT=$(ls -t "${XDG_CACHE_HOME:-$HOME/.cache}"/lockstep/agent-*.so | head -1)
+now() { date +%s.%N; }
+best() { sort -n | head -1; }
+# time_it LOG CMD...: seconds of wall clock; the command's stderr goes to LOG.
+time_it() { log=$1; shift; s=$(now); "$@" >/dev/null 2>"$log" || true; e=$(now); echo "$e - $s" | bc; }
+# name main size classpath include-patterns(comma-separated)
+SPECS="h2 H2Clients 200 $J/h2.jar lsbench.*,org.h2.*
+log4j Log4jThreads 10000 $J/log4j-1.2.jar lsbench.*,org.apache.log4j.*
+jgroups JGroupsLoopback 1000 $J/jgroups.jar lsbench.*,org.jgroups.*"
+[ $# -gt 0 ] && SPECS=$(echo "$SPECS" | grep -E "^($(echo "$@" | tr ' ' '|')) ")
+echo "$SPECS" | while read -r NAME MAIN N CP INC; do
+    CPA="$WORK/cls:$CP"
+    JAVA="java -Djava.net.preferIPv4Stack=true -cp $CPA lsbench.$MAIN $N"
+    INC_AGENT=$(echo "$INC" | tr ',' ':')
+    for i in $(seq "$RUNS"); do
+        echo "plain $(time_it /dev/null $JAVA)"
+        echo "record $(time_it "$WORK/rec.err" java "-agentpath:$AGENT=trace=$WORK/rec.trace" -Djava.net.preferIPv4Stack=true -cp "$CPA" "lsbench.$MAIN" "$N")"
+        echo "record-inc $(time_it "$WORK/reci.err" java "-agentpath:$AGENT=trace=$WORK/reci.trace,include=$INC_AGENT" -Djava.net.preferIPv4Stack=true -cp "$CPA" "lsbench.$MAIN" "$N")"
+        echo "run $(time_it "$WORK/run.err" "$LOCKSTEP" run --format json -o "$WORK/run.json" --trace "$WORK/run.trace" -- $JAVA)"
+        echo "run-inc $(time_it "$WORK/runi.err" "$LOCKSTEP" run --include "$INC" --format json -o "$WORK/runi.json" --trace "$WORK/runi.trace" -- $JAVA)"
+    done >"$WORK/times"
+    t() { grep "^$1 " "$WORK/times" | cut -d' ' -f2 | best; }
+    plain=$(t plain)
+    for mode in record record-inc run run-inc; do
+        secs=$(t "$mode")
+        line="$NAME $MAIN $N $mode ${secs}s ($(echo "scale=1; $secs / $plain" | bc)x of plain ${plain}s)"
+        case $mode in
+        run | run-inc)
+            f=$WORK/run; [ "$mode" = run-inc ] && f=$WORK/runi
+            events=$(grep -oE 'recorded [0-9]+ events' "$f.err" | tail -1 | cut -d' ' -f2)
+            bytes=$(stat -c %s "$f.trace")
+            findings=$(grep -oE '[0-9]+ findings' "$f.err" | tail -1 | cut -d' ' -f1)
+            per=$( [ -n "$events" ] && [ "$events" -gt 0 ] && echo "scale=2; $bytes / $events" | bc || echo "?")
+            line="$line events=${events:-?} trace_bytes=$bytes bytes/event=$per findings=${findings:-?}"
+            ;;
+        esac
+        echo "$line"
+    done
+    # Offline checker throughput over the saved trace of the last `run`
+    # (decode, merge, both checkers; best of RUNS).
+    events=$(grep -oE 'recorded [0-9]+ events' "$WORK/run.err" | tail -1 | cut -d' ' -f2)
+    offline=$(for i in $(seq "$RUNS"); do time_it /dev/null "$LOCKSTEP" check-trace --format json -o /dev/null "$WORK/run.trace"; done | best)
+    hb=$(for i in $(seq "$RUNS"); do time_it /dev/null "$LOCKSTEP" check-trace --checker happens-before --format json -o /dev/null "$WORK/run.trace"; done | best)
+    echo "$NAME check-trace all ${offline}s ($(echo "$events / $offline / 1000000" | bc -l | cut -c1-5) M events/s) happens-before ${hb}s ($(echo "$events / $hb / 1000000" | bc -l | cut -c1-5) M events/s)"
+    if [ -n "${KEEP:-}" ]; then
+        cp "$WORK/run.json" "$KEEP/lsbench-$NAME.json"
+        cp "$WORK/runi.json" "$KEEP/lsbench-$NAME-include.json"
+    fi
+done

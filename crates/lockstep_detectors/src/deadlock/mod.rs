@@ -1,0 +1,257 @@
+//! `deadlock`: two threads may each hold one lock while waiting for the
+//! lock the other holds (a lock-order cycle of length two).
+//!
+//! Reads the lock-order facts (`lockstep_facts::lock_order`): every
+//! acquisition with the locks held just before it. Each acquisition of
+//! `L2` while holding `L1` is an edge `L1 → L2` of the lock-order graph
+//! (re-acquiring a held lock adds none). A pair of edges `A → B` and
+//! `B → A` is reported when their acquisitions may run in two threads at
+//! the same time (two roots not ordered by start/join, or one root that
+//! runs more than once), each holder's mode excludes the other's request
+//! (two readers of a read-write lock do not block each other), and no
+//! third lock held at both acquisitions gates them. One finding per pair
+//! of locks: the first edge in sorted order that qualifies is the witness.
+
+use std::collections::BTreeMap;
+
+use lockstep_facts::lock_order::Acquisition;
+use lockstep_facts::locks::{self, HeldLock, LockObject};
+use lockstep_facts::threads::{concurrent_roots, Root};
+use lockstep_pointsto::PointsToResult;
+use lockstep_program::Program;
+use lockstep_report::{Finding, Severity};
+
+use crate::util::{location, position, root_label, short_method, RootPaths};
+use crate::{Context, Detector, Needs, Output, RuleId, RuleMeta};
+
+pub static RULE: RuleMeta = RuleMeta {
+    id: RuleId::Deadlock,
+    name: "Deadlock",
+    summary:
+        "two threads may take the same two locks in opposite orders and wait for each other forever",
+    default_enabled: false,
+    docs: include_str!("docs.md"),
+};
+
+/// Witnesses tried per pair of opposite edges (bounds the work on large programs).
+const MAX_WITNESSES: usize = 64;
+
+/// The detector.
+pub struct Deadlock;
+
+impl Detector for Deadlock {
+    fn rules(&self) -> &'static [RuleId] {
+        &[RuleId::Deadlock]
+    }
+
+    fn needs(&self) -> Needs {
+        Needs::RaceFacts
+    }
+
+    fn run(&self, cx: &Context<'_>) -> Output {
+        if !cx.is_enabled(RuleId::Deadlock) {
+            return Output::default();
+        }
+        let races = cx.facts.races();
+        let order = cx.facts.lock_order();
+        let edges = lock_order_edges(&order.acquisitions);
+        let cycles = two_cycles(&edges, &races.roots, cx.open_program());
+        let mut reporter = Reporter {
+            program: cx.program,
+            pt: cx.facts.points_to(),
+            roots: &races.roots,
+            open: cx.open_program(),
+            paths: RootPaths::new(cx.program, &races.graph, &races.roots, cx.open_program()),
+            acquisitions: &order.acquisitions,
+        };
+        let findings = cycles.iter().map(|c| reporter.finding(c)).collect();
+        Output {
+            findings,
+            explanation: Vec::new(),
+            stats: vec![format!(
+                "deadlock: {} acquisitions, {} lock-order edges, {} cycles",
+                order.acquisitions.len(),
+                edges.len(),
+                cycles.len()
+            )],
+        }
+    }
+}
+
+/// One edge `held → acquired` with the lock as held and its acquisition.
+type Witness<'a> = (&'a HeldLock, &'a Acquisition);
+
+/// The lock-order graph: (held, acquired) → witnesses, in sorted order.
+fn lock_order_edges(
+    acqs: &[Acquisition],
+) -> BTreeMap<(&LockObject, &LockObject), Vec<Witness<'_>>> {
+    let mut edges: BTreeMap<(&LockObject, &LockObject), Vec<Witness<'_>>> = BTreeMap::new();
+    for a in acqs.iter().filter(|a| !a.reentrant()) {
+        for h in &a.held {
+            edges
+                .entry((&h.object, &a.lock.object))
+                .or_default()
+                .push((h, a));
+        }
+    }
+    edges
+}
+
+/// A reported cycle: thread `roots.0` runs `first`, `roots.1` runs `second`.
+struct Cycle<'a> {
+    first: Witness<'a>,
+    second: Witness<'a>,
+    roots: (u32, u32),
+}
+
+/// The pairs of opposite edges that may deadlock, one per pair of locks.
+fn two_cycles<'a>(
+    edges: &BTreeMap<(&'a LockObject, &'a LockObject), Vec<Witness<'a>>>,
+    roots: &[Root],
+    open: bool,
+) -> Vec<Cycle<'a>> {
+    let mut out = Vec::new();
+    for ((x, y), forward) in edges {
+        if x >= y {
+            continue;
+        }
+        let Some(backward) = edges.get(&(*y, *x)) else {
+            continue;
+        };
+        'pair: for &(h1, a1) in forward.iter().take(MAX_WITNESSES) {
+            for &(h2, a2) in backward.iter().take(MAX_WITNESSES) {
+                if let Some(roots) = deadlocks(h1, a1, h2, a2, roots, open) {
+                    out.push(Cycle {
+                        first: (h1, a1),
+                        second: (h2, a2),
+                        roots,
+                    });
+                    break 'pair;
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Can thread 1 (holding `h1`, acquiring `a1`) and thread 2 (holding
+/// `h2`, acquiring `a2`) block each other? Returns their roots.
+fn deadlocks(
+    h1: &HeldLock,
+    a1: &Acquisition,
+    h2: &HeldLock,
+    a2: &Acquisition,
+    roots: &[Root],
+    open: bool,
+) -> Option<(u32, u32)> {
+    if !h1.excludes(&a2.lock) || !h2.excludes(&a1.lock) {
+        return None;
+    }
+    let cycle = [&h1.object, &h2.object];
+    let gated = a1
+        .held
+        .iter()
+        .filter(|g| !cycle.contains(&&g.object))
+        .any(|g| a2.held.iter().any(|o| g.excludes(o)));
+    if gated {
+        return None;
+    }
+    concurrent_roots(
+        open,
+        roots,
+        (&a1.site.roots, &a1.site.ordered),
+        (&a2.site.roots, &a2.site.ordered),
+    )
+}
+
+struct Reporter<'a> {
+    program: &'a Program,
+    pt: &'a PointsToResult,
+    roots: &'a [Root],
+    open: bool,
+    paths: RootPaths<'a>,
+    acquisitions: &'a [Acquisition],
+}
+
+impl Reporter<'_> {
+    fn lock_name(&self, a: &Acquisition) -> String {
+        format!(
+            "`{}` ({})",
+            a.named,
+            locks::describe(self.program, self.pt, &a.lock)
+        )
+    }
+
+    fn at(&self, a: &Acquisition) -> String {
+        position(self.program, a.site.method, a.site.stmt)
+    }
+
+    /// Where the thread took the lock it holds: the last acquisition of
+    /// it earlier in the same method context, else its callers did.
+    fn held_at(&self, h: &HeldLock, a: &Acquisition) -> String {
+        let earlier = self
+            .acquisitions
+            .iter()
+            .rev()
+            .filter(|b| b.site.node == a.site.node && b.lock.object == h.object)
+            .find(|b| match (b.site.stmt, a.site.stmt) {
+                (None, _) => true,
+                (Some(x), Some(y)) => x < y,
+                (Some(_), None) => false,
+            });
+        match earlier {
+            Some(b) => format!("{} ({})", self.lock_name(b), self.at(b)),
+            None => format!(
+                "{} (taken by a caller of {})",
+                locks::describe(self.program, self.pt, h),
+                short_method(self.program, a.site.method)
+            ),
+        }
+    }
+
+    fn finding(&mut self, c: &Cycle<'_>) -> Finding {
+        let p = self.program;
+        let ((h1, a1), (h2, a2)) = (c.first, c.second);
+        let t1 = root_label(p, self.pt, self.roots, self.open, c.roots.0);
+        let t2 = root_label(p, self.pt, self.roots, self.open, c.roots.1);
+        let held1 = self.held_at(h1, a1);
+        let held2 = self.held_at(h2, a2);
+        let message = format!(
+            "potential deadlock: {} in {} takes {} while holding {}, and {} in {} ({}) takes them in the opposite order",
+            t1,
+            short_method(p, a1.site.method),
+            self.lock_name(a1),
+            locks::describe(p, self.pt, h1),
+            t2,
+            short_method(p, a2.site.method),
+            self.at(a2),
+        );
+        let mut f = Finding::new(
+            RULE.id,
+            Severity::Warning,
+            message,
+            location(p, a1.site.method, a1.site.stmt),
+        )
+        .with_lock(locks::describe(p, self.pt, &a1.lock));
+        for (t, a, held) in [(&t1, a1, &held1), (&t2, a2, &held2)] {
+            f = f.with_related(
+                location(p, a.site.method, a.site.stmt),
+                format!("{t} waits for {} holding {held}", self.lock_name(a)),
+            );
+        }
+        f = f.with_note(format!(
+            "cycle: thread A ({t1}) holds {held1}, waits for {} ({}); thread B ({t2}) holds {held2}, waits for {} ({})",
+            self.lock_name(a1),
+            self.at(a1),
+            self.lock_name(a2),
+            self.at(a2),
+        ));
+        let path1 = self.paths.path(c.roots.0, a1.site.node);
+        let path2 = self.paths.path(c.roots.1, a2.site.node);
+        f = f.with_note(format!("path of thread A: {path1}"));
+        f = f.with_note(format!("path of thread B: {path2}"));
+        f.with_help(
+            "take the two locks in one global order everywhere, or guard both sequences with one common lock",
+        )
+    }
+}

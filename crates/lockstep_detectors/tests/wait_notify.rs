@@ -1,0 +1,88 @@
+//! Tests of `wait-notify` and `blocking-under-lock`. Each fixture under
+//! `tests/fixtures/wait_notify/` and `tests/fixtures/blocking_under_lock/`
+//! holds a bug and its correct twin, with `// expect:` and
+//! `// expect-not:` comments. The fixtures are libraries (open programs):
+//! every public method is an entry point.
+
+mod common;
+
+use common::{check_fixture_in_mode, dump};
+use lockstep_detectors::wait_notify::WaitNotify;
+use lockstep_detectors::Options;
+use lockstep_report::{Finding, Severity};
+
+fn check(family: &str, case: &str, rule: &str) -> Vec<Finding> {
+    check_fixture_in_mode(
+        &format!("{family}/{case}"),
+        &WaitNotify,
+        &[rule],
+        &Options::default(),
+        true,
+    )
+}
+
+fn wait_notify(case: &str) -> Vec<Finding> {
+    check("wait_notify", case, "wait-notify")
+}
+
+#[test]
+fn unheld_monitor_is_an_error() {
+    let findings = wait_notify("unheld_monitor");
+    assert_eq!(findings.len(), 1, "{}", dump(&findings));
+    assert_eq!(findings[0].severity, Severity::Error);
+    assert!(findings[0].message.contains("IllegalMonitorStateException"));
+}
+
+#[test]
+fn wait_under_a_second_lock() {
+    let findings = wait_notify("nested_lockout");
+    assert!(
+        findings[0].message.contains("nested monitor lock-out"),
+        "{}",
+        dump(&findings)
+    );
+}
+
+#[test]
+fn wait_not_in_a_loop() {
+    wait_notify("not_in_loop");
+}
+
+#[test]
+fn notify_where_notify_all_is_needed() {
+    let findings = wait_notify("notify_all");
+    assert!(
+        findings
+            .iter()
+            .all(|f| f.message.contains("different conditions")),
+        "{}",
+        dump(&findings)
+    );
+}
+
+#[test]
+fn lost_wake_up_both_ways() {
+    let findings = wait_notify("lost_wakeup");
+    let severities: Vec<Severity> = findings.iter().map(|f| f.severity).collect();
+    assert!(
+        severities.contains(&Severity::Warning),
+        "{}",
+        dump(&findings)
+    );
+    assert!(severities.contains(&Severity::Note), "{}", dump(&findings));
+}
+
+#[test]
+fn condition_await_not_in_a_loop() {
+    wait_notify("condition_await");
+}
+
+#[test]
+fn blocking_calls_under_a_lock() {
+    let findings = check("blocking_under_lock", "calls", "blocking-under-lock");
+    assert!(
+        findings.iter().all(|f| f.severity == Severity::Note),
+        "{}",
+        dump(&findings)
+    );
+}

@@ -1,0 +1,422 @@
+//! Lock-order and monitor facts: every lock acquisition of reached code
+//! with the locks held just before it, every `wait`/`notify` (and
+//! `Condition.await`/`signal`) of application code with the locks held
+//! there, and every blocking JDK call made while holding a lock — each
+//! with the thread roots reaching it and the thread starts it is ordered
+//! with, so a rule can ask whether two of them may run at the same time
+//! ([`crate::threads::concurrent_roots`]).
+//!
+//! Locks are the abstract lock objects of [`crate::locks`] (must-alias:
+//! singleton objects and classes); what is held is the entry lockset of
+//! the method context (an intersection over every path from a root)
+//! joined with what the body itself must hold before the statement. JDK
+//! code contributes its `synchronized` methods only, as the entry locksets
+//! do. `tryLock` acquires nothing here: it never blocks.
+
+use std::collections::BTreeSet;
+use std::sync::Arc;
+
+use lockstep_ir::{AccessPath, Body, Operand, StmtId, StmtKind};
+use lockstep_models::{BlockingKind, LockEffect};
+use lockstep_pointsto::{ObjectId, PointsToResult};
+use lockstep_program::{MethodId, Program};
+use rustc_hash::FxHashMap;
+
+use crate::analysis::RaceFacts;
+use crate::local_locks::{self, BodyLocks, LocalLock};
+use crate::locks::{union, HeldLock, LockObject, LockResolver};
+
+/// Where a statement runs: its node, method and statement, the roots
+/// reaching it and the thread starts it is ordered with.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Site {
+    pub node: u32,
+    pub method: MethodId,
+    /// `None`: the entry of a `synchronized` method.
+    pub stmt: Option<StmtId>,
+    pub roots: Arc<[u32]>,
+    pub ordered: Arc<[u32]>,
+}
+
+/// One lock acquisition in one method context.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Acquisition {
+    pub site: Site,
+    pub lock: HeldLock,
+    /// How the code names the lock (`this`, `this.lock`, `Foo.class`).
+    pub named: AccessPath,
+    /// The locks held just before (sorted).
+    pub held: Vec<HeldLock>,
+}
+
+impl Acquisition {
+    /// Re-acquiring a lock already held does not block (reentrancy).
+    pub fn reentrant(&self) -> bool {
+        self.held.iter().any(|h| h.object == self.lock.object)
+    }
+}
+
+/// What a monitor or condition operation does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum MonitorOpKind {
+    /// `Object.wait`; `timed`: with a timeout.
+    Wait {
+        timed: bool,
+    },
+    Notify,
+    NotifyAll,
+    /// `Condition.await*`.
+    Await {
+        timed: bool,
+    },
+    /// `Condition.signal`.
+    Signal,
+    SignalAll,
+}
+
+impl MonitorOpKind {
+    pub fn is_wait(self) -> bool {
+        matches!(
+            self,
+            MonitorOpKind::Wait { .. } | MonitorOpKind::Await { .. }
+        )
+    }
+
+    /// `Object.wait/notify/notifyAll` (rather than a `Condition`).
+    pub fn on_monitor(self) -> bool {
+        matches!(
+            self,
+            MonitorOpKind::Wait { .. } | MonitorOpKind::Notify | MonitorOpKind::NotifyAll
+        )
+    }
+}
+
+/// A `wait`/`notify` or `await`/`signal` of application code in one context.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct MonitorOp {
+    pub site: Site,
+    pub kind: MonitorOpKind,
+    /// The objects the receiver may be in this context.
+    pub objects: Vec<ObjectId>,
+    /// The receiver as one lock, when it denotes one object.
+    pub lock: Option<HeldLock>,
+    /// The body holds a monitor it names like the receiver (`synchronized
+    /// (x) { x.wait(); }`, or a `synchronized` method waiting on `this`).
+    pub held_by_name: bool,
+    /// The locks held there (sorted).
+    pub held: Vec<HeldLock>,
+    /// The statement is on a CFG cycle of its method.
+    pub in_loop: bool,
+    /// Some lock, resolved to an object or not, may be held here on some
+    /// path: by the body before the statement or by a caller on some path
+    /// into the context. `false` means no lock at all can be held.
+    pub maybe_locked: bool,
+}
+
+/// A blocking JDK call made while holding at least one lock.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct BlockingCall {
+    pub site: Site,
+    pub kind: BlockingKind,
+    pub held: Vec<HeldLock>,
+}
+
+/// The lock-order and monitor facts of one check, each list sorted and
+/// free of duplicates (contexts with equal facts are kept once).
+#[derive(Debug, Default)]
+pub struct LockOrderFacts {
+    pub acquisitions: Vec<Acquisition>,
+    pub monitor_ops: Vec<MonitorOp>,
+    pub blocking: Vec<BlockingCall>,
+}
+
+/// Computes the facts over every reached node of the race facts' graph.
+pub fn compute(program: &Program, pt: &PointsToResult, races: &RaceFacts) -> LockOrderFacts {
+    let mut c = Collector {
+        program,
+        pt,
+        races,
+        resolver: LockResolver::new(program, pt),
+        body_locks: FxHashMap::default(),
+        acquisitions: BTreeSet::new(),
+        monitor_ops: BTreeSet::new(),
+        blocking: BTreeSet::new(),
+        maybe_locked: Vec::new(),
+    };
+    c.maybe_locked = c.callers_may_lock();
+    for node in 0..races.graph.len() as u32 {
+        c.node(node);
+    }
+    LockOrderFacts {
+        acquisitions: c.acquisitions.into_iter().collect(),
+        monitor_ops: c.monitor_ops.into_iter().collect(),
+        blocking: c.blocking.into_iter().collect(),
+    }
+}
+
+struct Collector<'a> {
+    program: &'a Program,
+    pt: &'a PointsToResult,
+    races: &'a RaceFacts,
+    resolver: LockResolver<'a>,
+    body_locks: FxHashMap<MethodId, Arc<BodyLocks>>,
+    acquisitions: BTreeSet<Acquisition>,
+    monitor_ops: BTreeSet<MonitorOp>,
+    blocking: BTreeSet<BlockingCall>,
+    /// Per node: some path into it may hold a lock (see [`MonitorOp::maybe_locked`]).
+    maybe_locked: Vec<bool>,
+}
+
+/// One node being scanned.
+struct Here<'b> {
+    node: u32,
+    method: MethodId,
+    context: lockstep_pointsto::ContextId,
+    body: &'b Body,
+    entry: &'b [HeldLock],
+    locks: &'b BodyLocks,
+}
+
+impl Collector<'_> {
+    fn site(&self, node: u32, method: MethodId, stmt: Option<StmtId>) -> Site {
+        let roots = self
+            .races
+            .reach
+            .get(node as usize)
+            .cloned()
+            .unwrap_or_default();
+        let ordered = self.races.ordered_roots(node, stmt.unwrap_or(StmtId(0)));
+        Site {
+            node,
+            method,
+            stmt,
+            roots: Arc::from(roots),
+            ordered: Arc::from(ordered),
+        }
+    }
+
+    fn node(&mut self, node: u32) {
+        let Some(Some(entry)) = self.races.entry_locks.get(node as usize) else {
+            return;
+        };
+        let entry = entry.clone();
+        let mc = self.races.graph.nodes[node as usize];
+        let data = self.program.method(mc.method);
+        let Some(body) = self.program.body(mc.method) else {
+            return;
+        };
+        if data.is_synchronized() {
+            let locks =
+                self.resolver
+                    .resolve(mc.method, mc.context, &body, &[LocalLock::SyncMethod]);
+            let named = LocalLock::SyncMethod.path(&body);
+            for lock in locks {
+                self.acquisitions.insert(Acquisition {
+                    site: self.site(node, mc.method, None),
+                    lock,
+                    named: named.clone(),
+                    held: entry.to_vec(),
+                });
+            }
+        }
+        if !self.program.is_application(data.class) {
+            return;
+        }
+        let locks = self.body_locks(mc.method, &body);
+        let here = Here {
+            node,
+            method: mc.method,
+            context: mc.context,
+            body: &body,
+            entry: &entry,
+            locks: &locks,
+        };
+        for (i, stmt) in body.stmts.iter().enumerate() {
+            let s = StmtId(i as u32);
+            match &stmt.kind {
+                StmtKind::MonitorEnter(op) => {
+                    let lock = LocalLock::Monitor {
+                        var: op.var(),
+                        path: lockstep_ir::operand_path(&body, op),
+                    };
+                    self.acquire(&here, s, lock);
+                }
+                StmtKind::Invoke { call, .. } => self.call(&here, s, call),
+                _ => {}
+            }
+        }
+    }
+
+    /// The locks a body must hold before each statement (cached).
+    fn body_locks(&mut self, m: MethodId, body: &Body) -> Arc<BodyLocks> {
+        let program = self.program;
+        self.body_locks
+            .entry(m)
+            .or_insert_with(|| Arc::new(local_locks::analyse(program, body)))
+            .clone()
+    }
+
+    /// Per node: may some path from a root into it hold a lock? A may
+    /// analysis over the call graph (a boolean per node, set once), with
+    /// locks counted whether or not they resolve to one object.
+    fn callers_may_lock(&mut self) -> Vec<bool> {
+        let graph = &self.races.graph;
+        let mut may = vec![false; graph.len()];
+        let mut work: Vec<u32> = Vec::new();
+        for (n, callees) in graph.callees.iter().enumerate() {
+            if callees.is_empty() || !matches!(self.races.entry_locks.get(n), Some(Some(_))) {
+                continue;
+            }
+            let m = graph.nodes[n].method;
+            let data = self.program.method(m);
+            let app = self.program.is_application(data.class);
+            let locks = match (app, self.program.body(m)) {
+                (true, Some(body)) => Some(self.body_locks(m, &body)),
+                _ => None,
+            };
+            for &(site, c) in callees {
+                let here = data.is_synchronized()
+                    || locks.as_ref().is_some_and(|l| !l.at(site).is_empty());
+                if here && !may[c as usize] {
+                    may[c as usize] = true;
+                    work.push(c);
+                }
+            }
+        }
+        while let Some(n) = work.pop() {
+            for &(_, c) in &graph.callees[n as usize] {
+                if !may[c as usize] {
+                    may[c as usize] = true;
+                    work.push(c);
+                }
+            }
+        }
+        may
+    }
+
+    /// The locks held before statement `s` (entry ∪ the body's own).
+    fn held(&mut self, here: &Here<'_>, s: StmtId) -> Vec<HeldLock> {
+        let local = here.locks.at(s);
+        if local.is_empty() {
+            return here.entry.to_vec();
+        }
+        let resolved = self
+            .resolver
+            .resolve(here.method, here.context, here.body, local);
+        union(here.entry, &resolved)
+    }
+
+    fn acquire(&mut self, here: &Here<'_>, s: StmtId, lock: LocalLock) {
+        let named = lock.path(here.body);
+        let locks = self
+            .resolver
+            .resolve(here.method, here.context, here.body, &[lock]);
+        if locks.is_empty() {
+            return;
+        }
+        let held = self.held(here, s);
+        for lock in locks {
+            self.acquisitions.insert(Acquisition {
+                site: self.site(here.node, here.method, Some(s)),
+                lock,
+                named: named.clone(),
+                held: held.clone(),
+            });
+        }
+    }
+
+    fn call(&mut self, here: &Here<'_>, s: StmtId, call: &lockstep_ir::Call) {
+        let program = self.program;
+        let m = &call.method;
+        let is_subtype = |a: &str, b: &str| program.is_subtype_name(a, b);
+        if let Some(kind) =
+            lockstep_models::blocking_call_via(&m.class, &m.name, &m.descriptor, &is_subtype)
+        {
+            let held = self.held(here, s);
+            if !held.is_empty() {
+                self.blocking.insert(BlockingCall {
+                    site: self.site(here.node, here.method, Some(s)),
+                    kind,
+                    held,
+                });
+            }
+            return;
+        }
+        let Some(Operand::Var(recv)) = call.receiver.as_ref() else {
+            return;
+        };
+        let effect =
+            lockstep_models::lock_effect_via(&m.class, &m.name, &m.descriptor, &is_subtype);
+        let timed = &*m.descriptor != "()V";
+        let kind = match effect {
+            Some(LockEffect::MonitorWait) => MonitorOpKind::Wait { timed },
+            Some(LockEffect::MonitorNotify) if &*m.name == "notifyAll" => MonitorOpKind::NotifyAll,
+            Some(LockEffect::MonitorNotify) => MonitorOpKind::Notify,
+            Some(LockEffect::ConditionAwait) => MonitorOpKind::Await {
+                timed: !m.name.starts_with("await") || timed,
+            },
+            Some(LockEffect::ConditionSignal) if &*m.name == "signalAll" => {
+                MonitorOpKind::SignalAll
+            }
+            Some(LockEffect::ConditionSignal) => MonitorOpKind::Signal,
+            Some(LockEffect::Lock(mode)) if local_locks::juc_effect(program, call).is_some() => {
+                let (path, view) = local_locks::lock_name(program, here.body, *recv);
+                let lock = LocalLock::Juc {
+                    var: *recv,
+                    path,
+                    mode: view.unwrap_or(mode),
+                };
+                self.acquire(here, s, lock);
+                return;
+            }
+            _ => return,
+        };
+        self.monitor_op(here, s, *recv, kind);
+    }
+
+    fn monitor_op(
+        &mut self,
+        here: &Here<'_>,
+        s: StmtId,
+        recv: lockstep_ir::VarId,
+        kind: MonitorOpKind,
+    ) {
+        let objects: Vec<ObjectId> = self
+            .pt
+            .var_in(here.method, here.context, recv)
+            .iter()
+            .collect();
+        let lock = match objects.as_slice() {
+            [o] => Some(HeldLock {
+                object: LockObject::Object(*o),
+                mode: lockstep_models::LockMode::Exclusive,
+            }),
+            _ => None,
+        };
+        let path = lockstep_ir::access_path(here.body, recv);
+        let held_by_name = !matches!(path, AccessPath::Unknown)
+            && here.locks.at(s).iter().any(|l| {
+                matches!(l, LocalLock::SyncMethod | LocalLock::Monitor { .. })
+                    && l.path(here.body) == path
+            });
+        let held = self.held(here, s);
+        let in_loop = crate::threads::in_loop(here.body, s);
+        let maybe_locked = !here.locks.at(s).is_empty()
+            || !held.is_empty()
+            || self
+                .maybe_locked
+                .get(here.node as usize)
+                .copied()
+                .unwrap_or(true);
+        self.monitor_ops.insert(MonitorOp {
+            site: self.site(here.node, here.method, Some(s)),
+            kind,
+            objects,
+            lock,
+            held_by_name,
+            held,
+            in_loop,
+            maybe_locked,
+        });
+    }
+}
