@@ -1,6 +1,7 @@
 //! End-to-end tests of the `lockstep` binary: the bundled example in every
 //! output format, every kind of input, damaged inputs, determinism, rule
-//! selection, the auxiliary commands and the hidden debug commands.
+//! selection, the auxiliary commands, the hidden debug commands and the
+//! README's Maven recipe (needs `scripts/install-test-deps.sh`).
 //!
 //! Fixtures are compiled with javac through `lockstep_testkit` (cached by
 //! content). Runs that need the JDK's call graph take seconds in a debug
@@ -14,5 +15,6 @@ mod inputs;
 mod java_classpaths;
 mod living_with_findings;
 mod malformed;
+mod maven;
 mod options;
 mod rules_debug;
