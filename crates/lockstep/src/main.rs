@@ -7,6 +7,7 @@ mod config;
 mod debug;
 mod explain_hint;
 mod post;
+mod preflight;
 mod progress;
 mod rule_docs;
 mod suppress;

@@ -17,6 +17,7 @@ fn all_formats(report: &Report) -> Vec<String> {
         rules: rules(),
         source_root: Some("src/main/java".to_owned()),
         information_uri: Some("https://example.invalid/lockstep".to_owned()),
+        ..SarifOptions::default()
     };
     let mut out: Vec<String> = OutputFormat::ALL
         .iter()
@@ -106,6 +107,7 @@ fn sarif_full() {
     let options = SarifOptions {
         source_root: Some("src/main/java".to_owned()),
         information_uri: Some("https://example.invalid/lockstep".to_owned()),
+        ..SarifOptions::default()
     };
     insta::assert_snapshot!(render_sarif(&full_report(), &rules(), &options));
 }
@@ -124,6 +126,7 @@ fn github_full() {
 fn github_with_source_root() {
     let options = GithubOptions {
         source_root: Some("app/src/main/java/".to_owned()),
+        ..GithubOptions::default()
     };
     let out = render_github(&single_report(), &options);
     assert!(

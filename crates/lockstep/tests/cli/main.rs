@@ -13,6 +13,7 @@ mod example;
 mod inputs;
 mod java_classpaths;
 mod living_with_findings;
+mod loud;
 mod malformed;
 mod options;
 mod rules_debug;
