@@ -56,7 +56,6 @@ impl Sources {
         let group = Group::with_level(Level::NOTE).element(
             Snippet::source(text)
                 .line_start(line as usize)
-                .path(path)
                 .annotation(AnnotationKind::Primary.span(start..end).label(label)),
         );
         let renderer = if color {
