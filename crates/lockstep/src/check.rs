@@ -59,6 +59,7 @@ pub fn run(args: &CheckArgs) -> u8 {
             color: crate::terminal::color(args.color, args.output.is_none()),
             rules: crate::rule_docs::report_rules(args.file_settings.help_uri_base.as_deref()),
             source_root: args.file_settings.source_root.clone(),
+            sources: crate::sources::load(&outcome.report, args),
             ..RenderOptions::default()
         },
     );

@@ -10,6 +10,7 @@ mod post;
 mod preflight;
 mod progress;
 mod rule_docs;
+mod sources;
 mod suppress;
 mod terminal;
 

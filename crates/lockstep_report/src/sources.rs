@@ -50,9 +50,6 @@ impl Sources {
         let (line, text) = self.line_of(location)?;
         let start = text.len() - text.trim_start().len();
         let end = text.trim_end().len().max(start);
-        let path = self
-            .repo_path(location)
-            .map_or_else(|| location.source_path(), str::to_owned);
         let group = Group::with_level(Level::NOTE).element(
             Snippet::source(text)
                 .line_start(line as usize)

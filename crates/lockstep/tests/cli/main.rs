@@ -17,3 +17,4 @@ mod loud;
 mod malformed;
 mod options;
 mod rules_debug;
+mod sources;
