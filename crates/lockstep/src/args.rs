@@ -24,6 +24,11 @@ pub struct Cli {
 pub enum Command {
     /// Analyse class files, class directories, jars, jmods or a JDK image and report findings.
     Check(CheckArgs),
+    /// Run a Java program under lockstep's recorder and report the races observed:
+    /// `lockstep run [OPTIONS] -- java [JVM options] (MAIN | -jar APP.jar) [ARGS]`.
+    Run(RunArgs),
+    /// Check saved run traces (`lockstep run --trace`) for data races.
+    CheckTrace(crate::check_trace::CheckTraceArgs),
     /// List the rules, or show the documentation of one.
     Rules {
         /// A rule id, e.g. `reacquired-lock`.
@@ -178,6 +183,43 @@ pub struct CheckArgs {
     /// Settings only lockstep.toml gives (suppression patterns, ...).
     #[arg(skip)]
     pub file_settings: crate::config::FileSettings,
+}
+
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    /// Output format.
+    #[arg(long, value_enum, default_value = "text")]
+    pub format: Format,
+    /// Write the report to FILE instead of standard output.
+    #[arg(long, short = 'o', value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// Keep a copy of the trace in FILE (for `lockstep check-trace`).
+    #[arg(long, value_name = "FILE")]
+    pub trace: Option<PathBuf>,
+    /// Write the run as Chrome trace-event JSON (open in Perfetto or chrome://tracing).
+    #[arg(long, value_name = "FILE")]
+    pub timeline: Option<PathBuf>,
+    /// After SECS seconds, record every thread's stack and held monitors, stop the JVM and report what was seen.
+    #[arg(long, value_name = "SECS")]
+    pub timeout: Option<u64>,
+    /// Record only classes in these packages (`com.example.*`; separate with ',' or repeat).
+    #[arg(long, value_delimiter = ',', value_name = "PATTERNS")]
+    pub include: Vec<String>,
+    /// Do not record classes in these packages.
+    #[arg(long, value_delimiter = ',', value_name = "PATTERNS")]
+    pub exclude: Vec<String>,
+    /// Do not record method entry and exit (smaller traces, faster runs).
+    #[arg(long)]
+    pub no_method_events: bool,
+    /// Print nothing but the report (no summary on stderr).
+    #[arg(long, short = 'q')]
+    pub quiet: bool,
+    /// Colors in text output.
+    #[arg(long, value_enum, default_value = "auto")]
+    pub color: ColorChoice,
+    /// The program: `java [JVM options] (MAIN | -jar APP.jar) [ARGS]`, after `--`.
+    #[arg(last = true, required = true, value_name = "COMMAND")]
+    pub command: Vec<std::ffi::OsString>,
 }
 
 #[derive(Debug, Subcommand)]

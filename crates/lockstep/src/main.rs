@@ -3,6 +3,7 @@
 mod args;
 mod baseline;
 mod check;
+mod check_trace;
 mod config;
 mod debug;
 mod explain_hint;
@@ -10,6 +11,7 @@ mod post;
 mod preflight;
 mod progress;
 mod rule_docs;
+mod run;
 mod sources;
 mod suppress;
 mod terminal;
@@ -27,7 +29,16 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> ExitCode {
     // `-cp` is the JVM's spelling; clap would read it as `-c p`.
-    let argv = std::env::args_os().map(|a| if a == "-cp" { "--classpath".into() } else { a });
+    // After `--` (the program of `lockstep run`) arguments are the JVM's own.
+    let mut after_dashes = false;
+    let argv = std::env::args_os().map(|a| {
+        after_dashes |= a == "--";
+        if a == "-cp" && !after_dashes {
+            "--classpath".into()
+        } else {
+            a
+        }
+    });
     let cli = match Cli::try_parse_from(argv) {
         Ok(cli) => cli,
         Err(e) => {
@@ -56,6 +67,8 @@ fn main() -> ExitCode {
                 2
             }
         },
+        Command::Run(args) => run::run(&args),
+        Command::CheckTrace(args) => check_trace::run(&args),
         Command::Rules { rule } => rules(rule.as_deref()),
         Command::Debug(cmd) => debug::run(cmd),
     };

@@ -31,6 +31,7 @@
 pub mod confinement;
 pub mod containers;
 pub mod heap;
+pub mod hierarchy;
 pub mod locks;
 pub mod ordering;
 pub mod safety;
@@ -46,6 +47,7 @@ pub use heap::{
     heap_effects, is_reflective_call, keeps_object_contexts, vm_static_fields, HeapEffect,
     HeapModel, VmStaticField, JVM_ALLOCATED,
 };
+pub use hierarchy::{is_jdk_subtype, jdk_supertypes};
 pub use locks::{
     is_concurrent_field_type, lock_effect, lock_effect_via, read_write_view, LockEffect, LockMode,
     LOCK_INTERFACE, READ_WRITE_VIEW_OWNER_FIELD,

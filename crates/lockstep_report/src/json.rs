@@ -69,6 +69,9 @@ struct JsonFinding<'a> {
     related: Vec<JsonRelated<'a>>,
     notes: &'a [String],
     fingerprint: String,
+    /// Additive (absent for static findings): `run` when observed in an execution.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    provenance: Option<&'a str>,
 }
 
 #[derive(Serialize)]
@@ -178,6 +181,7 @@ fn json_finding(finding: &Finding) -> JsonFinding<'_> {
         related: finding.related.iter().map(json_related).collect(),
         notes: &finding.notes,
         fingerprint: fingerprint(finding),
+        provenance: finding.provenance.as_deref(),
     }
 }
 

@@ -271,6 +271,10 @@ pub struct Finding {
     /// Extra explanation lines. A note starting with `help: ` is shown as a
     /// help line by the text renderer; everything else is a plain note.
     pub notes: Vec<String>,
+    /// Where the finding comes from when not the static analysis: `run`
+    /// for the run-time checkers (observed in an execution). `None` for
+    /// static findings (and then absent from JSON).
+    pub provenance: Option<String>,
     /// How each thread involved reaches the finding (the two paths of a
     /// race), for renderers that can show them (SARIF `codeFlows`); the
     /// same paths are usually in `notes` as text.
@@ -294,8 +298,15 @@ impl Finding {
             lock: None,
             related: Vec::new(),
             notes: Vec::new(),
+            provenance: None,
             flows: Vec::new(),
         }
+    }
+
+    /// Sets the provenance (`run` for findings observed in an execution).
+    pub fn with_provenance(mut self, provenance: impl Into<String>) -> Self {
+        self.provenance = Some(provenance.into());
+        self
     }
 
     /// Appends a thread's flow.
@@ -345,7 +356,7 @@ impl Finding {
         (&str, Option<&str>, &str, Option<u32>),
         (&str, Option<&str>, Option<&str>, &str),
         (Option<&str>, Option<&str>, Severity),
-        (&[Related], &[String], &[Flow]),
+        (&[Related], &[String], &[Flow], Option<&str>),
     ) {
         let loc = &self.location;
         (
@@ -357,7 +368,12 @@ impl Finding {
                 &self.message,
             ),
             (self.field.as_deref(), self.lock.as_deref(), self.severity),
-            (&self.related, &self.notes, &self.flows),
+            (
+                &self.related,
+                &self.notes,
+                &self.flows,
+                self.provenance.as_deref(),
+            ),
         )
     }
 }

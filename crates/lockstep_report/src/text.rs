@@ -158,6 +158,9 @@ fn full_finding(out: &mut String, finding: &Finding, paint: &Paint, sources: &So
         out.push_str(&snippet);
     }
     let eq = paint.paint(GUTTER, "=");
+    if finding.provenance.as_deref() == Some("run") {
+        let _ = writeln!(out, "   {eq} observed in a run");
+    }
     if let Some(field) = &finding.field {
         let _ = writeln!(out, "   {eq} field: {field}");
     }

@@ -15,6 +15,9 @@ use serde_json::Value;
 const SCHEMA: &str = include_str!("../../../docs/lockstep-report-v1.schema.json");
 const DOCS: &str = include_str!("../../../docs/output-formats.md");
 
+/// Keys the output omits when they do not apply (additive, optional by design).
+const OPTIONAL_KEYS: &[&str] = &["provenance"];
+
 fn published_schema() -> Value {
     serde_json::from_str(SCHEMA).unwrap()
 }
@@ -25,7 +28,11 @@ fn tighten(schema: &mut Value, path: &str) {
     match schema {
         Value::Object(map) => {
             if let Some(Value::Object(props)) = map.get("properties") {
-                let mut keys: Vec<&str> = props.keys().map(String::as_str).collect();
+                let mut keys: Vec<&str> = props
+                    .keys()
+                    .map(String::as_str)
+                    .filter(|k| !OPTIONAL_KEYS.contains(k))
+                    .collect();
                 keys.sort_unstable();
                 let mut required: Vec<&str> = map
                     .get("required")
@@ -81,6 +88,26 @@ fn rendered_reports_match_the_strict_schema() {
         // Also valid against the published, lenient schema.
         assert!(jsonschema::is_valid(&published_schema(), &instance));
     }
+}
+
+#[test]
+fn run_provenance_matches_the_strict_schema() {
+    let validator = strict_validator();
+    let mut report = full_report();
+    report.findings[0] = report.findings[0].clone().with_provenance("run");
+    let instance = rendered(&report);
+    let findings = instance["findings"].as_array().unwrap();
+    let marked: Vec<usize> = (0..findings.len())
+        .filter(|&i| findings[i].get("provenance").is_some())
+        .collect();
+    assert_eq!(marked.len(), 1, "only the marked finding has the key");
+    assert_eq!(findings[marked[0]]["provenance"], "run");
+    assert_eq!(errors(&validator, &instance), Vec::<String>::new());
+    let mut unknown = instance.clone();
+    unknown["findings"][marked[0]]["provenance"] = Value::from("dream");
+    assert!(!errors(&validator, &unknown).is_empty());
+    let text = lockstep_report::render_text(&report, &lockstep_report::TextOptions::default());
+    assert!(text.contains("= observed in a run"), "{text}");
 }
 
 #[test]

@@ -1,0 +1,143 @@
+//! `lockstep check-trace`: runs the run-time race checkers over saved
+//! traces (several runs together) and prints the findings like `check`.
+//! Exit codes as `check`: 0 no finding, 1 findings, 2 bad input (a trace
+//! that cannot be opened or holds nothing readable). A truncated trace
+//! still reports what it holds; the reader's notes go to standard error.
+
+use std::io::{IsTerminal, Write};
+use std::path::PathBuf;
+
+use clap::{Args, ValueEnum};
+use lockstep_dynamic::{check_traces, CheckerSet, Options};
+use lockstep_report::{render, InputProblem, OutputFormat, RenderOptions, Report};
+
+use crate::args::{ColorChoice, Format};
+
+/// Which run-time checker to run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum CheckerChoice {
+    /// Eraser with escape, read-only, start/join and multi-lockset extensions.
+    Lockset,
+    /// Vector clocks with FastTrack's epochs.
+    HappensBefore,
+    /// Both.
+    All,
+}
+
+#[derive(Debug, Args)]
+pub struct CheckTraceArgs {
+    /// Trace files written by `lockstep run --trace`.
+    #[arg(required = true, value_name = "TRACE")]
+    pub traces: Vec<PathBuf>,
+    /// The checker to run.
+    #[arg(long, value_enum, default_value = "all")]
+    pub checker: CheckerChoice,
+    /// Output format.
+    #[arg(long, value_enum, default_value = "text")]
+    pub format: Format,
+    /// Write the report to FILE instead of standard output.
+    #[arg(long, short = 'o', value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// Also write the run as Chrome trace-event JSON (Perfetto, chrome://tracing).
+    #[arg(long, value_name = "FILE")]
+    pub timeline: Option<PathBuf>,
+    /// Colors in text output.
+    #[arg(long, value_enum, default_value = "auto")]
+    pub color: ColorChoice,
+}
+
+fn checker_set(choice: CheckerChoice) -> CheckerSet {
+    CheckerSet {
+        lockset: choice != CheckerChoice::HappensBefore,
+        happens_before: choice != CheckerChoice::Lockset,
+    }
+}
+
+/// Runs the command; returns the exit code.
+pub fn run(args: &CheckTraceArgs) -> u8 {
+    let mut problems = Vec::new();
+    let mut traces = Vec::new();
+    for path in &args.traces {
+        let file = match std::fs::File::open(path) {
+            Ok(f) => f,
+            Err(e) => {
+                problems.push(InputProblem::new(path.display().to_string(), e.to_string()));
+                continue;
+            }
+        };
+        let trace = lockstep_trace::read(std::io::BufReader::new(file));
+        if trace.header.is_none() && trace.chunks.is_empty() {
+            let why = trace
+                .problems
+                .first()
+                .map_or("empty trace".to_string(), |p| p.to_string());
+            problems.push(InputProblem::new(path.display().to_string(), why));
+            continue;
+        }
+        for p in &trace.problems {
+            eprintln!("note: {}: {p}", path.display());
+        }
+        traces.push(trace);
+    }
+    let options = Options {
+        checkers: checker_set(args.checker),
+        timeline: args.timeline.is_some(),
+        ..Options::default()
+    };
+    let outcome = check_traces(&traces, &options);
+    for n in outcome
+        .notes
+        .iter()
+        .filter(|n| !n.contains("trace at byte offset"))
+    {
+        eprintln!("note: {n}");
+    }
+    let mut report = Report::new(env!("CARGO_PKG_VERSION"));
+    report.findings = outcome.findings;
+    report.problems = problems;
+    report.normalize();
+    let color = match args.color {
+        ColorChoice::Always => true,
+        ColorChoice::Never => false,
+        ColorChoice::Auto => {
+            args.output.is_none()
+                && std::io::stdout().is_terminal()
+                && std::env::var_os("NO_COLOR").is_none()
+        }
+    };
+    let format: OutputFormat = args.format.into();
+    let text = render(
+        &report,
+        format,
+        &RenderOptions {
+            color,
+            ..RenderOptions::default()
+        },
+    );
+    if let Err(e) = write_to(args.output.as_ref(), &text) {
+        eprintln!("error: cannot write the report: {e}");
+        return 2;
+    }
+    if let (Some(path), Some(json)) = (&args.timeline, &outcome.timeline) {
+        if let Err(e) = std::fs::write(path, json) {
+            eprintln!("error: cannot write the timeline: {}: {e}", path.display());
+            return 2;
+        }
+    }
+    if !report.problems.is_empty() {
+        return 2;
+    }
+    report.exit_code() as u8
+}
+
+fn write_to(path: Option<&PathBuf>, text: &str) -> Result<(), String> {
+    match path {
+        Some(p) => std::fs::write(p, text).map_err(|e| format!("{}: {e}", p.display())),
+        None => {
+            let mut out = std::io::stdout().lock();
+            out.write_all(text.as_bytes())
+                .and_then(|_| out.flush())
+                .map_err(|e| format!("standard output: {e}"))
+        }
+    }
+}

@@ -1,0 +1,265 @@
+//! `lockstep run` end to end: Java fixtures (compiled by javac at test
+//! time) run under the recording agent with `-Xverify:all`, and the JSON
+//! findings, exit codes and saved traces are checked.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::time::{Duration, Instant};
+
+use lockstep_testkit::{compile_dir, CompileOptions, CompiledFixture, JavaCompiler};
+use serde_json::Value;
+
+fn fixture(case: &str, opts: &CompileOptions) -> CompiledFixture {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/run")
+        .join(case);
+    compile_dir(&dir, opts).unwrap_or_else(|e| panic!("javac {case}: {e}"))
+}
+
+fn lockstep() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_lockstep"))
+}
+
+/// Runs `lockstep run` with JSON to a file; returns the process output and the report.
+fn run(extra: &[&str], java: &Path, classes: &Path, main: &str) -> (Output, Value) {
+    let dir = tempfile::tempdir().unwrap();
+    let report = dir.path().join("report.json");
+    let out = lockstep()
+        .args(["run", "-q", "--format", "json", "-o"])
+        .arg(&report)
+        .args(extra)
+        .arg("--")
+        .arg(java)
+        .args(["-Xverify:all", "-cp"])
+        .arg(classes)
+        .arg(main)
+        .output()
+        .unwrap();
+    let text = std::fs::read_to_string(&report).unwrap_or_else(|e| {
+        panic!(
+            "no report ({e}); stderr:\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        )
+    });
+    (out, serde_json::from_str(&text).unwrap())
+}
+
+fn findings(report: &Value) -> Vec<&Value> {
+    report["findings"].as_array().unwrap().iter().collect()
+}
+
+fn found_by(f: &Value) -> String {
+    f["notes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|n| n.as_str())
+        .find(|n| n.starts_with("found by:"))
+        .unwrap_or("")
+        .to_owned()
+}
+
+fn java17() -> PathBuf {
+    PathBuf::from("java")
+}
+
+#[test]
+fn racy_counter_and_array_are_found_by_both_checkers() {
+    let fx = fixture("racy", &CompileOptions::release(17));
+    let (out, report) = run(&[], &java17(), &fx.classes_dir, "Racy");
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "racy done\n");
+    let fs = findings(&report);
+    let count = fs
+        .iter()
+        .find(|f| f["field"] == "Racy.count")
+        .expect("race on Racy.count");
+    assert_eq!(count["rule"], "data-race");
+    assert_eq!(count["provenance"], "run");
+    assert_eq!(count["method"], "lambda$main$0");
+    assert_eq!(found_by(count), "found by: lockset, happens-before");
+    assert!(
+        fs.iter()
+            .any(|f| f["message"].as_str().unwrap().contains("element")),
+        "array element race: {fs:#?}"
+    );
+}
+
+#[test]
+fn ordered_and_confined_accesses_are_silent_under_happens_before() {
+    let fx = fixture("safe", &CompileOptions::release(17));
+    let (out, report) = run(&[], &java17(), &fx.classes_dir, "Safe");
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "safe 400 400 true 400 42 5 2 3 2 3 400\n",
+        "the program's behaviour changed; stderr:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let fs = findings(&report);
+    let hb: Vec<_> = fs
+        .iter()
+        .filter(|f| found_by(f).contains("happens-before"))
+        .collect();
+    assert!(hb.is_empty(), "happens-before false alarms: {hb:#?}");
+    // Eraser's join-ordering false alarm is gone thanks to the extension.
+    assert!(!fs.iter().any(|f| f["field"] == "Safe.joined"), "{fs:#?}");
+    // Known limitation of the lockset checker (asserted as today's behaviour):
+    // it cannot see executor hand-offs, and reads in `main` after joining two
+    // lock-using writers are reported. Never between the two workers.
+    for f in &fs {
+        let msg = f["message"].as_str().unwrap();
+        assert!(
+            msg.contains("thread `main`"),
+            "lockset race between workers: {msg}"
+        );
+    }
+}
+
+#[test]
+fn system_exit_still_gives_a_report() {
+    let fx = fixture("exit", &CompileOptions::release(17));
+    let (out, report) = run(&[], &java17(), &fx.classes_dir, "Exit");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(findings(&report)
+        .iter()
+        .any(|f| f["field"] == "Exit.shared"));
+    let plain = lockstep()
+        .args(["run", "--format", "concise", "--"])
+        .arg(java17())
+        .arg("-cp")
+        .arg(&fx.classes_dir)
+        .arg("Exit")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&plain.stderr);
+    assert!(stderr.contains("exited with exit status: 3"), "{stderr}");
+}
+
+#[test]
+fn custom_class_loader_and_out_of_memory_still_give_a_report() {
+    let fx = fixture("hostile", &CompileOptions::release(17));
+    let dir = tempfile::tempdir().unwrap();
+    let report = dir.path().join("report.json");
+    let out = lockstep()
+        .args(["run", "--format", "json", "-o"])
+        .arg(&report)
+        .arg("--")
+        .arg(java17())
+        .args(["-Xmx64m", "-Xverify:all", "-cp"])
+        .arg(&fx.classes_dir)
+        .arg("Hostile")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("OutOfMemoryError"), "{stderr}");
+    assert!(
+        stderr.contains("the program exited with exit status: 1"),
+        "{stderr}"
+    );
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "plugin ran\n");
+    let report: Value = serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
+    assert!(
+        findings(&report)
+            .iter()
+            .any(|f| f["field"] == "Plugin.hits"),
+        "{report:#}"
+    );
+    assert_eq!(out.status.code(), Some(1));
+}
+
+#[test]
+fn deadlock_is_stopped_after_the_timeout_with_a_thread_dump() {
+    let fx = fixture("deadlock", &CompileOptions::release(17));
+    let start = Instant::now();
+    let out = lockstep()
+        .args(["run", "--format", "concise", "--timeout", "3", "--"])
+        .arg(java17())
+        .arg("-cp")
+        .arg(&fx.classes_dir)
+        .arg("Deadlock")
+        .output()
+        .unwrap();
+    assert!(
+        start.elapsed() < Duration::from_secs(60),
+        "took {:?}",
+        start.elapsed()
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stderr.contains("stopped after the 3 s timeout"), "{stderr}");
+    assert!(
+        stderr.contains("`takes-first`") && stderr.contains("BLOCKED"),
+        "{stderr}"
+    );
+    assert!(stdout.contains("Deadlock.unguarded"), "{stdout}");
+    assert_eq!(out.status.code(), Some(1));
+}
+
+#[test]
+fn trace_copy_is_a_complete_trace() {
+    let fx = fixture("racy", &CompileOptions::release(17));
+    let dir = tempfile::tempdir().unwrap();
+    let trace = dir.path().join("run.trace");
+    let (_, report) = run(
+        &["--trace", trace.to_str().unwrap()],
+        &java17(),
+        &fx.classes_dir,
+        "Racy",
+    );
+    let t = lockstep_trace::read(std::fs::File::open(&trace).unwrap());
+    assert!(t.complete && !t.truncated, "{:?}", t.problems);
+    assert!(t.event_count() > 4000);
+    assert!(t.tables.threads.values().any(|th| th.name == "adder-1"));
+    assert!(!findings(&report).is_empty());
+}
+
+#[test]
+fn a_missing_or_unsupported_java_is_a_clear_error() {
+    let out = lockstep()
+        .args(["run", "--", "/nonexistent/bin/java", "Main"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("cannot run `/nonexistent/bin/java`"));
+    let out = lockstep()
+        .args(["run", "--", "/bin/true"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("did not start lockstep's recorder"));
+}
+
+const JDK25: &str = "/usr/lib/jvm/temurin-25-jdk-amd64";
+
+#[test]
+fn java_25_class_files_are_recorded_on_jdk_25() {
+    let home = Path::new(JDK25);
+    if !home.join("bin/javac").is_file() {
+        eprintln!("note: {JDK25} absent, Java 25 class files not tested");
+        return;
+    }
+    let opts = CompileOptions {
+        release: Some(25),
+        compiler: Some(JavaCompiler::at(home.join("bin/javac")).unwrap()),
+        ..CompileOptions::default()
+    };
+    let fx = fixture("racy", &opts);
+    let (out, report) = run(&[], &home.join("bin/java"), &fx.classes_dir, "Racy");
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let count = findings(&report)
+        .into_iter()
+        .find(|f| f["field"] == "Racy.count")
+        .cloned();
+    assert!(count.is_some_and(|f| found_by(&f).contains("happens-before")));
+}

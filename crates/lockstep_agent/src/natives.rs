@@ -1,0 +1,393 @@
+//! The natives of `lockstep/rt/Rec`: one probe execution → trace events.
+//!
+//! Each native looks its probe up (one atomic load), turns the objects it
+//! got into ids (JVMTI tags) and pushes events to the calling thread's
+//! buffer. Acquire-side events are pushed after the operation (the probe
+//! runs after it) and release-side events before, so the per-variable `seq`
+//! order matches the order in which the operations took effect.
+
+use std::ffi::c_void;
+use std::sync::atomic::{AtomicPtr, Ordering};
+
+use jni_sys::{jclass, jint, jmethodID, jobject, JNIEnv};
+use lockstep_instrument::{CallEvent, LockSide, ProbeEvent, SyncKind};
+use lockstep_trace::{Event, LockKind};
+
+use crate::state::{key, lock, ProbeSlot, Recorder, ResolvedField, ThreadBuf, RECORDER};
+use crate::threads::{object, thread_id_for_tag, with_buf};
+
+/// Global refs to `java.lang.Thread` and the hand-off wrapper class, and
+/// the wrapper's constructor, set at VM init.
+pub static THREAD_CLASS: AtomicPtr<c_void> = AtomicPtr::new(std::ptr::null_mut());
+pub static TASK_CLASS: AtomicPtr<c_void> = AtomicPtr::new(std::ptr::null_mut());
+pub static TASK_INIT: AtomicPtr<c_void> = AtomicPtr::new(std::ptr::null_mut());
+
+fn recorder_and_probe(probe: jint) -> Option<(&'static Recorder, &'static ProbeSlot)> {
+    let r = RECORDER.get()?;
+    let p = r.probes.get(u32::try_from(probe).ok()?)?;
+    Some((r, p))
+}
+
+fn field_of(r: &Recorder, p: &ProbeSlot) -> Option<ResolvedField> {
+    if let Some(f) = p.field.get() {
+        return Some(*f);
+    }
+    let f = match &p.event {
+        ProbeEvent::FieldRead(f) | ProbeEvent::FieldWrite(f) => r.resolve_field(f)?,
+        _ => return None,
+    };
+    Some(*p.field.get_or_init(|| f))
+}
+
+fn sync_key(k: SyncKind) -> u32 {
+    match k {
+        SyncKind::Latch => key::LATCH,
+        SyncKind::Barrier => key::BARRIER,
+        SyncKind::Semaphore => key::SEMAPHORE,
+        SyncKind::Queue => key::QUEUE,
+        SyncKind::Exchange => key::EXCHANGE,
+        SyncKind::Phaser => key::PHASER,
+        SyncKind::Future => key::TASK_END,
+        SyncKind::Executor => key::EXECUTOR,
+    }
+}
+
+fn release(r: &Recorder, b: &mut ThreadBuf, obj: u64, key: u32, site: u32) {
+    let seq = r.next_seq(obj, key);
+    r.push(
+        b,
+        &Event::SyncRelease {
+            obj,
+            key,
+            seq,
+            site,
+        },
+    );
+}
+
+fn acquire(r: &Recorder, b: &mut ThreadBuf, obj: u64, key: u32, site: u32) {
+    let seq = r.next_seq(obj, key);
+    r.push(
+        b,
+        &Event::SyncAcquire {
+            obj,
+            key,
+            seq,
+            site,
+        },
+    );
+}
+
+fn lock_event(r: &Recorder, b: &mut ThreadBuf, lock_id: u64, kind: LockKind, site: u32, acq: bool) {
+    let seq = r.next_seq(lock_id, u32::MAX);
+    let e = if acq {
+        Event::Acquire {
+            lock: lock_id,
+            seq,
+            kind,
+            site,
+        }
+    } else {
+        Event::Release {
+            lock: lock_id,
+            seq,
+            kind,
+            site,
+        }
+    };
+    r.push(b, &e);
+}
+
+/// The lock and kind a `java.util.concurrent.locks` call on `obj` means:
+/// a read/write view is reported as its read-write lock.
+fn juc_lock(r: &Recorder, obj: u64, side: LockSide) -> (u64, LockKind) {
+    if let Some(&(rw, write)) = lock(&r.links).views.get(&obj) {
+        return (
+            rw,
+            if write {
+                LockKind::Write
+            } else {
+                LockKind::Read
+            },
+        );
+    }
+    let kind = match side {
+        LockSide::Exclusive => LockKind::Exclusive,
+        LockSide::Read => LockKind::Read,
+        LockSide::Write => LockKind::Write,
+    };
+    (obj, kind)
+}
+
+/// `e(int probe)`: method entry/exit, static field accesses, class init.
+pub unsafe extern "system" fn e(env: *mut JNIEnv, _c: jclass, probe: jint) {
+    let Some((r, p)) = recorder_and_probe(probe) else {
+        return;
+    };
+    with_buf(r, env, |b| match &p.event {
+        ProbeEvent::MethodEnter => r.push(b, &Event::Enter { method: p.member }),
+        ProbeEvent::MethodExit => r.push(b, &Event::Exit { method: p.member }),
+        ProbeEvent::ClassInit => r.push(b, &Event::ClassInit { class: p.member }),
+        ProbeEvent::FieldRead(_) | ProbeEvent::FieldWrite(_) => field_access(r, b, p, 0),
+        _ => {}
+    });
+}
+
+fn field_access(r: &Recorder, b: &mut ThreadBuf, p: &ProbeSlot, obj: u64) {
+    let Some(f) = field_of(r, p) else { return };
+    let write = matches!(p.event, ProbeEvent::FieldWrite(_));
+    match (f.volatile, write) {
+        (true, true) => release(r, b, obj, f.id, p.site),
+        (true, false) => acquire(r, b, obj, f.id, p.site),
+        (false, true) => r.push(
+            b,
+            &Event::Write {
+                obj,
+                field: f.id,
+                site: p.site,
+            },
+        ),
+        (false, false) => r.push(
+            b,
+            &Event::Read {
+                obj,
+                field: f.id,
+                site: p.site,
+            },
+        ),
+    }
+}
+
+/// `o(Object, int probe)`: instance fields, monitors, call events on a receiver.
+pub unsafe extern "system" fn o(env: *mut JNIEnv, _c: jclass, obj: jobject, probe: jint) {
+    let Some((r, p)) = recorder_and_probe(probe) else {
+        return;
+    };
+    if obj.is_null() && !matches!(p.event, ProbeEvent::Call { .. }) {
+        return;
+    }
+    with_buf(r, env, |b| {
+        let id = object(r, env, b, obj);
+        let site = p.site;
+        match &p.event {
+            ProbeEvent::FieldRead(_) | ProbeEvent::FieldWrite(_) => field_access(r, b, p, id),
+            ProbeEvent::MonitorEnter => lock_event(r, b, id, LockKind::Monitor, site, true),
+            ProbeEvent::MonitorExit => lock_event(r, b, id, LockKind::Monitor, site, false),
+            ProbeEvent::Call { event, .. } => call_event(r, env, b, obj, id, *event, site),
+            _ => {}
+        }
+    });
+}
+
+unsafe fn call_event(
+    r: &Recorder,
+    env: *mut JNIEnv,
+    b: &mut ThreadBuf,
+    obj: jobject,
+    id: u64,
+    ev: CallEvent,
+    site: u32,
+) {
+    if id == 0 {
+        return;
+    }
+    match ev {
+        CallEvent::ThreadStart => {
+            let tc = THREAD_CLASS.load(Ordering::Acquire);
+            if tc.is_null() || !((**env).v1_4.IsInstanceOf)(env, obj, tc as jclass) {
+                return;
+            }
+            let (child, _) = thread_id_for_tag(r, id, Some(b.id), Some(site));
+            r.push(b, &Event::ThreadStart { child, site });
+        }
+        CallEvent::ThreadJoin => {
+            let tc = THREAD_CLASS.load(Ordering::Acquire);
+            if tc.is_null() || !((**env).v1_4.IsInstanceOf)(env, obj, tc as jclass) {
+                return;
+            }
+            if r.jvmti.thread_state(obj) & crate::jvmti::THREAD_STATE_TERMINATED != 0 {
+                let (child, _) = thread_id_for_tag(r, id, None, None);
+                r.push(b, &Event::ThreadJoin { child, site });
+            }
+        }
+        CallEvent::Lock(side) => {
+            let (l, k) = juc_lock(r, id, side);
+            lock_event(r, b, l, k, site, true);
+        }
+        CallEvent::Unlock(side) => {
+            let (l, k) = juc_lock(r, id, side);
+            lock_event(r, b, l, k, site, false);
+        }
+        CallEvent::WaitPre => {
+            r.push(b, &Event::Wait { lock: id, site });
+            lock_event(r, b, id, LockKind::Monitor, site, false);
+        }
+        CallEvent::WaitPost => lock_event(r, b, id, LockKind::Monitor, site, true),
+        CallEvent::Notify { all } | CallEvent::Signal { all } => {
+            let l = lock(&r.links).conditions.get(&id).copied().unwrap_or(id);
+            r.push(b, &Event::Notify { lock: l, all, site });
+        }
+        CallEvent::AwaitPre => {
+            let l = lock(&r.links).conditions.get(&id).copied().unwrap_or(id);
+            let (l, k) = juc_lock(r, l, LockSide::Exclusive);
+            r.push(b, &Event::Wait { lock: l, site });
+            lock_event(r, b, l, k, site, false);
+        }
+        CallEvent::AwaitPost => {
+            let l = lock(&r.links).conditions.get(&id).copied().unwrap_or(id);
+            let (l, k) = juc_lock(r, l, LockSide::Exclusive);
+            lock_event(r, b, l, k, site, true);
+        }
+        CallEvent::Release(k) => release(r, b, id, sync_key(k), site),
+        CallEvent::Acquire(SyncKind::Future) => {
+            if let Some(&w) = lock(&r.links).futures.get(&id) {
+                acquire(r, b, w, key::TASK_END, site);
+            }
+        }
+        CallEvent::Acquire(k) => acquire(r, b, id, sync_key(k), site),
+        CallEvent::ContainerRead => r.push(b, &Event::ContainerRead { obj: id, site }),
+        CallEvent::ContainerWrite => r.push(b, &Event::ContainerWrite { obj: id, site }),
+        _ => {}
+    }
+}
+
+/// `oi(Object, int, int probe)`: array accesses (array, index) and int results.
+pub unsafe extern "system" fn oi(env: *mut JNIEnv, _c: jclass, obj: jobject, v: jint, probe: jint) {
+    let Some((r, p)) = recorder_and_probe(probe) else {
+        return;
+    };
+    if obj.is_null() {
+        return;
+    }
+    with_buf(r, env, |b| {
+        let id = object(r, env, b, obj);
+        let site = p.site;
+        match &p.event {
+            ProbeEvent::ArrayRead => r.push(
+                b,
+                &Event::ArrayRead {
+                    array: id,
+                    index: v as u32,
+                    site,
+                },
+            ),
+            ProbeEvent::ArrayWrite => r.push(
+                b,
+                &Event::ArrayWrite {
+                    array: id,
+                    index: v as u32,
+                    site,
+                },
+            ),
+            ProbeEvent::Call {
+                event: CallEvent::TryLock(side),
+                ..
+            } if v != 0 => {
+                let (l, k) = juc_lock(r, id, *side);
+                lock_event(r, b, l, k, site, true);
+            }
+            ProbeEvent::Call {
+                event: CallEvent::AcquireIfTrue(k),
+                ..
+            } if v != 0 => acquire(r, b, id, sync_key(*k), site),
+            _ => {}
+        }
+    });
+}
+
+/// `oo(Object receiver, Object result, int probe)`: calls whose result matters.
+pub unsafe extern "system" fn oo(
+    env: *mut JNIEnv,
+    _c: jclass,
+    recv: jobject,
+    res: jobject,
+    probe: jint,
+) {
+    let Some((r, p)) = recorder_and_probe(probe) else {
+        return;
+    };
+    if res.is_null() {
+        return;
+    }
+    let ProbeEvent::Call { event, .. } = &p.event else {
+        return;
+    };
+    with_buf(r, env, |b| {
+        let recv_id = object(r, env, b, recv);
+        let res_id = object(r, env, b, res);
+        let mut links = lock(&r.links);
+        match event {
+            CallEvent::ReadView => {
+                links.views.insert(res_id, (recv_id, false));
+            }
+            CallEvent::WriteView => {
+                links.views.insert(res_id, (recv_id, true));
+            }
+            CallEvent::NewCondition => {
+                let (l, _) = links
+                    .views
+                    .get(&recv_id)
+                    .copied()
+                    .unwrap_or((recv_id, true));
+                links.conditions.insert(res_id, l);
+            }
+            CallEvent::FutureOf if b.last_wrapper != 0 => {
+                links.futures.insert(res_id, b.last_wrapper);
+                b.last_wrapper = 0;
+            }
+            _ => {}
+        }
+    });
+}
+
+/// `w(Object receiver, Object task, int probe) -> Object`: wraps a task
+/// handed to an executor so its start and end are recorded.
+pub unsafe extern "system" fn w(
+    env: *mut JNIEnv,
+    _c: jclass,
+    recv: jobject,
+    task: jobject,
+    probe: jint,
+) -> jobject {
+    let Some((r, p)) = recorder_and_probe(probe) else {
+        return task;
+    };
+    let class = TASK_CLASS.load(Ordering::Acquire);
+    let init = TASK_INIT.load(Ordering::Acquire);
+    if task.is_null() || class.is_null() || init.is_null() {
+        return task;
+    }
+    let wrapper = ((**env).v1_4.NewObject)(env, class as jclass, init as jmethodID, task);
+    if wrapper.is_null() {
+        ((**env).v1_4.ExceptionClear)(env);
+        return task;
+    }
+    with_buf(r, env, |b| {
+        let wid = object(r, env, b, wrapper);
+        if !recv.is_null() {
+            let exec = object(r, env, b, recv);
+            lock(&r.links).executors.insert(wid, exec);
+        }
+        b.last_wrapper = wid;
+        release(r, b, wid, key::TASK_START, p.site);
+    });
+    wrapper
+}
+
+/// `t(Object wrapper, int phase)`: the wrapped task begins (0) or ends (1).
+pub unsafe extern "system" fn t(env: *mut JNIEnv, _c: jclass, wrapper: jobject, phase: jint) {
+    let Some(r) = RECORDER.get() else { return };
+    with_buf(r, env, |b| {
+        let wid = object(r, env, b, wrapper);
+        let site = r.task_site;
+        if phase == 0 {
+            acquire(r, b, wid, key::TASK_START, site);
+        } else {
+            release(r, b, wid, key::TASK_END, site);
+            let exec = lock(&r.links).executors.get(&wid).copied();
+            if let Some(e) = exec {
+                release(r, b, e, key::EXECUTOR, site);
+            }
+        }
+    });
+}

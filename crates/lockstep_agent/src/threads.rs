@@ -1,0 +1,164 @@
+//! Per-thread buffers and thread identities.
+//!
+//! A JVM thread gets its id the first time it is seen: at `Thread.start()`
+//! in its parent (so the parent and start site are known), or else at its
+//! JVMTI `ThreadStart` event or first event (threads of JDK pools, native
+//! code, the main thread). The thread's buffer lives in a Rust thread-local
+//! and is also registered globally so `VMDeath` and hang dumps can flush it.
+
+use std::cell::RefCell;
+use std::sync::{Arc, Mutex};
+
+use jni_sys::{jobject, JNIEnv};
+use lockstep_trace::{ChunkEncoder, Event, ObjectInfo, ThreadId, ThreadInfo};
+
+use crate::state::{lock, Recorder, ThreadBuf};
+
+thread_local! {
+    static LOCAL: RefCell<Option<Arc<Mutex<ThreadBuf>>>> = const { RefCell::new(None) };
+}
+
+const OBJECT_BLOCK: u64 = 1024;
+
+/// A fresh object id from the thread's reserved block.
+pub fn fresh_object(r: &Recorder, b: &mut ThreadBuf) -> u64 {
+    if b.next_obj >= b.end_obj {
+        b.next_obj = r.reserve_objects(OBJECT_BLOCK);
+        b.end_obj = b.next_obj + OBJECT_BLOCK;
+    }
+    let id = b.next_obj;
+    b.next_obj += 1;
+    id
+}
+
+/// The id of `obj`, tagging it (and describing it in the trace) on first sight.
+pub unsafe fn object(r: &Recorder, env: *mut JNIEnv, b: &mut ThreadBuf, obj: jobject) -> u64 {
+    let (id, new) = r.object_id(obj, &mut || fresh_object(r, b));
+    if new && !env.is_null() {
+        let class = ((**env).v1_4.GetObjectClass)(env, obj);
+        let name = if class.is_null() {
+            String::new()
+        } else {
+            r.jvmti.class_name(class)
+        };
+        if !class.is_null() {
+            ((**env).v1_4.DeleteLocalRef)(env, class);
+        }
+        let info = ObjectInfo {
+            id,
+            class: name,
+            alloc_site: None,
+        };
+        r.write(|w| w.object(&info));
+    }
+    id
+}
+
+/// Assigns (or finds) the id of a thread object; `parent` and `site` are
+/// recorded when the id is new.
+pub fn thread_id_for_tag(
+    r: &Recorder,
+    tag: u64,
+    parent: Option<ThreadId>,
+    site: Option<u32>,
+) -> (ThreadId, bool) {
+    let mut t = lock(&r.threads);
+    if let Some(&id) = t.by_tag.get(&tag) {
+        return (id, false);
+    }
+    let id = t.next;
+    t.next += 1;
+    t.by_tag.insert(tag, id);
+    t.parents.insert(id, (parent, site));
+    (id, true)
+}
+
+/// Runs `f` with the calling thread's buffer, creating it (and the
+/// thread's `ThreadBegin`) on first use. Does nothing after `VMDeath`.
+pub unsafe fn with_buf<T>(
+    r: &Recorder,
+    env: *mut JNIEnv,
+    f: impl FnOnce(&mut ThreadBuf) -> T,
+) -> Option<T> {
+    if r.dead.load(std::sync::atomic::Ordering::Relaxed) {
+        return None;
+    }
+    // Fast path: the thread's buffer, borrowed without touching its refcount.
+    let mut f = Some(f);
+    let done = LOCAL.with(|l| {
+        let slot = l.borrow();
+        let buf = slot.as_ref()?;
+        let f = f.take()?;
+        let mut g = lock(buf);
+        Some(f(&mut g))
+    });
+    if done.is_some() {
+        return done;
+    }
+    let buf = begin_thread(r, env);
+    let f = f.take()?;
+    let mut g = lock(&buf);
+    Some(f(&mut g))
+}
+
+unsafe fn begin_thread(r: &Recorder, env: *mut JNIEnv) -> Arc<Mutex<ThreadBuf>> {
+    let thread = r.jvmti.current_thread();
+    let mut scratch = ThreadBuf {
+        id: 0,
+        enc: ChunkEncoder::new(0),
+        last_wrapper: 0,
+        next_obj: 0,
+        end_obj: 0,
+    };
+    let tag = object(r, env, &mut scratch, thread);
+    let (id, _) = thread_id_for_tag(r, tag, None, None);
+    let (parent, start_site) = lock(&r.threads)
+        .parents
+        .get(&id)
+        .copied()
+        .unwrap_or((None, None));
+    let name = if thread.is_null() {
+        String::new()
+    } else {
+        r.jvmti.thread_name(thread)
+    };
+    r.register_thread_info(&ThreadInfo {
+        id,
+        name,
+        parent,
+        start_site,
+    });
+    let mut b = ThreadBuf {
+        id,
+        enc: ChunkEncoder::new(id),
+        last_wrapper: 0,
+        next_obj: scratch.next_obj,
+        end_obj: scratch.end_obj,
+    };
+    b.enc.push(&Event::ThreadBegin { parent });
+    let buf = Arc::new(Mutex::new(b));
+    lock(&r.threads).buffers.push(buf.clone());
+    LOCAL.with(|l| *l.borrow_mut() = Some(buf.clone()));
+    if !thread.is_null() && !env.is_null() {
+        ((**env).v1_4.DeleteLocalRef)(env, thread);
+    }
+    buf
+}
+
+/// The calling thread ends: its last event, its chunk written, its buffer unregistered.
+pub unsafe fn end_thread(r: &Recorder, env: *mut JNIEnv) {
+    let Some(buf) = LOCAL.with(|l| l.borrow_mut().take()) else {
+        // A thread that never recorded anything: nothing to close.
+        let _ = env;
+        return;
+    };
+    let chunk = {
+        let mut b = lock(&buf);
+        b.enc.push(&Event::ThreadEnd);
+        b.enc.take_chunk()
+    };
+    if let Some(c) = chunk {
+        r.write(|w| w.chunk(&c));
+    }
+    lock(&r.threads).buffers.retain(|b| !Arc::ptr_eq(b, &buf));
+}

@@ -1,0 +1,230 @@
+//! Bytecode instrumentation for lockstep's run-time recorder.
+//!
+//! [`instrument`] takes the bytes of one class file and returns the bytes of
+//! the same class with *probes*: short, straight-line instruction sequences
+//! that call the static natives of the runtime class [`RT_CLASS`] and leave
+//! the operand stack exactly as it was at every original instruction
+//! boundary. Because of that, no stack map frame has to be recomputed: only
+//! offsets move (code, branch targets, `StackMapTable` deltas and
+//! `uninitialized(offset)` entries, exception table, line and local-variable
+//! tables). The one new frame is the catch-all handler appended to record
+//! the exceptional exit of a method (and the release of a `synchronized`
+//! method's monitor); its frame holds only `this` (or nothing) plus the
+//! throwable, which every point of the covered range satisfies.
+//!
+//! Each probe passes an `int` probe id; [`Instrumented::probes`] says, for
+//! every id from `first_probe` on, where it is (class, method, line) and what
+//! it records. The crate does no I/O and loads no class.
+//!
+//! Module map: `raw` (outer class-file layout, verbatim bytes), `pool`
+//! (appending constants), `plan` (which probe goes before/after which
+//! instruction), `emit` (probe byte sequences), `layout` (offsets, branch
+//! widening, exception/line/variable tables), `stackmap` (frame offsets),
+//! `runtime` (the bytes of the runtime classes the probes call).
+
+mod emit;
+mod layout;
+mod plan;
+mod pool;
+mod raw;
+pub mod runtime;
+mod stackmap;
+
+use std::fmt;
+
+pub use runtime::{RT_CLASS, TASK_CLASS};
+
+/// Why a class (or method) could not be instrumented.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Error {
+    pub message: String,
+}
+
+impl Error {
+    pub(crate) fn new(message: impl Into<String>) -> Error {
+        Error {
+            message: message.into(),
+        }
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for Error {}
+
+/// What to record.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Options {
+    /// Method entry and exit (normal and exceptional).
+    pub methods: bool,
+    /// Field reads and writes (plain and volatile, instance and static).
+    pub fields: bool,
+    /// Array element reads and writes.
+    pub arrays: bool,
+    /// Monitors, `synchronized` methods, and modelled JDK calls (threads,
+    /// locks, wait/notify, hand-offs, collections).
+    pub sync: bool,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            methods: true,
+            fields: true,
+            arrays: true,
+            sync: true,
+        }
+    }
+}
+
+/// A code location (the trace's own site type, so the recorder writes it as is).
+pub use lockstep_trace::Site;
+
+/// A field as referenced by an instruction.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct FieldRef {
+    /// The class named in the instruction (the declaring class or a subclass).
+    pub owner: String,
+    pub name: String,
+    pub descriptor: String,
+    pub is_static: bool,
+}
+
+/// Which side of a lock.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum LockSide {
+    Exclusive,
+    Read,
+    Write,
+}
+
+/// Which kind of happens-before edge a JDK synchronizer makes; the
+/// recorder turns it into a `key` of a `SyncRelease`/`SyncAcquire`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum SyncKind {
+    Latch,
+    Barrier,
+    Semaphore,
+    Queue,
+    Exchange,
+    Phaser,
+    /// A future's completion (`get`, `join`).
+    Future,
+    /// Every task of an executor has finished (`awaitTermination`, `invokeAll`).
+    Executor,
+}
+
+/// What a call-site probe records. `Pre` probes run before the call with
+/// the receiver; `Post` probes run after it returned normally.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum CallEvent {
+    /// Pre: the receiver is a `Thread` about to be started (checked at run time).
+    ThreadStart,
+    /// Post: `join` returned (the recorder checks the thread terminated).
+    ThreadJoin,
+    /// Post: the receiver lock was acquired.
+    Lock(LockSide),
+    /// Pre: the receiver lock is about to be released.
+    Unlock(LockSide),
+    /// Post with the `boolean` result: acquired if true.
+    TryLock(LockSide),
+    /// Post with the result: the result is the read (write) view of the receiver.
+    ReadView,
+    WriteView,
+    /// Post with the result: the result is a condition of the receiver lock.
+    NewCondition,
+    /// Pre / post of `Object.wait*`.
+    WaitPre,
+    WaitPost,
+    Notify {
+        all: bool,
+    },
+    /// Pre / post of `Condition.await*`.
+    AwaitPre,
+    AwaitPost,
+    Signal {
+        all: bool,
+    },
+    /// Pre: release side of a synchronizer on the receiver.
+    Release(SyncKind),
+    /// Post: acquire side.
+    Acquire(SyncKind),
+    /// Post with the `boolean` result: acquire side if true.
+    AcquireIfTrue(SyncKind),
+    ContainerRead,
+    ContainerWrite,
+    /// The task argument handed to an executor (or `CompletableFuture`) is
+    /// wrapped by the runtime; the wrapper records the hand-off.
+    HandOff,
+    /// Post with the result: the future returned for the task just handed off.
+    FutureOf,
+}
+
+/// What a probe records.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum ProbeEvent {
+    MethodEnter,
+    MethodExit,
+    /// Before a field write / after a field read (volatility is resolved by
+    /// the recorder, which sees every declaring class).
+    FieldRead(FieldRef),
+    FieldWrite(FieldRef),
+    ArrayRead,
+    ArrayWrite,
+    /// `monitorenter` done, or a `synchronized` method entered.
+    MonitorEnter,
+    /// `monitorexit` about to run, or a `synchronized` method leaving.
+    MonitorExit,
+    /// `<clinit>` finished.
+    ClassInit,
+    Call {
+        owner: String,
+        name: String,
+        descriptor: String,
+        event: CallEvent,
+    },
+}
+
+/// One probe: its id is `first_probe` plus its index in [`Instrumented::probes`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Probe {
+    pub site: Site,
+    pub event: ProbeEvent,
+}
+
+/// A field declared by the instrumented class.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FieldDecl {
+    pub name: String,
+    pub descriptor: String,
+    pub is_static: bool,
+    pub is_volatile: bool,
+}
+
+/// The result of [`instrument`].
+#[derive(Debug, Clone)]
+pub struct Instrumented {
+    /// The new class bytes; `None` when nothing was probed (use the original).
+    pub bytes: Option<Vec<u8>>,
+    pub class: String,
+    pub super_class: Option<String>,
+    pub fields: Vec<FieldDecl>,
+    pub probes: Vec<Probe>,
+    /// Methods left alone and why.
+    pub notes: Vec<String>,
+}
+
+/// Instruments one class. Probe ids start at `first_probe`. A method that
+/// cannot be instrumented safely is left unchanged with a note; a class
+/// that cannot be read at all is an error (load it unchanged).
+pub fn instrument(
+    bytes: &[u8],
+    first_probe: u32,
+    options: &Options,
+) -> Result<Instrumented, Error> {
+    layout::instrument_class(bytes, first_probe, options)
+}

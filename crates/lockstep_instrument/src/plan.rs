@@ -1,0 +1,298 @@
+//! Which call sites get probes, and which.
+//!
+//! The decisions come from `lockstep_models` (the same tables the static
+//! analyses use), so both halves of lockstep agree on what locks, starts a
+//! thread, hands off a task or touches a collection. The rewriter sees only
+//! the static receiver type of a call and loads no class, so subtyping is
+//! answered from a short list of the JDK's own concrete classes; calls on
+//! an application subclass of `Thread` are matched by name and checked at
+//! run time by the recorder.
+
+use lockstep_classfile::InvokeKind;
+use lockstep_models::threads::{EntryMethod, CALLABLE, RUNNABLE, SUPPLIER, THREAD_CLASS};
+use lockstep_models::{
+    container_access_via, is_jdk_class, lock_effect_via, ordering_effect_via, thread_starts_via,
+    ContainerAccess, LaunchKind, LockEffect, LockMode, Operand, OrderingEffect, TaskShape,
+};
+
+use crate::{CallEvent, LockSide, SyncKind};
+
+/// What to do around one call.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct CallPlan {
+    /// Probes before the call, on the receiver.
+    pub pre: Vec<CallEvent>,
+    /// Probes after a normal return, on the receiver (and the result when
+    /// the event needs it).
+    pub post: Vec<CallEvent>,
+    /// The argument (0-based) replaced by the runtime's hand-off wrapper.
+    pub wrap_arg: Option<usize>,
+}
+
+impl CallPlan {
+    pub(crate) fn is_empty(&self) -> bool {
+        self.pre.is_empty() && self.post.is_empty() && self.wrap_arg.is_none()
+    }
+}
+
+/// Does the post event need the call's result?
+pub(crate) fn needs_result(e: CallEvent) -> bool {
+    matches!(
+        e,
+        CallEvent::TryLock(_)
+            | CallEvent::ReadView
+            | CallEvent::WriteView
+            | CallEvent::NewCondition
+            | CallEvent::AcquireIfTrue(_)
+            | CallEvent::FutureOf
+    )
+}
+
+pub(crate) use lockstep_models::is_jdk_subtype;
+
+fn side(mode: LockMode) -> Option<LockSide> {
+    match mode {
+        LockMode::Exclusive => Some(LockSide::Exclusive),
+        LockMode::Read => Some(LockSide::Read),
+        LockMode::Write => Some(LockSide::Write),
+        // StampedLock stamps are not modelled by the recorder yet.
+        LockMode::Stamp => None,
+    }
+}
+
+/// The probes for a call of `owner.name desc`, or an empty plan.
+pub(crate) fn call_plan(kind: InvokeKind, owner: &str, name: &str, desc: &str) -> CallPlan {
+    let mut plan = CallPlan::default();
+    if owner.starts_with("lockstep/") || owner.starts_with('[') {
+        return plan;
+    }
+    let instance = kind != InvokeKind::Static;
+    let app_or_thread = owner == THREAD_CLASS || !is_jdk_class(owner);
+    if instance && name != "<init>" {
+        thread_calls(&mut plan, owner, name, desc, app_or_thread);
+        object_monitor_calls(&mut plan, name, desc);
+    }
+    if !plan.is_empty() {
+        return plan;
+    }
+    if !is_jdk_class(owner) {
+        return plan;
+    }
+    if instance {
+        lock_calls(&mut plan, owner, name, desc);
+        ordering_calls(&mut plan, owner, name, desc);
+    }
+    hand_off_calls(&mut plan, owner, name, desc);
+    if plan.is_empty() && instance && name != "<init>" {
+        match container_access_via(owner, name, &is_jdk_subtype) {
+            Some(ContainerAccess::Read) => plan.pre.push(CallEvent::ContainerRead),
+            Some(ContainerAccess::Write) => plan.pre.push(CallEvent::ContainerWrite),
+            None => {}
+        }
+    }
+    plan
+}
+
+fn thread_calls(plan: &mut CallPlan, _owner: &str, name: &str, desc: &str, app_or_thread: bool) {
+    if !app_or_thread {
+        return;
+    }
+    match (name, desc) {
+        ("start", "()V") => plan.pre.push(CallEvent::ThreadStart),
+        ("join", "()V" | "(J)V" | "(JI)V") => plan.post.push(CallEvent::ThreadJoin),
+        _ => {}
+    }
+}
+
+/// `wait`/`notify` are final methods of `Object`: whatever the static type.
+fn object_monitor_calls(plan: &mut CallPlan, name: &str, desc: &str) {
+    match (name, desc) {
+        ("wait", "()V" | "(J)V" | "(JI)V") => {
+            plan.pre.push(CallEvent::WaitPre);
+            plan.post.push(CallEvent::WaitPost);
+        }
+        ("notify", "()V") => plan.pre.push(CallEvent::Notify { all: false }),
+        ("notifyAll", "()V") => plan.pre.push(CallEvent::Notify { all: true }),
+        _ => {}
+    }
+}
+
+fn lock_calls(plan: &mut CallPlan, owner: &str, name: &str, desc: &str) {
+    let Some(effect) = lock_effect_via(owner, name, desc, &is_jdk_subtype) else {
+        return;
+    };
+    match effect {
+        LockEffect::Lock(m) => plan.post.extend(side(m).map(CallEvent::Lock)),
+        LockEffect::Unlock(m) => plan.pre.extend(side(m).map(CallEvent::Unlock)),
+        LockEffect::LockedIfTrue(m) => plan.post.extend(side(m).map(CallEvent::TryLock)),
+        LockEffect::ReadView if desc.ends_with(";") => plan.post.push(CallEvent::ReadView),
+        LockEffect::WriteView if desc.ends_with(";") => plan.post.push(CallEvent::WriteView),
+        LockEffect::NewCondition => plan.post.push(CallEvent::NewCondition),
+        LockEffect::ConditionAwait => {
+            plan.pre.push(CallEvent::AwaitPre);
+            plan.post.push(CallEvent::AwaitPost);
+        }
+        LockEffect::ConditionSignal => plan.pre.push(CallEvent::Signal {
+            all: name == "signalAll",
+        }),
+        _ => {}
+    }
+}
+
+fn ordering_calls(plan: &mut CallPlan, owner: &str, name: &str, desc: &str) {
+    let Some(effect) = ordering_effect_via(owner, name, desc, &is_jdk_subtype) else {
+        return;
+    };
+    let returns_bool = desc.ends_with(")Z");
+    let acquire = |k| {
+        if returns_bool {
+            CallEvent::AcquireIfTrue(k)
+        } else {
+            CallEvent::Acquire(k)
+        }
+    };
+    use OrderingEffect::*;
+    match effect {
+        JoinThread => plan.post.push(CallEvent::ThreadJoin),
+        AwaitFuture => plan.post.push(CallEvent::Acquire(SyncKind::Future)),
+        AwaitTerminationIfTrue | AwaitTermination | InvokeAllCompleted => {
+            plan.post.push(acquire(SyncKind::Executor))
+        }
+        LatchCountDown => plan.pre.push(CallEvent::Release(SyncKind::Latch)),
+        LatchAwait => plan.post.push(acquire(SyncKind::Latch)),
+        BarrierAwait => {
+            plan.pre.push(CallEvent::Release(SyncKind::Barrier));
+            plan.post.push(CallEvent::Acquire(SyncKind::Barrier));
+        }
+        PhaserArrive => plan.pre.push(CallEvent::Release(SyncKind::Phaser)),
+        SemaphoreAcquire => plan.post.push(acquire(SyncKind::Semaphore)),
+        SemaphoreRelease => plan.pre.push(CallEvent::Release(SyncKind::Semaphore)),
+        Exchange => {
+            plan.pre.push(CallEvent::Release(SyncKind::Exchange));
+            plan.post.push(CallEvent::Acquire(SyncKind::Exchange));
+        }
+        QueuePut => plan.pre.push(CallEvent::Release(SyncKind::Queue)),
+        QueueTake => plan.post.push(CallEvent::Acquire(SyncKind::Queue)),
+        Shutdown => {}
+    }
+}
+
+/// Task interfaces the runtime's wrapper implements.
+pub(crate) const WRAPPABLE: [&EntryMethod; 3] = [&RUNNABLE, &CALLABLE, &SUPPLIER];
+
+/// Is a parameter descriptor (`Lpkg/Cls;`) one of the wrappable task interfaces?
+fn is_wrappable(param: &str) -> bool {
+    let class = param.strip_prefix('L').and_then(|p| p.strip_suffix(';'));
+    class.is_some_and(|c| WRAPPABLE.iter().any(|e| e.interface == c))
+}
+
+fn hand_off_calls(plan: &mut CallPlan, owner: &str, name: &str, desc: &str) {
+    for launch in thread_starts_via(owner, name, desc, &is_jdk_subtype) {
+        let wrappable_kind = matches!(
+            launch.kind,
+            LaunchKind::Executor | LaunchKind::CompletableFuture | LaunchKind::ScheduledExecutor
+        );
+        let Operand::Arg(n) = launch.task else {
+            continue;
+        };
+        if !wrappable_kind || launch.shape != TaskShape::Functional {
+            continue;
+        }
+        let n = usize::from(n);
+        if param_descriptor(desc, n).is_some_and(is_wrappable) {
+            plan.wrap_arg = Some(n);
+            plan.pre.push(CallEvent::HandOff);
+            if desc.ends_with(';') {
+                plan.post.push(CallEvent::FutureOf);
+            }
+            return;
+        }
+    }
+}
+
+/// The descriptor of parameter `n` of a method descriptor.
+fn param_descriptor(desc: &str, n: usize) -> Option<&str> {
+    let params = desc.strip_prefix('(')?.split(')').next()?;
+    let b = params.as_bytes();
+    let mut i = 0;
+    let mut index = 0;
+    while i < b.len() {
+        let start = i;
+        while b.get(i) == Some(&b'[') {
+            i += 1;
+        }
+        if *b.get(i)? == b'L' {
+            i += params[i..].find(';')? + 1;
+        } else {
+            i += 1;
+        }
+        if index == n {
+            return params.get(start..i);
+        }
+        index += 1;
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn locks_on_concrete_types_are_found() {
+        let p = call_plan(
+            InvokeKind::Virtual,
+            "java/util/concurrent/locks/ReentrantLock",
+            "lock",
+            "()V",
+        );
+        assert_eq!(p.post, vec![CallEvent::Lock(LockSide::Exclusive)]);
+        let p = call_plan(
+            InvokeKind::Virtual,
+            "java/util/concurrent/locks/ReentrantReadWriteLock$ReadLock",
+            "unlock",
+            "()V",
+        );
+        assert_eq!(p.pre, vec![CallEvent::Unlock(LockSide::Read)]);
+    }
+
+    #[test]
+    fn thread_subclass_start_and_wait_overloads() {
+        let p = call_plan(InvokeKind::Virtual, "app/Worker", "start", "()V");
+        assert_eq!(p.pre, vec![CallEvent::ThreadStart]);
+        let p = call_plan(InvokeKind::Virtual, "app/Worker", "wait", "(JI)V");
+        assert_eq!(p.post, vec![CallEvent::WaitPost]);
+        assert!(call_plan(InvokeKind::Virtual, "java/util/Timer", "start", "()V").is_empty());
+    }
+
+    #[test]
+    fn executor_submit_wraps_the_task() {
+        let p = call_plan(
+            InvokeKind::Interface,
+            "java/util/concurrent/ExecutorService",
+            "submit",
+            "(Ljava/util/concurrent/Callable;)Ljava/util/concurrent/Future;",
+        );
+        assert_eq!(p.wrap_arg, Some(0));
+        assert_eq!(p.post, vec![CallEvent::FutureOf]);
+    }
+
+    #[test]
+    fn collections_and_latches() {
+        let p = call_plan(
+            InvokeKind::Virtual,
+            "java/util/ArrayList",
+            "add",
+            "(Ljava/lang/Object;)Z",
+        );
+        assert_eq!(p.pre, vec![CallEvent::ContainerWrite]);
+        let p = call_plan(
+            InvokeKind::Virtual,
+            "java/util/concurrent/CountDownLatch",
+            "await",
+            "()V",
+        );
+        assert_eq!(p.post, vec![CallEvent::Acquire(SyncKind::Latch)]);
+        assert_eq!(param_descriptor("(IJLa/B;[[I)V", 3), Some("[[I"));
+    }
+}

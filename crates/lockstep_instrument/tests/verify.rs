@@ -1,0 +1,125 @@
+//! Instrumented classes must verify (`-Xverify:all`) and behave exactly as
+//! before: every fixture class is probed, run against the no-op runtime
+//! stub, and its output compared with the uninstrumented run.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use lockstep_instrument::{instrument, runtime, Options, RT_CLASS, TASK_CLASS};
+use lockstep_testkit::{compile_dir, CompileOptions};
+
+fn fixture_dir(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(name)
+}
+
+fn write_class(root: &Path, name: &str, bytes: &[u8]) {
+    let path = root.join(format!("{name}.class"));
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, bytes).unwrap();
+}
+
+/// Instruments every class of `classes` into a fresh directory with the stub runtime.
+fn instrumented_copy(
+    classes_dir: &Path,
+    names: &[String],
+    options: &Options,
+) -> (tempfile::TempDir, usize) {
+    let out = tempfile::tempdir().unwrap();
+    let mut probes = 0;
+    let mut next = 0u32;
+    for name in names {
+        let bytes = std::fs::read(classes_dir.join(format!("{name}.class"))).unwrap();
+        let r = instrument(&bytes, next, options).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert!(r.notes.is_empty(), "{name}: {:?}", r.notes);
+        next += r.probes.len() as u32;
+        probes += r.probes.len();
+        write_class(out.path(), name, r.bytes.as_deref().unwrap_or(&bytes));
+    }
+    write_class(out.path(), RT_CLASS, &runtime::rec_class_stub().unwrap());
+    write_class(out.path(), TASK_CLASS, &runtime::task_class().unwrap());
+    (out, probes)
+}
+
+fn run_java(java: &Path, cp: &Path, main: &str) -> (bool, String, String) {
+    let out = Command::new(java)
+        .args(["-Xverify:all", "-cp"])
+        .arg(cp)
+        .arg(main)
+        .output()
+        .expect("run java");
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn class_names(fixture: &lockstep_testkit::CompiledFixture) -> Vec<String> {
+    fixture
+        .classes
+        .iter()
+        .map(|c| c.replace('.', "/"))
+        .collect()
+}
+
+fn check_same_behaviour(java: &Path, opts: &CompileOptions, options: &Options) {
+    let fixture = compile_dir(&fixture_dir("exercise"), opts).expect("javac");
+    let names = class_names(&fixture);
+    let (plain_ok, plain_out, plain_err) = run_java(java, &fixture.classes_dir, "Exercise");
+    assert!(plain_ok, "plain run failed: {plain_err}");
+    let (dir, probes) = instrumented_copy(&fixture.classes_dir, &names, options);
+    assert!(probes > 100, "only {probes} probes");
+    let (ok, out, err) = run_java(java, dir.path(), "Exercise");
+    assert!(ok, "instrumented run failed:\n{err}");
+    assert_eq!(out, plain_out);
+}
+
+#[test]
+fn probed_classes_verify_and_behave_the_same_release_17() {
+    check_same_behaviour(
+        Path::new("java"),
+        &CompileOptions::release(17),
+        &Options::default(),
+    );
+}
+
+#[test]
+fn probed_classes_verify_and_behave_the_same_release_8() {
+    check_same_behaviour(
+        Path::new("java"),
+        &CompileOptions::release(8),
+        &Options::default(),
+    );
+}
+
+#[test]
+fn probed_classes_verify_without_method_events() {
+    let options = Options {
+        methods: false,
+        ..Options::default()
+    };
+    check_same_behaviour(Path::new("java"), &CompileOptions::release(17), &options);
+}
+
+const JDK25: &str = "/usr/lib/jvm/temurin-25-jdk-amd64";
+
+#[test]
+fn probed_java_25_class_files_verify_on_jdk_25() {
+    let home = Path::new(JDK25);
+    if !home.join("bin/javac").is_file() {
+        eprintln!("note: {JDK25} absent, Java 25 class files not tested");
+        return;
+    }
+    let javac = lockstep_testkit::JavaCompiler::at(home.join("bin/javac")).unwrap();
+    let opts = CompileOptions {
+        release: Some(25),
+        compiler: Some(javac),
+        ..CompileOptions::default()
+    };
+    let fixture = compile_dir(&fixture_dir("exercise"), &opts).expect("javac 25");
+    let first = std::fs::read(fixture.classes_dir.join("Exercise.class")).unwrap();
+    assert_eq!(u16::from_be_bytes([first[6], first[7]]), 69);
+    check_same_behaviour(&home.join("bin/java"), &opts, &Options::default());
+}
