@@ -171,6 +171,15 @@ pub struct CheckArgs {
     /// Write the findings of this run to FILE as a baseline.
     #[arg(long, value_name = "FILE")]
     pub write_baseline: Option<PathBuf>,
+    /// Exit 2 when any input could not be read or a class the program references is missing from the class path (for CI: never pass on a partial analysis).
+    #[arg(long)]
+    pub fail_on_problems: bool,
+    /// Directories of Java sources, to show the code of each finding (separate with ':' or repeat). Default: `src/main/java` and `src/test/java` beside or above each input, and under the current directory.
+    #[arg(long, value_name = "DIRS", value_delimiter = ':')]
+    pub source_path: Vec<PathBuf>,
+    /// Make SARIF and `github` locations relative to this directory (the repository root). Default: the git root of the current directory.
+    #[arg(long, value_name = "DIR")]
+    pub source_root: Option<PathBuf>,
     /// Settings only lockstep.toml gives (suppression patterns, ...).
     #[arg(skip)]
     pub file_settings: crate::config::FileSettings,

@@ -26,6 +26,13 @@ pub fn run(args: &CheckArgs) -> u8 {
             return 2;
         }
     };
+    // Refuse an unwritable `-o` now, not after minutes of analysis.
+    if let Some(path) = &args.output {
+        if let Err(e) = crate::preflight::writable(path) {
+            eprintln!("error: cannot write the report: {e}");
+            return 2;
+        }
+    }
     let mut phases = Phases::new(!args.quiet && !args.no_progress);
     phases.start("read and parse");
     let workspace = match Workspace::load(&crate::inputs(&args.input)) {
@@ -37,6 +44,8 @@ pub fn run(args: &CheckArgs) -> u8 {
         }
     };
     let mut outcome = workspace.check(&settings(args, rules), &mut phases);
+    // After the check: missing classes are met while lowering.
+    let warnings = workspace.warnings();
     // Suppressions and baseline (crate::post).
     if let Err(e) = crate::post::apply(&mut outcome.report, workspace.program(), args) {
         phases.finish();
@@ -50,6 +59,7 @@ pub fn run(args: &CheckArgs) -> u8 {
             color: crate::terminal::color(args.color, args.output.is_none()),
             rules: crate::rule_docs::report_rules(args.file_settings.help_uri_base.as_deref()),
             source_root: args.file_settings.source_root.clone(),
+            sources: crate::sources::load(&outcome.report, args),
             ..RenderOptions::default()
         },
     );
@@ -71,7 +81,26 @@ pub fn run(args: &CheckArgs) -> u8 {
     } else if !args.quiet && args.output.is_some() {
         eprintln!("{}", lockstep_report::summary_line(&outcome.report));
     }
+    if !args.quiet {
+        for warning in &warnings {
+            eprintln!("warning: {warning}");
+        }
+    }
+    if args.fail_on_problems && !outcome.report.problems.is_empty() {
+        eprintln!("{}", problems_failure(&outcome.report));
+        return 2;
+    }
     outcome.report.exit_code() as u8
+}
+
+/// Why `--fail-on-problems` failed the run.
+fn problems_failure(report: &lockstep_report::Report) -> String {
+    use lockstep_report::ProblemKind;
+    let unreadable = report.problems_of_kind(ProblemKind::Unreadable).len();
+    let missing = report.problems_of_kind(ProblemKind::MissingClass).len();
+    format!(
+        "error: --fail-on-problems: {unreadable} unreadable input(s), {missing} class(es) missing from the class path (listed in the report)"
+    )
 }
 
 fn settings(args: &CheckArgs, rules: RuleSet) -> CheckSettings {

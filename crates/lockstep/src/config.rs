@@ -31,6 +31,8 @@ pub struct Config {
     jdk: Option<PathBuf>,
     no_jdk: Option<bool>,
     open: Option<bool>,
+    /// `--fail-on-problems`.
+    fail_on_problems: Option<bool>,
     baseline: Option<PathBuf>,
     #[serde(default)]
     rules: Rules,
@@ -115,6 +117,7 @@ pub fn merge(args: &mut CheckArgs, config: Config, path: &Path) -> Result<(), St
         input.jdk = config.jdk.map(|p| base.join(p));
     }
     args.open |= config.open.unwrap_or(false);
+    args.fail_on_problems |= config.fail_on_problems.unwrap_or(false);
     if args.select.is_empty() {
         args.select = config.rules.select;
     }

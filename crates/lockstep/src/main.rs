@@ -8,9 +8,11 @@ mod config;
 mod debug;
 mod explain_hint;
 mod post;
+mod preflight;
 mod progress;
 mod rule_docs;
 mod run;
+mod sources;
 mod suppress;
 mod terminal;
 

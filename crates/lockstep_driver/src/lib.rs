@@ -18,6 +18,7 @@ mod classpaths;
 mod load;
 mod problems;
 mod roots;
+mod warnings;
 
 pub use check::{CheckSettings, Outcome, Session};
 pub use load::{problem_of, Inputs, LoadError, Workspace};

@@ -39,6 +39,8 @@ pub struct Workspace {
     pub(crate) app_bytes: u64,
     /// The JDK used, if any.
     pub(crate) jdk: Option<PathBuf>,
+    /// Warnings found while loading (class-path entries that gave nothing).
+    pub(crate) load_warnings: Vec<String>,
 }
 
 /// A fatal input error: nothing could be analysed.
@@ -81,6 +83,7 @@ impl Workspace {
             app_methods,
             app_bytes,
             jdk,
+            load_warnings: Vec::new(),
         }
     }
 
@@ -125,7 +128,8 @@ fn load(input: &Inputs) -> Result<Workspace, LoadError> {
     let read = lockstep_classpath::read_inputs_with(&input.paths, &read_options);
     let mut problems: Vec<InputProblem> = read.problems.iter().map(problem_of).collect();
     if read.classes.is_empty() {
-        return Err(LoadError(no_classes_message(&problems)));
+        let all: Vec<&Path> = input.paths.iter().map(PathBuf::as_path).collect();
+        return Err(LoadError(no_classes_message_for(&all, &problems)));
     }
     let app_bytes = read.classes.iter().map(|c| c.bytes.len() as u64).sum();
     let parsed: Vec<_> = read
@@ -136,9 +140,11 @@ fn load(input: &Inputs) -> Result<Workspace, LoadError> {
     let mut app = Vec::with_capacity(parsed.len());
     let mut origins = HashMap::new();
     let mut seen = HashSet::new();
+    let mut analysable = AnalysableCount::new(&input.paths);
     for (origin, result) in parsed {
         match result {
             Ok(class) => {
+                analysable.count(&origin, &class);
                 for w in &class.warnings {
                     problems.push(origin_problem(&origin, format!("warning: {w}")));
                 }
@@ -152,16 +158,39 @@ fn load(input: &Inputs) -> Result<Workspace, LoadError> {
             Err(e) => problems.push(origin_problem(&origin, e.to_string())),
         }
     }
-    if app.is_empty() {
-        // Class bytes were found but none of them parsed: nothing to analyse.
-        return Err(LoadError(no_classes_message(&problems)));
+    // Nothing to analyse at all (only corrupt classes, only `module-info`)
+    // would make "No findings" a lie; so would an input that gave nothing
+    // and met no problem (an empty directory): say which and why. An
+    // input with problems beside good ones is reported, not fatal.
+    let empty = analysable.empty_inputs();
+    let silent: Vec<&Path> = empty
+        .iter()
+        .copied()
+        .filter(|path| {
+            !problems
+                .iter()
+                .any(|p| Path::new(&p.file).starts_with(path))
+        })
+        .filter(|path| !analysable.read_from(path))
+        .collect();
+    if empty.len() == input.paths.len() {
+        return Err(LoadError(no_classes_message_for(&empty, &problems)));
+    }
+    if !silent.is_empty() {
+        return Err(LoadError(no_classes_message_for(&silent, &problems)));
     }
 
     let mut libs = Vec::new();
+    let mut load_warnings = Vec::new();
     let library_paths = crate::classpaths::library_paths(input, &read.libraries);
     if !library_paths.is_empty() {
         let (lib, lib_problems) = Library::open_with(&library_paths, &read_options);
         problems.extend(lib_problems.iter().map(problem_of));
+        load_warnings.extend(crate::warnings::missing_classpath_entries(&input.classpath));
+        load_warnings.extend(crate::warnings::empty_classpath_entries(
+            &input.classpath,
+            &lib,
+        ));
         libs.push(lib);
     }
     let mut jdk = None;
@@ -175,28 +204,117 @@ fn load(input: &Inputs) -> Result<Workspace, LoadError> {
                 }
                 Err(p) => problems.push(problem_of(&p)),
             },
-            Err(p) => {
-                if input.jdk.is_some() {
-                    return Err(LoadError(p.to_string()));
-                }
-                problems.push(problem_of(&p));
-            }
+            Err(p) if input.jdk.is_some() => return Err(LoadError(p.to_string())),
+            // Without JDK classes threads, locks and collections are
+            // unknown: the analysis would find next to nothing, silently.
+            Err(p) => return Err(LoadError(no_jdk_message(&p))),
         }
     }
     let libraries = Box::new(Libraries {
         libs: Arc::new(libs),
     });
-    Ok(Workspace::new(
-        app, origins, libraries, problems, app_bytes, jdk,
-    ))
+    let mut workspace = Workspace::new(app, origins, libraries, problems, app_bytes, jdk);
+    workspace.load_warnings = load_warnings;
+    Ok(workspace)
 }
 
-fn no_classes_message(problems: &[InputProblem]) -> String {
-    let detail = problems
-        .iter()
-        .map(|p| format!("\n  {}: {}", p.display_path(), p.message))
-        .collect::<String>();
-    format!("no class files could be read from the given paths{detail}")
+fn no_jdk_message(problem: &Problem) -> String {
+    format!(
+        "no JDK found ({problem}).\n\
+         lockstep reads the JDK's classes (Thread, locks, collections) to analyse a program.\n\
+         Fix: give one with --jdk DIR, or set JAVA_HOME to a JDK, or put `java` on PATH;\n\
+         or analyse without JDK classes with --no-jdk (much less precise)"
+    )
+}
+
+/// Counts, per input path, the classes read from it that can be analysed
+/// (anything but `module-info` and `package-info`), and whether any class
+/// at all was read from it.
+struct AnalysableCount<'a> {
+    inputs: &'a [PathBuf],
+    counts: Vec<u64>,
+    read: Vec<bool>,
+}
+
+impl<'a> AnalysableCount<'a> {
+    fn new(inputs: &'a [PathBuf]) -> Self {
+        AnalysableCount {
+            inputs,
+            counts: vec![0; inputs.len()],
+            read: vec![false; inputs.len()],
+        }
+    }
+
+    fn count(&mut self, origin: &Origin, class: &ClassFile) {
+        let Some(i) = self
+            .inputs
+            .iter()
+            .position(|input| origin.container.starts_with(input))
+        else {
+            return;
+        };
+        self.read[i] = true;
+        let name = class.this_class.rsplit('/').next().unwrap_or("");
+        if name != "module-info" && name != "package-info" {
+            self.counts[i] += 1;
+        }
+    }
+
+    /// Whether any class (even `module-info`) was read from `path`.
+    fn read_from(&self, path: &Path) -> bool {
+        self.inputs
+            .iter()
+            .zip(&self.read)
+            .any(|(input, read)| input == path && *read)
+    }
+
+    /// The inputs no analysable class came from.
+    fn empty_inputs(&self) -> Vec<&'a Path> {
+        self.inputs
+            .iter()
+            .zip(&self.counts)
+            .filter(|(_, n)| **n == 0)
+            .map(|(p, _)| p.as_path())
+            .collect()
+    }
+}
+
+/// "No class files could be read" for `empty` inputs, each with why: its
+/// problems (the first few), or what it held.
+fn no_classes_message_for(empty: &[&Path], problems: &[InputProblem]) -> String {
+    let mut detail = String::new();
+    for path in empty {
+        let own: Vec<&InputProblem> = problems
+            .iter()
+            .filter(|p| Path::new(&p.file).starts_with(path))
+            .collect();
+        if own.is_empty() {
+            detail.push_str(&format!(
+                "\n  {}: holds no class to analyse (no class files, or only module-info/package-info)",
+                path.display()
+            ));
+            continue;
+        }
+        for p in own.iter().take(PROBLEMS_NAMED) {
+            detail.push_str(&format!("\n  {}: {}", p.display_path(), p.message));
+        }
+        if own.len() > PROBLEMS_NAMED {
+            detail.push_str(&format!(
+                "\n  ... and {} more in {}",
+                own.len() - PROBLEMS_NAMED,
+                path.display()
+            ));
+        }
+    }
+    format!("no class files could be read from {}{detail}", list(empty))
+}
+
+/// Problems named per input in a fatal error.
+const PROBLEMS_NAMED: usize = 5;
+
+fn list(paths: &[&Path]) -> String {
+    let names: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
+    names.join(", ")
 }
 
 /// The problem for something the program model reported about the class

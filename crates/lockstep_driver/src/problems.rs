@@ -10,19 +10,28 @@ use lockstep_report::InputProblem;
 use crate::load::{program_problem, Workspace};
 
 impl Workspace {
-    /// The program model's problems, missing classes grouped.
-    pub(crate) fn program_problems(&self) -> Vec<InputProblem> {
-        let mut out = Vec::new();
+    /// Missing super types with the number of distinct application
+    /// classes that need each (JDK types excluded without a JDK).
+    pub(crate) fn missing_classes(&self) -> BTreeMap<Arc<str>, Vec<String>> {
         let mut missing: BTreeMap<Arc<str>, Vec<String>> = BTreeMap::new();
         for p in self.program.problems() {
             if let Some(class) = &p.missing_class {
-                // Without a JDK, JDK types are expected to be missing.
                 if !(self.jdk.is_none() && lockstep_models::is_jdk_class(class)) {
                     missing
                         .entry(class.clone())
                         .or_default()
                         .push(p.origin.clone());
                 }
+            }
+        }
+        missing
+    }
+
+    /// The program model's problems, missing classes grouped.
+    pub(crate) fn program_problems(&self) -> Vec<InputProblem> {
+        let mut out = Vec::new();
+        for p in self.program.problems() {
+            if p.missing_class.is_some() {
                 continue;
             }
             let message = match &p.method {
@@ -31,13 +40,16 @@ impl Workspace {
             };
             out.push(program_problem(&self.origins, &p.origin, message));
         }
-        for (class, needed_by) in &missing {
+        for (class, needed_by) in &self.missing_classes() {
             let first = needed_by.first().cloned().unwrap_or_default();
-            out.push(program_problem(
-                &self.origins,
-                &first,
-                missing_class_message(class, needed_by.len()),
-            ));
+            out.push(
+                program_problem(
+                    &self.origins,
+                    &first,
+                    missing_class_message(class, needed_by.len()),
+                )
+                .missing_class(),
+            );
         }
         out
     }

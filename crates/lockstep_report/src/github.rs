@@ -19,6 +19,9 @@ use crate::text::summary_line;
 pub struct GithubOptions {
     /// Directory prepended to every path (`src/main/java`).
     pub source_root: Option<String>,
+    /// Repository-relative paths of source files found, by package-qualified
+    /// path; used as is when present.
+    pub source_paths: std::collections::BTreeMap<String, String>,
 }
 
 /// Renders one workflow command per finding and per input problem, then the
@@ -45,6 +48,9 @@ fn finding_command(out: &mut String, finding: &Finding, options: &GithubOptions)
     };
     let loc = &finding.location;
     let path = match options.source_root.as_deref() {
+        _ if options.source_paths.contains_key(&loc.source_path()) => {
+            options.source_paths[&loc.source_path()].clone()
+        }
         Some(root) if !root.is_empty() => {
             format!("{}/{}", root.trim_end_matches('/'), loc.source_path())
         }

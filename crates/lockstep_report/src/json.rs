@@ -14,7 +14,9 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 
 use crate::fingerprint::fingerprint;
-use crate::model::{Finding, InputProblem, Location, Related, Report, Severity, SuppressedFinding};
+use crate::model::{
+    Finding, InputProblem, Location, ProblemKind, Related, Report, Severity, SuppressedFinding,
+};
 
 /// Version of the JSON format. Additive changes keep it; removing, renaming
 /// or retyping a field bumps it.
@@ -87,6 +89,8 @@ struct JsonProblem<'a> {
     file: &'a str,
     entry: Option<&'a str>,
     message: &'a str,
+    /// `unreadable` or `missing-class` (added in the same version, additive).
+    kind: &'static str,
 }
 
 #[derive(Serialize)]
@@ -97,6 +101,10 @@ struct JsonSummary<'a> {
     classes: u64,
     methods: u64,
     problems: u64,
+    /// Problems of kind `unreadable`: inputs the analysis did not see.
+    unreadable: u64,
+    /// Problems of kind `missing-class`: dependencies not on the class path.
+    missing_classes: u64,
     open_program: bool,
     suppressed: u64,
 }
@@ -131,6 +139,8 @@ pub fn render_json(report: &Report) -> String {
             classes: report.summary.classes,
             methods: report.summary.methods,
             problems: problems.len() as u64,
+            unreadable: report.problems_of_kind(ProblemKind::Unreadable).len() as u64,
+            missing_classes: report.problems_of_kind(ProblemKind::MissingClass).len() as u64,
             open_program: report.summary.open_program,
             suppressed: suppressed.len() as u64,
         },
@@ -202,5 +212,6 @@ fn json_problem(problem: &InputProblem) -> JsonProblem<'_> {
         file: &problem.file,
         entry: problem.entry.as_deref(),
         message: &problem.message,
+        kind: problem.kind.as_str(),
     }
 }

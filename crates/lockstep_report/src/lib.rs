@@ -21,6 +21,7 @@ pub mod github;
 pub mod json;
 pub mod model;
 pub mod sarif;
+pub mod sources;
 pub mod text;
 
 use std::fmt;
@@ -31,11 +32,13 @@ pub use fingerprint::{fingerprint, FINGERPRINT_KEY};
 pub use github::{render_github, GithubOptions};
 pub use json::{render_json, JSON_FORMAT_VERSION, TOOL_NAME};
 pub use model::{
-    Finding, Flow, InputProblem, Location, ParseSeverityError, Related, Report, RuleMeta, Severity,
-    Summary, SuppressedFinding, Suppression, EXIT_ERROR, EXIT_FINDINGS, EXIT_OK,
+    Finding, Flow, InputProblem, Location, ParseSeverityError, ProblemKind, Related, Report,
+    RuleMeta, Severity, Summary, SuppressedFinding, Suppression, EXIT_ERROR, EXIT_FINDINGS,
+    EXIT_OK,
 };
 pub use sarif::{render_sarif, SarifOptions, SARIF_SCHEMA};
-pub use text::{render_text, summary_line, TextOptions};
+pub use sources::Sources;
+pub use text::{render_text, render_text_with_sources, summary_line, TextOptions};
 
 /// An output format the CLI can select with `--format`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -121,17 +124,20 @@ pub struct RenderOptions {
     pub source_root: Option<String>,
     /// `informationUri` for SARIF.
     pub information_uri: Option<String>,
+    /// Source text and repository-relative paths of the findings' files.
+    pub sources: Sources,
 }
 
 /// Renders `report` in `format`. The result always ends with a newline.
 pub fn render(report: &Report, format: OutputFormat, options: &RenderOptions) -> String {
     match format {
-        OutputFormat::Text | OutputFormat::Concise => render_text(
+        OutputFormat::Text | OutputFormat::Concise => render_text_with_sources(
             report,
             &TextOptions {
                 color: options.color,
                 concise: format == OutputFormat::Concise,
             },
+            &options.sources,
         ),
         OutputFormat::Json => render_json(report),
         OutputFormat::Sarif => render_sarif(
@@ -140,12 +146,14 @@ pub fn render(report: &Report, format: OutputFormat, options: &RenderOptions) ->
             &SarifOptions {
                 source_root: options.source_root.clone(),
                 information_uri: options.information_uri.clone(),
+                source_paths: options.sources.repo_paths.clone(),
             },
         ),
         OutputFormat::Github => render_github(
             report,
             &GithubOptions {
                 source_root: options.source_root.clone(),
+                source_paths: options.sources.repo_paths.clone(),
             },
         ),
     }

@@ -400,6 +400,31 @@ pub struct InputProblem {
     pub entry: Option<String>,
     /// What went wrong.
     pub message: String,
+    /// An input not read, or a class the program needs that no input holds.
+    pub kind: ProblemKind,
+}
+
+/// Whether a problem is about the inputs themselves (something given was
+/// not read: the analysis saw less than it was asked to) or about what they
+/// reference (a dependency missing from the class path). The two are
+/// counted apart: the fix for each is different.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+pub enum ProblemKind {
+    /// A file, archive entry or method that could not be read or lowered.
+    #[default]
+    Unreadable,
+    /// A class the application references that is on no class path.
+    MissingClass,
+}
+
+impl ProblemKind {
+    /// The name in the JSON contract (`problems[].kind`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ProblemKind::Unreadable => "unreadable",
+            ProblemKind::MissingClass => "missing-class",
+        }
+    }
 }
 
 impl InputProblem {
@@ -409,7 +434,14 @@ impl InputProblem {
             file: file.into(),
             entry: None,
             message: message.into(),
+            kind: ProblemKind::Unreadable,
         }
+    }
+
+    /// Marks the problem as a missing dependency rather than an unreadable input.
+    pub fn missing_class(mut self) -> Self {
+        self.kind = ProblemKind::MissingClass;
+        self
     }
 
     /// Sets the archive entry.
@@ -609,6 +641,13 @@ impl Report {
             }
         }
         counts
+    }
+
+    /// Problems of `kind`, canonically ordered.
+    pub fn problems_of_kind(&self, kind: ProblemKind) -> Vec<&InputProblem> {
+        let mut problems = self.canonical_problems();
+        problems.retain(|p| p.kind == kind);
+        problems
     }
 
     /// The process exit code for this report: [`EXIT_FINDINGS`] when there is

@@ -19,7 +19,9 @@ use std::collections::BTreeMap;
 
 use crate::fingerprint::{fingerprint, FINGERPRINT_KEY};
 use crate::json::TOOL_NAME;
-use crate::model::{Finding, Flow, InputProblem, Location, Related, Report, RuleMeta, Suppression};
+use crate::model::{
+    Finding, Flow, InputProblem, Location, ProblemKind, Related, Report, RuleMeta, Suppression,
+};
 
 /// The `$schema` URI written into every log.
 pub const SARIF_SCHEMA: &str = "https://json.schemastore.org/sarif-2.1.0.json";
@@ -32,6 +34,9 @@ pub struct SarifOptions {
     pub source_root: Option<String>,
     /// Written as `tool.driver.informationUri`.
     pub information_uri: Option<String>,
+    /// Repository-relative paths of source files found, by package-qualified
+    /// path; used as is (before `source_root`) when present.
+    pub source_paths: std::collections::BTreeMap<String, String>,
 }
 
 #[derive(Serialize)]
@@ -108,6 +113,10 @@ struct RunProperties {
     classes: u64,
     methods: u64,
     open_program: bool,
+    /// Notifications about inputs not read.
+    unreadable: u64,
+    /// Notifications about classes missing from the class path.
+    missing_classes: u64,
 }
 
 #[derive(Serialize)]
@@ -259,6 +268,8 @@ pub fn render_sarif(report: &Report, rules: &[RuleMeta], options: &SarifOptions)
                 classes: report.summary.classes,
                 methods: report.summary.methods,
                 open_program: report.summary.open_program,
+                unreadable: report.problems_of_kind(ProblemKind::Unreadable).len() as u64,
+                missing_classes: report.problems_of_kind(ProblemKind::MissingClass).len() as u64,
             },
         }],
     };
@@ -388,7 +399,10 @@ fn sarif_location(location: &Location, options: &SarifOptions) -> SarifLocation 
         message: None,
         physical_location: PhysicalLocation {
             artifact_location: ArtifactLocation {
-                uri: artifact_uri(&location.source_path(), options.source_root.as_deref()),
+                uri: match options.source_paths.get(&location.source_path()) {
+                    Some(found) => artifact_uri(found, None),
+                    None => artifact_uri(&location.source_path(), options.source_root.as_deref()),
+                },
             },
             region: location.line.map(|start_line| Region { start_line }),
         },
@@ -438,7 +452,12 @@ fn sarif_suppression(suppression: &Suppression) -> SarifSuppression<'_> {
 
 fn notification(problem: &InputProblem) -> Notification {
     Notification {
-        level: "error",
+        // A missing dependency weakens the analysis; an unreadable input
+        // removes part of it.
+        level: match problem.kind {
+            ProblemKind::Unreadable => "error",
+            ProblemKind::MissingClass => "warning",
+        },
         message: Message {
             text: format!("{}: {}", problem.display_path(), problem.message),
         },

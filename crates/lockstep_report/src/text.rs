@@ -19,7 +19,8 @@ use std::fmt::Write as _;
 
 use anstyle::{AnsiColor, Color, Style};
 
-use crate::model::{Finding, InputProblem, Report, Severity};
+use crate::model::{Finding, InputProblem, ProblemKind, Report, Severity};
+use crate::sources::Sources;
 
 /// Options for the text renderer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -33,6 +34,16 @@ pub struct TextOptions {
 
 /// Renders the report as text. The result ends with a newline.
 pub fn render_text(report: &Report, options: &TextOptions) -> String {
+    render_text_with_sources(report, options, &Sources::default())
+}
+
+/// [`render_text`] showing the marked source line of each location whose
+/// file is in `sources` (full form only).
+pub fn render_text_with_sources(
+    report: &Report,
+    options: &TextOptions,
+    sources: &Sources,
+) -> String {
     let paint = Paint { on: options.color };
     let mut out = String::new();
     let findings = report.canonical_findings();
@@ -40,7 +51,7 @@ pub fn render_text(report: &Report, options: &TextOptions) -> String {
         if options.concise {
             concise_finding(&mut out, finding, &paint);
         } else {
-            full_finding(&mut out, finding, &paint);
+            full_finding(&mut out, finding, &paint, sources);
         }
     }
     // Full blocks each end with a blank line already; concise lines need one
@@ -49,9 +60,7 @@ pub fn render_text(report: &Report, options: &TextOptions) -> String {
         out.push('\n');
     }
     let problems = report.canonical_problems();
-    for problem in &problems {
-        problem_line(&mut out, problem, &paint);
-    }
+    problem_lines(&mut out, &problems, &paint);
     if !problems.is_empty() {
         out.push('\n');
     }
@@ -95,12 +104,20 @@ pub fn summary_line(report: &Report) -> String {
     if suppressed > 0 {
         let _ = write!(line, "; {suppressed} suppressed");
     }
-    let problems = report.canonical_problems().len() as u64;
-    if problems > 0 {
+    let unreadable = report.problems_of_kind(ProblemKind::Unreadable).len() as u64;
+    if unreadable > 0 {
         let _ = write!(
             line,
             "; {} could not be read",
-            plural(problems, "input", "inputs")
+            plural(unreadable, "input", "inputs")
+        );
+    }
+    let missing = report.problems_of_kind(ProblemKind::MissingClass).len() as u64;
+    if missing > 0 {
+        let _ = write!(
+            line,
+            "; {} missing from the class path",
+            plural(missing, "referenced class", "referenced classes")
         );
     }
     line.push('.');
@@ -115,7 +132,7 @@ fn plural(count: u64, one: &str, many: &str) -> String {
     }
 }
 
-fn full_finding(out: &mut String, finding: &Finding, paint: &Paint) {
+fn full_finding(out: &mut String, finding: &Finding, paint: &Paint, sources: &Sources) {
     let sev = severity_style(finding.severity);
     let _ = writeln!(
         out,
@@ -137,6 +154,9 @@ fn full_finding(out: &mut String, finding: &Finding, paint: &Paint) {
         loc.position(),
         loc.display_method()
     );
+    if let Some(snippet) = sources.snippet(loc, "here", paint.on, "    ") {
+        out.push_str(&snippet);
+    }
     let eq = paint.paint(GUTTER, "=");
     if finding.provenance.as_deref() == Some("run") {
         let _ = writeln!(out, "   {eq} observed in a run");
@@ -156,6 +176,10 @@ fn full_finding(out: &mut String, finding: &Finding, paint: &Paint) {
             related.location.display_method(),
             indent_continuation(&related.message)
         );
+        let label = related.message.lines().next().unwrap_or("");
+        if let Some(snippet) = sources.snippet(&related.location, label, paint.on, "      ") {
+            out.push_str(&snippet);
+        }
     }
     for note in &finding.notes {
         let (label, text) = match note.strip_prefix("help: ") {
@@ -192,14 +216,60 @@ fn concise_finding(out: &mut String, finding: &Finding, paint: &Paint) {
     );
 }
 
+/// Problems shown per input file: a damaged jar can have thousands of bad
+/// entries, and the first few say what is wrong; JSON keeps them all.
+pub const PROBLEMS_SHOWN_PER_FILE: usize = 5;
+
+/// The problem lines, at most [`PROBLEMS_SHOWN_PER_FILE`] of each kind per
+/// input file, then `... and N more in FILE`. `problems` is canonically
+/// sorted, so each file's problems are adjacent.
+fn problem_lines(out: &mut String, problems: &[&InputProblem], paint: &Paint) {
+    let mut start = 0;
+    while start < problems.len() {
+        let first = problems[start];
+        let end = problems[start..]
+            .iter()
+            .position(|p| p.file != first.file)
+            .map_or(problems.len(), |n| start + n);
+        for kind in [ProblemKind::Unreadable, ProblemKind::MissingClass] {
+            let of_kind: Vec<&&InputProblem> = problems[start..end]
+                .iter()
+                .filter(|p| p.kind == kind)
+                .collect();
+            for problem in of_kind.iter().take(PROBLEMS_SHOWN_PER_FILE) {
+                problem_line(out, problem, paint);
+            }
+            if of_kind.len() > PROBLEMS_SHOWN_PER_FILE {
+                let _ = writeln!(
+                    out,
+                    "{}: ... and {} more in {} (all are listed in --format json)",
+                    problem_label(kind, paint),
+                    of_kind.len() - PROBLEMS_SHOWN_PER_FILE,
+                    first.file
+                );
+            }
+        }
+        start = end;
+    }
+}
+
 fn problem_line(out: &mut String, problem: &InputProblem, paint: &Paint) {
     let _ = writeln!(
         out,
         "{}: {}: {}",
-        paint.paint(severity_style(Severity::Error), "error"),
+        problem_label(problem.kind, paint),
         problem.display_path(),
         indent_continuation(&problem.message)
     );
+}
+
+/// An unreadable input is an error (part of the program was not analysed);
+/// a missing dependency a warning (the analysis is less precise).
+fn problem_label(kind: ProblemKind, paint: &Paint) -> String {
+    match kind {
+        ProblemKind::Unreadable => paint.paint(severity_style(Severity::Error), "error"),
+        ProblemKind::MissingClass => paint.paint(severity_style(Severity::Warning), "warning"),
+    }
 }
 
 /// Indents continuation lines of multi-line text so they stay inside the

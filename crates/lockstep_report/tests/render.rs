@@ -17,6 +17,7 @@ fn all_formats(report: &Report) -> Vec<String> {
         rules: rules(),
         source_root: Some("src/main/java".to_owned()),
         information_uri: Some("https://example.invalid/lockstep".to_owned()),
+        ..RenderOptions::default()
     };
     let mut out: Vec<String> = OutputFormat::ALL
         .iter()
@@ -106,6 +107,7 @@ fn sarif_full() {
     let options = SarifOptions {
         source_root: Some("src/main/java".to_owned()),
         information_uri: Some("https://example.invalid/lockstep".to_owned()),
+        ..SarifOptions::default()
     };
     insta::assert_snapshot!(render_sarif(&full_report(), &rules(), &options));
 }
@@ -124,6 +126,7 @@ fn github_full() {
 fn github_with_source_root() {
     let options = GithubOptions {
         source_root: Some("app/src/main/java/".to_owned()),
+        ..GithubOptions::default()
     };
     let out = render_github(&single_report(), &options);
     assert!(
@@ -297,4 +300,70 @@ fn docs_examples_are_rendered_output() {
         "",
     );
     assert_eq!(github, blocks[2]);
+}
+
+/// A race in `com.example.Counter` with its source handed in: the text
+/// shows the marked line of the finding and of its related access; SARIF
+/// and `github` use the repository-relative path given for the file.
+fn counter_with_sources() -> (Report, lockstep_report::Sources) {
+    use lockstep_report::{Finding, Location, Severity, Sources};
+    let mut report = Report::new("0.0.0-test");
+    let at = |method: &str, line: u32| {
+        Location::in_method("com.example.Counter", method, "()V")
+            .with_file("Counter.java")
+            .with_line(line)
+    };
+    report.findings.push(
+        Finding::new(
+            "data-race",
+            Severity::Warning,
+            "`count` is written without holding `this`",
+            at("increment", 5),
+        )
+        .with_field("com.example.Counter.count")
+        .with_related(at("get", 8), "read under `this`"),
+    );
+    let source = "package com.example;\n\nclass Counter {\n    int count;\n    void increment() { count++; }\n\n    synchronized int get() {\n        return count;\n    }\n}\n";
+    let mut sources = Sources::default();
+    sources
+        .texts
+        .insert("com/example/Counter.java".into(), source.into());
+    sources.repo_paths.insert(
+        "com/example/Counter.java".into(),
+        "app/src/main/java/com/example/Counter.java".into(),
+    );
+    (report, sources)
+}
+
+#[test]
+fn text_with_sources() {
+    let (report, sources) = counter_with_sources();
+    let options = RenderOptions {
+        sources,
+        ..RenderOptions::default()
+    };
+    insta::assert_snapshot!(render(&report, OutputFormat::Text, &options));
+}
+
+#[test]
+fn sarif_and_github_use_the_repository_relative_source_path() {
+    let (report, sources) = counter_with_sources();
+    let options = RenderOptions {
+        sources,
+        source_root: Some("ignored/when/found".into()),
+        ..RenderOptions::default()
+    };
+    let sarif = render(&report, OutputFormat::Sarif, &options);
+    assert!(
+        sarif.contains("\"uri\": \"app/src/main/java/com/example/Counter.java\""),
+        "{sarif}"
+    );
+    let github = render(&report, OutputFormat::Github, &options);
+    assert!(
+        github.starts_with("::warning file=app/src/main/java/com/example/Counter.java,line=5"),
+        "{github}"
+    );
+    // Without sources the text is what it always was.
+    let plain = render(&report, OutputFormat::Text, &RenderOptions::default());
+    assert!(!plain.contains("count++"), "{plain}");
 }

@@ -109,6 +109,7 @@ fn sarif() -> Value {
     let options = SarifOptions {
         source_root: Some("src/main/java".into()),
         information_uri: None,
+        ..SarifOptions::default()
     };
     serde_json::from_str(&render_sarif(&report(), &rules(), &options)).unwrap()
 }

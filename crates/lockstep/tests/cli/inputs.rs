@@ -164,6 +164,7 @@ fn program_problems_in_a_jar_name_the_jar_and_the_entry() {
             "file": p.app_jar.display().to_string(),
             "entry": "t/lib/Derived.class",
             "message": "t.lib.Base is not on the class path (1 class extends or implements it); add the jar that defines it with -cp",
+            "kind": "missing-class",
         })]
     );
     for problem in problems(&report) {
