@@ -25,9 +25,18 @@ fn check(case: &str) -> Vec<Finding> {
 }
 
 /// Every finding names both acquisitions as related locations, with
-/// their threads, and draws the cycle and both call paths in notes.
+/// their threads, draws the cycle and both call paths in notes, and gives
+/// one thread flow per side of the cycle (SARIF `threadFlows`).
 fn assert_complete(findings: &[Finding]) {
     for f in findings {
+        assert_eq!(f.flows.len(), 2, "{}", dump(findings));
+        assert!(
+            f.flows
+                .iter()
+                .all(|fl| fl.steps.len() == 1 && fl.steps[0].message.contains("waits for")),
+            "{}",
+            dump(findings)
+        );
         assert_eq!(f.related.len(), 2, "{}", dump(findings));
         assert!(
             f.related.iter().all(|r| r.message.contains("waits for")),

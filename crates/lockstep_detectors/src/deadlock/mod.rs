@@ -19,7 +19,7 @@ use lockstep_facts::locks::{self, HeldLock, LockObject};
 use lockstep_facts::threads::{concurrent_roots, Root};
 use lockstep_pointsto::PointsToResult;
 use lockstep_program::Program;
-use lockstep_report::{Finding, Severity};
+use lockstep_report::{Finding, Flow, Related, Severity};
 
 use crate::util::{location, position, root_label, short_method, RootPaths};
 use crate::{Context, Detector, Needs, Output, RuleId, RuleMeta};
@@ -250,6 +250,17 @@ impl Reporter<'_> {
         let path2 = self.paths.path(c.roots.1, a2.site.node);
         f = f.with_note(format!("path of thread A: {path1}"));
         f = f.with_note(format!("path of thread B: {path2}"));
+        // One thread flow per side of the cycle (SARIF `threadFlows`).
+        for (t, a, held, path) in [(&t1, a1, &held1, &path1), (&t2, a2, &held2, &path2)] {
+            let step = Related::new(
+                location(p, a.site.method, a.site.stmt),
+                format!(
+                    "holds {held}, waits for {}; path: {path}",
+                    self.lock_name(a)
+                ),
+            );
+            f = f.with_flow(Flow::new(t.clone(), vec![step]));
+        }
         f.with_help(
             "take the two locks in one global order everywhere, or guard both sequences with one common lock",
         )
