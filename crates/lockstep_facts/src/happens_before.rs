@@ -1,0 +1,385 @@
+//! Happens-before between a thread start and the method that starts it:
+//! the statements of the starting method that run before the `start()`
+//! (or `submit`, `execute`, ...) and those that run only after a call that
+//! waits for the task's end.
+//!
+//! The waits, by the hand-off models of `lockstep_models::handoff`:
+//! `join()` of the thread object; `get()`/`join()` of the future the launch
+//! returned; `awaitTermination`/`close` of the executor it was submitted
+//! to; the launching `invokeAll` itself; `await` of a latch or barrier
+//! that the task releases as its last act; and a call of a helper method
+//! that joins its parameter on every normal return. Objects match when
+//! they are the same abstract object (a points-to singleton).
+//!
+//! Assumptions (sound-ish, chosen for the idioms of real programs): a
+//! join that throws (`InterruptedException`) is not a path past it; a
+//! wait in a loop runs at least once and waits each time (`for (Thread t
+//! : ts) t.join()`); a latch's count is its number of parties; a timed or
+//! conditional wait (`awaitTermination`) is taken to have waited.
+
+use lockstep_ir::{Body, Call, StmtId, StmtKind, VarId};
+use lockstep_models::{HandOff, Side, Subject};
+use lockstep_pointsto::{MethodContext, ObjectId, PointsToResult, ThreadStart};
+use lockstep_program::{MethodId, Program};
+
+/// A thread start and the body of the method that makes it.
+struct StartSite<'x> {
+    program: &'x Program,
+    pt: &'x PointsToResult,
+    start: &'x ThreadStart,
+    body: &'x Body,
+}
+
+/// The statements of the starting method that are ordered with a thread
+/// start: those that cannot run after the launching call (they happen
+/// before the task), and those every path reaches only through a wait for
+/// the task's end (they happen after it).
+pub fn ordered_statements(
+    program: &Program,
+    pt: &PointsToResult,
+    start: &ThreadStart,
+    body: &Body,
+) -> Vec<bool> {
+    let n = body.stmts.len();
+    let mut ordered = vec![false; n];
+    let Some(&start_block) = body.block_of.get(start.site.index()) else {
+        return ordered;
+    };
+    let after_start = reach_from(body, start_block.index(), start.site);
+    for (i, o) in ordered.iter_mut().enumerate() {
+        *o = !after_start[i];
+    }
+    let site = StartSite {
+        program,
+        pt,
+        start,
+        body,
+    };
+    for wait in site.waits() {
+        let before = reach_avoiding(body, wait);
+        for (i, o) in ordered.iter_mut().enumerate() {
+            if !before[i] && i != wait.index() {
+                *o = true;
+            }
+        }
+    }
+    ordered
+}
+
+impl StartSite<'_> {
+    /// The statements after which the task has ended.
+    fn waits(&self) -> Vec<StmtId> {
+        let mut out = Vec::new();
+        for (i, s) in self.body.stmts.iter().enumerate() {
+            let StmtKind::Invoke { call, .. } = &s.kind else {
+                continue;
+            };
+            let at = StmtId(i as u32);
+            let waits = match self.handoff_of(call) {
+                Some(h) => self.waits_for_task(at, call, h),
+                None => self.helper_joins_task(at, call),
+            };
+            if waits {
+                out.push(at);
+            }
+        }
+        out
+    }
+
+    fn handoff_of(&self, call: &Call) -> Option<HandOff> {
+        let m = &call.method;
+        let effect = lockstep_models::ordering_effect_via(&m.class, &m.name, &m.descriptor, &|a, b| {
+            self.program.is_subtype_name(a, b)
+        })?;
+        Some(lockstep_models::handoff(effect))
+    }
+
+    /// Does the ordering call at `at` wait for the end of this start's task?
+    fn waits_for_task(&self, at: StmtId, call: &Call, h: HandOff) -> bool {
+        if !matches!(h.side, Side::Acquire | Side::Both) {
+            return false;
+        }
+        let receiver = call.receiver.as_ref().and_then(|r| r.var());
+        match h.subject {
+            Subject::Thread => receiver.is_some_and(|v| self.denotes_only(v, self.start.task)),
+            Subject::Future => receiver.is_some_and(|v| self.is_launch_result(v)),
+            Subject::Executor => receiver.is_some_and(|v| self.is_launch_executor(v)),
+            Subject::OwnTasks => at == self.start.site,
+            Subject::Latch => receiver
+                .and_then(|v| self.singleton(v))
+                .is_some_and(|latch| self.task_releases_last(latch)),
+            Subject::Channel => false,
+        }
+    }
+
+    /// The one object `v` may point to in the starting context.
+    fn singleton(&self, v: VarId) -> Option<ObjectId> {
+        let c = self.start.caller;
+        let set = self.pt.var_in(c.method, c.context, v);
+        let mut it = set.iter();
+        match (it.next(), it.next()) {
+            (Some(o), None) => Some(o),
+            _ => None,
+        }
+    }
+
+    fn denotes_only(&self, v: VarId, o: ObjectId) -> bool {
+        self.singleton(v) == Some(o)
+    }
+
+    /// Is `v` the result of the launching call, defined only there?
+    fn is_launch_result(&self, v: VarId) -> bool {
+        let Some(StmtKind::Invoke {
+            result: Some(r), ..
+        }) = self.body.stmts.get(self.start.site.index()).map(|s| &s.kind)
+        else {
+            return false;
+        };
+        *r == v && self.body.unique_def.get(v.index()).copied().flatten() == Some(self.start.site)
+    }
+
+    /// Is `v` the one executor the task was submitted to?
+    fn is_launch_executor(&self, v: VarId) -> bool {
+        let Some(StmtKind::Invoke { call, .. }) =
+            self.body.stmts.get(self.start.site.index()).map(|s| &s.kind)
+        else {
+            return false;
+        };
+        let Some(exec) = call.receiver.as_ref().and_then(|r| r.var()) else {
+            return false;
+        };
+        match self.singleton(exec) {
+            Some(e) => e != self.start.task && self.denotes_only(v, e),
+            None => false,
+        }
+    }
+
+    /// Does every entry of the task end by releasing `latch` (a
+    /// `countDown` or barrier `await` on it on every path to a normal
+    /// return, with no store or call after it)?
+    fn task_releases_last(&self, latch: ObjectId) -> bool {
+        let entries = self.pt.thread_entries(self.start);
+        !entries.is_empty() && entries.iter().all(|&mc| self.releases_last(mc, latch))
+    }
+
+    fn releases_last(&self, mc: MethodContext, latch: ObjectId) -> bool {
+        let Some(body) = self.program.body(mc.method) else {
+            return false;
+        };
+        body.stmts.iter().enumerate().any(|(i, s)| {
+            let StmtKind::Invoke { call, .. } = &s.kind else {
+                return false;
+            };
+            let releases = self
+                .handoff_of(call)
+                .is_some_and(|h| h.subject == Subject::Latch && h.side != Side::Acquire);
+            let on_latch = call.receiver.as_ref().and_then(|r| r.var()).is_some_and(|v| {
+                let set = self.pt.var_in(mc.method, mc.context, v);
+                set.len() == 1 && set.contains(latch)
+            });
+            let at = StmtId(i as u32);
+            releases && on_latch && every_return_after(&body, at) && nothing_after(&body, at)
+        })
+    }
+
+    /// Is the call at `at` a call of helper methods that each join the
+    /// argument that denotes the task (`joinQuietly(t)`)?
+    fn helper_joins_task(&self, at: StmtId, call: &Call) -> bool {
+        let Some(k) = call
+            .args
+            .iter()
+            .position(|a| a.var().is_some_and(|v| self.denotes_only(v, self.start.task)))
+        else {
+            return false;
+        };
+        let callees = self
+            .pt
+            .call_graph()
+            .callees_at(self.start.caller.method, at);
+        !callees.is_empty() && callees.iter().all(|e| self.joins_param(e.callee, k))
+    }
+
+    /// Does `m` join its `k`-th declared parameter before every normal return?
+    fn joins_param(&self, m: MethodId, k: usize) -> bool {
+        let Some(body) = self.program.body(m) else {
+            return false;
+        };
+        let Some(&param) = body.params.get(k + usize::from(!body.is_static)) else {
+            return false;
+        };
+        let reassigned = body
+            .stmts
+            .iter()
+            .any(|s| matches!(&s.kind, StmtKind::Assign { dst, .. } if *dst == param));
+        if reassigned {
+            return false;
+        }
+        body.stmts.iter().enumerate().any(|(i, s)| {
+            let StmtKind::Invoke { call, .. } = &s.kind else {
+                return false;
+            };
+            let joins = self
+                .handoff_of(call)
+                .is_some_and(|h| h.subject == Subject::Thread && h.side == Side::Acquire);
+            let on_param = call.receiver.as_ref().and_then(|r| r.var()) == Some(param);
+            joins && on_param && every_return_after(&body, StmtId(i as u32))
+        })
+    }
+}
+
+/// Is every normal return of `body` reached only through `at`?
+fn every_return_after(body: &Body, at: StmtId) -> bool {
+    let before = reach_avoiding(body, at);
+    !body
+        .stmts
+        .iter()
+        .enumerate()
+        .any(|(i, s)| before[i] && matches!(s.kind, StmtKind::Return(_)))
+}
+
+/// Does nothing after `at` store to memory or call out (so whatever the
+/// method does, it does before `at`)?
+fn nothing_after(body: &Body, at: StmtId) -> bool {
+    let Some(&b) = body.block_of.get(at.index()) else {
+        return false;
+    };
+    let after = reach_from(body, b.index(), StmtId(at.0.saturating_add(1)));
+    body.stmts.iter().enumerate().all(|(i, s)| {
+        !after[i]
+            || !matches!(
+                s.kind,
+                StmtKind::Invoke { .. }
+                    | StmtKind::InvokeDynamic { .. }
+                    | StmtKind::FieldStore { .. }
+                    | StmtKind::StaticStore { .. }
+                    | StmtKind::ArrayStore { .. }
+            )
+    })
+}
+
+/// Statements reachable from `from` (inclusive) in block `b`.
+fn reach_from(body: &Body, b: usize, from: StmtId) -> Vec<bool> {
+    let n = body.stmts.len();
+    let mut out = vec![false; n];
+    let mut seen = vec![false; body.blocks.len()];
+    let mut stack = Vec::new();
+    if let Some(block) = body.blocks.get(b) {
+        for s in block.stmt_ids().filter(|s| s.0 >= from.0) {
+            if let Some(o) = out.get_mut(s.index()) {
+                *o = true;
+            }
+        }
+        stack.extend(successors(body, b));
+    }
+    while let Some(x) = stack.pop() {
+        if x >= seen.len() || seen[x] {
+            continue;
+        }
+        seen[x] = true;
+        for s in body.blocks[x].stmt_ids() {
+            if let Some(o) = out.get_mut(s.index()) {
+                *o = true;
+            }
+        }
+        stack.extend(successors(body, x));
+    }
+    out
+}
+
+/// Normal and exceptional successors of block `b`.
+fn successors(body: &Body, b: usize) -> Vec<usize> {
+    body.blocks
+        .get(b)
+        .map(|bl| {
+            bl.succs
+                .iter()
+                .map(|s| s.index())
+                .chain(bl.exceptional.iter().map(|e| e.handler.index()))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// The blocks on a cycle through block `b` (empty when `b` is on none).
+fn loop_of(body: &Body, b: usize) -> Vec<bool> {
+    let n = body.blocks.len();
+    let mut forward = vec![false; n];
+    let mut stack = successors(body, b);
+    while let Some(x) = stack.pop() {
+        if x < n && !forward[x] {
+            forward[x] = true;
+            stack.extend(successors(body, x));
+        }
+    }
+    if !forward.get(b).copied().unwrap_or(false) {
+        return vec![false; n];
+    }
+    let mut backward = vec![false; n];
+    let mut stack = vec![b];
+    while let Some(x) = stack.pop() {
+        if x < n && !backward[x] {
+            backward[x] = true;
+            stack.extend(body.blocks[x].preds.iter().map(|p| p.index()));
+        }
+    }
+    (0..n).map(|i| forward[i] && backward[i]).collect()
+}
+
+/// Statements reachable from the method entry without executing `avoid`.
+/// When `avoid` is in a loop, the loop is taken to run it on every
+/// iteration: a path leaves the loop only through it. A throw by `avoid`
+/// itself is not a path past it.
+fn reach_avoiding(body: &Body, avoid: StmtId) -> Vec<bool> {
+    let n = body.stmts.len();
+    let mut out = vec![false; n];
+    let Some(&ab) = body.block_of.get(avoid.index()) else {
+        return vec![true; n];
+    };
+    let in_loop = loop_of(body, ab.index());
+    let mut seen = vec![false; body.blocks.len()];
+    let mut stack = vec![0usize];
+    while let Some(x) = stack.pop() {
+        if x >= seen.len() || seen[x] {
+            continue;
+        }
+        seen[x] = true;
+        let block = &body.blocks[x];
+        let mut stopped = false;
+        let mut may_throw = false;
+        for s in block.stmt_ids() {
+            if x == ab.index() && s == avoid {
+                stopped = true;
+                break;
+            }
+            if let Some(o) = out.get_mut(s.index()) {
+                *o = true;
+            }
+            may_throw |= body.stmts.get(s.index()).is_some_and(|st| throws(&st.kind));
+        }
+        let next: Vec<usize> = if stopped {
+            // Exceptions thrown before the wait leave the block too.
+            let handlers = block.exceptional.iter().map(|e| e.handler.index());
+            handlers.filter(|_| may_throw).collect()
+        } else {
+            successors(body, x)
+        };
+        let leaves_loop = |y: &usize| in_loop[x] && !in_loop.get(*y).copied().unwrap_or(false);
+        stack.extend(next.into_iter().filter(|y| !leaves_loop(y)));
+    }
+    out
+}
+
+/// Statements that may throw, for the exceptional edges of a block cut
+/// short by a wait.
+fn throws(kind: &StmtKind) -> bool {
+    matches!(
+        kind,
+        StmtKind::Invoke { .. }
+            | StmtKind::InvokeDynamic { .. }
+            | StmtKind::FieldStore { .. }
+            | StmtKind::ArrayStore { .. }
+            | StmtKind::StaticStore { .. }
+            | StmtKind::MonitorEnter(_)
+            | StmtKind::Throw(_)
+    )
+}
