@@ -402,3 +402,11 @@ fn open_inner_calls() {
 fn hb_classic() {
     check("hb_classic", CLOSED);
 }
+
+/// `java.util.concurrent` hand-offs: submit then `get()`, `shutdown()` +
+/// `awaitTermination`, `invokeAll`, a latch counted down last,
+/// `CompletableFuture` stages; each buggy twin is still reported.
+#[test]
+fn hb_handoffs() {
+    check("hb_handoffs", CLOSED);
+}

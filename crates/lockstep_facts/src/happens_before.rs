@@ -19,8 +19,14 @@
 
 use lockstep_ir::{Body, Call, StmtId, StmtKind, VarId};
 use lockstep_models::{HandOff, Side, Subject};
-use lockstep_pointsto::{MethodContext, ObjectId, PointsToResult, ThreadStart};
-use lockstep_program::{MethodId, Program};
+use lockstep_pointsto::{MethodContext, ObjectId, PointsToResult, SiteKey, ThreadStart};
+use lockstep_program::{EdgeKind, MethodId, Program};
+
+/// How far a chain of `CompletionStage` calls is followed back to the launch.
+const MAX_STAGES: usize = 16;
+/// How deep a task's last call is followed to find its release of a latch.
+const MAX_RELEASE_DEPTH: u32 = 3;
+const COMPLETION_STAGE: &str = "java/util/concurrent/CompletionStage";
 
 /// A thread start and the body of the method that makes it.
 struct StartSite<'x> {
@@ -88,9 +94,10 @@ impl StartSite<'_> {
 
     fn handoff_of(&self, call: &Call) -> Option<HandOff> {
         let m = &call.method;
-        let effect = lockstep_models::ordering_effect_via(&m.class, &m.name, &m.descriptor, &|a, b| {
-            self.program.is_subtype_name(a, b)
-        })?;
+        let effect =
+            lockstep_models::ordering_effect_via(&m.class, &m.name, &m.descriptor, &|a, b| {
+                self.program.is_subtype_name(a, b)
+            })?;
         Some(lockstep_models::handoff(effect))
     }
 
@@ -112,57 +119,111 @@ impl StartSite<'_> {
         }
     }
 
-    /// The one object `v` may point to in the starting context.
+    /// The one object `v` may point to in the starting context, unless it
+    /// is one of the JDK's merged internal objects (one per type: it
+    /// stands for many run-time objects).
     fn singleton(&self, v: VarId) -> Option<ObjectId> {
-        let c = self.start.caller;
-        let set = self.pt.var_in(c.method, c.context, v);
-        let mut it = set.iter();
-        match (it.next(), it.next()) {
-            (Some(o), None) => Some(o),
-            _ => None,
-        }
+        singleton_in(self.pt, self.start.caller, v)
     }
 
     fn denotes_only(&self, v: VarId, o: ObjectId) -> bool {
         self.singleton(v) == Some(o)
     }
 
-    /// Is `v` the result of the launching call, defined only there?
+    /// Is `v` the future of the launching call (defined only there), or a
+    /// `CompletionStage` derived from it (`thenApply`, ...: each stage
+    /// completes after the one it is called on)?
     fn is_launch_result(&self, v: VarId) -> bool {
-        let Some(StmtKind::Invoke {
-            result: Some(r), ..
-        }) = self.body.stmts.get(self.start.site.index()).map(|s| &s.kind)
-        else {
-            return false;
-        };
-        *r == v && self.body.unique_def.get(v.index()).copied().flatten() == Some(self.start.site)
+        let mut v = v;
+        for _ in 0..MAX_STAGES {
+            let Some(def) = self.body.unique_def.get(v.index()).copied().flatten() else {
+                return false;
+            };
+            if def == self.start.site {
+                return true;
+            }
+            let Some(StmtKind::Invoke { call, .. }) =
+                self.body.stmts.get(def.index()).map(|s| &s.kind)
+            else {
+                return false;
+            };
+            let stage = self
+                .program
+                .is_subtype_name(&call.method.class, COMPLETION_STAGE);
+            match call.receiver.as_ref().and_then(|r| r.var()) {
+                Some(w) if stage => v = w,
+                _ => return false,
+            }
+        }
+        false
     }
 
-    /// Is `v` the one executor the task was submitted to?
+    /// Is `v` the executor the task was submitted to?
     fn is_launch_executor(&self, v: VarId) -> bool {
-        let Some(StmtKind::Invoke { call, .. }) =
-            self.body.stmts.get(self.start.site.index()).map(|s| &s.kind)
+        let Some(StmtKind::Invoke { call, .. }) = self
+            .body
+            .stmts
+            .get(self.start.site.index())
+            .map(|s| &s.kind)
         else {
             return false;
         };
         let Some(exec) = call.receiver.as_ref().and_then(|r| r.var()) else {
             return false;
         };
-        match self.singleton(exec) {
-            Some(e) => e != self.start.task && self.denotes_only(v, e),
-            None => false,
-        }
+        // The same local, assigned once: points-to merges the executors
+        // a JDK factory makes (`Executors.newFixedThreadPool`), so one
+        // abstract executor can stand for several.
+        exec == v
+            && self
+                .body
+                .unique_def
+                .get(v.index())
+                .copied()
+                .flatten()
+                .is_some()
     }
 
     /// Does every entry of the task end by releasing `latch` (a
     /// `countDown` or barrier `await` on it on every path to a normal
     /// return, with no store or call after it)?
     fn task_releases_last(&self, latch: ObjectId) -> bool {
-        let entries = self.pt.thread_entries(self.start);
+        let mut entries = Vec::new();
+        for mc in self.pt.thread_entries(self.start) {
+            self.application_entries(mc, MAX_RELEASE_DEPTH, &mut entries);
+        }
         !entries.is_empty() && entries.iter().all(|&mc| self.releases_last(mc, latch))
     }
 
+    /// The application code a task entry runs: the entry itself, or for
+    /// a JDK entry (`Thread.run` calling its target) the application
+    /// methods it calls, through at most `depth` JDK frames.
+    fn application_entries(&self, mc: MethodContext, depth: u32, out: &mut Vec<MethodContext>) {
+        if self
+            .program
+            .is_application(self.program.method(mc.method).class)
+        {
+            out.push(mc);
+            return;
+        }
+        if depth == 0 {
+            return;
+        }
+        for e in self.pt.context_callees(mc) {
+            if e.kind != EdgeKind::TaskLaunch && !out.contains(&e.callee) {
+                self.application_entries(e.callee, depth - 1, out);
+            }
+        }
+    }
+
+    /// Does the method context end by releasing `latch`: a release on it,
+    /// or a call of methods that all do, on every path to a normal return
+    /// with no store or call after it?
     fn releases_last(&self, mc: MethodContext, latch: ObjectId) -> bool {
+        self.releases_last_within(mc, latch, MAX_RELEASE_DEPTH)
+    }
+
+    fn releases_last_within(&self, mc: MethodContext, latch: ObjectId, depth: u32) -> bool {
         let Some(body) = self.program.body(mc.method) else {
             return false;
         };
@@ -170,26 +231,48 @@ impl StartSite<'_> {
             let StmtKind::Invoke { call, .. } = &s.kind else {
                 return false;
             };
-            let releases = self
-                .handoff_of(call)
-                .is_some_and(|h| h.subject == Subject::Latch && h.side != Side::Acquire);
-            let on_latch = call.receiver.as_ref().and_then(|r| r.var()).is_some_and(|v| {
-                let set = self.pt.var_in(mc.method, mc.context, v);
-                set.len() == 1 && set.contains(latch)
-            });
             let at = StmtId(i as u32);
-            releases && on_latch && every_return_after(&body, at) && nothing_after(&body, at)
+            let last = || every_return_after(&body, at) && nothing_after(&body, at);
+            if self.is_release_on(mc, call, latch) {
+                return last();
+            }
+            let callees: Vec<MethodContext> = self
+                .pt
+                .context_callees(mc)
+                .iter()
+                .filter(|e| e.site == at)
+                .map(|e| e.callee)
+                .collect();
+            depth > 0
+                && !callees.is_empty()
+                && last()
+                && callees
+                    .iter()
+                    .all(|&c| self.releases_last_within(c, latch, depth - 1))
         })
+    }
+
+    /// Is `call` (in `mc`) a release of `latch` (`countDown`, `arrive`, a
+    /// barrier's `await`)?
+    fn is_release_on(&self, mc: MethodContext, call: &Call, latch: ObjectId) -> bool {
+        let releases = self
+            .handoff_of(call)
+            .is_some_and(|h| h.subject == Subject::Latch && h.side != Side::Acquire);
+        releases
+            && call
+                .receiver
+                .as_ref()
+                .and_then(|r| r.var())
+                .is_some_and(|v| singleton_in(self.pt, mc, v) == Some(latch))
     }
 
     /// Is the call at `at` a call of helper methods that each join the
     /// argument that denotes the task (`joinQuietly(t)`)?
     fn helper_joins_task(&self, at: StmtId, call: &Call) -> bool {
-        let Some(k) = call
-            .args
-            .iter()
-            .position(|a| a.var().is_some_and(|v| self.denotes_only(v, self.start.task)))
-        else {
+        let Some(k) = call.args.iter().position(|a| {
+            a.var()
+                .is_some_and(|v| self.denotes_only(v, self.start.task))
+        }) else {
             return false;
         };
         let callees = self
@@ -225,6 +308,21 @@ impl StartSite<'_> {
             joins && on_param && every_return_after(&body, StmtId(i as u32))
         })
     }
+}
+
+/// The one object `v` may point to in `mc`, unless it is one of the JDK's
+/// merged internal objects (one per type: it stands for many run-time
+/// objects).
+fn singleton_in(pt: &PointsToResult, mc: MethodContext, v: VarId) -> Option<ObjectId> {
+    let set = pt.var_in(mc.method, mc.context, v);
+    let mut it = set.iter();
+    let (Some(o), None) = (it.next(), it.next()) else {
+        return None;
+    };
+    let merged = pt
+        .object(o)
+        .is_some_and(|i| matches!(i.site, SiteKey::Library(_)));
+    (!merged).then_some(o)
 }
 
 /// Is every normal return of `body` reached only through `at`?

@@ -95,7 +95,12 @@ impl Analysis<'_> {
                 r.entries.iter().map(move |&e| (e, c))
             })
             .collect();
-        threads::run_counts(self.program, &self.graph, &sources, &mut FxHashMap::default())
+        threads::run_counts(
+            self.program,
+            &self.graph,
+            &sources,
+            &mut FxHashMap::default(),
+        )
     }
 
     fn ordering(&self, roots: &[Root], counts: &[u8], ri: usize, r: &Root) -> Option<Ordering> {

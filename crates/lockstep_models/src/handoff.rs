@@ -109,7 +109,11 @@ mod tests {
         assert_eq!(down.map(|x| x.side), Some(Side::Release));
         assert_eq!(wait.map(|x| x.side), Some(Side::Acquire));
         assert_eq!(wait.map(|x| x.subject), Some(Subject::Latch));
-        let take = ordering_effect("java/util/concurrent/BlockingQueue", "take", "()Ljava/lang/Object;");
+        let take = ordering_effect(
+            "java/util/concurrent/BlockingQueue",
+            "take",
+            "()Ljava/lang/Object;",
+        );
         assert_eq!(take.map(handoff), Some(h(Side::Acquire, Subject::Channel)));
     }
 
