@@ -410,3 +410,10 @@ fn hb_classic() {
 fn hb_handoffs() {
     check("hb_handoffs", CLOSED);
 }
+
+/// The flag-under-lock + `wait`-in-a-loop idiom, with the loop in a
+/// helper or in main; a write after the notify is still reported.
+#[test]
+fn hb_wait_notify() {
+    check("hb_wait_notify", CLOSED);
+}

@@ -36,20 +36,33 @@ struct StartSite<'x> {
     body: &'x Body,
 }
 
-/// The statements of the starting method that are ordered with a thread
-/// start: those that cannot run after the launching call (they happen
-/// before the task), and those every path reaches only through a wait for
-/// the task's end (they happen after it).
+/// What of the starting method is ordered with a thread start.
+pub struct Ordered {
+    /// Per statement of the starting method: it cannot run after the
+    /// launching call (it happens before the task), or every path reaches
+    /// it only through a wait for the task's end (it happens after it).
+    pub stmts: Vec<bool>,
+    /// Helper methods the starting method calls to wait for the task
+    /// (`job.await()` looping on `wait()`): the call site, the helper's
+    /// context and its statements after the wait.
+    pub helpers: Vec<(StmtId, MethodContext, Vec<bool>)>,
+}
+
+/// The statements of the starting method (and of the helpers it waits
+/// in) that are ordered with a thread start.
 pub fn ordered_statements(
     program: &Program,
     pt: &PointsToResult,
     start: &ThreadStart,
     body: &Body,
-) -> Vec<bool> {
+) -> Ordered {
     let n = body.stmts.len();
     let mut ordered = vec![false; n];
     let Some(&start_block) = body.block_of.get(start.site.index()) else {
-        return ordered;
+        return Ordered {
+            stmts: ordered,
+            helpers: Vec::new(),
+        };
     };
     let after_start = reach_from(body, start_block.index(), start.site);
     for (i, o) in ordered.iter_mut().enumerate() {
@@ -61,20 +74,30 @@ pub fn ordered_statements(
         start,
         body,
     };
-    for wait in site.waits() {
-        let before = reach_avoiding(body, wait);
-        for (i, o) in ordered.iter_mut().enumerate() {
-            if !before[i] && i != wait.index() {
-                *o = true;
-            }
+    let mut helpers = Vec::new();
+    for wait in site.waits(&mut helpers) {
+        mark_after(body, wait, &mut ordered);
+    }
+    Ordered {
+        stmts: ordered,
+        helpers,
+    }
+}
+
+/// Marks the statements every path reaches only through `wait`.
+fn mark_after(body: &Body, wait: StmtId, ordered: &mut [bool]) {
+    let before = reach_avoiding(body, wait);
+    for (i, o) in ordered.iter_mut().enumerate() {
+        if !before[i] && i != wait.index() {
+            *o = true;
         }
     }
-    ordered
 }
 
 impl StartSite<'_> {
-    /// The statements after which the task has ended.
-    fn waits(&self) -> Vec<StmtId> {
+    /// The statements after which the task has ended; the helpers waited
+    /// in are added to `helpers`.
+    fn waits(&self, helpers: &mut Vec<(StmtId, MethodContext, Vec<bool>)>) -> Vec<StmtId> {
         let mut out = Vec::new();
         for (i, s) in self.body.stmts.iter().enumerate() {
             let StmtKind::Invoke { call, .. } = &s.kind else {
@@ -82,8 +105,8 @@ impl StartSite<'_> {
             };
             let at = StmtId(i as u32);
             let waits = match self.handoff_of(call) {
-                Some(h) => self.waits_for_task(at, call, h),
-                None => self.helper_joins_task(at, call),
+                Some(h) => self.waits_for_task(self.start.caller, self.body, at, call, h),
+                None => self.helper_joins_task(at, call) || self.helper_waits(at, helpers),
             };
             if waits {
                 out.push(at);
@@ -92,42 +115,56 @@ impl StartSite<'_> {
         out
     }
 
+    /// The hand-off a call makes: an ordering call, or a monitor's
+    /// `wait`/`notify`.
     fn handoff_of(&self, call: &Call) -> Option<HandOff> {
         let m = &call.method;
-        let effect =
-            lockstep_models::ordering_effect_via(&m.class, &m.name, &m.descriptor, &|a, b| {
-                self.program.is_subtype_name(a, b)
-            })?;
-        Some(lockstep_models::handoff(effect))
+        let subtype = |a: &str, b: &str| self.program.is_subtype_name(a, b);
+        if let Some(e) =
+            lockstep_models::ordering_effect_via(&m.class, &m.name, &m.descriptor, &subtype)
+        {
+            return Some(lockstep_models::handoff(e));
+        }
+        lockstep_models::lock_effect_via(&m.class, &m.name, &m.descriptor, &subtype)
+            .and_then(lockstep_models::monitor_handoff)
     }
 
-    /// Does the ordering call at `at` wait for the end of this start's task?
-    fn waits_for_task(&self, at: StmtId, call: &Call, h: HandOff) -> bool {
+    /// Does the hand-off call at `at` of `body` (in `mc`) wait for the end
+    /// of this start's task?
+    fn waits_for_task(
+        &self,
+        mc: MethodContext,
+        body: &Body,
+        at: StmtId,
+        call: &Call,
+        h: HandOff,
+    ) -> bool {
         if !matches!(h.side, Side::Acquire | Side::Both) {
             return false;
         }
+        let local = mc == self.start.caller;
         let receiver = call.receiver.as_ref().and_then(|r| r.var());
+        let released =
+            |v: VarId| singleton_in(self.pt, mc, v).is_some_and(|o| self.task_releases_last(o));
         match h.subject {
-            Subject::Thread => receiver.is_some_and(|v| self.denotes_only(v, self.start.task)),
-            Subject::Future => receiver.is_some_and(|v| self.is_launch_result(v)),
-            Subject::Executor => receiver.is_some_and(|v| self.is_launch_executor(v)),
-            Subject::OwnTasks => at == self.start.site,
-            Subject::Latch => receiver
-                .and_then(|v| self.singleton(v))
-                .is_some_and(|latch| self.task_releases_last(latch)),
+            Subject::Thread => {
+                receiver.is_some_and(|v| singleton_in(self.pt, mc, v) == Some(self.start.task))
+            }
+            // These name the launch's own statement: only in the starting method.
+            Subject::Future => local && receiver.is_some_and(|v| self.is_launch_result(v)),
+            Subject::Executor => local && receiver.is_some_and(|v| self.is_launch_executor(v)),
+            Subject::OwnTasks => local && at == self.start.site,
+            Subject::Latch => receiver.is_some_and(released),
+            // A `wait` counts only in a loop (on the flag the task sets).
+            Subject::Monitor => {
+                let looped = body
+                    .block_of
+                    .get(at.index())
+                    .is_some_and(|b| loop_of(body, b.index()).iter().any(|&x| x));
+                looped && receiver.is_some_and(released)
+            }
             Subject::Channel => false,
         }
-    }
-
-    /// The one object `v` may point to in the starting context, unless it
-    /// is one of the JDK's merged internal objects (one per type: it
-    /// stands for many run-time objects).
-    fn singleton(&self, v: VarId) -> Option<ObjectId> {
-        singleton_in(self.pt, self.start.caller, v)
-    }
-
-    fn denotes_only(&self, v: VarId, o: ObjectId) -> bool {
-        self.singleton(v) == Some(o)
     }
 
     /// Is `v` the future of the launching call (defined only there), or a
@@ -253,11 +290,11 @@ impl StartSite<'_> {
     }
 
     /// Is `call` (in `mc`) a release of `latch` (`countDown`, `arrive`, a
-    /// barrier's `await`)?
+    /// barrier's `await`, a monitor's `notify`)?
     fn is_release_on(&self, mc: MethodContext, call: &Call, latch: ObjectId) -> bool {
-        let releases = self
-            .handoff_of(call)
-            .is_some_and(|h| h.subject == Subject::Latch && h.side != Side::Acquire);
+        let releases = self.handoff_of(call).is_some_and(|h| {
+            matches!(h.subject, Subject::Latch | Subject::Monitor) && h.side != Side::Acquire
+        });
         releases
             && call
                 .receiver
@@ -266,12 +303,65 @@ impl StartSite<'_> {
                 .is_some_and(|v| singleton_in(self.pt, mc, v) == Some(latch))
     }
 
+    /// Is the call at `at` a call of helper methods (application code) that
+    /// each wait for the task on every path to a normal return? Records
+    /// each helper's statements after its wait.
+    fn helper_waits(
+        &self,
+        at: StmtId,
+        helpers: &mut Vec<(StmtId, MethodContext, Vec<bool>)>,
+    ) -> bool {
+        let callees: Vec<MethodContext> = self
+            .pt
+            .context_callees(self.start.caller)
+            .iter()
+            .filter(|e| e.site == at && e.kind != EdgeKind::TaskLaunch)
+            .map(|e| e.callee)
+            .collect();
+        let mut found = Vec::new();
+        for &mc in &callees {
+            if !self
+                .program
+                .is_application(self.program.method(mc.method).class)
+            {
+                return false;
+            }
+            let Some(body) = self.program.body(mc.method) else {
+                return false;
+            };
+            let Some(wait) = self.wait_in(mc, &body) else {
+                return false;
+            };
+            let mut after = vec![false; body.stmts.len()];
+            mark_after(&body, wait, &mut after);
+            found.push((at, mc, after));
+        }
+        let waits = !found.is_empty();
+        helpers.extend(found);
+        waits
+    }
+
+    /// A hand-off in `body` (in `mc`) that waits for the task and that
+    /// every normal return comes after.
+    fn wait_in(&self, mc: MethodContext, body: &Body) -> Option<StmtId> {
+        body.stmts.iter().enumerate().find_map(|(i, s)| {
+            let StmtKind::Invoke { call, .. } = &s.kind else {
+                return None;
+            };
+            let at = StmtId(i as u32);
+            let h = self.handoff_of(call)?;
+            (self.waits_for_task(mc, body, at, call, h) && every_return_after(body, at))
+                .then_some(at)
+        })
+    }
+
     /// Is the call at `at` a call of helper methods that each join the
     /// argument that denotes the task (`joinQuietly(t)`)?
     fn helper_joins_task(&self, at: StmtId, call: &Call) -> bool {
         let Some(k) = call.args.iter().position(|a| {
-            a.var()
-                .is_some_and(|v| self.denotes_only(v, self.start.task))
+            a.var().is_some_and(|v| {
+                singleton_in(self.pt, self.start.caller, v) == Some(self.start.task)
+            })
         }) else {
             return false;
         };

@@ -7,6 +7,7 @@
 //! waits, as long as the caller itself runs once.
 
 use crate::analysis::Analysis;
+use lockstep_ir::StmtId;
 use rustc_hash::FxHashMap;
 
 use crate::threads::{self, Root, RootKind};
@@ -27,13 +28,18 @@ pub struct Ordering {
     /// Per node: reached by the other roots without passing an ordered
     /// statement of the caller.
     pub reached: Vec<bool>,
+    /// Helper nodes the caller waits in for the task, reached by nothing
+    /// else: per statement, ordered (after the wait).
+    pub helpers: Vec<(u32, Vec<bool>)>,
 }
 
 impl Ordering {
     /// Is an access at `stmt` of `node` ordered with this start's thread?
-    pub fn orders(&self, node: u32, stmt: lockstep_ir::StmtId) -> bool {
+    pub fn orders(&self, node: u32, stmt: StmtId) -> bool {
         if node == self.caller {
             self.stmts.get(stmt.index()).copied().unwrap_or(false)
+        } else if let Some((_, after)) = self.helpers.iter().find(|(n, _)| *n == node) {
+            after.get(stmt.index()).copied().unwrap_or(false)
         } else {
             !self.reached.get(node as usize).copied().unwrap_or(true)
         }
@@ -115,7 +121,8 @@ impl Analysis<'_> {
             return None;
         }
         let body = self.program.body(t.caller.method)?;
-        let stmts = crate::happens_before::ordered_statements(self.program, self.pt, t, &body);
+        let ordered = crate::happens_before::ordered_statements(self.program, self.pt, t, &body);
+        let stmts = ordered.stmts;
         let others: Vec<u32> = roots
             .iter()
             .enumerate()
@@ -125,11 +132,31 @@ impl Analysis<'_> {
         let parent = self.graph.bfs(&others, |node, site| {
             node == caller && stmts.get(site.index()).copied().unwrap_or(false)
         });
+        let helpers = if ordered.helpers.is_empty() {
+            Vec::new()
+        } else {
+            // A helper is ordered only where nothing but the waiting call
+            // reaches it.
+            let sites: Vec<StmtId> = ordered.helpers.iter().map(|h| h.0).collect();
+            let without = self.graph.bfs(&others, |node, site| {
+                node == caller
+                    && (stmts.get(site.index()).copied().unwrap_or(false) || sites.contains(&site))
+            });
+            ordered
+                .helpers
+                .into_iter()
+                .filter_map(|(_, mc, after)| {
+                    let n = self.graph.node(mc)?;
+                    without.get(n as usize)?.is_none().then_some((n, after))
+                })
+                .collect()
+        };
         Some(Ordering {
             root: ri as u32,
             caller,
             stmts,
             reached: parent.iter().map(Option::is_some).collect(),
+            helpers,
         })
     }
 }

@@ -7,6 +7,7 @@
 //! The facts match a release with an acquire when both name the same
 //! abstract object; this module only says what each call means.
 
+use crate::locks::LockEffect;
 use crate::ordering::OrderingEffect;
 
 /// Which side of a happens-before edge a call is.
@@ -40,6 +41,10 @@ pub enum Subject {
     /// only when every party has released it (the count is assumed to be
     /// the number of parties).
     Latch,
+    /// The receiver is a monitor or condition: a `wait` in a loop on a
+    /// flag returns after the `notify` of the thread that set the flag
+    /// under the same lock.
+    Monitor,
     /// The receiver is a semaphore, queue or exchanger: one release is
     /// seen by the one acquire it lets through, not by every acquire.
     Channel,
@@ -87,6 +92,21 @@ pub fn handoff(effect: OrderingEffect) -> HandOff {
     }
 }
 
+/// The hand-off a lock-model call makes: `wait`/`await` acquire what the
+/// `notify`/`signal` on the same monitor released; other lock calls are
+/// locks, not hand-offs.
+pub fn monitor_handoff(effect: LockEffect) -> Option<HandOff> {
+    match effect {
+        LockEffect::MonitorWait | LockEffect::ConditionAwait => {
+            Some(h(Side::Acquire, Subject::Monitor))
+        }
+        LockEffect::MonitorNotify | LockEffect::ConditionSignal => {
+            Some(h(Side::Release, Subject::Monitor))
+        }
+        _ => None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -115,6 +135,17 @@ mod tests {
             "()Ljava/lang/Object;",
         );
         assert_eq!(take.map(handoff), Some(h(Side::Acquire, Subject::Channel)));
+    }
+
+    #[test]
+    fn wait_acquires_and_notify_releases_a_monitor() {
+        let wait = crate::lock_effect("java/lang/Object", "wait", "()V").and_then(monitor_handoff);
+        let notify =
+            crate::lock_effect("java/lang/Object", "notifyAll", "()V").and_then(monitor_handoff);
+        let lock = crate::lock_effect("java/util/concurrent/locks/Lock", "lock", "()V");
+        assert_eq!(wait, Some(h(Side::Acquire, Subject::Monitor)));
+        assert_eq!(notify, Some(h(Side::Release, Subject::Monitor)));
+        assert!(lock.is_some() && lock.and_then(monitor_handoff).is_none());
     }
 
     #[test]

@@ -46,7 +46,7 @@ pub use containers::{
     container_access, container_access_via, container_family, container_family_via,
     ContainerAccess, ContainerFamily,
 };
-pub use handoff::{handoff, HandOff, Side, Subject};
+pub use handoff::{handoff, monitor_handoff, HandOff, Side, Subject};
 pub use heap::{
     heap_effects, is_reflective_call, keeps_object_contexts, vm_static_fields, HeapEffect,
     HeapModel, VmStaticField, JVM_ALLOCATED,
