@@ -4,8 +4,9 @@
 //!
 //! - [`threads`]: the context call graph, thread roots (the main thread,
 //!   every modelled thread start with its task, the open-program harness,
-//!   `@ThreadSafe` APIs), which roots run more than once, start/join
-//!   ordering;
+//!   `@ThreadSafe` APIs), which roots run more than once;
+//! - `happens_before`: the statements of a starting method ordered with
+//!   the task it starts (before the launch, after a wait for its end);
 //! - [`local_locks`]: the locks a body must hold before each statement
 //!   (monitors and `java.util.concurrent` locks, by access path);
 //! - [`locks`]: those locks as abstract objects per context, and the
@@ -39,6 +40,7 @@ pub mod analysis;
 pub mod annotations;
 mod buckets;
 mod escape;
+mod happens_before;
 pub mod local_locks;
 pub mod lock_order;
 pub mod locks;

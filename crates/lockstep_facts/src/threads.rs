@@ -11,8 +11,8 @@
 //! two places, from a loop, or from a root that runs more than once); such
 //! a root races with itself.
 
-use lockstep_ir::{Body, StmtId, StmtKind};
-use lockstep_models::{OrderingEffect, Repeat};
+use lockstep_ir::{Body, StmtId};
+use lockstep_models::Repeat;
 use lockstep_pointsto::{MethodContext, PointsToResult, ThreadStart};
 use lockstep_program::{EdgeKind, MethodId, Program};
 use rustc_hash::FxHashMap;
@@ -195,129 +195,6 @@ pub fn run_counts(
         count = next;
     }
     count
-}
-
-/// The statements of the starting method that are ordered with a thread
-/// start: those that cannot run after the `start()` call (they happen
-/// before the child), and those every path reaches only through a `join()`
-/// of the started thread object (they happen after the child ends).
-pub fn ordered_statements(
-    program: &Program,
-    pt: &PointsToResult,
-    start: &ThreadStart,
-    body: &Body,
-) -> Vec<bool> {
-    let n = body.stmts.len();
-    let mut ordered = vec![false; n];
-    let Some(&start_block) = body.block_of.get(start.site.index()) else {
-        return ordered;
-    };
-    // Forward reachability from the start statement (inclusive).
-    let after_start = reach_from(body, start_block.index(), start.site);
-    for (i, o) in ordered.iter_mut().enumerate() {
-        *o = !after_start[i];
-    }
-    // Joins of the started thread: `t.join()` on a receiver that denotes
-    // exactly the task object (the thread).
-    let joins: Vec<StmtId> = body
-        .stmts
-        .iter()
-        .enumerate()
-        .filter_map(|(i, s)| {
-            let StmtKind::Invoke { call, .. } = &s.kind else {
-                return None;
-            };
-            let effect = lockstep_models::ordering_effect_via(
-                &call.method.class,
-                &call.method.name,
-                &call.method.descriptor,
-                &|a, b| program.is_subtype_name(a, b),
-            )?;
-            if !matches!(effect, OrderingEffect::JoinThread) {
-                return None;
-            }
-            let recv = call.receiver.as_ref()?.var()?;
-            let objs = pt.var_in(start.caller.method, start.caller.context, recv);
-            let only_task = objs.len() == 1 && objs.contains(start.task);
-            only_task.then_some(StmtId(i as u32))
-        })
-        .collect();
-    for j in joins {
-        // Statements reachable from the entry without passing `j` are not after it.
-        let avoid = reach_avoiding(body, j);
-        for (i, o) in ordered.iter_mut().enumerate() {
-            if !avoid[i] && i != j.index() {
-                *o = true;
-            }
-        }
-    }
-    ordered
-}
-
-/// Statements reachable from `from` (inclusive) in block `b`.
-fn reach_from(body: &Body, b: usize, from: StmtId) -> Vec<bool> {
-    let n = body.stmts.len();
-    let mut out = vec![false; n];
-    let mut seen = vec![false; body.blocks.len()];
-    let mut stack = Vec::new();
-    if let Some(block) = body.blocks.get(b) {
-        for s in block.stmt_ids().filter(|s| s.0 >= from.0) {
-            if let Some(o) = out.get_mut(s.index()) {
-                *o = true;
-            }
-        }
-        stack.extend(block.succs.iter().map(|x| x.index()));
-        stack.extend(block.exceptional.iter().map(|e| e.handler.index()));
-    }
-    while let Some(x) = stack.pop() {
-        if x >= seen.len() || seen[x] {
-            continue;
-        }
-        seen[x] = true;
-        let block = &body.blocks[x];
-        for s in block.stmt_ids() {
-            if let Some(o) = out.get_mut(s.index()) {
-                *o = true;
-            }
-        }
-        stack.extend(block.succs.iter().map(|x| x.index()));
-        stack.extend(block.exceptional.iter().map(|e| e.handler.index()));
-    }
-    out
-}
-
-/// Statements reachable from the method entry without executing `avoid`.
-fn reach_avoiding(body: &Body, avoid: StmtId) -> Vec<bool> {
-    let n = body.stmts.len();
-    let mut out = vec![false; n];
-    let Some(&ab) = body.block_of.get(avoid.index()) else {
-        return vec![true; n];
-    };
-    let mut seen = vec![false; body.blocks.len()];
-    let mut stack = vec![0usize];
-    while let Some(x) = stack.pop() {
-        if x >= seen.len() || seen[x] {
-            continue;
-        }
-        seen[x] = true;
-        let block = &body.blocks[x];
-        let mut stopped = false;
-        for s in block.stmt_ids() {
-            if x == ab.index() && s == avoid {
-                stopped = true;
-                break;
-            }
-            if let Some(o) = out.get_mut(s.index()) {
-                *o = true;
-            }
-        }
-        // Exceptions thrown before the join leave the block too.
-        stack.extend(block.exceptional.iter().map(|e| e.handler.index()));
-        if !stopped {
-            stack.extend(block.succs.iter().map(|x| x.index()));
-        }
-    }
-    out
 }
 
 /// Whether a thread start repeats by itself (periodic schedules).

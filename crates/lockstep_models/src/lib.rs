@@ -3,7 +3,7 @@
 //! The analyses need to know what a handful of JDK methods mean for
 //! concurrency: which calls start a new thread of control and which method
 //! of which operand it runs ([`threads`]), which calls order threads
-//! ([`ordering`]), which calls acquire or release locks ([`locks`]), which
+//! ([`ordering`], as release/acquire hand-offs in [`handoff`]), which calls acquire or release locks ([`locks`]), which
 //! types are safe to share ([`safety`]), which calls read or write a
 //! non-thread-safe container ([`containers`]) and which calls hint at thread
 //! confinement ([`confinement`]), and what natives and intrinsics do to the
@@ -31,6 +31,7 @@
 pub mod blocking;
 pub mod confinement;
 pub mod containers;
+pub mod handoff;
 pub mod heap;
 pub mod hierarchy;
 pub mod locks;
@@ -45,6 +46,7 @@ pub use containers::{
     container_access, container_access_via, container_family, container_family_via,
     ContainerAccess, ContainerFamily,
 };
+pub use handoff::{handoff, monitor_handoff, HandOff, Side, Subject};
 pub use heap::{
     heap_effects, is_reflective_call, keeps_object_contexts, vm_static_fields, HeapEffect,
     HeapModel, VmStaticField, JVM_ALLOCATED,
