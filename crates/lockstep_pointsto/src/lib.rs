@@ -51,6 +51,7 @@
 )]
 
 mod config;
+mod external;
 mod facts;
 mod filters;
 mod ids;
