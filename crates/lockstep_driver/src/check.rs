@@ -136,9 +136,13 @@ impl Workspace {
         ));
         lines.push(Stats::collect(&self.program, None, Some(cg)).to_string());
         lines.push(format!(
-            "entry points: {} ({})",
+            "entry points: {} ({}): {} mains, {} library entries; {} classes reached from mains, {} entered as a library",
             entries.methods.len(),
-            entries.mode.describe()
+            entries.mode.describe(),
+            entries.scope.mains,
+            entries.harness.len(),
+            entries.scope.program_classes,
+            entries.scope.library_classes
         ));
         let rules: Vec<&str> = settings.rules.iter().map(|r| r.as_str()).collect();
         lines.push(format!("rules: {}", rules.join(", ")));

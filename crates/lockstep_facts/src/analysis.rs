@@ -256,7 +256,7 @@ impl<'a> Analysis<'a> {
                 }
                 for &m in &info.methods {
                     let d = self.program.method(m);
-                    if !d.is_public() || d.is_constructor() || d.is_class_initializer() {
+                    if d.is_private() || d.is_constructor() || d.is_class_initializer() {
                         continue;
                     }
                     let entries = nodes_of(m);

@@ -3,10 +3,13 @@
 //! One model for any input. Every `public static void main(String[])` of
 //! an application class starts a program (with the static initializers
 //! that run first, which the call graph adds by itself). What no main
-//! reaches (by RTA from the mains) is analysed as a library in the same
-//! run: its entry methods are driven by an open-program harness, "any
-//! caller", repeatedly and concurrently (paper 002 §4.5.3). Without a
-//! main, or with `--open`, the whole application is a library.
+//! reaches (by RTA from the mains) in classes with concurrent intent is
+//! analysed as a library in the same run: its entry methods are driven by
+//! an open-program harness, "any caller", repeatedly and concurrently
+//! (paper 002 §4.5.3). Unreached classes without concurrent intent are
+//! skipped (in an open program their unlocked accesses are not reported
+//! either, and entering them cost jfreechart minutes instead of seconds).
+//! Without a main, or with `--open`, the whole application is a library.
 //!
 //! The library harness enters, in each application class:
 //! - every public or protected method (constructors included) of a public
@@ -20,8 +23,10 @@
 //! - every `<clinit>`.
 //!
 //! `@ThreadSafe` classes are entries in every mode: their non-private
-//! methods are harness entries even when a main reaches them. Abstract
-//! and native methods have no body and are never entries.
+//! methods are harness entries when no main reaches them, and thread
+//! roots of their own (any caller) in the contexts a main reaches them in
+//! (`lockstep_facts`). Abstract and native methods have no body and are
+//! never entries.
 //!
 //! This module does not decide how often entries run; the thread-root
 //! analysis treats every harness entry as callable repeatedly and
@@ -153,15 +158,22 @@ pub fn entry_points(program: &Program, open: bool) -> EntryPoints {
             .iter()
             .any(|&m| from_mains.is_reachable(m));
         program_classes += usize::from(reached);
-        let thread_safe = is_thread_safe_class(program, c);
-        let intent = thread_safe || threaded.contains(&c) || concurrent_intent(program, c);
-        let before = harness.len();
-        for m in library_entries(program, c, intent) {
-            // `@ThreadSafe` promises safety to every caller, reached or not.
-            if !from_mains.is_reachable(m) || (thread_safe && !is_initializer(program, m)) {
-                harness.push(m);
-            }
+        let intent = is_thread_safe_class(program, c)
+            || threaded.contains(&c)
+            || concurrent_intent(program, c);
+        if !intent {
+            // Its unlocked accesses would not be reported (as in an open
+            // program), and entering it costs like analysing a library.
+            continue;
         }
+        let before = harness.len();
+        // What a main reaches runs in the main's contexts; the thread-root
+        // analysis makes reached methods of `@ThreadSafe` classes roots there.
+        harness.extend(
+            library_entries(program, c, intent)
+                .into_iter()
+                .filter(|&m| !from_mains.is_reachable(m)),
+        );
         let entered = harness[before..]
             .iter()
             .any(|&m| !program.method(m).is_class_initializer());
@@ -233,10 +245,6 @@ fn main_methods(program: &Program) -> Vec<MethodId> {
             md.is_static() && md.is_public()
         })
         .collect()
-}
-
-fn is_initializer(program: &Program, m: MethodId) -> bool {
-    program.method(m).is_class_initializer()
 }
 
 /// The harness entries of class `c`: its `<clinit>`, and its public and

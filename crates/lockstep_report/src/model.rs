@@ -484,8 +484,8 @@ pub struct Scope {
     pub programs: u64,
     /// Classes no main reaches, entered as a library (any caller, any thread).
     pub library_classes: u64,
-    /// Classes with code that no main and no library entry reaches (not
-    /// public and no sign of concurrent use).
+    /// Classes with code that no main and no library entry reaches
+    /// (unreached or not public, and no sign of concurrent use).
     pub skipped_classes: u64,
 }
 

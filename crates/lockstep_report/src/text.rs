@@ -71,7 +71,8 @@ pub fn render_text_with_sources(
 
 /// What was entered, when it is more than one program that reaches
 /// everything: `2 programs, 3 classes entered as a library, 1 class
-/// skipped (no entry reaches it: not public, no sign of concurrent use)`.
+/// skipped (nothing enters it: unreached or not public, no sign of
+/// concurrent use)`.
 fn scope_text(scope: &Scope, open: bool) -> Option<String> {
     let mut parts = Vec::new();
     if !open && (scope.programs > 1 || scope.library_classes > 0 || scope.skipped_classes > 0) {
@@ -90,7 +91,7 @@ fn scope_text(scope: &Scope, open: bool) -> Option<String> {
             ("classes", "them")
         };
         parts.push(format!(
-            "{} {it} skipped (no entry reaches {them}: not public, no sign of concurrent use)",
+            "{} {it} skipped (nothing enters {them}: unreached or not public, no sign of concurrent use)",
             scope.skipped_classes
         ));
     }
