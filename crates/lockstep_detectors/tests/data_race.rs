@@ -425,4 +425,68 @@ fn hb_wait_notify() {
 #[test]
 fn hb_queue() {
     check("hb_queue", CLOSED);
+
+/// Entry points (issue 15): a class no main reaches is still checked, as
+/// a library in the same run: `Registry.forget` races with the locked
+/// `register` though only `Tally` is reached from main; `Plain`, with no
+/// sign of concurrent use, is silent as in an open program. Main's own
+/// threads are analysed as before.
+#[test]
+fn unreached_library() {
+    let findings = check("unreached_library", CLOSED);
+    let fixture = compile_fixture("data_race/unreached_library");
+    let forget = line_of(&fixture, "Registry.java", "size = 0;");
+    let hits = at(&findings, "Registry.java", forget);
+    assert_eq!(hits.len(), 1, "{}", dump(&findings));
+    assert_eq!(hits[0].field.as_deref(), Some("unreached.Registry.size"));
+    let register = line_of(&fixture, "Registry.java", "size++;");
+    assert!(
+        hits[0]
+            .related
+            .iter()
+            .any(|r| r.location.line == Some(register)),
+        "{}",
+        dump(&findings)
+    );
+    let add = line_of(&fixture, "Tally.java", "n++;");
+    assert_eq!(at(&findings, "Tally.java", add).len(), 1);
+}
+
+/// A package-private `@ThreadSafe` class with package-private methods:
+/// main calls it from its one thread, but the annotation makes its
+/// non-private methods entries in every mode, so the unlocked `reset`
+/// races with the locked `hit`, and `clear`, which main never calls, is
+/// checked too.
+#[test]
+fn thread_safe_package() {
+    let findings = check("thread_safe_package", CLOSED);
+    let fixture = compile_fixture("data_race/thread_safe_package");
+    let reset = line_of(&fixture, "Cache.java", "hits = 0;");
+    let hits = at(&findings, "Cache.java", reset);
+    assert_eq!(hits.len(), 1, "{}", dump(&findings));
+    assert_eq!(hits[0].location.method.as_deref(), Some("reset"));
+    let clear = line_of(&fixture, "Cache.java", "resets++;");
+    assert_eq!(at(&findings, "Cache.java", clear).len(), 1);
+    // The same class is entered in library mode.
+    let open = run_detector_in_mode(&fixture, &DataRace, RULES, &Options::default(), OPEN);
+    assert_eq!(at(&open, "Cache.java", reset).len(), 1, "{}", dump(&open));
+}
+
+/// Fields no analysed code assigns (`@Inject`ed, or set by reflection)
+/// hold one external object each: `mLock.lock()` on the injected lock and
+/// `statsLock.lock()` on the reflective one are held locks (no race on
+/// `served`, `lookups`), while the injected `Map` is raced through and
+/// the unlocked `misses++` races.
+#[test]
+fn injected_fields() {
+    let findings = check("injected_fields", CLOSED);
+    let fixture = compile_fixture("data_race/injected_fields");
+    let put = line_of(&fixture, "Service.java", "sessions.put(who, who);");
+    let puts = at(&findings, "Service.java", put);
+    assert_eq!(puts.len(), 1, "{}", dump(&findings));
+    assert_eq!(puts[0].field.as_deref(), Some("injected.Service.sessions"));
+    for line in ["served++;", "lookups++;"] {
+        let l = line_of(&fixture, "Service.java", line);
+        assert!(at(&findings, "Service.java", l).is_empty(), "{line}");
+    }
 }

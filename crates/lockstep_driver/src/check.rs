@@ -4,7 +4,7 @@
 use lockstep_detectors::{Context, Needs, Options, Output, RuleSet};
 use lockstep_facts::SharedFacts;
 use lockstep_program::{entry_points, rta, LowerStats, Stats};
-use lockstep_report::{Finding, Report, Summary};
+use lockstep_report::{Finding, Report, Scope, Summary};
 use rayon::prelude::*;
 
 use crate::load::Workspace;
@@ -36,13 +36,15 @@ pub struct Outcome {
 impl Workspace {
     /// Runs the enabled rules.
     pub fn check(&self, settings: &CheckSettings, progress: &mut dyn Progress) -> Outcome {
-        let (outputs, open_program, stats) = self.with_context(settings, progress, |cx| {
+        let (outputs, open_program, stats, scope) = self.with_context(settings, progress, |cx| {
             let detectors = lockstep_detectors::enabled(settings.rules);
             prefetch_facts(cx.facts, &detectors, cx.progress());
             cx.phase("detectors");
             let outputs: Vec<Output> = detectors.par_iter().map(|d| d.run(&cx.context)).collect();
             let stats = settings.stats.then(|| self.stats_lines(cx, settings));
-            (outputs, cx.context.open_program(), stats)
+            let scope =
+                crate::scope::scope(&self.program, cx.context.entries, cx.context.call_graph);
+            (outputs, cx.context.open_program(), stats, scope)
         });
         progress.phase("render");
         let mut findings: Vec<Finding> = Vec::new();
@@ -57,7 +59,7 @@ impl Workspace {
         }
         findings.retain(|f| f.rule.parse().is_ok_and(|r| settings.rules.contains(r)));
         Outcome {
-            report: self.report(findings, open_program),
+            report: self.report(findings, open_program, scope),
             explanations,
             stats,
         }
@@ -101,7 +103,7 @@ impl Workspace {
         f(&mut session)
     }
 
-    fn report(&self, findings: Vec<Finding>, open_program: bool) -> Report {
+    fn report(&self, findings: Vec<Finding>, open_program: bool, scope: Scope) -> Report {
         let mut report = Report::new(env!("CARGO_PKG_VERSION"));
         report.findings = findings;
         report.problems = self.problems.clone();
@@ -110,6 +112,7 @@ impl Workspace {
             classes: self.app_classes,
             methods: self.app_methods,
             open_program,
+            scope: Some(scope),
         };
         report.normalize();
         report
@@ -133,9 +136,13 @@ impl Workspace {
         ));
         lines.push(Stats::collect(&self.program, None, Some(cg)).to_string());
         lines.push(format!(
-            "entry points: {} ({})",
+            "entry points: {} ({}): {} mains, {} library entries; {} classes reached from mains, {} entered as a library",
             entries.methods.len(),
-            entries.mode.describe()
+            entries.mode.describe(),
+            entries.scope.mains,
+            entries.harness.len(),
+            entries.scope.program_classes,
+            entries.scope.library_classes
         ));
         let rules: Vec<&str> = settings.rules.iter().map(|r| r.as_str()).collect();
         lines.push(format!("rules: {}", rules.join(", ")));

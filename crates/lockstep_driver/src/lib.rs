@@ -18,6 +18,7 @@ mod classpaths;
 mod load;
 mod problems;
 mod roots;
+mod scope;
 mod warnings;
 
 pub use check::{CheckSettings, Outcome, Session};

@@ -25,8 +25,9 @@ pub struct StartedThread {
 }
 
 impl Workspace {
-    /// The threads the program starts, from its mains (or, with `open` or
-    /// without a main, from the library harness).
+    /// The threads the program starts, from its mains and the library
+    /// harness for what they do not reach (with `open` or without a main,
+    /// from the library harness alone).
     pub fn started_threads(&self, open: bool) -> Vec<StartedThread> {
         let program = &self.program;
         program.lower_all_application();

@@ -234,40 +234,7 @@ impl<'a> Analysis<'a> {
                 .collect()
         };
         if self.open {
-            // Only the harness's own calls are entries: a context in which
-            // application code calls the method keeps that caller's locks.
-            let harness = |c: lockstep_pointsto::ContextId| {
-                self.pt
-                    .context(c)
-                    .iter()
-                    .all(|s| matches!(s, SiteKey::Entry(_)))
-            };
-            for &m in &self.pt.entries().methods {
-                let entries: Vec<u32> = self
-                    .pt
-                    .contexts_of(m)
-                    .into_iter()
-                    .filter(|&c| harness(c))
-                    .filter_map(|c| {
-                        self.graph.node(lockstep_pointsto::MethodContext {
-                            method: m,
-                            context: c,
-                        })
-                    })
-                    .collect();
-                let entries = if entries.is_empty() {
-                    nodes_of(m)
-                } else {
-                    entries
-                };
-                if !entries.is_empty() {
-                    roots.push(Root {
-                        kind: RootKind::Harness(m),
-                        entries,
-                        multi: true,
-                    });
-                }
-            }
+            roots.extend(self.harness_roots());
         } else {
             let entries: Vec<u32> = self
                 .pt
@@ -280,6 +247,8 @@ impl<'a> Analysis<'a> {
                 entries,
                 multi: false,
             });
+            // What no main reaches runs under the library harness.
+            roots.extend(self.harness_roots());
             for c in self.program.application_classes() {
                 let info = self.program.class(c);
                 if !class_policy(&info.file.annotations).thread_safe {
@@ -287,7 +256,7 @@ impl<'a> Analysis<'a> {
                 }
                 for &m in &info.methods {
                     let d = self.program.method(m);
-                    if !d.is_public() || d.is_constructor() || d.is_class_initializer() {
+                    if d.is_private() || d.is_constructor() || d.is_class_initializer() {
                         continue;
                     }
                     let entries = nodes_of(m);
@@ -313,6 +282,45 @@ impl<'a> Analysis<'a> {
                     kind: RootKind::Start(i),
                     entries,
                     multi: self.open || threads::periodic(t),
+                });
+            }
+        }
+        roots
+    }
+
+    /// One root per entry of the library harness, at the contexts the
+    /// harness itself calls it in (a context in which application code
+    /// calls the method keeps that caller's locks); at every context of
+    /// the method when the harness's own is gone.
+    fn harness_roots(&self) -> Vec<Root> {
+        let harness_context = |c: lockstep_pointsto::ContextId| {
+            self.pt
+                .context(c)
+                .iter()
+                .all(|s| matches!(s, SiteKey::Entry(_)))
+        };
+        let node = |m: MethodId, c: lockstep_pointsto::ContextId| {
+            self.graph.node(lockstep_pointsto::MethodContext {
+                method: m,
+                context: c,
+            })
+        };
+        let mut roots = Vec::new();
+        for &m in &self.pt.entries().harness {
+            let contexts = self.pt.contexts_of(m);
+            let mut entries: Vec<u32> = contexts
+                .iter()
+                .filter(|&&c| harness_context(c))
+                .filter_map(|&c| node(m, c))
+                .collect();
+            if entries.is_empty() {
+                entries = contexts.iter().filter_map(|&c| node(m, c)).collect();
+            }
+            if !entries.is_empty() {
+                roots.push(Root {
+                    kind: RootKind::Harness(m),
+                    entries,
+                    multi: true,
                 });
             }
         }

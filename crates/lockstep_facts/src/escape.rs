@@ -53,7 +53,10 @@ impl Analysis<'_> {
                 if annotated
                     || matches!(
                         info.site,
-                        SiteKey::Entry(_) | SiteKey::Vm(_) | SiteKey::Opaque(_)
+                        SiteKey::Entry(_)
+                            | SiteKey::External { .. }
+                            | SiteKey::Vm(_)
+                            | SiteKey::Opaque(_)
                     )
                 {
                     push(o, &mut shared, &mut stack);

@@ -240,7 +240,7 @@ impl Analysis<'_> {
             Verdict::GuardedBy
         } else if concurrent(self.open, roots, a, b).is_none() {
             Verdict::NotConcurrent
-        } else if self.open
+        } else if self.library_only(roots, a, b)
             && !self.every_class
             && !matches!(target, Target::Static { .. })
             && a.locks.is_empty()
@@ -251,6 +251,20 @@ impl Analysis<'_> {
         } else {
             Verdict::Race
         }
+    }
+
+    /// Do two accesses run only under the library harness (an open
+    /// program, or code no main reaches)? Such pairs are judged like an
+    /// open program's.
+    fn library_only(&self, roots: &[Root], a: &Access, b: &Access) -> bool {
+        let harness = |x: &Access| {
+            x.roots.iter().all(|&r| {
+                roots
+                    .get(r as usize)
+                    .is_some_and(|r| matches!(r.kind, crate::threads::RootKind::Harness(_)))
+            })
+        };
+        self.open || (harness(a) && harness(b))
     }
 
     /// Records each race's `@GuardedBy` annotation.

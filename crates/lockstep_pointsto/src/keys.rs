@@ -47,8 +47,13 @@ pub enum SiteKey {
     /// contexts, when such objects are merged ([`crate::Config::merge_library_objects`]).
     Library(Arc<str>),
     /// The open-program harness's object of a type: the receiver of entry
-    /// methods of that class and every entry parameter declared with it.
+    /// methods of that class.
     Entry(Arc<str>),
+    /// An object from outside the analysed code, one per declaration
+    /// (`origin`: a field `pkg/C.f` never assigned by analysed code or
+    /// injected, an entry parameter `pkg/C.m(desc)#i`, `[]` appended for
+    /// the elements of such an array) of the declared type `ty`.
+    External { origin: Arc<str>, ty: Arc<str> },
 }
 
 impl SiteKey {
@@ -108,6 +113,7 @@ impl SiteKey {
             SiteKey::Opaque(t) => format!("opaque {t}"),
             SiteKey::Vm(t) => format!("VM {t}"),
             SiteKey::Entry(t) => format!("harness {t}"),
+            SiteKey::External { origin, .. } => format!("external value of {origin}"),
             SiteKey::Exception(t) => format!("any new {t}"),
             SiteKey::Library(t) => format!("any JDK-internal {t}"),
         }

@@ -27,10 +27,18 @@
 //! invocation in general (only the `lockstep_models::heap` models), JNI
 //! callbacks, serialization, the elements of task collections given to
 //! `invokeAll`, thread starts inside the JDK (as RTA), objects a native
-//! method returns beyond one object of its declared type. Entry points of
-//! open programs run on one harness object per class, and their reference
-//! parameters are one harness object per declared type that is not
-//! aliased with anything the program allocates.
+//! method returns beyond one object of its declared type. Values from
+//! outside the analysed code are abstract objects, one per declaration
+//! (`external`): instance methods entered by the library harness run on
+//! one harness object per class; every reference parameter of an entry
+//! holds an external object of its own declaration and declared type
+//! (harness arguments of different parameters do not alias, nor with
+//! anything the program allocates, unless the analysed code stores one
+//! where the other is read); a reference field of an application class
+//! that no analysed code stores into (set by reflection, deserialization,
+//! an injector) or that is annotated `@Inject`, `@Autowired` or
+//! `@Resource` holds an external object of its declared type, so calls,
+//! locks and container accesses through it are seen.
 //!
 //! Invariants: no panic on any input (unresolvable classes and methods,
 //! missing bodies and malformed descriptors are skipped or made opaque);
@@ -51,6 +59,7 @@
 )]
 
 mod config;
+mod external;
 mod facts;
 mod filters;
 mod ids;

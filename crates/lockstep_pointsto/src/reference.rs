@@ -149,20 +149,32 @@ impl Ref<'_> {
         }
     }
 
-    fn entry_obj(&mut self, ty: &str) -> Obj {
-        let site = self
-            .r
-            .t
-            .named_site(self.r.p, SiteKey::Entry(std::sync::Arc::from(ty)));
+    /// The object from outside of a key; arrays hold the object of their
+    /// component type from the same place.
+    fn outside_obj(&mut self, key: SiteKey) -> Obj {
+        let element = crate::external::element_key(&key);
+        let site = self.r.t.named_site(self.r.p, key);
         let o = (site, Vec::new());
-        if let Some(component) = ty.strip_prefix('[') {
-            if let Some(inner) = crate::facts::ref_type_name(component) {
-                let e = self.r.t.element();
-                let io = self.entry_obj(&inner);
-                self.add(&P::Field(o.clone(), e), io);
-            }
+        if let Some(inner) = element {
+            let e = self.r.t.element();
+            let io = self.outside_obj(inner);
+            self.add(&P::Field(o.clone(), e), io);
         }
         o
+    }
+
+    /// Field `g` of `o` (`None`: a static field), with the external
+    /// object it holds when no analysed code assigns it.
+    fn field_of(&mut self, o: Option<&Obj>, g: FieldId) -> P {
+        let ty = o.map(|o| self.ty(o));
+        let ptr = match o {
+            Some(o) => P::Field(o.clone(), g),
+            None => P::Static(g),
+        };
+        if let Some(site) = self.r.external_field_site(g, ty) {
+            self.add(&ptr, (site, Vec::new()));
+        }
+        ptr
     }
 
     fn seed(&mut self, entries: &EntryPoints) {
@@ -182,7 +194,7 @@ impl Ref<'_> {
             self.initialize(md.class);
             let this = (!md.is_static()).then(|| {
                 let name = p.class(md.class).name.clone();
-                self.entry_obj(&name)
+                self.outside_obj(SiteKey::Entry(name))
             });
             let ctx = match &this {
                 Some(o) => self.callee_ctx(m, o),
@@ -200,7 +212,7 @@ impl Ref<'_> {
             for (i, d) in params.into_iter().enumerate() {
                 if let (Some(ty), Some(Some(s))) = (crate::facts::ref_type_name(d), t.params.get(i))
                 {
-                    let o = self.entry_obj(&ty);
+                    let o = self.outside_obj(crate::external::parameter_key(p, m, i, ty));
                     self.add(&P::Var(m, ctx.clone(), *s), o);
                 }
             }
@@ -235,7 +247,8 @@ impl Ref<'_> {
                 continue;
             }
             for g in self.fields_for(&o, f) {
-                self.add_all(dst, &P::Field(o.clone(), g));
+                let field = self.field_of(Some(&o), g);
+                self.add_all(dst, &field);
             }
         }
     }
@@ -246,7 +259,8 @@ impl Ref<'_> {
                 continue;
             }
             for g in self.fields_for(&o, f) {
-                self.add_all(&P::Field(o.clone(), g), src);
+                let field = self.field_of(Some(&o), g);
+                self.add_all(&field, src);
             }
         }
     }
@@ -275,8 +289,14 @@ impl Ref<'_> {
                 }
                 Fact::Load { dst, base, field } => self.load(&var(*dst), &var(*base), *field),
                 Fact::Store { base, field, src } => self.store(&var(*base), *field, &var(*src)),
-                Fact::StaticLoad { dst, field } => self.add_all(&var(*dst), &P::Static(*field)),
-                Fact::StaticStore { field, src } => self.add_all(&P::Static(*field), &var(*src)),
+                Fact::StaticLoad { dst, field } => {
+                    let field = self.field_of(None, *field);
+                    self.add_all(&var(*dst), &field)
+                }
+                Fact::StaticStore { field, src } => {
+                    let field = self.field_of(None, *field);
+                    self.add_all(&field, &var(*src))
+                }
                 Fact::Init(class) => self.initialize(*class),
                 Fact::Call(i) => self.call(m, c, &t, *i),
                 Fact::Lambda(i) => {

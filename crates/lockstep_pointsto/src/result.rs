@@ -400,13 +400,16 @@ impl PointsToResult {
             .map(move |&i| &edges[i as usize])
     }
 
-    /// The method contexts the entry points run in (the main thread's
-    /// roots, or the open-program harness's), sorted.
+    /// The method contexts the mains run in (the main thread's roots;
+    /// in open programs, where every entry is the harness's, those of
+    /// every entry), sorted.
     pub fn entry_contexts(&self) -> Vec<MethodContext> {
+        let open = self.entries.mode.is_open();
         let mut v: Vec<MethodContext> = self
             .entries
             .methods
             .iter()
+            .filter(|&&m| open || !self.entries.is_harness(m))
             .flat_map(|&m| {
                 self.contexts_of(m).into_iter().map(move |c| MethodContext {
                     method: m,

@@ -15,6 +15,7 @@ use lockstep_program::{ClassId, MethodId, Program};
 use rustc_hash::FxHashMap;
 
 use crate::config::{Config, LibraryContexts};
+use crate::external::Externals;
 use crate::facts::{self, LambdaFact, Template};
 use crate::ids::{FieldId, SiteId, TypeId};
 use crate::keys::{FieldKey, SiteKey};
@@ -39,6 +40,7 @@ pub(crate) struct Rules<'p> {
     effects: FxHashMap<MethodId, Arc<[HeapEffect]>>,
     anywhere: FxHashMap<TypeId, Arc<[FieldId]>>,
     class_types: FxHashMap<ClassId, TypeId>,
+    externals: Externals,
     /// Methods whose templates were asked for (for prefetching).
     pub templates_built: usize,
 }
@@ -62,6 +64,7 @@ impl<'p> Rules<'p> {
             effects: FxHashMap::default(),
             anywhere: FxHashMap::default(),
             class_types: FxHashMap::default(),
+            externals: Externals::default(),
             templates_built: 0,
         }
     }
@@ -289,7 +292,7 @@ impl<'p> Rules<'p> {
             | SiteKey::ConstructorRef { method, .. } => {
                 !is_jdk_class(&self.p.class(self.p.method(*method).class).name)
             }
-            SiteKey::Entry(_) => true,
+            SiteKey::Entry(_) | SiteKey::External { .. } => true,
             _ => false,
         };
         self.app_sites.insert(site, b);
@@ -345,6 +348,23 @@ impl<'p> Rules<'p> {
         };
         self.anywhere.insert(ty, ids.clone());
         ids
+    }
+
+    /// The site of the external object field `f` holds in an object of
+    /// type `obj_ty` (`None` for static fields), if any
+    /// ([`crate::external`]): only objects that have the field get one.
+    pub(crate) fn external_field_site(
+        &mut self,
+        f: FieldId,
+        obj_ty: Option<TypeId>,
+    ) -> Option<SiteId> {
+        let site = self.externals.field_site(self.p, &mut self.t, f)?;
+        if let (Some(ty), Some(owner)) = (obj_ty, self.field_owner(f)) {
+            if !self.receiver_ok(ty, owner) {
+                return None;
+            }
+        }
+        Some(site)
     }
 
     /// The runtime type of a site's objects.

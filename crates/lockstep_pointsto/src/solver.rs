@@ -47,6 +47,7 @@ use lockstep_program::{ClassId, EdgeKind, EntryPoints, MethodId, Program};
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::config::Config;
+use crate::external;
 use crate::facts::{self, Fact, LambdaFact, LambdaImpl, Target, Template};
 use crate::filters::Filters;
 use crate::ids::{CtxId, FieldId, MCtxId, ObjId, PtrId, SiteId, Slot, TypeId};
@@ -415,6 +416,10 @@ impl<'p> Solver<'p> {
         };
         let p = self.new_typed_ptr(PtrKind::Field(o, f), filter);
         self.field_ptr.insert((o, f), p);
+        if let Some(site) = self.r.external_field_site(f, Some(ty)) {
+            let eo = self.obj(site, CtxId::EMPTY);
+            self.add_obj(p, eo);
+        }
         p
     }
 
@@ -428,6 +433,10 @@ impl<'p> Solver<'p> {
         };
         let p = self.new_typed_ptr(PtrKind::Static(f), filter);
         self.static_ptr.insert(f, p);
+        if let Some(site) = self.r.external_field_site(f, None) {
+            let eo = self.obj(site, CtxId::EMPTY);
+            self.add_obj(p, eo);
+        }
         p
     }
 
@@ -626,19 +635,19 @@ impl<'p> Solver<'p> {
         }
     }
 
-    /// The harness object of a type; arrays hold the harness object of
-    /// their component type.
-    fn entry_obj(&mut self, ty: &str) -> ObjId {
-        let site = self.r.t.named_site(self.r.p, SiteKey::Entry(Arc::from(ty)));
+    /// The object from outside of a key (the harness's receiver object
+    /// of a type, an external object of a declaration); arrays hold the
+    /// object of their component type from the same place.
+    fn outside_obj(&mut self, key: SiteKey) -> ObjId {
+        let element = external::element_key(&key);
+        let site = self.r.t.named_site(self.r.p, key);
         let o = self.obj(site, CtxId::EMPTY);
-        if let Some(component) = ty.strip_prefix('[') {
-            if let Some(inner) = facts::ref_type_name(component) {
-                let e = self.r.t.element();
-                if !self.field_ptr.contains_key(&(o, e)) {
-                    let fp = self.field_ptr(o, e);
-                    let io = self.entry_obj(&inner);
-                    self.add_obj(fp, io);
-                }
+        if let Some(inner) = element {
+            let e = self.r.t.element();
+            if !self.field_ptr.contains_key(&(o, e)) {
+                let fp = self.field_ptr(o, e);
+                let io = self.outside_obj(inner);
+                self.add_obj(fp, io);
             }
         }
         o
@@ -660,7 +669,7 @@ impl<'p> Solver<'p> {
             None
         } else {
             let name = p.class(md.class).name.clone();
-            Some(self.entry_obj(&name))
+            Some(self.outside_obj(SiteKey::Entry(name)))
         };
         let ctx = match this {
             Some(o) => self.callee_ctx(m, o),
@@ -675,9 +684,9 @@ impl<'p> Solver<'p> {
             let ptr = self.slot_ptr(mc, s);
             self.add_obj(ptr, o);
         }
-        for (i, ty) in params.iter().enumerate() {
+        for (i, ty) in params.into_iter().enumerate() {
             if let (Some(ty), Some(Some(s))) = (ty, tpl.params.get(i)) {
-                let o = self.entry_obj(ty);
+                let o = self.outside_obj(external::parameter_key(p, m, i, ty));
                 let ptr = self.slot_ptr(mc, *s);
                 self.add_obj(ptr, o);
             }

@@ -95,7 +95,8 @@ impl Tables {
             | SiteKey::Vm(t)
             | SiteKey::Entry(t)
             | SiteKey::Exception(t)
-            | SiteKey::Library(t) => t.clone(),
+            | SiteKey::Library(t)
+            | SiteKey::External { ty: t, .. } => t.clone(),
             other => Arc::from(other.constant_class().unwrap_or("java/lang/Object")),
         };
         let ty = self.types.named(p, &name);

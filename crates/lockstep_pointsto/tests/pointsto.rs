@@ -234,12 +234,15 @@ fn open_programs_run_entries_on_harness_objects() {
         r.object(o).unwrap().site,
         &SiteKey::Entry("Main$Pool".into())
     );
-    // The parameter is the harness object of its declared type, stored
+    // The parameter is an external object of its own declaration, stored
     // into the receiver and read back by another entry.
     let param = r.var(put, body.params[1]);
     assert_eq!(
         r.object(param.iter().next().unwrap()).unwrap().site,
-        &SiteKey::Entry("java/lang/Object".into())
+        &SiteKey::External {
+            origin: "Main$Pool.put(Ljava/lang/Object;)V#0".into(),
+            ty: "java/lang/Object".into()
+        }
     );
     assert_eq!(r.field(o, "Main$Pool", "last"), param);
     let ret = r

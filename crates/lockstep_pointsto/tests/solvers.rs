@@ -181,6 +181,7 @@ fn check_subset_of_rta(p: &Program, entries: &EntryPoints) -> usize {
                         SiteKey::Opaque(_)
                         | SiteKey::Vm(_)
                         | SiteKey::Entry(_)
+                        | SiteKey::External { .. }
                         | SiteKey::Constant(_) => false,
                     };
                     !known_to_rta

@@ -471,6 +471,22 @@ pub struct Summary {
     /// Whether the program was analyzed as open (a library: callers and
     /// threads outside the analyzed code are assumed to exist).
     pub open_program: bool,
+    /// What was analysed and how (the summary line's account of entry
+    /// points), when the analysis says. Not part of the JSON output.
+    pub scope: Option<Scope>,
+}
+
+/// What the analysis entered: programs (one per `main`), classes entered
+/// as a library (callers unknown), classes nothing entered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Scope {
+    /// `main` methods; each one starts a program.
+    pub programs: u64,
+    /// Classes no main reaches, entered as a library (any caller, any thread).
+    pub library_classes: u64,
+    /// Classes with code that no main and no library entry reaches
+    /// (unreached or not public, and no sign of concurrent use).
+    pub skipped_classes: u64,
 }
 
 /// Metadata about a rule, passed to renderers that describe rules (SARIF).

@@ -19,7 +19,7 @@ use std::fmt::Write as _;
 
 use anstyle::{AnsiColor, Color, Style};
 
-use crate::model::{Finding, InputProblem, ProblemKind, Report, Severity};
+use crate::model::{Finding, InputProblem, ProblemKind, Report, Scope, Severity};
 use crate::sources::Sources;
 
 /// Options for the text renderer.
@@ -69,6 +69,35 @@ pub fn render_text_with_sources(
     out
 }
 
+/// What was entered, when it is more than one program that reaches
+/// everything: `2 programs, 3 classes entered as a library, 1 class
+/// skipped (nothing enters it: unreached or not public, no sign of
+/// concurrent use)`.
+fn scope_text(scope: &Scope, open: bool) -> Option<String> {
+    let mut parts = Vec::new();
+    if !open && (scope.programs > 1 || scope.library_classes > 0 || scope.skipped_classes > 0) {
+        parts.push(plural(scope.programs, "program", "programs"));
+    }
+    if scope.library_classes > 0 && !open {
+        parts.push(format!(
+            "{} entered as a library",
+            plural(scope.library_classes, "class", "classes")
+        ));
+    }
+    if scope.skipped_classes > 0 {
+        let (it, them) = if scope.skipped_classes == 1 {
+            ("class", "it")
+        } else {
+            ("classes", "them")
+        };
+        parts.push(format!(
+            "{} {it} skipped (nothing enters {them}: unreached or not public, no sign of concurrent use)",
+            scope.skipped_classes
+        ));
+    }
+    (!parts.is_empty()).then(|| parts.join(", "))
+}
+
 /// The closing summary, without a trailing newline:
 /// `Found 3 findings (2 data-race, 1 stale-value) in 120 classes, 840 methods.`
 /// or `No findings in 120 classes, 840 methods.`; the number of input
@@ -99,6 +128,13 @@ pub fn summary_line(report: &Report) -> String {
     );
     if summary.open_program {
         line.push_str(" (open program)");
+    }
+    if let Some(scope) = summary
+        .scope
+        .as_ref()
+        .and_then(|s| scope_text(s, summary.open_program))
+    {
+        let _ = write!(line, "; {scope}");
     }
     let suppressed = report.canonical_suppressed().len() as u64;
     if suppressed > 0 {

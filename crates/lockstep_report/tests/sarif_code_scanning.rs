@@ -99,6 +99,7 @@ fn report() -> Report {
             classes: 3,
             methods: 9,
             open_program: false,
+            scope: None,
         },
         suppressed: vec![suppressed],
         ..Report::new(VERSION)

@@ -227,6 +227,7 @@ fn docs_json_example_is_rendered_output() {
             classes: 120,
             methods: 840,
             open_program: false,
+            scope: None,
         },
         tool_version: common::VERSION.to_owned(),
         suppressed: Vec::new(),

@@ -18,6 +18,7 @@ pub fn empty_report() -> Report {
             classes: 120,
             methods: 840,
             open_program: false,
+            scope: None,
         },
         ..Report::new(VERSION)
     }
@@ -163,6 +164,7 @@ pub fn full_report() -> Report {
             classes: 120,
             methods: 840,
             open_program: true,
+            scope: None,
         },
         tool_version: VERSION.to_owned(),
         suppressed: Vec::new(),
@@ -176,6 +178,7 @@ pub fn single_report() -> Report {
         classes: 1,
         methods: 1,
         open_program: false,
+        scope: None,
     };
     report.findings.push(Finding::new(
         "data-race",
