@@ -17,6 +17,7 @@ pub mod fields;
 pub mod flow;
 pub mod locks;
 pub mod summary;
+pub mod values;
 
 use rayon::prelude::*;
 
@@ -30,6 +31,7 @@ use fields::StableFields;
 use flow::{CallFact, CallSummary, End, Origin, Prepared, ReadKind, Site, StaleUse};
 use locks::{short, translate, Effect, LockKey, LockKind, Translated};
 use summary::{Facts, Hop, Summaries};
+use values::ValueTypes;
 pub use summary::{Unknown, UnknownCallees};
 
 pub static RULE: RuleMeta = RuleMeta {
@@ -90,6 +92,7 @@ fn run(cx: &Context<'_>, settings: &Settings) -> Vec<Finding> {
     }
     let program = cx.program;
     let stable = StableFields::compute(program);
+    let value_types = ValueTypes::compute(program);
     let summaries = Summaries::compute(program, cx.call_graph, &stable, settings.unknown_callees);
     let app: Vec<MethodId> = cx
         .call_graph
@@ -102,7 +105,7 @@ fn run(cx: &Context<'_>, settings: &Settings) -> Vec<Finding> {
     // order, so the output does not depend on the thread count.
     let per_method: Vec<Vec<Finding>> = app
         .par_iter()
-        .map(|&m| analyse_method(program, &stable, &summaries, m))
+        .map(|&m| analyse_method(program, &stable, &value_types, &summaries, m))
         .collect();
     per_method.into_iter().flatten().collect()
 }
@@ -110,13 +113,15 @@ fn run(cx: &Context<'_>, settings: &Settings) -> Vec<Finding> {
 fn analyse_method(
     program: &Program,
     stable: &StableFields,
+    value_types: &ValueTypes,
     summaries: &Summaries,
     m: MethodId,
 ) -> Vec<Finding> {
     let (Some(body), Some(facts)) = (program.body(m), summaries.facts_of(m)) else {
         return Vec::new();
     };
-    let prep = prepare(program, stable, summaries, &body, facts);
+    let mut prep = prepare(program, stable, summaries, &body, facts);
+    prep.immune = value_types.immune_vars(program, &body);
     // Without a block, a lock or a locking call no value is ever shared.
     let sources = !body.monitors.is_empty()
         || prep.calls.values().any(|f| match f {
@@ -179,6 +184,11 @@ fn prepare(
         }
         let mut c = CallSummary::default();
         let mut acquires = false;
+        // Removed, read or copied: the caller owns the result (Fig. 5).
+        c.owned = match body.stmts.get(site.stmt.index()).map(|s| &s.kind) {
+            Some(StmtKind::Invoke { call, .. }) => values::owned_call(program, call),
+            _ => false,
+        };
         if let Some(why) = site.unknown {
             // Unknown code: a lock distinct from every lock held here
             // (§4, §5.1); its result is a value of a block of its own.
@@ -233,7 +243,7 @@ fn prepare(
                 }
             }
         }
-        if !acquires && c.waits.is_empty() && !c.heap {
+        if !acquires && c.waits.is_empty() && !c.heap && !c.owned {
             continue;
         }
         // One entry per lock, the first place in a fixed order.
