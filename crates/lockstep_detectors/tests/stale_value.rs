@@ -203,7 +203,8 @@ fn fresh_immutable_and_owned_values() {
     // The twins name the call and the lock as before.
     let f = finding_in(&findings, "touchSession");
     assert!(
-        f.message.contains("computed while `Hashtable.get` held `sessions`"),
+        f.message
+            .contains("computed while `Hashtable.get` held `sessions`"),
         "{}",
         f.message
     );

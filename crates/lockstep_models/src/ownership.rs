@@ -176,7 +176,10 @@ mod tests {
         const EDGES: &[(&str, &str)] = &[
             ("java/util/Vector", "java/util/List"),
             ("java/util/List", "java/util/Collection"),
-            ("java/util/concurrent/LinkedBlockingQueue", "java/util/concurrent/BlockingQueue"),
+            (
+                "java/util/concurrent/LinkedBlockingQueue",
+                "java/util/concurrent/BlockingQueue",
+            ),
             ("java/util/Properties", "java/util/Hashtable"),
             ("java/io/LineNumberReader", "java/io/BufferedReader"),
             ("app/DbException", "java/lang/Throwable"),
@@ -190,22 +193,37 @@ mod tests {
     fn removals_and_copies_are_owned_through_the_hierarchy() {
         let via = |c: &str, n: &str, d: &str| owned_result_via(c, n, d, &is_subtype);
         assert_eq!(
-            via("java/util/concurrent/LinkedBlockingQueue", "take", "()Ljava/lang/Object;"),
+            via(
+                "java/util/concurrent/LinkedBlockingQueue",
+                "take",
+                "()Ljava/lang/Object;"
+            ),
             Some(Ownership::Removed)
         );
         assert_eq!(
-            via("java/util/Properties", "remove", "(Ljava/lang/Object;)Ljava/lang/Object;"),
+            via(
+                "java/util/Properties",
+                "remove",
+                "(Ljava/lang/Object;)Ljava/lang/Object;"
+            ),
             Some(Ownership::Removed)
         );
         assert_eq!(
-            via("java/io/LineNumberReader", "readLine", "()Ljava/lang/String;"),
+            via(
+                "java/io/LineNumberReader",
+                "readLine",
+                "()Ljava/lang/String;"
+            ),
             Some(Ownership::Removed)
         );
         assert_eq!(
             via("java/util/Vector", "toArray", "()[Ljava/lang/Object;"),
             Some(Ownership::Copy)
         );
-        assert_eq!(via("[I", "clone", "()Ljava/lang/Object;"), Some(Ownership::Copy));
+        assert_eq!(
+            via("[I", "clone", "()Ljava/lang/Object;"),
+            Some(Ownership::Copy)
+        );
         assert_eq!(
             owned_result("java/util/Arrays", "copyOf", "([II)[I"),
             Some(Ownership::Copy)
@@ -215,11 +233,21 @@ mod tests {
     #[test]
     fn reads_that_leave_the_element_in_place_are_not_owned() {
         let via = |c: &str, n: &str, d: &str| owned_result_via(c, n, d, &is_subtype);
-        assert_eq!(via("java/util/Vector", "elementAt", "(I)Ljava/lang/Object;"), None);
-        assert_eq!(via("java/util/Vector", "size", "()I"), None);
-        assert_eq!(via("java/util/Vector", "get", "(I)Ljava/lang/Object;"), None);
         assert_eq!(
-            via("java/util/Hashtable", "get", "(Ljava/lang/Object;)Ljava/lang/Object;"),
+            via("java/util/Vector", "elementAt", "(I)Ljava/lang/Object;"),
+            None
+        );
+        assert_eq!(via("java/util/Vector", "size", "()I"), None);
+        assert_eq!(
+            via("java/util/Vector", "get", "(I)Ljava/lang/Object;"),
+            None
+        );
+        assert_eq!(
+            via(
+                "java/util/Hashtable",
+                "get",
+                "(Ljava/lang/Object;)Ljava/lang/Object;"
+            ),
             None
         );
         assert_eq!(via("app/Queue", "remove", "()Ljava/lang/Object;"), None);
@@ -227,10 +255,20 @@ mod tests {
 
     #[test]
     fn value_classes_and_thread_owned_exceptions() {
-        for c in ["java/lang/String", "java/lang/Integer", "java/math/BigInteger", "java/time/Instant"] {
+        for c in [
+            "java/lang/String",
+            "java/lang/Integer",
+            "java/math/BigInteger",
+            "java/time/Instant",
+        ] {
             assert!(is_value_class(c), "{c}");
         }
-        for c in ["java/lang/Number", "java/lang/Class", "java/util/Vector", "java/lang/StringBuffer"] {
+        for c in [
+            "java/lang/Number",
+            "java/lang/Class",
+            "java/util/Vector",
+            "java/lang/StringBuffer",
+        ] {
             assert!(!is_value_class(c), "{c}");
         }
         assert!(is_thread_owned_via("app/DbException", &is_subtype));

@@ -31,8 +31,8 @@ use fields::StableFields;
 use flow::{CallFact, CallSummary, End, Origin, Prepared, ReadKind, Site, StaleUse};
 use locks::{short, translate, Effect, LockKey, LockKind, Translated};
 use summary::{Facts, Hop, Summaries};
-use values::ValueTypes;
 pub use summary::{Unknown, UnknownCallees};
+use values::ValueTypes;
 
 pub static RULE: RuleMeta = RuleMeta {
     id: RuleId::StaleValue,
@@ -170,6 +170,7 @@ fn prepare(
             _ => ReadKind::None,
         })
         .collect();
+    let fresh = fresh_results(program, summaries, body, facts);
     for site in &facts.sites {
         if let Some((effect, key)) = &site.modelled {
             let fact = match effect {
@@ -198,7 +199,8 @@ fn prepare(
         }
         let shares = summaries.all_share(facts, site);
         c.heap = summaries.any_heap(facts, site);
-        let (receiver, args) = summary::actuals(body, site.stmt);
+        let (mut receiver, mut args) = summary::actuals(body, site.stmt);
+        mark_fresh(body, site.stmt, &fresh, &mut receiver, &mut args);
         for &ix in facts.callees(site) {
             let (Some(s), Some(callee)) = (summaries.at(ix), summaries.method_at(ix)) else {
                 continue;
@@ -254,6 +256,88 @@ fn prepare(
         prep.calls.insert(site.stmt, CallFact::Call(c));
     }
     prep
+}
+
+/// For each variable: does it hold a new object a call handed to this
+/// method (a callee that returns what it allocated, an owned result such
+/// as a removed element or a copy)? Locks such an object's methods take
+/// guard nothing another thread sees yet, like those of `new` here
+/// (`locks::is_fresh`).
+fn fresh_results(
+    program: &Program,
+    summaries: &Summaries,
+    body: &Body,
+    facts: &Facts,
+) -> Vec<bool> {
+    let mut fresh = vec![false; body.vars.len()];
+    for site in &facts.sites {
+        let Some(StmtKind::Invoke {
+            call,
+            result: Some(r),
+        }) = body.stmts.get(site.stmt.index()).map(|s| &s.kind)
+        else {
+            continue;
+        };
+        if body.unique_def.get(r.index()).copied().flatten() != Some(site.stmt) {
+            continue;
+        }
+        let callees = facts.callees(site);
+        let returns_fresh = site.unknown.is_none()
+            && !callees.is_empty()
+            && callees
+                .iter()
+                .all(|&c| summaries.at(c).is_some_and(|s| s.returns_fresh));
+        if returns_fresh || values::owned_call(program, call) {
+            if let Some(slot) = fresh.get_mut(r.index()) {
+                *slot = true;
+            }
+        }
+    }
+    // Copies and casts of a fresh result with one definition, in
+    // statement order (a copy follows its source in the bytecode).
+    for (i, stmt) in body.stmts.iter().enumerate() {
+        if let StmtKind::Assign {
+            dst,
+            value: Rvalue::Use(op) | Rvalue::Cast(op, _),
+        } = &stmt.kind
+        {
+            let single =
+                body.unique_def.get(dst.index()).copied().flatten() == Some(StmtId(i as u32));
+            let from_fresh = op
+                .var()
+                .is_some_and(|v| fresh.get(v.index()).copied().unwrap_or(false));
+            if single && from_fresh {
+                if let Some(slot) = fresh.get_mut(dst.index()) {
+                    *slot = true;
+                }
+            }
+        }
+    }
+    fresh
+}
+
+/// Marks the receiver and arguments of the call at `stmt` that are fresh
+/// results ([`fresh_results`]).
+fn mark_fresh(
+    body: &Body,
+    stmt: StmtId,
+    fresh: &[bool],
+    receiver: &mut Option<locks::Actual>,
+    args: &mut [locks::Actual],
+) {
+    let Some(StmtKind::Invoke { call, .. }) = body.stmts.get(stmt.index()).map(|s| &s.kind) else {
+        return;
+    };
+    let is_fresh = |op: &lockstep_ir::Operand| {
+        op.var()
+            .is_some_and(|v| fresh.get(v.index()).copied().unwrap_or(false))
+    };
+    if let (Some(actual), Some(op)) = (receiver.as_mut(), call.receiver.as_ref()) {
+        actual.fresh |= is_fresh(op);
+    }
+    for (actual, op) in args.iter_mut().zip(&call.args) {
+        actual.fresh |= is_fresh(op);
+    }
 }
 
 /// What was read at an origin, for messages: the expression, and the field

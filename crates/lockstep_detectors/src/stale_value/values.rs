@@ -126,7 +126,9 @@ fn fields_immutable(program: &Program, known: &ValueTypes, c: ClassId) -> bool {
         .filter(|&k| program.class(k).is_application)
         .flat_map(|k| program.class(k).file.fields.iter())
         .filter(|f| f.access_flags & ACC_STATIC == 0)
-        .all(|f| f.access_flags & ACC_FINAL != 0 && descriptor_immutable(program, known, &f.descriptor))
+        .all(|f| {
+            f.access_flags & ACC_FINAL != 0 && descriptor_immutable(program, known, &f.descriptor)
+        })
 }
 
 fn descriptor_immutable(program: &Program, known: &ValueTypes, desc: &str) -> bool {
