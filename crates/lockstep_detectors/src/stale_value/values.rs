@@ -152,13 +152,7 @@ pub fn is_fresh_value(program: &Program, body: &Body, op: &lockstep_ir::Operand)
         let Some(v) = var else {
             return false;
         };
-        let def = body
-            .unique_def
-            .get(v.index())
-            .copied()
-            .flatten()
-            .and_then(|s| body.stmts.get(s.index()));
-        match def.map(|d| &d.kind) {
+        match definition(body, v) {
             Some(StmtKind::Assign { value, .. }) => match value {
                 Rvalue::New(_) | Rvalue::NewArray(..) => return true,
                 Rvalue::Use(next) | Rvalue::Cast(next, _) => var = next.var(),
@@ -169,4 +163,10 @@ pub fn is_fresh_value(program: &Program, body: &Body, op: &lockstep_ir::Operand)
         }
     }
     false
+}
+
+/// The statement that defines `v`, when it has exactly one.
+fn definition(body: &Body, v: lockstep_ir::VarId) -> Option<&StmtKind> {
+    let s = body.unique_def.get(v.index()).copied().flatten()?;
+    body.stmts.get(s.index()).map(|d| &d.kind)
 }
