@@ -199,8 +199,19 @@ fn prepare(
         }
         let shares = summaries.all_share(facts, site);
         c.heap = summaries.any_heap(facts, site);
-        let (mut receiver, mut args) = summary::actuals(body, site.stmt);
-        mark_fresh(body, site.stmt, &fresh, &mut receiver, &mut args);
+        let (receiver, args) = summary::actuals(body, site.stmt);
+        // The same with fresh results marked; used for callees whose
+        // every lock can be named (a callee that also takes a lock it
+        // cannot name, such as the inner collection of a wrapper, keeps
+        // the named locks in its message).
+        let (mut fresh_receiver, mut fresh_args) = (receiver.clone(), args.clone());
+        mark_fresh(
+            body,
+            site.stmt,
+            &fresh,
+            &mut fresh_receiver,
+            &mut fresh_args,
+        );
         for &ix in facts.callees(site) {
             let (Some(s), Some(callee)) = (summaries.at(ix), summaries.method_at(ix)) else {
                 continue;
@@ -221,8 +232,13 @@ fn prepare(
             }
             let mut this_acquires = s.distinct;
             c.distinct |= s.distinct;
+            let (receiver, args) = if s.distinct {
+                (&receiver, &args)
+            } else {
+                (&fresh_receiver, &fresh_args)
+            };
             for (key, hop) in &s.locks {
-                match translate(&key.path, receiver.as_ref(), &args) {
+                match translate(&key.path, receiver.as_ref(), args) {
                     Translated::Fresh => {}
                     Translated::Path(path) => {
                         this_acquires = true;
