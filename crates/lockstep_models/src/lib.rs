@@ -6,7 +6,8 @@
 //! ([`ordering`], as release/acquire hand-offs in [`handoff`]), which calls acquire or release locks ([`locks`]), which
 //! types are safe to share ([`safety`]), which calls read or write a
 //! non-thread-safe container ([`containers`]) and which calls hint at thread
-//! confinement ([`confinement`]), and what natives and intrinsics do to the
+//! confinement ([`confinement`]), which values a thread owns or cannot go
+//! stale ([`ownership`]), and what natives and intrinsics do to the
 //! heap for the points-to analysis ([`heap`]). Keeping all of this in one crate of static
 //! tables means a detector never hard-codes a JDK name, and a missing model
 //! is fixed in one place.
@@ -36,6 +37,7 @@ pub mod heap;
 pub mod hierarchy;
 pub mod locks;
 pub mod ordering;
+pub mod ownership;
 pub mod safety;
 mod table;
 pub mod threads;
@@ -57,6 +59,9 @@ pub use locks::{
     LOCK_INTERFACE, READ_WRITE_VIEW_OWNER_FIELD,
 };
 pub use ordering::{ordering_effect, ordering_effect_via, OrderingEffect};
+pub use ownership::{
+    is_thread_owned_via, is_value_class, owned_result, owned_result_via, Ownership,
+};
 pub use safety::{
     factory_result, is_immutable_class, is_self_synchronized, is_thread_safe_class,
     is_thread_safe_via, thread_safety, thread_safety_via, FactoryResult, ThreadSafety,

@@ -130,6 +130,9 @@ pub struct CallSummary {
     /// The call is to unknown code, or a callee returns the result of a
     /// call to unknown code (`distinct` is then set): why and where.
     pub unknown: Option<(Unknown, Option<Hop>)>,
+    /// The caller owns the result (a removed element, a copy): it is never
+    /// shared, whatever the callee locks.
+    pub owned: bool,
 }
 
 /// The method-specific inputs of the dataflow.
@@ -142,6 +145,9 @@ pub struct Prepared {
     pub calls: HashMap<StmtId, CallFact>,
     /// What the heap read of each statement yields inside a block.
     pub reads: Vec<ReadKind>,
+    /// Variables whose values cannot go stale (immutable types,
+    /// exceptions; `values`), by variable index.
+    pub immune: Vec<bool>,
 }
 
 impl Prepared {
@@ -155,6 +161,10 @@ impl Prepared {
 
     pub fn key(&self, id: u32) -> Option<&LockKey> {
         self.keys.get(id as usize)
+    }
+
+    fn is_immune(&self, v: VarId) -> bool {
+        self.immune.get(v.index()).copied().unwrap_or(false)
     }
 }
 
@@ -511,7 +521,7 @@ impl Flow<'_> {
                     Rvalue::New(_) | Rvalue::CaughtException => Vec::new(),
                     _ => derived(state),
                 };
-                state.assign(*dst, origins);
+                self.define(state, *dst, origins);
             }
             StmtKind::MonitorEnter(_) => {
                 if let Some(&r) = self.region_by_enter.get(&s) {
@@ -541,16 +551,26 @@ impl Flow<'_> {
                 let operands = derived(state);
                 let origins = self.call(s, state, &operands);
                 if let Some(dst) = result {
-                    state.assign(*dst, origins);
+                    self.define(state, *dst, origins);
                 }
             }
             StmtKind::InvokeDynamic {
                 result: Some(dst), ..
             } => {
                 let origins = derived(state);
-                state.assign(*dst, origins);
+                self.define(state, *dst, origins);
             }
             _ => {}
+        }
+    }
+
+    /// Assigns `dst`; a variable whose values cannot go stale carries no
+    /// origin.
+    fn define(&self, state: &mut State, dst: VarId, origins: Vec<Origin>) {
+        if self.prep.is_immune(dst) {
+            state.assign(dst, Vec::new());
+        } else {
+            state.assign(dst, origins);
         }
     }
 
@@ -674,7 +694,10 @@ impl Flow<'_> {
                     let pos = self.monitor_block(state, w);
                     self.wait_on(state, s, pos);
                 }
-                if locking {
+                if c.owned {
+                    // Handed to this thread: not shared.
+                    Vec::new()
+                } else if locking {
                     vec![Origin {
                         read: s,
                         site: Site::Call(s),

@@ -17,6 +17,7 @@ pub mod fields;
 pub mod flow;
 pub mod locks;
 pub mod summary;
+pub mod values;
 
 use rayon::prelude::*;
 
@@ -31,6 +32,7 @@ use flow::{CallFact, CallSummary, End, Origin, Prepared, ReadKind, Site, StaleUs
 use locks::{short, translate, Effect, LockKey, LockKind, Translated};
 use summary::{Facts, Hop, Summaries};
 pub use summary::{Unknown, UnknownCallees};
+use values::ValueTypes;
 
 pub static RULE: RuleMeta = RuleMeta {
     id: RuleId::StaleValue,
@@ -90,6 +92,7 @@ fn run(cx: &Context<'_>, settings: &Settings) -> Vec<Finding> {
     }
     let program = cx.program;
     let stable = StableFields::compute(program);
+    let value_types = ValueTypes::compute(program);
     let summaries = Summaries::compute(program, cx.call_graph, &stable, settings.unknown_callees);
     let app: Vec<MethodId> = cx
         .call_graph
@@ -102,7 +105,7 @@ fn run(cx: &Context<'_>, settings: &Settings) -> Vec<Finding> {
     // order, so the output does not depend on the thread count.
     let per_method: Vec<Vec<Finding>> = app
         .par_iter()
-        .map(|&m| analyse_method(program, &stable, &summaries, m))
+        .map(|&m| analyse_method(program, &stable, &value_types, &summaries, m))
         .collect();
     per_method.into_iter().flatten().collect()
 }
@@ -110,13 +113,15 @@ fn run(cx: &Context<'_>, settings: &Settings) -> Vec<Finding> {
 fn analyse_method(
     program: &Program,
     stable: &StableFields,
+    value_types: &ValueTypes,
     summaries: &Summaries,
     m: MethodId,
 ) -> Vec<Finding> {
     let (Some(body), Some(facts)) = (program.body(m), summaries.facts_of(m)) else {
         return Vec::new();
     };
-    let prep = prepare(program, stable, summaries, &body, facts);
+    let mut prep = prepare(program, stable, summaries, &body, facts);
+    prep.immune = value_types.immune_vars(program, &body);
     // Without a block, a lock or a locking call no value is ever shared.
     let sources = !body.monitors.is_empty()
         || prep.calls.values().any(|f| match f {
@@ -165,6 +170,7 @@ fn prepare(
             _ => ReadKind::None,
         })
         .collect();
+    let fresh = fresh_results(program, summaries, body, facts);
     for site in &facts.sites {
         if let Some((effect, key)) = &site.modelled {
             let fact = match effect {
@@ -179,6 +185,11 @@ fn prepare(
         }
         let mut c = CallSummary::default();
         let mut acquires = false;
+        // Removed, read or copied: the caller owns the result (Fig. 5).
+        c.owned = match body.stmts.get(site.stmt.index()).map(|s| &s.kind) {
+            Some(StmtKind::Invoke { call, .. }) => values::owned_call(program, call),
+            _ => false,
+        };
         if let Some(why) = site.unknown {
             // Unknown code: a lock distinct from every lock held here
             // (§4, §5.1); its result is a value of a block of its own.
@@ -189,6 +200,18 @@ fn prepare(
         let shares = summaries.all_share(facts, site);
         c.heap = summaries.any_heap(facts, site);
         let (receiver, args) = summary::actuals(body, site.stmt);
+        // The same with fresh results marked; used for callees whose
+        // every lock can be named (a callee that also takes a lock it
+        // cannot name, such as the inner collection of a wrapper, keeps
+        // the named locks in its message).
+        let (mut fresh_receiver, mut fresh_args) = (receiver.clone(), args.clone());
+        mark_fresh(
+            body,
+            site.stmt,
+            &fresh,
+            &mut fresh_receiver,
+            &mut fresh_args,
+        );
         for &ix in facts.callees(site) {
             let (Some(s), Some(callee)) = (summaries.at(ix), summaries.method_at(ix)) else {
                 continue;
@@ -209,8 +232,13 @@ fn prepare(
             }
             let mut this_acquires = s.distinct;
             c.distinct |= s.distinct;
+            let (receiver, args) = if s.distinct {
+                (&receiver, &args)
+            } else {
+                (&fresh_receiver, &fresh_args)
+            };
             for (key, hop) in &s.locks {
-                match translate(&key.path, receiver.as_ref(), &args) {
+                match translate(&key.path, receiver.as_ref(), args) {
                     Translated::Fresh => {}
                     Translated::Path(path) => {
                         this_acquires = true;
@@ -233,7 +261,7 @@ fn prepare(
                 }
             }
         }
-        if !acquires && c.waits.is_empty() && !c.heap {
+        if !acquires && c.waits.is_empty() && !c.heap && !c.owned {
             continue;
         }
         // One entry per lock, the first place in a fixed order.
@@ -244,6 +272,88 @@ fn prepare(
         prep.calls.insert(site.stmt, CallFact::Call(c));
     }
     prep
+}
+
+/// For each variable: does it hold a new object a call handed to this
+/// method (a callee that returns what it allocated, an owned result such
+/// as a removed element or a copy)? Locks such an object's methods take
+/// guard nothing another thread sees yet, like those of `new` here
+/// (`locks::is_fresh`).
+fn fresh_results(
+    program: &Program,
+    summaries: &Summaries,
+    body: &Body,
+    facts: &Facts,
+) -> Vec<bool> {
+    let mut fresh = vec![false; body.vars.len()];
+    for site in &facts.sites {
+        let Some(StmtKind::Invoke {
+            call,
+            result: Some(r),
+        }) = body.stmts.get(site.stmt.index()).map(|s| &s.kind)
+        else {
+            continue;
+        };
+        if body.unique_def.get(r.index()).copied().flatten() != Some(site.stmt) {
+            continue;
+        }
+        let callees = facts.callees(site);
+        let returns_fresh = site.unknown.is_none()
+            && !callees.is_empty()
+            && callees
+                .iter()
+                .all(|&c| summaries.at(c).is_some_and(|s| s.returns_fresh));
+        if returns_fresh || values::owned_call(program, call) {
+            if let Some(slot) = fresh.get_mut(r.index()) {
+                *slot = true;
+            }
+        }
+    }
+    // Copies and casts of a fresh result with one definition, in
+    // statement order (a copy follows its source in the bytecode).
+    for (i, stmt) in body.stmts.iter().enumerate() {
+        if let StmtKind::Assign {
+            dst,
+            value: Rvalue::Use(op) | Rvalue::Cast(op, _),
+        } = &stmt.kind
+        {
+            let single =
+                body.unique_def.get(dst.index()).copied().flatten() == Some(StmtId(i as u32));
+            let from_fresh = op
+                .var()
+                .is_some_and(|v| fresh.get(v.index()).copied().unwrap_or(false));
+            if single && from_fresh {
+                if let Some(slot) = fresh.get_mut(dst.index()) {
+                    *slot = true;
+                }
+            }
+        }
+    }
+    fresh
+}
+
+/// Marks the receiver and arguments of the call at `stmt` that are fresh
+/// results ([`fresh_results`]).
+fn mark_fresh(
+    body: &Body,
+    stmt: StmtId,
+    fresh: &[bool],
+    receiver: &mut Option<locks::Actual>,
+    args: &mut [locks::Actual],
+) {
+    let Some(StmtKind::Invoke { call, .. }) = body.stmts.get(stmt.index()).map(|s| &s.kind) else {
+        return;
+    };
+    let is_fresh = |op: &lockstep_ir::Operand| {
+        op.var()
+            .is_some_and(|v| fresh.get(v.index()).copied().unwrap_or(false))
+    };
+    if let (Some(actual), Some(op)) = (receiver.as_mut(), call.receiver.as_ref()) {
+        actual.fresh |= is_fresh(op);
+    }
+    for (actual, op) in args.iter_mut().zip(&call.args) {
+        actual.fresh |= is_fresh(op);
+    }
 }
 
 /// What was read at an origin, for messages: the expression, and the field

@@ -44,6 +44,7 @@ use lockstep_program::{CallGraph, EdgeKind, MethodId, Program};
 
 use super::fields::StableFields;
 use super::locks::{self, keep, translate, Actual, Effect, Keep, LockKey, LockKind, Translated};
+use super::values;
 
 /// At most this many locks are kept per summary; a method acquiring more
 /// is summarised as also acquiring "some other lock" (callers then treat a
@@ -132,6 +133,10 @@ pub struct Summary {
     /// Every `return` returns `this` or a parameter (a builder's `return
     /// this`): the result is a value the caller already had.
     pub returns_arg: bool,
+    /// Every `return` returns a new object made by the method (an
+    /// allocation, a removed element, a copy): the caller owns it, so it is
+    /// neither shared nor heap state.
+    pub returns_fresh: bool,
     /// Its result may carry data read under one of its locks: it returns
     /// inside its own `synchronized` region (a synchronized getter, even
     /// one returning constants computed under the lock), or its returned
@@ -160,7 +165,7 @@ impl Summary {
     /// A call to it may return a shared value (if its locks are not
     /// already held by the caller).
     pub fn shares_result(&self) -> bool {
-        self.returns_shared && !self.returns_arg && self.acquires()
+        self.returns_shared && !self.returns_arg && !self.returns_fresh && self.acquires()
     }
 }
 
@@ -312,6 +317,13 @@ pub fn modelled(
     Some((effect, key))
 }
 
+/// Is `class` an exception (`lockstep_models::ownership`)?
+fn is_thread_owned(program: &Program, class: lockstep_program::ClassId) -> bool {
+    lockstep_models::is_thread_owned_via(&program.class(class).name, &|a, b| {
+        program.is_subtype_name(a, b)
+    })
+}
+
 fn is_library(program: &Program, m: MethodId) -> bool {
     !program.class(program.method(m).class).is_application
 }
@@ -331,6 +343,9 @@ pub fn facts(
     let data = program.method(m);
     let mut own = Summary::default();
     let mut locks = BTreeMap::new();
+    // A JDK exception's `synchronized` methods (`getCause`) lock the
+    // exception, which belongs to the thread that threw or caught it.
+    let thread_owned = library && !data.is_static() && is_thread_owned(program, data.class);
     let mut waits = BTreeSet::new();
     let Some(body) = program.body(m) else {
         // Native (or abstract) methods: only the `synchronized` flag tells.
@@ -375,6 +390,10 @@ pub fn facts(
                 },
             });
         }
+        if thread_owned {
+            locks.clear();
+            own.witness = None;
+        }
         own.locks = locks.into_iter().collect();
         return Facts {
             library,
@@ -407,6 +426,7 @@ pub fn facts(
     let mut edges = cg.callees(m).iter().peekable();
     let mut returns = 0usize;
     let mut returns_arg = true;
+    let mut returns_fresh = true;
     for (i, stmt) in body.stmts.iter().enumerate() {
         let sid = StmtId(i as u32);
         match &stmt.kind {
@@ -489,6 +509,7 @@ pub fn facts(
                 returns += 1;
                 let path = lockstep_ir::operand_path(&body, op);
                 returns_arg &= matches!(path, AccessPath::This | AccessPath::Param(..));
+                returns_fresh &= values::is_fresh_value(program, &body, op);
             }
             _ => {}
         }
@@ -498,8 +519,13 @@ pub fn facts(
         .iter()
         .any(|s| matches!(s.modelled, Some((Effect::Acquire(_), _))));
     let slice = returned_slice(program, stable, &body, &sites, juc, library);
+    own.returns_fresh = returns > 0 && returns_fresh;
     own.returns_shared = slice.locked_read;
-    own.returns_heap = slice.heap_read;
+    own.returns_heap = slice.heap_read && !own.returns_fresh;
+    if thread_owned {
+        locks.clear();
+        own.witness = None;
+    }
     // Whether its own locks guard what it returns is settled with the
     // callees' summaries (`Summaries::combine`).
     bound(&mut locks, &mut own.distinct);
@@ -1184,7 +1210,7 @@ impl Summaries {
                 .get(*idx)
                 .is_some_and(|s| self.any_heap(facts, s))
         };
-        out.returns_heap |= facts.returned_calls.iter().any(any_heap);
+        out.returns_heap |= !out.returns_fresh && facts.returned_calls.iter().any(any_heap);
         // A call under its own lock reading heap state returns locked data
         // (a private getter called inside a synchronized method).
         if !out.returns_shared && facts.locked_calls.iter().any(any_heap) {

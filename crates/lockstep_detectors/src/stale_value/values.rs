@@ -1,0 +1,172 @@
+//! Values that cannot go stale (issue 14, point 7): a value that is fresh,
+//! immutable or owned by the caller is the same whenever it is used, so
+//! using it after the lock it was read under was released is no stale use.
+//!
+//! - values of immutable types: the JDK's (`String`, boxed primitives,
+//!   `BigInteger`, `java.time`..., from the models layer) and the program's
+//!   enums and records whose fields are all `final` and themselves of
+//!   immutable types;
+//! - exceptions, which belong to the thread that throws and catches them;
+//! - results of calls that hand ownership to the caller: elements removed
+//!   from a container, data read from a stream, defensive copies
+//!   (`lockstep_models::ownership`), and methods of the program that return
+//!   a new object (see `summary::Summary::returns_fresh`).
+//!
+//! A primitive read under a lock is still tracked: `int n = v.size()` is the
+//! classic stale value. So is a reference to a mutable object.
+
+use std::collections::HashSet;
+use std::sync::Arc;
+
+use lockstep_ir::{Body, Call, Rvalue, StmtKind, Type};
+use lockstep_program::{ClassId, Program};
+
+/// `ACC_FINAL` and `ACC_STATIC` of the class file format.
+const ACC_FINAL: u16 = 0x0010;
+const ACC_STATIC: u16 = 0x0008;
+
+/// At most this many rounds of the fixed point over the program's enums
+/// and records (each round removes at least one candidate).
+const MAX_ROUNDS: usize = 64;
+
+/// The program's immutable enums and records, computed once per run.
+#[derive(Debug, Default)]
+pub struct ValueTypes {
+    app: HashSet<Arc<str>>,
+}
+
+impl ValueTypes {
+    /// Enums and records of the program whose instance fields are all
+    /// `final` and of primitive or immutable types (a fixed point: a record
+    /// of records is immutable when its components are).
+    pub fn compute(program: &Program) -> ValueTypes {
+        let mut app: HashSet<Arc<str>> = program
+            .application_classes()
+            .filter(|&c| is_enum_or_record(program, c))
+            .map(|c| program.class(c).name.clone())
+            .collect();
+        for _ in 0..MAX_ROUNDS {
+            let before = app.len();
+            let snapshot = ValueTypes { app: app.clone() };
+            app.retain(|name| {
+                program
+                    .class_by_name(name)
+                    .is_some_and(|c| fields_immutable(program, &snapshot, c))
+            });
+            if app.len() == before {
+                break;
+            }
+        }
+        ValueTypes { app }
+    }
+
+    /// Does a value of type `class` never go stale: an immutable value or
+    /// an exception?
+    pub fn is_immune(&self, program: &Program, class: &str) -> bool {
+        if class.starts_with('[') {
+            // Arrays are mutable.
+            return false;
+        }
+        lockstep_models::is_value_class(class)
+            || self.app.contains(class)
+            || lockstep_models::is_thread_owned_via(class, &|a, b| program.is_subtype_name(a, b))
+    }
+
+    /// For each variable of `body`: does it only ever hold values that
+    /// cannot go stale? Its type is immutable, or it is cast to an
+    /// immutable type (`(Integer) table.get(key)`: javac's temporary
+    /// before the cast is typed `Object`).
+    pub fn immune_vars(&self, program: &Program, body: &Body) -> Vec<bool> {
+        let mut out: Vec<bool> = body
+            .vars
+            .iter()
+            .map(|v| match &v.ty {
+                Type::Ref(Some(class)) => self.is_immune(program, class),
+                _ => false,
+            })
+            .collect();
+        for stmt in &body.stmts {
+            if let StmtKind::Assign {
+                value: Rvalue::Cast(op, class),
+                ..
+            } = &stmt.kind
+            {
+                if let Some(slot) = op.var().and_then(|v| out.get_mut(v.index())) {
+                    *slot |= self.is_immune(program, class);
+                }
+            }
+        }
+        out
+    }
+}
+
+/// Does the call hand its result to the caller (a removal, a read from a
+/// stream, a defensive copy)? Library semantics, from the models layer.
+pub fn owned_call(program: &Program, call: &Call) -> bool {
+    let m = &call.method;
+    lockstep_models::owned_result_via(&m.class, &m.name, &m.descriptor, &|a, b| {
+        program.is_subtype_name(a, b)
+    })
+    .is_some()
+}
+
+fn is_enum_or_record(program: &Program, c: ClassId) -> bool {
+    let name = &program.class(c).name;
+    program.is_subtype_name(name, "java/lang/Enum")
+        || program.is_subtype_name(name, "java/lang/Record")
+}
+
+/// Are the instance fields of `c` and of its program superclasses all
+/// `final` and of primitive or immutable types?
+fn fields_immutable(program: &Program, known: &ValueTypes, c: ClassId) -> bool {
+    program
+        .superclasses(c)
+        .iter()
+        .copied()
+        .filter(|&k| program.class(k).is_application)
+        .flat_map(|k| program.class(k).file.fields.iter())
+        .filter(|f| f.access_flags & ACC_STATIC == 0)
+        .all(|f| {
+            f.access_flags & ACC_FINAL != 0 && descriptor_immutable(program, known, &f.descriptor)
+        })
+}
+
+fn descriptor_immutable(program: &Program, known: &ValueTypes, desc: &str) -> bool {
+    match desc.strip_prefix('L').and_then(|d| d.strip_suffix(';')) {
+        Some(class) => known.is_immune(program, class),
+        // Primitives; arrays are mutable.
+        None => !desc.starts_with('['),
+    }
+}
+
+/// How many copies `is_fresh_value` follows back to a definition.
+const MAX_COPIES: usize = 16;
+
+/// Is `op` a new object made in this method: an allocation, an owned
+/// call's result (`list.toArray()`, `q.poll()`), through copies and casts?
+/// Only variables with one definition count (javac's temporaries and
+/// single-assignment locals).
+pub fn is_fresh_value(program: &Program, body: &Body, op: &lockstep_ir::Operand) -> bool {
+    let mut var = op.var();
+    for _ in 0..MAX_COPIES {
+        let Some(v) = var else {
+            return false;
+        };
+        match definition(body, v) {
+            Some(StmtKind::Assign { value, .. }) => match value {
+                Rvalue::New(_) | Rvalue::NewArray(..) => return true,
+                Rvalue::Use(next) | Rvalue::Cast(next, _) => var = next.var(),
+                _ => return false,
+            },
+            Some(StmtKind::Invoke { call, .. }) => return owned_call(program, call),
+            _ => return false,
+        }
+    }
+    false
+}
+
+/// The statement that defines `v`, when it has exactly one.
+fn definition(body: &Body, v: lockstep_ir::VarId) -> Option<&StmtKind> {
+    let s = body.unique_def.get(v.index()).copied().flatten()?;
+    body.stmts.get(s.index()).map(|d| &d.kind)
+}
