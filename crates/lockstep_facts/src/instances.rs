@@ -195,18 +195,7 @@ fn fresh_per_start(body: &Body, s: StmtId, a: StmtId) -> bool {
     else {
         return false;
     };
-    let succs = |x: usize| -> Vec<usize> {
-        body.blocks
-            .get(x)
-            .map(|bl| {
-                bl.succs
-                    .iter()
-                    .map(|b| b.index())
-                    .chain(bl.exceptional.iter().map(|e| e.handler.index()))
-                    .collect()
-            })
-            .unwrap_or_default()
-    };
+    let succs = |x: usize| crate::util::successors(body, x);
     // The allocation after the start in its own block comes first.
     if sb == ab && a.0 > s.0 {
         return true;
