@@ -77,28 +77,36 @@ impl Analysis<'_> {
             }
         }
         while let Some(o) = stack.pop() {
-            let Some(info) = self.pt.object(o) else {
-                continue;
-            };
-            // The JDK's merged internal objects stand for every object of
-            // their type the JDK makes: following their fields would
-            // publish whatever any of them ever held (every `Appendable`
-            // through one normalizer buffer).
-            if matches!(info.site, SiteKey::Library(_)) {
-                continue;
-            }
-            let precise = allocated_by_application(self.program, info.site)
-                || (info.site.is_allocation() && !self.pt.context(info.heap_context).is_empty());
-            for (key, set) in self.pt.fields_of(o) {
-                if !precise && written_by_jdk(key) {
-                    continue;
-                }
+            for set in self.followed_fields(o) {
                 for x in set.iter() {
                     push(x, &mut shared, &mut stack);
                 }
             }
         }
         shared
+    }
+
+    /// The points-to sets of the fields of `o` through which it publishes
+    /// what it holds. The JDK's merged internal objects stand for every
+    /// object of their type the JDK makes: following their fields would
+    /// publish whatever any of them ever held (every `Appendable` through
+    /// one normalizer buffer); objects the application did not allocate
+    /// publish nothing through fields the JDK writes.
+    pub(crate) fn followed_fields(&self, o: ObjectId) -> Vec<lockstep_pointsto::ObjectSet> {
+        let Some(info) = self.pt.object(o) else {
+            return Vec::new();
+        };
+        if matches!(info.site, SiteKey::Library(_)) {
+            return Vec::new();
+        }
+        let precise = allocated_by_application(self.program, info.site)
+            || (info.site.is_allocation() && !self.pt.context(info.heap_context).is_empty());
+        self.pt
+            .fields_of(o)
+            .into_iter()
+            .filter(|(key, _)| precise || !written_by_jdk(key))
+            .map(|(_, set)| set)
+            .collect()
     }
 }
 

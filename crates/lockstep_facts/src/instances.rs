@@ -10,7 +10,8 @@
 //! its own) when it is made afresh for each start and only the thread's
 //! own objects, or objects no other thread reaches, hold it:
 //! - the task object, allocated by the starting method so that the start
-//!   cannot run twice without the allocation running in between;
+//!   cannot run twice without the allocation running in between, and held
+//!   by no object another thread reaches;
 //! - an object allocated the same way in the starting method, or by the
 //!   constructor of an object already private (its heap context is that
 //!   object's allocation), all of whose holders are private or escape no
@@ -103,11 +104,12 @@ impl Analysis<'_> {
             .any(|(j, s)| j != start && s.task == task)
     }
 
-    /// Every object's holders: the objects with a field that may point to it.
+    /// Every object's holders: the objects with a field that may point to
+    /// it, through the fields escape follows.
     fn holders(&self) -> FxHashMap<ObjectId, Vec<ObjectId>> {
         let mut map: FxHashMap<ObjectId, Vec<ObjectId>> = FxHashMap::default();
         for o in self.pt.objects() {
-            for (_, set) in self.pt.fields_of(o) {
+            for set in self.followed_fields(o) {
                 for x in set.iter() {
                     map.entry(x).or_default().push(o);
                 }
@@ -151,17 +153,20 @@ impl Analysis<'_> {
                 .iter()
                 .copied()
                 .filter(|&o| {
-                    o == task
-                        || holders.get(&o).is_none_or(|hs| {
-                            hs.iter()
-                                .all(|h| private.contains(h) || !shared_at(shared, *h))
-                        })
+                    holders.get(&o).is_none_or(|hs| {
+                        hs.iter()
+                            .all(|h| private.contains(h) || !shared_at(shared, *h))
+                    })
                 })
                 .collect();
             private = keep.into_iter().collect();
             if private.len() == before {
                 break;
             }
+        }
+        // A task another thread can reach makes nothing private.
+        if !private.contains(&task) {
+            return Vec::new();
         }
         let mut v: Vec<ObjectId> = private.into_iter().collect();
         v.sort_unstable();
