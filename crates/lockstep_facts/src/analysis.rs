@@ -139,6 +139,8 @@ pub struct Analysis<'a> {
     locking_classes: FxHashMap<Arc<str>, bool>,
     /// Skip that filter.
     pub(crate) every_class: bool,
+    /// Objects each instance of a repeated thread start has to itself.
+    pub(crate) per_instance: crate::instances::PerInstance,
 }
 
 /// `pkg.Cls.name` for a target.
@@ -163,6 +165,7 @@ impl<'a> Analysis<'a> {
             lock_sets: FxHashMap::default(),
             locking_classes: FxHashMap::default(),
             every_class: false,
+            per_instance: Default::default(),
         }
     }
 
@@ -502,6 +505,7 @@ impl Analysis<'_> {
         let reach = self.reach_roots(&roots);
         let orderings = self.orderings(&roots);
         let shared = self.escaped();
+        self.per_instance = self.per_instance(&roots, &shared);
         let mut explanation = explain.map(|f| Explanation {
             field: f.to_string(),
             ..Explanation::default()

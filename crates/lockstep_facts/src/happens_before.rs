@@ -17,6 +17,7 @@
 //! : ts) t.join()`); a latch's count is its number of parties; a timed or
 //! conditional wait (`awaitTermination`) is taken to have waited.
 
+use crate::util::successors;
 use lockstep_ir::{Body, Call, StmtId, StmtKind, VarId};
 use lockstep_models::{HandOff, Side, Subject};
 use lockstep_pointsto::{MethodContext, ObjectId, PointsToResult, SiteKey, ThreadStart};
@@ -472,20 +473,6 @@ fn reach_from(body: &Body, b: usize, from: StmtId) -> Vec<bool> {
         stack.extend(successors(body, x));
     }
     out
-}
-
-/// Normal and exceptional successors of block `b`.
-fn successors(body: &Body, b: usize) -> Vec<usize> {
-    body.blocks
-        .get(b)
-        .map(|bl| {
-            bl.succs
-                .iter()
-                .map(|s| s.index())
-                .chain(bl.exceptional.iter().map(|e| e.handler.index()))
-                .collect()
-        })
-        .unwrap_or_default()
 }
 
 /// The blocks on a cycle through block `b` (empty when `b` is on none).

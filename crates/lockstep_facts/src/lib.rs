@@ -17,9 +17,10 @@
 //! - [`lock_order`]: every lock acquisition with the locks held before
 //!   it, `wait`/`notify` and blocking calls with the locks held there;
 //! - [`annotations`]: `@GuardedBy`, `@ThreadSafe`, `@NotThreadSafe`, `@Immutable`;
-//! - [`analysis`] with `reach`, `escape`, `buckets` and `pairs`: which
-//!   roots reach each context, thread escape, the accesses other threads
-//!   can see per (target, object), and the pairs that may race.
+//! - [`analysis`] with `reach`, `escape`, `instances`, `buckets` and
+//!   `pairs`: which roots reach each context, thread escape, the objects
+//!   each instance of a repeated start has to itself, the accesses other
+//!   threads can see per (target, object), and the pairs that may race.
 //!
 //! [`SharedFacts`] holds them for one check: points-to and the race facts
 //! are computed lazily, at most once, whichever detector asks first.
@@ -41,6 +42,7 @@ pub mod annotations;
 mod buckets;
 mod escape;
 mod happens_before;
+mod instances;
 pub mod local_locks;
 pub mod lock_order;
 pub mod locks;

@@ -63,7 +63,11 @@ impl Analysis<'_> {
         mut explanation: Option<&mut Explanation>,
     ) -> Pairs {
         let mut found = Found::default();
+        // A repeated start does not race with itself on an object each of
+        // its threads has to itself.
+        let per_instance = std::mem::take(&mut self.per_instance);
         for ((target, obj), list) in buckets {
+            let roots = per_instance.roots_for(roots, *obj);
             let explaining = explanation
                 .as_ref()
                 .is_some_and(|e| target_name(target).as_deref() == Some(&e.field));
@@ -72,8 +76,9 @@ impl Analysis<'_> {
             } else {
                 None
             };
-            self.bucket_pairs(&mut found, roots, (target, obj), list, ex);
+            self.bucket_pairs(&mut found, &roots, (target, obj), list, ex);
         }
+        self.per_instance = per_instance;
         if let Some(ex) = explanation {
             explain_unpaired(ex, buckets);
         }

@@ -127,18 +127,7 @@ pub fn in_loop(body: &Body, s: StmtId) -> bool {
     let n = body.blocks.len();
     let mut seen = vec![false; n];
     let mut stack: Vec<usize> = Vec::new();
-    let succs = |x: usize| {
-        body.blocks
-            .get(x)
-            .map(|bl| {
-                bl.succs
-                    .iter()
-                    .map(|s| s.index())
-                    .chain(bl.exceptional.iter().map(|e| e.handler.index()))
-                    .collect::<Vec<_>>()
-            })
-            .unwrap_or_default()
-    };
+    let succs = |x: usize| crate::util::successors(body, x);
     stack.extend(succs(b.index()));
     while let Some(x) = stack.pop() {
         if x == b.index() {

@@ -1,6 +1,6 @@
 //! Small helpers on program positions shared by the facts and the detectors.
 
-use lockstep_ir::StmtId;
+use lockstep_ir::{Body, StmtId};
 use lockstep_program::{MethodId, Program};
 
 /// Binary name with dots (`pkg.Outer$Inner`) from an internal name.
@@ -15,4 +15,19 @@ pub fn line_of(program: &Program, m: MethodId, stmt: Option<StmtId>) -> Option<u
         Some(s) => body.stmts.get(s.index()).and_then(|st| st.line),
         None => body.stmts.iter().filter_map(|st| st.line).min(),
     }
+}
+
+/// The normal and exceptional successors of block `b` (none for a block
+/// that does not exist).
+pub fn successors(body: &Body, b: usize) -> Vec<usize> {
+    body.blocks
+        .get(b)
+        .map(|bl| {
+            bl.succs
+                .iter()
+                .map(|s| s.index())
+                .chain(bl.exceptional.iter().map(|e| e.handler.index()))
+                .collect()
+        })
+        .unwrap_or_default()
 }
