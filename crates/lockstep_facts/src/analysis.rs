@@ -17,10 +17,11 @@ use lockstep_pointsto::{ObjectId, PointsToResult, SiteKey};
 use lockstep_program::{MethodId, Program};
 use rustc_hash::{FxHashMap, FxHashSet};
 
-use crate::accesses::{AccessStmt, Kind, Target};
+use crate::accesses::{AccessStmt, FieldTable, Kind, Target};
 use crate::annotations::class_policy;
 use crate::buckets::Reached;
 use crate::local_locks::{self, BodyLocks, LocalLock};
+use crate::lock_paths::{self, StableFields};
 use crate::locks::{intersect, union, HeldLock, LockObject, LockResolver, LockSet};
 use crate::pairs::Pairs;
 use crate::threads::{self, Graph, Root, RootKind};
@@ -139,6 +140,10 @@ pub struct Analysis<'a> {
     locking_classes: FxHashMap<Arc<str>, bool>,
     /// Skip that filter.
     pub(crate) every_class: bool,
+    /// Fields that do not change after construction (lock paths).
+    stable: StableFields,
+    /// Per access statement: the locks it holds on the object it accesses.
+    of_accessed: FxHashMap<(MethodId, StmtId), Vec<HeldLock>>,
 }
 
 /// `pkg.Cls.name` for a target.
@@ -163,6 +168,8 @@ impl<'a> Analysis<'a> {
             lock_sets: FxHashMap::default(),
             locking_classes: FxHashMap::default(),
             every_class: false,
+            stable: StableFields::default(),
+            of_accessed: FxHashMap::default(),
         }
     }
 
@@ -189,6 +196,30 @@ impl<'a> Analysis<'a> {
         let l = Arc::new(local_locks::analyse(self.program, body));
         self.body_locks.insert(m, l.clone());
         l
+    }
+
+    /// The locks an access holds on the object it accesses, named relative
+    /// to it (the same in every context; see [`crate::lock_paths`]).
+    pub(crate) fn of_accessed_locks(
+        &mut self,
+        m: MethodId,
+        body: &Body,
+        a: &AccessStmt,
+        local: &[LocalLock],
+        fields: &mut FieldTable,
+    ) -> Vec<HeldLock> {
+        let Some(base) = a.base else {
+            return Vec::new();
+        };
+        if local.is_empty() {
+            return Vec::new();
+        }
+        if let Some(v) = self.of_accessed.get(&(m, a.stmt)) {
+            return v.clone();
+        }
+        let v = lock_paths::of_accessed(self.program, body, fields, &mut self.stable, base, local);
+        self.of_accessed.insert((m, a.stmt), v.clone());
+        v
     }
 
     /// The locks a node's own code holds at `site`.
@@ -480,6 +511,11 @@ impl<'a> Analysis<'a> {
                 let simple = lockstep_ir::simple_class_name(c);
                 guard == format!("{simple}.class")
             }
+            LockObject::OfAccessed { fields, .. } => match &fields[..] {
+                [] => guard == "this" || guard == "itself",
+                [(_, name)] => guard == &**name,
+                _ => false,
+            },
         })
     }
 }
