@@ -235,6 +235,16 @@ fn lock_paths() {
     check("lock_paths", CLOSED);
 }
 
+/// Issue 14 point 6: what constructors, their private helpers and static
+/// initializers write before publication does not race (a `$SwitchMap$`
+/// array included); a helper also called later, an array the constructor
+/// did not allocate, and static tables written after or not allocated by
+/// the initializer do.
+#[test]
+fn initialization() {
+    check("initialization", OPEN);
+}
+
 /// Modern: `ReadWriteLock`: read/write lock pairs are silent; a write under
 /// the read lock and a lock-free read of a written field race.
 #[test]

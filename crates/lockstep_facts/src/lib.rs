@@ -17,6 +17,8 @@
 //!   application code and the ones that cannot race, with the reason;
 //! - [`lock_order`]: every lock acquisition with the locks held before
 //!   it, `wait`/`notify` and blocking calls with the locks held there;
+//! - [`initialization`]: constructor helpers and what constructors and
+//!   static initializers allocate before publication;
 //! - [`annotations`]: `@GuardedBy`, `@ThreadSafe`, `@NotThreadSafe`, `@Immutable`;
 //! - [`analysis`] with `reach`, `escape`, `buckets` and `pairs`: which
 //!   roots reach each context, thread escape, the accesses other threads
@@ -41,6 +43,7 @@ pub mod analysis;
 pub mod annotations;
 mod buckets;
 mod escape;
+pub mod initialization;
 pub mod local_locks;
 pub mod lock_order;
 pub mod lock_paths;

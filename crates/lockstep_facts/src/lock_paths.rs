@@ -25,6 +25,7 @@ use lockstep_program::{ClassId, Program};
 use rustc_hash::FxHashMap;
 
 use crate::accesses::FieldTable;
+use crate::initialization::nest_of;
 use crate::local_locks::{juc_effect, LocalLock};
 use crate::locks::{HeldLock, LockObject};
 
@@ -84,21 +85,6 @@ fn field_is_stable(program: &Program, declaring: &str, name: &str) -> bool {
     nest_of(program, declaring)
         .into_iter()
         .all(|c| writes_only_in_constructors(program, c, declaring, name))
-}
-
-/// The application classes that may write a private field of `class`:
-/// the classes of its nest (the top-level class and every class nested
-/// in it, by javac's `Outer$Inner` naming).
-fn nest_of(program: &Program, class: &str) -> Vec<ClassId> {
-    let top = class.split('$').next().unwrap_or(class);
-    let nested = format!("{top}$");
-    program
-        .application_classes()
-        .filter(|&c| {
-            let n = &*program.class(c).name;
-            n == top || n.starts_with(&nested)
-        })
-        .collect()
 }
 
 /// Does every store of `declaring.name` in `class` sit in a constructor
