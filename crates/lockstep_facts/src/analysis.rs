@@ -21,7 +21,7 @@ use crate::accesses::{AccessStmt, FieldTable, Kind, Target};
 use crate::annotations::class_policy;
 use crate::buckets::Reached;
 use crate::local_locks::{self, BodyLocks, LocalLock};
-use crate::lock_paths::{self, StableFields};
+use crate::lock_paths::{self, ParamLock, SiteLocks, StableFields};
 use crate::locks::{intersect, union, HeldLock, LockObject, LockResolver, LockSet};
 use crate::pairs::Pairs;
 use crate::threads::{self, Graph, Root, RootKind};
@@ -144,6 +144,12 @@ pub struct Analysis<'a> {
     stable: StableFields,
     /// Per access statement: the locks it holds on the object it accesses.
     of_accessed: FxHashMap<(MethodId, StmtId), Vec<HeldLock>>,
+    /// Locks every caller holds on a node's parameters (`None`: not reached).
+    entry_params: Vec<Option<Arc<[ParamLock]>>>,
+    /// Per call site: its arguments and locks by stable path.
+    site_locks: FxHashMap<(MethodId, StmtId), Option<Arc<SiteLocks>>>,
+    /// Fields for the lock paths of call sites.
+    path_fields: FieldTable,
 }
 
 /// `pkg.Cls.name` for a target.
@@ -170,6 +176,9 @@ impl<'a> Analysis<'a> {
             every_class: false,
             stable: StableFields::default(),
             of_accessed: FxHashMap::default(),
+            entry_params: Vec::new(),
+            site_locks: FxHashMap::default(),
+            path_fields: FieldTable::default(),
         }
     }
 
@@ -202,7 +211,7 @@ impl<'a> Analysis<'a> {
     /// to it (the same in every context; see [`crate::lock_paths`]).
     pub(crate) fn of_accessed_locks(
         &mut self,
-        m: MethodId,
+        node: u32,
         body: &Body,
         a: &AccessStmt,
         local: &[LocalLock],
@@ -211,15 +220,144 @@ impl<'a> Analysis<'a> {
         let Some(base) = a.base else {
             return Vec::new();
         };
-        if local.is_empty() {
-            return Vec::new();
+        let m = self.graph.nodes[node as usize].method;
+        let mut out = match self.of_accessed.get(&(m, a.stmt)) {
+            Some(v) => v.clone(),
+            None => {
+                let v = lock_paths::of_accessed(
+                    self.program,
+                    body,
+                    fields,
+                    &mut self.stable,
+                    base,
+                    local,
+                );
+                self.of_accessed.insert((m, a.stmt), v.clone());
+                v
+            }
+        };
+        if let Some(Some(entry)) = self.entry_params.get(node as usize) {
+            let entry = entry.clone();
+            out.extend(lock_paths::of_accessed_on_entry(
+                self.program,
+                body,
+                fields,
+                &mut self.stable,
+                base,
+                &entry,
+            ));
         }
-        if let Some(v) = self.of_accessed.get(&(m, a.stmt)) {
+        out
+    }
+
+    /// The call at `site` of method `m` with its arguments and locks by
+    /// stable path (cached; `None` when the site is not a call or the
+    /// method has no body).
+    fn site_locks_of(&mut self, node: u32, site: StmtId) -> Option<Arc<SiteLocks>> {
+        let m = self.graph.nodes[node as usize].method;
+        if let Some(v) = self.site_locks.get(&(m, site)) {
             return v.clone();
         }
-        let v = lock_paths::of_accessed(self.program, body, fields, &mut self.stable, base, local);
-        self.of_accessed.insert((m, a.stmt), v.clone());
+        let v = self.program.body(m).and_then(|body| {
+            let app = self.program.is_application(self.program.method(m).class);
+            let locals = if app {
+                self.locks_of(m, &body).at(site).to_vec()
+            } else {
+                Vec::new()
+            };
+            lock_paths::site_locks(
+                self.program,
+                &body,
+                &mut self.path_fields,
+                &mut self.stable,
+                site,
+                &locals,
+            )
+            .map(Arc::new)
+        });
+        self.site_locks.insert((m, site), v.clone());
         v
+    }
+
+    /// The locks every caller holds on each node's parameters, by stable
+    /// path: the must-intersection of [`Self::entry_locks`] for locks
+    /// named relative to the callee's parameters, which hold whatever
+    /// their points-to sets (a private helper called under
+    /// `synchronized (this)`, a static helper called under
+    /// `synchronized (x)` with `x`).
+    fn entry_param_locks(&mut self, roots: &[Root]) -> Vec<Option<Arc<[ParamLock]>>> {
+        let n = self.graph.len();
+        let empty: Arc<[ParamLock]> = Arc::from(Vec::new());
+        let mut entry: Vec<Option<Arc<[ParamLock]>>> = vec![None; n];
+        let mut queue = std::collections::VecDeque::new();
+        let mut queued = vec![false; n];
+        for r in roots {
+            for &e in &r.entries {
+                entry[e as usize] = Some(empty.clone());
+                if !queued[e as usize] {
+                    queued[e as usize] = true;
+                    queue.push_back(e);
+                }
+            }
+        }
+        while let Some(node) = queue.pop_front() {
+            queued[node as usize] = false;
+            let Some(here) = entry[node as usize].clone() else {
+                continue;
+            };
+            let caller = self.graph.nodes[node as usize].method;
+            let callees = self.graph.callees[node as usize].clone();
+            for (site, callee) in callees {
+                let held = self.callee_entry(node, caller, site, callee, &here);
+                let slot = &entry[callee as usize];
+                let new: Vec<ParamLock> = match slot {
+                    None => held,
+                    Some(old) => {
+                        if old.iter().all(|l| held.contains(l)) {
+                            continue;
+                        }
+                        old.iter().filter(|l| held.contains(l)).cloned().collect()
+                    }
+                };
+                entry[callee as usize] = Some(Arc::from(new));
+                if !queued[callee as usize] {
+                    queued[callee as usize] = true;
+                    queue.push_back(callee);
+                }
+            }
+        }
+        entry
+    }
+
+    /// The locks `callee` holds on its parameters when `node` calls it at `site`.
+    fn callee_entry(
+        &mut self,
+        node: u32,
+        caller: MethodId,
+        site: StmtId,
+        callee: u32,
+        here: &[ParamLock],
+    ) -> Vec<ParamLock> {
+        let app = self.program.is_application(self.program.method(caller).class);
+        if here.is_empty() && (!app || self.locks_of_site_empty(caller, site)) {
+            return Vec::new();
+        }
+        let Some(info) = self.site_locks_of(node, site) else {
+            return Vec::new();
+        };
+        let Some(body) = self.program.body(caller) else {
+            return Vec::new();
+        };
+        let target = self.program.method(self.graph.nodes[callee as usize].method);
+        lock_paths::callee_param_locks(&body, &info, here, &target.name, &target.descriptor)
+    }
+
+    /// Does the body of `m` hold no lock of its own at `site`?
+    fn locks_of_site_empty(&mut self, m: MethodId, site: StmtId) -> bool {
+        let Some(body) = self.program.body(m) else {
+            return true;
+        };
+        self.locks_of(m, &body).at(site).is_empty()
     }
 
     /// The locks a node's own code holds at `site`.
@@ -527,6 +665,7 @@ impl Analysis<'_> {
         let mut roots = self.roots();
         self.mark_multi_starts(&mut roots);
         let entry = self.entry_locks(&roots);
+        self.entry_params = self.entry_param_locks(&roots);
         let reach = self.reach_roots(&roots);
         let orderings = self.orderings(&roots);
         let shared = self.escaped();

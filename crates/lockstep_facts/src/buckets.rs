@@ -177,7 +177,7 @@ impl Analysis<'_> {
             self.resolver
                 .resolve(mc.method, mc.context, here.body, &local)
         };
-        resolved.extend(self.of_accessed_locks(mc.method, here.body, a, &local, &mut b.fields));
+        resolved.extend(self.of_accessed_locks(here.node, here.body, a, &local, &mut b.fields));
         let held = self.intern(union(here.entry_locks, &resolved));
         let object_ids: Vec<ObjectId> = objects.iter().flatten().copied().collect();
         let guarded = match &a.guard {

@@ -237,25 +237,184 @@ pub fn of_accessed(
     let Some(accessed) = stable_path(program, body, fields, stable, base) else {
         return Vec::new();
     };
+    relative_to(&accessed, path_locks(program, body, fields, stable, locals))
+}
+
+/// The locks of `held` that lock the object at `accessed` or one its
+/// stable fields hold, named relative to it.
+fn relative_to(accessed: &StablePath, held: Vec<PathLock>) -> Vec<HeldLock> {
+    let mut out: Vec<HeldLock> = held
+        .into_iter()
+        .filter(|h| h.path.root == accessed.root && h.path.fields.starts_with(&accessed.fields))
+        .map(|h| HeldLock {
+            object: LockObject::OfAccessed {
+                fields: Arc::from(&h.path.fields[accessed.fields.len()..]),
+                monitor: h.monitor,
+            },
+            mode: h.mode,
+        })
+        .collect();
+    out.sort();
+    out.dedup();
+    out
+}
+
+/// A lock every caller of a method context holds on an object the method
+/// names through a parameter: the parameter (index into `Body::params`,
+/// `this` first), then stable fields; the lock's kind and mode.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct ParamLock {
+    pub param: u16,
+    pub fields: Arc<[FieldName]>,
+    pub monitor: bool,
+    pub mode: LockMode,
+}
+
+/// A lock the body holds, by its stable path.
+#[derive(Debug, Clone)]
+struct PathLock {
+    path: StablePath,
+    monitor: bool,
+    mode: LockMode,
+}
+
+/// What a call site passes on: the stable path of each argument (the
+/// receiver first), the locks the body itself holds there by stable path,
+/// and the method it calls.
+#[derive(Debug, Clone)]
+pub struct SiteLocks {
+    args: Vec<Option<StablePath>>,
+    held: Vec<PathLock>,
+    name: Arc<str>,
+    descriptor: Arc<str>,
+}
+
+/// The stable paths of the locks `locals`.
+fn path_locks(
+    program: &Program,
+    body: &Body,
+    fields: &mut FieldTable,
+    stable: &mut StableFields,
+    locals: &[LocalLock],
+) -> Vec<PathLock> {
     let mut out = Vec::new();
     for l in locals {
         let Some(v) = lock_var(body, l) else { continue };
-        let Some(lock) = stable_path(program, body, fields, stable, v) else {
+        if let Some(path) = stable_path(program, body, fields, stable, v) {
+            out.push(PathLock {
+                path,
+                monitor: !matches!(l, LocalLock::Juc { .. }),
+                mode: lock_mode(l),
+            });
+        }
+    }
+    out
+}
+
+/// The call at `site` with its arguments' stable paths and the locks
+/// held there (`locals`); `None` when the statement is not a call.
+pub fn site_locks(
+    program: &Program,
+    body: &Body,
+    fields: &mut FieldTable,
+    stable: &mut StableFields,
+    site: lockstep_ir::StmtId,
+    locals: &[LocalLock],
+) -> Option<SiteLocks> {
+    let StmtKind::Invoke { call, .. } = &body.stmts.get(site.index())?.kind else {
+        return None;
+    };
+    let args = call
+        .receiver
+        .iter()
+        .chain(&call.args)
+        .map(|op| {
+            op.var()
+                .and_then(|v| stable_path(program, body, fields, stable, v))
+        })
+        .collect();
+    Some(SiteLocks {
+        args,
+        held: path_locks(program, body, fields, stable, locals),
+        name: call.method.name.clone(),
+        descriptor: call.method.descriptor.clone(),
+    })
+}
+
+/// The caller's entry locks on its parameters as stable paths of its body.
+fn entry_path_locks(body: &Body, entry: &[ParamLock]) -> Vec<PathLock> {
+    entry
+        .iter()
+        .filter_map(|p| {
+            let root = *body.params.get(usize::from(p.param))?;
+            stable_root(body, root).then(|| PathLock {
+                path: StablePath {
+                    root,
+                    fields: p.fields.to_vec(),
+                },
+                monitor: p.monitor,
+                mode: p.mode,
+            })
+        })
+        .collect()
+}
+
+/// The locks a callee (`name`, `descriptor`) holds on its parameters when
+/// called at `site` by a body holding `site.held` and, on entry, `entry`.
+/// A callee reached otherwise (a thread start, a callback through the
+/// JDK) gets none.
+pub fn callee_param_locks(
+    caller: &Body,
+    site: &SiteLocks,
+    entry: &[ParamLock],
+    name: &str,
+    descriptor: &str,
+) -> Vec<ParamLock> {
+    if *site.name != *name || *site.descriptor != *descriptor {
+        return Vec::new();
+    }
+    let held: Vec<PathLock> = site
+        .held
+        .iter()
+        .cloned()
+        .chain(entry_path_locks(caller, entry))
+        .collect();
+    let mut out = Vec::new();
+    for (j, arg) in site.args.iter().enumerate() {
+        let (Some(arg), Ok(param)) = (arg, u16::try_from(j)) else {
             continue;
         };
-        if lock.root != accessed.root || !lock.fields.starts_with(&accessed.fields) {
-            continue;
+        for h in &held {
+            if h.path.root == arg.root && h.path.fields.starts_with(&arg.fields) {
+                out.push(ParamLock {
+                    param,
+                    fields: Arc::from(&h.path.fields[arg.fields.len()..]),
+                    monitor: h.monitor,
+                    mode: h.mode,
+                });
+            }
         }
-        let fields: Arc<[FieldName]> = Arc::from(&lock.fields[accessed.fields.len()..]);
-        out.push(HeldLock {
-            object: LockObject::OfAccessed {
-                fields,
-                monitor: !matches!(l, LocalLock::Juc { .. }),
-            },
-            mode: lock_mode(l),
-        });
     }
     out.sort();
     out.dedup();
     out
+}
+
+/// The entry locks `entry` of a method that are locks of the object
+/// `base` holds, named relative to it.
+pub fn of_accessed_on_entry(
+    program: &Program,
+    body: &Body,
+    fields: &mut FieldTable,
+    stable: &mut StableFields,
+    base: VarId,
+    entry: &[ParamLock],
+) -> Vec<HeldLock> {
+    if entry.is_empty() {
+        return Vec::new();
+    }
+    let Some(accessed) = stable_path(program, body, fields, stable, base) else {
+        return Vec::new();
+    };
+    relative_to(&accessed, entry_path_locks(body, entry))
 }
