@@ -457,7 +457,8 @@ pub fn collect(
         }
         let Some(field) = field else {
             // Array element.
-            if let Some(why) = initializing(program, body, base_path.as_ref(), s, in_init, in_clinit)
+            if let Some(why) =
+                initializing(program, body, base_path.as_ref(), s, in_init, in_clinit)
             {
                 exempt.push((s, Target::Element, kind, why));
                 continue;

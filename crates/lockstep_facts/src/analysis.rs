@@ -338,7 +338,9 @@ impl<'a> Analysis<'a> {
         callee: u32,
         here: &[ParamLock],
     ) -> Vec<ParamLock> {
-        let app = self.program.is_application(self.program.method(caller).class);
+        let app = self
+            .program
+            .is_application(self.program.method(caller).class);
         if here.is_empty() && (!app || self.locks_of_site_empty(caller, site)) {
             return Vec::new();
         }
@@ -348,7 +350,9 @@ impl<'a> Analysis<'a> {
         let Some(body) = self.program.body(caller) else {
             return Vec::new();
         };
-        let target = self.program.method(self.graph.nodes[callee as usize].method);
+        let target = self
+            .program
+            .method(self.graph.nodes[callee as usize].method);
         lock_paths::callee_param_locks(&body, &info, here, &target.name, &target.descriptor)
     }
 

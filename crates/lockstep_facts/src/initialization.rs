@@ -84,7 +84,9 @@ fn constructor_helpers(program: &Program, class: ClassId) -> FxHashSet<MethodId>
             let Some(body) = program.body(caller) else {
                 continue;
             };
-            let this = (!body.is_static).then(|| body.params.first().copied()).flatten();
+            let this = (!body.is_static)
+                .then(|| body.params.first().copied())
+                .flatten();
             for s in &body.stmts {
                 match &s.kind {
                     StmtKind::Invoke { call, .. } if call.method.class == name => {
@@ -92,7 +94,10 @@ fn constructor_helpers(program: &Program, class: ClassId) -> FxHashSet<MethodId>
                             let on_this = c == class
                                 && this.is_some()
                                 && call.receiver.as_ref().and_then(Operand::var) == this;
-                            calls.entry(m).or_default().push(PrivateCall { caller, on_this });
+                            calls
+                                .entry(m)
+                                .or_default()
+                                .push(PrivateCall { caller, on_this });
                         }
                     }
                     StmtKind::InvokeDynamic { call, .. } => {
