@@ -22,7 +22,7 @@ use crate::annotations::class_policy;
 use crate::buckets::Reached;
 use crate::local_locks::{self, BodyLocks, LocalLock};
 use crate::lock_paths::{self, ParamLock, SiteLocks, StableFields};
-use crate::locks::{intersect, union, HeldLock, LockObject, LockResolver, LockSet};
+use crate::locks::{union, HeldLock, LockObject, LockResolver, LockSet};
 use crate::pairs::Pairs;
 use crate::threads::{self, Graph, Root, RootKind};
 
@@ -286,47 +286,14 @@ impl<'a> Analysis<'a> {
     /// `synchronized (this)`, a static helper called under
     /// `synchronized (x)` with `x`).
     fn entry_param_locks(&mut self, roots: &[Root]) -> Vec<Option<Arc<[ParamLock]>>> {
-        let n = self.graph.len();
-        let empty: Arc<[ParamLock]> = Arc::from(Vec::new());
-        let mut entry: Vec<Option<Arc<[ParamLock]>>> = vec![None; n];
-        let mut queue = std::collections::VecDeque::new();
-        let mut queued = vec![false; n];
-        for r in roots {
-            for &e in &r.entries {
-                entry[e as usize] = Some(empty.clone());
-                if !queued[e as usize] {
-                    queued[e as usize] = true;
-                    queue.push_back(e);
-                }
-            }
-        }
-        while let Some(node) = queue.pop_front() {
-            queued[node as usize] = false;
-            let Some(here) = entry[node as usize].clone() else {
-                continue;
-            };
-            let caller = self.graph.nodes[node as usize].method;
-            let callees = self.graph.callees[node as usize].clone();
-            for (site, callee) in callees {
-                let held = self.callee_entry(node, caller, site, callee, &here);
-                let slot = &entry[callee as usize];
-                let new: Vec<ParamLock> = match slot {
-                    None => held,
-                    Some(old) => {
-                        if old.iter().all(|l| held.contains(l)) {
-                            continue;
-                        }
-                        old.iter().filter(|l| held.contains(l)).cloned().collect()
-                    }
-                };
-                entry[callee as usize] = Some(Arc::from(new));
-                if !queued[callee as usize] {
-                    queued[callee as usize] = true;
-                    queue.push_back(callee);
-                }
-            }
-        }
-        entry
+        self.over_callers(
+            roots,
+            |this, node, site, callee, here| {
+                let caller = this.graph.nodes[node as usize].method;
+                this.callee_entry(node, caller, site, callee, here)
+            },
+            |_, v| Arc::from(v),
+        )
     }
 
     /// The locks `callee` holds on its parameters when `node` calls it at `site`.
@@ -538,9 +505,41 @@ impl<'a> Analysis<'a> {
 
     /// Locks held on entry to every node, over all paths from all roots.
     fn entry_locks(&mut self, roots: &[Root]) -> Vec<Option<LockSet>> {
+        // The locks a caller holds at a site are the same for every callee there.
+        let mut last_site: Option<(u32, StmtId, Vec<HeldLock>)> = None;
+        self.over_callers(
+            roots,
+            |this, node, site, _callee, here| match &last_site {
+                Some((n, s, h)) if *n == node && *s == site => h.clone(),
+                _ => {
+                    let local = this.local_held(node, site);
+                    let h = union(here, &local);
+                    last_site = Some((node, site, h.clone()));
+                    h
+                }
+            },
+            |this, v| this.intern(v),
+        )
+    }
+
+    /// A must-intersection over the context call graph: every root entry
+    /// starts with nothing, a callee gets the intersection over its
+    /// incoming edges of what `passes` says the caller passes on (given
+    /// what the caller has on entry); `make` builds the shared sets.
+    fn over_callers<T, P, M>(
+        &mut self,
+        roots: &[Root],
+        mut passes: P,
+        mut make: M,
+    ) -> Vec<Option<Arc<[T]>>>
+    where
+        T: Clone + PartialEq,
+        P: FnMut(&mut Self, u32, StmtId, u32, &Arc<[T]>) -> Vec<T>,
+        M: FnMut(&mut Self, Vec<T>) -> Arc<[T]>,
+    {
         let n = self.graph.len();
-        let empty = self.intern(Vec::new());
-        let mut entry: Vec<Option<LockSet>> = vec![None; n];
+        let empty = make(self, Vec::new());
+        let mut entry: Vec<Option<Arc<[T]>>> = vec![None; n];
         let mut queue = std::collections::VecDeque::new();
         let mut queued = vec![false; n];
         for r in roots {
@@ -558,29 +557,18 @@ impl<'a> Analysis<'a> {
                 continue;
             };
             let callees = self.graph.callees[node as usize].clone();
-            let mut last_site: Option<(StmtId, Vec<HeldLock>)> = None;
             for (site, callee) in callees {
-                let held = match &last_site {
-                    Some((s, h)) if *s == site => h.clone(),
-                    _ => {
-                        let local = self.local_held(node, site);
-                        let h = union(&here, &local);
-                        last_site = Some((site, h.clone()));
-                        h
-                    }
-                };
-                let slot = &entry[callee as usize];
-                let new = match slot {
+                let held = passes(self, node, site, callee, &here);
+                let new = match &entry[callee as usize] {
                     None => held,
                     Some(old) => {
                         if old.iter().all(|l| held.contains(l)) {
                             continue;
                         }
-                        intersect(old, &held)
+                        old.iter().filter(|l| held.contains(l)).cloned().collect()
                     }
                 };
-                let new = self.intern(new);
-                entry[callee as usize] = Some(new);
+                entry[callee as usize] = Some(make(self, new));
                 if !queued[callee as usize] {
                     queued[callee as usize] = true;
                     queue.push_back(callee);

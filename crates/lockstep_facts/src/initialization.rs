@@ -162,13 +162,8 @@ pub fn nest_of(program: &Program, class: &str) -> Vec<ClassId> {
 fn allocated(body: &Body, v: VarId) -> bool {
     let mut cur = v;
     for _ in 0..8 {
-        let def = body
-            .unique_def
-            .get(cur.index())
-            .copied()
-            .flatten()
-            .and_then(|d| body.stmts.get(d.index()));
-        match def.map(|s| &s.kind) {
+        let def = crate::util::unique_def_of(body, cur);
+        match def {
             Some(StmtKind::Assign {
                 value: Rvalue::New(_) | Rvalue::NewArray(..),
                 ..

@@ -148,13 +148,8 @@ fn stable_path(
     let mut steps: Vec<FieldName> = Vec::new();
     let mut cur = v;
     for _ in 0..MAX_STEPS {
-        let def = body
-            .unique_def
-            .get(cur.index())
-            .copied()
-            .flatten()
-            .and_then(|d| body.stmts.get(d.index()));
-        let next = match def.map(|s| &s.kind) {
+        let def = crate::util::unique_def_of(body, cur);
+        let next = match def {
             Some(StmtKind::Assign {
                 value: Rvalue::Use(Operand::Var(src)) | Rvalue::Cast(Operand::Var(src), _),
                 ..

@@ -1,6 +1,6 @@
 //! Small helpers on program positions shared by the facts and the detectors.
 
-use lockstep_ir::StmtId;
+use lockstep_ir::{Body, StmtId, StmtKind, VarId};
 use lockstep_program::{MethodId, Program};
 
 /// Binary name with dots (`pkg.Outer$Inner`) from an internal name.
@@ -15,4 +15,10 @@ pub fn line_of(program: &Program, m: MethodId, stmt: Option<StmtId>) -> Option<u
         Some(s) => body.stmts.get(s.index()).and_then(|st| st.line),
         None => body.stmts.iter().filter_map(|st| st.line).min(),
     }
+}
+
+/// The statement defining `v`, when it has exactly one definition.
+pub fn unique_def_of(body: &Body, v: VarId) -> Option<&StmtKind> {
+    let def = (*body.unique_def.get(v.index())?)?;
+    body.stmts.get(def.index()).map(|s| &s.kind)
 }
