@@ -223,6 +223,27 @@ fn reentrant_lock() {
     check("reentrant_lock", OPEN);
 }
 
+/// Issue 14 point 5: locks named by access paths. With more objects than
+/// contexts, `this` is many objects in one context; a `synchronized`
+/// method, `synchronized (this.lock)` with `lock` final or effectively
+/// final, a `ReentrantLock` and a read-write lock in final fields still
+/// protect the object they belong to. Reported: a lock field that is
+/// reassigned, and the lock of `this` guarding another object's field.
+#[test]
+fn lock_paths() {
+    check("lock_paths", CLOSED);
+}
+
+/// Issue 14 point 6: what constructors, their private helpers and static
+/// initializers write before publication does not race (a `$SwitchMap$`
+/// array included); a helper also called later, an array the constructor
+/// did not allocate, and static tables written after or not allocated by
+/// the initializer do.
+#[test]
+fn initialization() {
+    check("initialization", OPEN);
+}
+
 /// Modern: `ReadWriteLock`: read/write lock pairs are silent; a write under
 /// the read lock and a lock-free read of a written field race.
 #[test]

@@ -5,8 +5,10 @@
 //!
 //! Accesses that cannot race are dropped here, each for a stated reason
 //! (kept for `--explain`): `final` and `volatile` fields (JLS §17.4–17.5),
-//! the object under construction in its constructor, static fields in
-//! their class initializer, fields of classes annotated `@Immutable` or
+//! the object under construction in its constructor and its constructor
+//! helpers, arrays the constructor allocates into its fields, static
+//! fields in their class initializer and what it allocates into its
+//! `static final` fields ([`crate::initialization`]), fields of classes annotated `@Immutable` or
 //! `@NotThreadSafe`, and containers whose dynamic type is thread-safe.
 
 use std::sync::Arc;
@@ -20,6 +22,7 @@ use lockstep_program::{MethodId, Program};
 use rustc_hash::FxHashMap;
 
 use crate::annotations::{class_policy, guarded_by};
+use crate::initialization::{filled_by_class_init, filled_by_constructor, InitFacts};
 
 /// What memory an access touches (the object, when there is one, is
 /// decided per context).
@@ -109,10 +112,12 @@ pub struct FieldFacts {
     pub not_thread_safe_class: bool,
 }
 
-/// Resolves field references to their declarations (cached).
+/// Resolves field references to their declarations (cached), and keeps
+/// the initialization facts of [`crate::initialization`].
 #[derive(Default)]
 pub struct FieldTable {
     cache: FxHashMap<(Arc<str>, Arc<str>), Option<FieldFacts>>,
+    init: InitFacts,
 }
 
 impl FieldTable {
@@ -290,6 +295,27 @@ fn owned_before_alloc(body: &Body, v: VarId, at: StmtId) -> bool {
     not_published_between(body, v, *def, at)
 }
 
+/// Why an element access made while initializing cannot race: the array
+/// was allocated into `this.f` by this constructor, or into a `static
+/// final` field by this class initializer.
+fn initializing(
+    program: &Program,
+    body: &Body,
+    base_path: Option<&AccessPath>,
+    at: StmtId,
+    in_init: bool,
+    in_clinit: bool,
+) -> Option<Exempt> {
+    let p = base_path?;
+    if in_init && filled_by_constructor(body, p, at) {
+        Some(Exempt::Constructor)
+    } else if in_clinit && filled_by_class_init(program, body, p) {
+        Some(Exempt::ClassInit)
+    } else {
+        None
+    }
+}
+
 /// The field a variable was loaded from, if its unique definition is a field or static load.
 pub fn holder_of(
     body: &Body,
@@ -333,7 +359,8 @@ pub fn collect(
     let mut out = Vec::new();
     let mut exempt = Vec::new();
     let data = program.method(method);
-    let in_init = data.is_constructor();
+    // Constructor helpers run on the object under construction too.
+    let in_init = fields.init.runs_in_constructor(program, method);
     let in_clinit = data.is_class_initializer();
     let is_subtype = |a: &str, b: &str| program.is_subtype_name(a, b);
     for (i, stmt) in body.stmts.iter().enumerate() {
@@ -391,6 +418,10 @@ pub fn collect(
                         exempt.push((s, Target::Container, kind, Exempt::Constructor));
                         continue;
                     }
+                    if in_clinit && filled_by_class_init(program, body, &path) {
+                        exempt.push((s, Target::Container, kind, Exempt::ClassInit));
+                        continue;
+                    }
                     out.push(AccessStmt {
                         stmt: s,
                         target: Target::Container,
@@ -426,6 +457,12 @@ pub fn collect(
         }
         let Some(field) = field else {
             // Array element.
+            if let Some(why) =
+                initializing(program, body, base_path.as_ref(), s, in_init, in_clinit)
+            {
+                exempt.push((s, Target::Element, kind, why));
+                continue;
+            }
             let b = base.unwrap_or(VarId(0));
             out.push(AccessStmt {
                 stmt: s,
@@ -464,6 +501,13 @@ pub fn collect(
                 Some(Exempt::Constructor)
             }
             _ if in_clinit && is_static && declaring == body.class => Some(Exempt::ClassInit),
+            _ if in_clinit
+                && base_path
+                    .as_ref()
+                    .is_some_and(|p| filled_by_class_init(program, body, p)) =>
+            {
+                Some(Exempt::ClassInit)
+            }
             _ => None,
         };
         if let Some(why) = why {

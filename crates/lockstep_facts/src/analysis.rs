@@ -17,11 +17,12 @@ use lockstep_pointsto::{ObjectId, PointsToResult, SiteKey};
 use lockstep_program::{MethodId, Program};
 use rustc_hash::{FxHashMap, FxHashSet};
 
-use crate::accesses::{AccessStmt, Kind, Target};
+use crate::accesses::{AccessStmt, FieldTable, Kind, Target};
 use crate::annotations::class_policy;
 use crate::buckets::Reached;
 use crate::local_locks::{self, BodyLocks, LocalLock};
-use crate::locks::{intersect, union, HeldLock, LockObject, LockResolver, LockSet};
+use crate::lock_paths::{self, ParamLock, SiteLocks, StableFields};
+use crate::locks::{union, HeldLock, LockObject, LockResolver, LockSet};
 use crate::pairs::Pairs;
 use crate::threads::{self, Graph, Root, RootKind};
 
@@ -141,6 +142,16 @@ pub struct Analysis<'a> {
     pub(crate) every_class: bool,
     /// Objects each instance of a repeated thread start has to itself.
     pub(crate) per_instance: crate::instances::PerInstance,
+    /// Fields that do not change after construction (lock paths).
+    stable: StableFields,
+    /// Per access statement: the locks it holds on the object it accesses.
+    of_accessed: FxHashMap<(MethodId, StmtId), Vec<HeldLock>>,
+    /// Locks every caller holds on a node's parameters (`None`: not reached).
+    entry_params: Vec<Option<Arc<[ParamLock]>>>,
+    /// Per call site: its arguments and locks by stable path.
+    site_locks: FxHashMap<(MethodId, StmtId), Option<Arc<SiteLocks>>>,
+    /// Fields for the lock paths of call sites.
+    path_fields: FieldTable,
 }
 
 /// `pkg.Cls.name` for a target.
@@ -166,6 +177,11 @@ impl<'a> Analysis<'a> {
             locking_classes: FxHashMap::default(),
             every_class: false,
             per_instance: Default::default(),
+            stable: StableFields::default(),
+            of_accessed: FxHashMap::default(),
+            entry_params: Vec::new(),
+            site_locks: FxHashMap::default(),
+            path_fields: FieldTable::default(),
         }
     }
 
@@ -192,6 +208,130 @@ impl<'a> Analysis<'a> {
         let l = Arc::new(local_locks::analyse(self.program, body));
         self.body_locks.insert(m, l.clone());
         l
+    }
+
+    /// The locks an access holds on the object it accesses, named relative
+    /// to it (the same in every context; see [`crate::lock_paths`]).
+    pub(crate) fn of_accessed_locks(
+        &mut self,
+        node: u32,
+        body: &Body,
+        a: &AccessStmt,
+        local: &[LocalLock],
+        fields: &mut FieldTable,
+    ) -> Vec<HeldLock> {
+        let Some(base) = a.base else {
+            return Vec::new();
+        };
+        let m = self.graph.nodes[node as usize].method;
+        let mut out = match self.of_accessed.get(&(m, a.stmt)) {
+            Some(v) => v.clone(),
+            None => {
+                let v = lock_paths::of_accessed(
+                    self.program,
+                    body,
+                    fields,
+                    &mut self.stable,
+                    base,
+                    local,
+                );
+                self.of_accessed.insert((m, a.stmt), v.clone());
+                v
+            }
+        };
+        if let Some(Some(entry)) = self.entry_params.get(node as usize) {
+            let entry = entry.clone();
+            out.extend(lock_paths::of_accessed_on_entry(
+                self.program,
+                body,
+                fields,
+                &mut self.stable,
+                base,
+                &entry,
+            ));
+        }
+        out
+    }
+
+    /// The call at `site` of method `m` with its arguments and locks by
+    /// stable path (cached; `None` when the site is not a call or the
+    /// method has no body).
+    fn site_locks_of(&mut self, node: u32, site: StmtId) -> Option<Arc<SiteLocks>> {
+        let m = self.graph.nodes[node as usize].method;
+        if let Some(v) = self.site_locks.get(&(m, site)) {
+            return v.clone();
+        }
+        let v = self.program.body(m).and_then(|body| {
+            let app = self.program.is_application(self.program.method(m).class);
+            let locals = if app {
+                self.locks_of(m, &body).at(site).to_vec()
+            } else {
+                Vec::new()
+            };
+            lock_paths::site_locks(
+                self.program,
+                &body,
+                &mut self.path_fields,
+                &mut self.stable,
+                site,
+                &locals,
+            )
+            .map(Arc::new)
+        });
+        self.site_locks.insert((m, site), v.clone());
+        v
+    }
+
+    /// The locks every caller holds on each node's parameters, by stable
+    /// path: the must-intersection of [`Self::entry_locks`] for locks
+    /// named relative to the callee's parameters, which hold whatever
+    /// their points-to sets (a private helper called under
+    /// `synchronized (this)`, a static helper called under
+    /// `synchronized (x)` with `x`).
+    fn entry_param_locks(&mut self, roots: &[Root]) -> Vec<Option<Arc<[ParamLock]>>> {
+        self.over_callers(
+            roots,
+            |this, node, site, callee, here| {
+                let caller = this.graph.nodes[node as usize].method;
+                this.callee_entry(node, caller, site, callee, here)
+            },
+            |_, v| Arc::from(v),
+        )
+    }
+
+    /// The locks `callee` holds on its parameters when `node` calls it at `site`.
+    fn callee_entry(
+        &mut self,
+        node: u32,
+        caller: MethodId,
+        site: StmtId,
+        callee: u32,
+        here: &[ParamLock],
+    ) -> Vec<ParamLock> {
+        let app = self
+            .program
+            .is_application(self.program.method(caller).class);
+        if here.is_empty() && (!app || self.locks_of_site_empty(caller, site)) {
+            return Vec::new();
+        }
+        let Some(info) = self.site_locks_of(node, site) else {
+            return Vec::new();
+        };
+        let Some(body) = self.program.body(caller) else {
+            return Vec::new();
+        };
+        let target = self
+            .program
+            .method(self.graph.nodes[callee as usize].method);
+        lock_paths::callee_param_locks(&body, &info, here, &target.name, &target.descriptor)
+    }
+
+    /// Does the body of `m` hold no lock of its own at `site`?
+    fn locks_of_site_empty(&mut self, m: MethodId, site: StmtId) -> bool {
+        let Some(body) = self.program.body(m) else {
+            return true;
+        };
+        self.locks_of(m, &body).at(site).is_empty()
     }
 
     /// The locks a node's own code holds at `site`.
@@ -376,9 +516,41 @@ impl<'a> Analysis<'a> {
 
     /// Locks held on entry to every node, over all paths from all roots.
     fn entry_locks(&mut self, roots: &[Root]) -> Vec<Option<LockSet>> {
+        // The locks a caller holds at a site are the same for every callee there.
+        let mut last_site: Option<(u32, StmtId, Vec<HeldLock>)> = None;
+        self.over_callers(
+            roots,
+            |this, node, site, _callee, here| match &last_site {
+                Some((n, s, h)) if *n == node && *s == site => h.clone(),
+                _ => {
+                    let local = this.local_held(node, site);
+                    let h = union(here, &local);
+                    last_site = Some((node, site, h.clone()));
+                    h
+                }
+            },
+            |this, v| this.intern(v),
+        )
+    }
+
+    /// A must-intersection over the context call graph: every root entry
+    /// starts with nothing, a callee gets the intersection over its
+    /// incoming edges of what `passes` says the caller passes on (given
+    /// what the caller has on entry); `make` builds the shared sets.
+    fn over_callers<T, P, M>(
+        &mut self,
+        roots: &[Root],
+        mut passes: P,
+        mut make: M,
+    ) -> Vec<Option<Arc<[T]>>>
+    where
+        T: Clone + PartialEq,
+        P: FnMut(&mut Self, u32, StmtId, u32, &Arc<[T]>) -> Vec<T>,
+        M: FnMut(&mut Self, Vec<T>) -> Arc<[T]>,
+    {
         let n = self.graph.len();
-        let empty = self.intern(Vec::new());
-        let mut entry: Vec<Option<LockSet>> = vec![None; n];
+        let empty = make(self, Vec::new());
+        let mut entry: Vec<Option<Arc<[T]>>> = vec![None; n];
         let mut queue = std::collections::VecDeque::new();
         let mut queued = vec![false; n];
         for r in roots {
@@ -396,29 +568,18 @@ impl<'a> Analysis<'a> {
                 continue;
             };
             let callees = self.graph.callees[node as usize].clone();
-            let mut last_site: Option<(StmtId, Vec<HeldLock>)> = None;
             for (site, callee) in callees {
-                let held = match &last_site {
-                    Some((s, h)) if *s == site => h.clone(),
-                    _ => {
-                        let local = self.local_held(node, site);
-                        let h = union(&here, &local);
-                        last_site = Some((site, h.clone()));
-                        h
-                    }
-                };
-                let slot = &entry[callee as usize];
-                let new = match slot {
+                let held = passes(self, node, site, callee, &here);
+                let new = match &entry[callee as usize] {
                     None => held,
                     Some(old) => {
                         if old.iter().all(|l| held.contains(l)) {
                             continue;
                         }
-                        intersect(old, &held)
+                        old.iter().filter(|l| held.contains(l)).cloned().collect()
                     }
                 };
-                let new = self.intern(new);
-                entry[callee as usize] = Some(new);
+                entry[callee as usize] = Some(make(self, new));
                 if !queued[callee as usize] {
                     queued[callee as usize] = true;
                     queue.push_back(callee);
@@ -491,6 +652,11 @@ impl<'a> Analysis<'a> {
                 let simple = lockstep_ir::simple_class_name(c);
                 guard == format!("{simple}.class")
             }
+            LockObject::OfAccessed { fields, .. } => match &fields[..] {
+                [] => guard == "this" || guard == "itself",
+                [(_, name)] => guard == &**name,
+                _ => false,
+            },
         })
     }
 }
@@ -502,6 +668,7 @@ impl Analysis<'_> {
         let mut roots = self.roots();
         self.mark_multi_starts(&mut roots);
         let entry = self.entry_locks(&roots);
+        self.entry_params = self.entry_param_locks(&roots);
         let reach = self.reach_roots(&roots);
         let orderings = self.orderings(&roots);
         let shared = self.escaped();

@@ -171,12 +171,13 @@ impl Analysis<'_> {
         }
         let body_locks = self.locks_of(mc.method, here.body);
         let local = body_locks.at(a.stmt).to_vec();
-        let resolved = if local.is_empty() {
+        let mut resolved = if local.is_empty() {
             Vec::new()
         } else {
             self.resolver
                 .resolve(mc.method, mc.context, here.body, &local)
         };
+        resolved.extend(self.of_accessed_locks(here.node, here.body, a, &local, &mut b.fields));
         let held = self.intern(union(here.entry_locks, &resolved));
         let object_ids: Vec<ObjectId> = objects.iter().flatten().copied().collect();
         let guarded = match &a.guard {

@@ -11,11 +11,15 @@
 //!   (monitors and `java.util.concurrent` locks, by access path);
 //! - [`locks`]: those locks as abstract objects per context, and the
 //!   locks held on entry to every method context (must-alias: singleton
-//!   abstract objects and classes only);
+//!   abstract objects and classes only); [`lock_paths`]: locks named
+//!   relative to the accessed object (`this`, `this.lock` with `lock`
+//!   final), which hold whatever the points-to sets;
 //! - [`accesses`]: the field, array and JDK-container accesses of
 //!   application code and the ones that cannot race, with the reason;
 //! - [`lock_order`]: every lock acquisition with the locks held before
 //!   it, `wait`/`notify` and blocking calls with the locks held there;
+//! - [`initialization`]: constructor helpers and what constructors and
+//!   static initializers allocate before publication;
 //! - [`annotations`]: `@GuardedBy`, `@ThreadSafe`, `@NotThreadSafe`, `@Immutable`;
 //! - [`analysis`] with `reach`, `escape`, `instances`, `buckets` and
 //!   `pairs`: which roots reach each context, thread escape, the objects
@@ -42,9 +46,11 @@ pub mod annotations;
 mod buckets;
 mod escape;
 mod happens_before;
+pub mod initialization;
 mod instances;
 pub mod local_locks;
 pub mod lock_order;
+pub mod lock_paths;
 pub mod locks;
 mod pairs;
 mod reach;

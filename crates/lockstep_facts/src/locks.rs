@@ -28,6 +28,16 @@ pub enum LockObject {
     Object(ObjectId),
     /// A class object (`static synchronized`, `Foo.class`).
     Class(Arc<str>),
+    /// The lock of the very object an access touches (`fields` empty), or
+    /// of the object it holds in a chain of fields that do not change
+    /// after construction: the same run-time lock for every access of one
+    /// object, whatever its points-to set ([`crate::lock_paths`]). Its
+    /// monitor, or (`monitor: false`) the `java.util.concurrent` lock it is.
+    /// Only access lock sets hold these, never entry locks.
+    OfAccessed {
+        fields: Arc<[crate::lock_paths::FieldName]>,
+        monitor: bool,
+    },
 }
 
 /// A lock held in a mode.
@@ -190,6 +200,13 @@ pub fn describe(program: &Program, pt: &PointsToResult, l: &HeldLock) -> String 
     let base = match &l.object {
         LockObject::Class(c) => format!("{}.class", crate::util::dotted(c)),
         LockObject::Object(o) => pt.describe_object(program, *o),
+        LockObject::OfAccessed { fields, .. } if fields.is_empty() => {
+            "the accessed object's own lock".to_string()
+        }
+        LockObject::OfAccessed { fields, .. } => {
+            let names: Vec<&str> = fields.iter().map(|(_, n)| &**n).collect();
+            format!("the accessed object's `{}`", names.join("."))
+        }
     };
     match l.mode {
         LockMode::Read => format!("the read lock of {base}"),

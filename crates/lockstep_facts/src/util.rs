@@ -1,6 +1,6 @@
 //! Small helpers on program positions shared by the facts and the detectors.
 
-use lockstep_ir::{Body, StmtId};
+use lockstep_ir::{Body, StmtId, StmtKind, VarId};
 use lockstep_program::{MethodId, Program};
 
 /// Binary name with dots (`pkg.Outer$Inner`) from an internal name.
@@ -30,4 +30,10 @@ pub fn successors(body: &Body, b: usize) -> Vec<usize> {
                 .collect()
         })
         .unwrap_or_default()
+}
+
+/// The statement defining `v`, when it has exactly one definition.
+pub fn unique_def_of(body: &Body, v: VarId) -> Option<&StmtKind> {
+    let def = (*body.unique_def.get(v.index())?)?;
+    body.stmts.get(def.index()).map(|s| &s.kind)
 }

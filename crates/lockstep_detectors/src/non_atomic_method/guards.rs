@@ -176,6 +176,11 @@ fn relative(
                 out.push(GuardLock::Static(c.clone(), n.clone()));
             }
         }
+        LockObject::OfAccessed { fields, .. } => match &fields[..] {
+            [] => out.push(GuardLock::Itself),
+            [(_, name)] => out.push(GuardLock::Field(name.clone())),
+            _ => {}
+        },
     }
     out
 }
