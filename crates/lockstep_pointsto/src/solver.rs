@@ -662,9 +662,10 @@ impl<'p> Solver<'p> {
             let name = p.class(md.class).name.clone();
             Some(self.entry_obj(&name))
         };
-        let ctx = match this {
-            Some(o) => self.callee_ctx(m, o),
-            None => CtxId::EMPTY,
+        let ctx = match (this, self.r.static_entry_context(m)) {
+            (Some(o), _) => self.callee_ctx(m, o),
+            (None, Some(site)) => self.ctx(vec![site]),
+            (None, None) => CtxId::EMPTY,
         };
         let mc = self.mctx(m, ctx);
         self.materialize(mc);
@@ -1106,6 +1107,11 @@ impl<'p> Solver<'p> {
         result: Option<PtrId>,
         via: u32,
     ) {
+        let ctx = if self.r.runs_in_caller_context(callee) {
+            self.mctxs.key(site.caller).1
+        } else {
+            ctx
+        };
         let mc = self.mctx(callee, ctx);
         let new_edge = self
             .edge_keys
