@@ -15,6 +15,7 @@ const FIXTURES: &[(&str, &str, bool)] = &[
     ("heap", include_str!("fixtures/heap.java"), false),
     ("threads", include_str!("fixtures/threads.java"), false),
     ("library", include_str!("fixtures/library.java"), true),
+    ("callbacks", include_str!("fixtures/callbacks.java"), false),
 ];
 
 fn configs() -> Vec<(&'static str, Config)> {
