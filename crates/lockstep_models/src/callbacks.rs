@@ -57,12 +57,14 @@ static METHODS: &[CallerContextMethod] = &[
     m("java/lang/AbstractStringBuilder", "append", Params(OBJ)),
     m("java/lang/StringBuilder", "append", Params(OBJ)),
     m("java/lang/StringBuffer", "append", Params(OBJ)),
-    m("java/io/PrintStream", "print", Params(OBJ)),
-    m("java/io/PrintStream", "println", Params(OBJ)),
+    // Every overload: `println(String)` calls `String.valueOf(Object)` too,
+    // and `System.out` is one object, so its methods get no context of their own.
+    m("java/io/PrintStream", "print", Any),
+    m("java/io/PrintStream", "println", Any),
     m("java/io/PrintStream", "printf", Any),
     m("java/io/PrintStream", "format", Any),
-    m("java/io/PrintWriter", "print", Params(OBJ)),
-    m("java/io/PrintWriter", "println", Params(OBJ)),
+    m("java/io/PrintWriter", "print", Any),
+    m("java/io/PrintWriter", "println", Any),
     m("java/io/PrintWriter", "printf", Any),
     m("java/io/PrintWriter", "format", Any),
     // The default method runs the action on every element.
@@ -124,9 +126,14 @@ mod tests {
             "println",
             "(Ljava/lang/Object;)V"
         ));
-        assert!(!runs_in_caller_context(
+        assert!(runs_in_caller_context(
             "java/io/PrintStream",
             "println",
+            "(Ljava/lang/String;)V"
+        ));
+        assert!(!runs_in_caller_context(
+            "java/io/PrintStream",
+            "write",
             "(Ljava/lang/String;)V"
         ));
         assert!(!runs_in_caller_context(

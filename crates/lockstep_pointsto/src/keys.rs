@@ -49,6 +49,12 @@ pub enum SiteKey {
     /// The open-program harness's object of a type: the receiver of entry
     /// methods of that class and every entry parameter declared with it.
     Entry(Arc<str>),
+    /// Never an object: the one context of every call whose own context
+    /// would exceed the context bounds ([`crate::Config::max_contexts`]).
+    /// It merges those calls apart from the JDK code that runs without
+    /// contexts, so over-budget application code does not share that
+    /// code's copies of the methods it calls back through.
+    OverBudget,
 }
 
 impl SiteKey {
@@ -110,6 +116,7 @@ impl SiteKey {
             SiteKey::Entry(t) => format!("harness {t}"),
             SiteKey::Exception(t) => format!("any new {t}"),
             SiteKey::Library(t) => format!("any JDK-internal {t}"),
+            SiteKey::OverBudget => "contexts over the bound".to_string(),
         }
     }
 }

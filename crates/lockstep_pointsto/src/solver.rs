@@ -15,8 +15,9 @@
 //!
 //! Newly reached method contexts are queued and materialized in batches
 //! (template, slots, facts); call edges that arrive before are kept
-//! pending. Contexts beyond the configured bounds fall back to the empty
-//! context.
+//! pending. Contexts beyond the configured bounds fall back to one
+//! over-budget context (`SiteKey::OverBudget`), apart from the empty
+//! context of the JDK code analysed without contexts.
 //!
 //! Rules, in the notation of the Datalog formulations this follows (Doop,
 //! Smaragdakis & Bravenboer), with `c` a method context and `hc` a heap
@@ -139,6 +140,7 @@ pub(crate) struct Solver<'p> {
     contexts_per_method: FxHashMap<MethodId, u32>,
     budget_fallbacks: u64,
     contexts_created: u32,
+    over_budget_ctx: Option<CtxId>,
 
     pts: Vec<IdSet>,
     diff: Vec<IdSet>,
@@ -191,6 +193,7 @@ impl<'p> Solver<'p> {
             contexts_per_method: FxHashMap::default(),
             budget_fallbacks: 0,
             contexts_created: 0,
+            over_budget_ctx: None,
             pts: Vec::new(),
             diff: Vec::new(),
             succ: Vec::new(),
@@ -326,15 +329,15 @@ impl<'p> Solver<'p> {
     }
 
     /// The method context `(m, c)`, created (and queued for its facts) on
-    /// first sight; over the per-method budget, the empty context instead.
+    /// first sight; over a bound, the over-budget context instead.
     fn mctx(&mut self, m: MethodId, c: CtxId) -> MCtxId {
         if let Some(mc) = self.mctxs.get(&(m, c)) {
             return mc;
         }
         let mut c = c;
-        if c != CtxId::EMPTY && self.over_budget(m) {
+        if c != CtxId::EMPTY && Some(c) != self.over_budget_ctx && self.over_budget(m) {
             self.budget_fallbacks += 1;
-            c = CtxId::EMPTY;
+            c = self.over_budget_ctx();
             if let Some(mc) = self.mctxs.get(&(m, c)) {
                 return mc;
             }
@@ -345,6 +348,22 @@ impl<'p> Solver<'p> {
         self.materialized.push(false);
         self.reach_queue.push_back(mc);
         mc
+    }
+
+    /// The context calls over the bounds run in (`SiteKey::OverBudget`), or
+    /// the empty one without contexts.
+    fn over_budget_ctx(&mut self) -> CtxId {
+        if let Some(c) = self.over_budget_ctx {
+            return c;
+        }
+        let c = if self.r.k == 0 {
+            CtxId::EMPTY
+        } else {
+            let site = self.r.t.named_site(self.r.p, SiteKey::OverBudget);
+            self.ctx(vec![site])
+        };
+        self.over_budget_ctx = Some(c);
+        c
     }
 
     /// Would a new non-empty context for `m` exceed a bound? Counts it if not.
