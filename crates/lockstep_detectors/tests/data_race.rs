@@ -404,7 +404,11 @@ fn open_inner_calls() {
 fn jdk_callbacks() {
     let findings = check("jdk_callbacks", CLOSED);
     let fixture = compile_fixture("data_race/jdk_callbacks");
-    let shared = line_of(&fixture, "Callbacks.java", "renders++; // expect: data-race");
+    let shared = line_of(
+        &fixture,
+        "Callbacks.java",
+        "renders++; // expect: data-race",
+    );
     let hits = at(&findings, "Callbacks.java", shared);
     assert_eq!(hits.len(), 1, "{}", dump(&findings));
     let paths: Vec<&String> = hits[0]

@@ -240,7 +240,7 @@ impl<'a> Analysis<'a> {
                 self.pt
                     .context(c)
                     .iter()
-                    .all(|s| matches!(s, SiteKey::Entry(_)))
+                    .all(|s| matches!(s, SiteKey::Entry(_) | SiteKey::Main(_)))
             };
             for &m in &self.pt.entries().methods {
                 let entries: Vec<u32> = self

@@ -49,6 +49,10 @@ pub enum SiteKey {
     /// The open-program harness's object of a type: the receiver of entry
     /// methods of that class and every entry parameter declared with it.
     Entry(Arc<str>),
+    /// Never an object: the context the static entry methods (`main`) of
+    /// a class run in, apart from the empty context of the JDK code that
+    /// runs without contexts.
+    Main(Arc<str>),
     /// Never an object: the one context of every call whose own context
     /// would exceed the context bounds ([`crate::Config::max_contexts`]).
     /// It merges those calls apart from the JDK code that runs without
@@ -74,6 +78,11 @@ impl SiteKey {
             self,
             SiteKey::Alloc { .. } | SiteKey::Lambda { .. } | SiteKey::ConstructorRef { .. }
         )
+    }
+
+    /// Does this site only ever stand for a context, never for an object?
+    pub fn is_context_only(&self) -> bool {
+        matches!(self, SiteKey::Main(_) | SiteKey::OverBudget)
     }
 
     /// The method and statement of an allocation, lambda or constructor-reference site.
@@ -116,6 +125,7 @@ impl SiteKey {
             SiteKey::Entry(t) => format!("harness {t}"),
             SiteKey::Exception(t) => format!("any new {t}"),
             SiteKey::Library(t) => format!("any JDK-internal {t}"),
+            SiteKey::Main(t) => format!("entry of {t}"),
             SiteKey::OverBudget => "contexts over the bound".to_string(),
         }
     }

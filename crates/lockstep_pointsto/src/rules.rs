@@ -266,7 +266,7 @@ impl<'p> Rules<'p> {
     }
 
     /// The context of a static entry method (`main`): none when the
-    /// analysis has no contexts, else the harness site of its class. Not
+    /// analysis has no contexts, else its class's `SiteKey::Main`. Not
     /// the empty context, which the JDK code without contexts runs in: the
     /// JDK methods `main` calls that run in their caller's context would
     /// otherwise share their copy (and its callbacks) with the whole JDK.
@@ -275,7 +275,7 @@ impl<'p> Rules<'p> {
             return None;
         }
         let class = self.p.class(self.p.method(m).class).name.clone();
-        Some(self.t.named_site(self.p, SiteKey::Entry(class)))
+        Some(self.t.named_site(self.p, SiteKey::Main(class)))
     }
 
     /// Is the static method `m` analysed in its caller's context (rather

@@ -94,6 +94,7 @@ impl Tables {
             | SiteKey::Opaque(t)
             | SiteKey::Vm(t)
             | SiteKey::Entry(t)
+            | SiteKey::Main(t)
             | SiteKey::Exception(t)
             | SiteKey::Library(t) => t.clone(),
             other => Arc::from(other.constant_class().unwrap_or("java/lang/Object")),

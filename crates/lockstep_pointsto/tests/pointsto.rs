@@ -288,14 +288,14 @@ fn statistics_and_contexts_are_reported() {
             assert!(r.context_callers(e.callee).any(|x| x == e));
         }
     }
-    // `main` runs in its class's harness context, not the JDK's empty one.
+    // `main` runs in a context of its own, not the JDK's empty one.
     let main = method(&p, "Main", "main");
     let entry = r.entry_contexts();
     assert_eq!(entry.len(), 1);
     assert_eq!(entry[0].method, main);
     assert_eq!(
         r.context(entry[0].context),
-        vec![&SiteKey::Entry("Main".into())]
+        vec![&SiteKey::Main("Main".into())]
     );
 }
 
@@ -360,7 +360,7 @@ fn static_entries_run_outside_the_jdks_empty_context() {
     let ctxs = r.contexts_of(main);
     assert_eq!(ctxs.len(), 1);
     assert_ne!(ctxs[0], ContextId::EMPTY);
-    assert_eq!(r.context(ctxs[0]), vec![&SiteKey::Entry("Main".into())]);
+    assert_eq!(r.context(ctxs[0]), vec![&SiteKey::Main("Main".into())]);
     // Without contexts there is only the empty one.
     let ci = solve(&p, false, Config::insensitive());
     assert_eq!(ci.contexts_of(main), vec![ContextId::EMPTY]);

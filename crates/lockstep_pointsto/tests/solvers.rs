@@ -183,6 +183,8 @@ fn check_subset_of_rta(p: &Program, entries: &EntryPoints) -> usize {
                         | SiteKey::Vm(_)
                         | SiteKey::Entry(_)
                         | SiteKey::Constant(_) => false,
+                        // Never objects.
+                        SiteKey::Main(_) | SiteKey::OverBudget => false,
                     };
                     !known_to_rta
                 })
