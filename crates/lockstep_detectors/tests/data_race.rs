@@ -543,3 +543,34 @@ fn lift_per_thread() {
 fn lift_shared() {
     check("lift_shared", CLOSED);
 }
+
+/// JDK methods that call back into what their caller hands them
+/// (`String.valueOf`, `println(Object)`, a stream's `onClose`) run in the
+/// caller's context: an object only main hands them is not raced on by the
+/// worker, whose calls of the same methods reach only its own objects; an
+/// object both threads hand them still races, on a path from the worker's
+/// own code through `String.valueOf`.
+#[test]
+fn jdk_callbacks() {
+    let findings = check("jdk_callbacks", CLOSED);
+    let fixture = compile_fixture("data_race/jdk_callbacks");
+    let shared = line_of(
+        &fixture,
+        "Callbacks.java",
+        "renders++; // expect: data-race",
+    );
+    let hits = at(&findings, "Callbacks.java", shared);
+    assert_eq!(hits.len(), 1, "{}", dump(&findings));
+    let paths: Vec<&String> = hits[0]
+        .notes
+        .iter()
+        .filter(|n| n.starts_with("path to"))
+        .collect();
+    assert!(
+        paths
+            .iter()
+            .any(|n| n.contains("Callbacks.work") && n.contains("String.valueOf")),
+        "{}",
+        dump(&findings)
+    );
+}

@@ -440,7 +440,7 @@ impl<'a> Analysis<'a> {
             self.pt
                 .context(c)
                 .iter()
-                .all(|s| matches!(s, SiteKey::Entry(_)))
+                .all(|s| matches!(s, SiteKey::Entry(_) | SiteKey::Main(_)))
         };
         let node = |m: MethodId, c: lockstep_pointsto::ContextId| {
             self.graph.node(lockstep_pointsto::MethodContext {

@@ -30,6 +30,7 @@
 //! through its `ExecutorService` supertype).
 
 pub mod blocking;
+pub mod callbacks;
 pub mod confinement;
 pub mod containers;
 pub mod handoff;
@@ -43,6 +44,7 @@ mod table;
 pub mod threads;
 
 pub use blocking::{all_blocking_models, blocking_call_via, BlockingKind, BlockingModel};
+pub use callbacks::{all_caller_context_methods, runs_in_caller_context, CallerContextMethod};
 pub use confinement::{confinement_hint, ConfinementHint};
 pub use containers::{
     container_access, container_access_via, container_family, container_family_via,

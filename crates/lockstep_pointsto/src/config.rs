@@ -41,12 +41,13 @@ pub struct Config {
     pub sensitivity: Sensitivity,
     pub library: LibraryContexts,
     /// Once a method has this many contexts, calls that would give it a new
-    /// one run it in the empty context instead (merging them). `None`: no bound.
+    /// one run it in the one over-budget context instead (merging them, apart
+    /// from the JDK code analysed without contexts). `None`: no bound.
     /// The fallback depends on the order in which contexts appear, which is
     /// fixed, so results stay deterministic.
     pub max_contexts_per_method: Option<u32>,
     /// Once this many method contexts other than the empty one exist, new
-    /// ones are merged into the empty context too: a bound on the whole
+    /// ones are merged into the over-budget context too: a bound on the whole
     /// analysis for very large programs (deterministic like the per-method one).
     pub max_contexts: Option<u32>,
     /// Track thrown and caught objects: one pointer holds every thrown

@@ -54,6 +54,16 @@ pub enum SiteKey {
     /// injected, an entry parameter `pkg/C.m(desc)#i`, `[]` appended for
     /// the elements of such an array) of the declared type `ty`.
     External { origin: Arc<str>, ty: Arc<str> },
+    /// Never an object: the context the static entry methods (`main`) of
+    /// a class run in, apart from the empty context of the JDK code that
+    /// runs without contexts.
+    Main(Arc<str>),
+    /// Never an object: the one context of every call whose own context
+    /// would exceed the context bounds ([`crate::Config::max_contexts`]).
+    /// It merges those calls apart from the JDK code that runs without
+    /// contexts, so over-budget application code does not share that
+    /// code's copies of the methods it calls back through.
+    OverBudget,
 }
 
 impl SiteKey {
@@ -73,6 +83,11 @@ impl SiteKey {
             self,
             SiteKey::Alloc { .. } | SiteKey::Lambda { .. } | SiteKey::ConstructorRef { .. }
         )
+    }
+
+    /// Does this site only ever stand for a context, never for an object?
+    pub fn is_context_only(&self) -> bool {
+        matches!(self, SiteKey::Main(_) | SiteKey::OverBudget)
     }
 
     /// The method and statement of an allocation, lambda or constructor-reference site.
@@ -116,6 +131,8 @@ impl SiteKey {
             SiteKey::External { origin, .. } => format!("external value of {origin}"),
             SiteKey::Exception(t) => format!("any new {t}"),
             SiteKey::Library(t) => format!("any JDK-internal {t}"),
+            SiteKey::Main(t) => format!("entry of {t}"),
+            SiteKey::OverBudget => "contexts over the bound".to_string(),
         }
     }
 }

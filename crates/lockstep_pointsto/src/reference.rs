@@ -196,9 +196,10 @@ impl Ref<'_> {
                 let name = p.class(md.class).name.clone();
                 self.outside_obj(SiteKey::Entry(name))
             });
-            let ctx = match &this {
-                Some(o) => self.callee_ctx(m, o),
-                None => Vec::new(),
+            let ctx = match (&this, self.r.static_entry_context(m)) {
+                (Some(o), _) => self.callee_ctx(m, o),
+                (None, Some(site)) => vec![site],
+                (None, None) => Vec::new(),
             };
             self.reach(m, ctx.clone());
             let Some(t) = self.r.template(m) else {
@@ -595,6 +596,11 @@ impl Ref<'_> {
         args: &[Option<P>],
         result: Option<&P>,
     ) {
+        let ctx = if self.r.runs_in_caller_context(callee) {
+            site.ctx.clone()
+        } else {
+            ctx
+        };
         self.reach(callee, ctx.clone());
         let e = (
             site.method,

@@ -513,7 +513,10 @@ impl PointsToResult {
         let Some(info) = self.object(o) else {
             return format!("<object {}>", o.0);
         };
-        let ctx = self.context(info.heap_context);
+        // Context-only sites (`main`'s own context, the over-budget one)
+        // say nothing about which object it is.
+        let mut ctx = self.context(info.heap_context);
+        ctx.retain(|s| !s.is_context_only());
         if ctx.is_empty() {
             info.site.display(p)
         } else {

@@ -10,7 +10,7 @@ use std::sync::Arc;
 
 use lockstep_classfile::access;
 use lockstep_ir::StmtId;
-use lockstep_models::{is_jdk_class, keeps_object_contexts, HeapEffect};
+use lockstep_models::{is_jdk_class, keeps_object_contexts, runs_in_caller_context, HeapEffect};
 use lockstep_program::{ClassId, MethodId, Program};
 use rustc_hash::FxHashMap;
 
@@ -34,6 +34,7 @@ pub(crate) struct Rules<'p> {
     lambdas: FxHashMap<(MethodId, StmtId), Arc<LambdaFact>>,
     dispatch_cache: FxHashMap<(TypeId, u32), Option<MethodId>>,
     sensitive: FxHashMap<ClassId, bool>,
+    caller_context: FxHashMap<MethodId, bool>,
     app_sites: FxHashMap<SiteId, bool>,
     field_types: FxHashMap<FieldId, Option<TypeId>>,
     field_owners: FxHashMap<FieldId, Option<ClassId>>,
@@ -58,6 +59,7 @@ impl<'p> Rules<'p> {
             lambdas: FxHashMap::default(),
             dispatch_cache: FxHashMap::default(),
             sensitive: FxHashMap::default(),
+            caller_context: FxHashMap::default(),
             app_sites: FxHashMap::default(),
             field_types: FxHashMap::default(),
             field_owners: FxHashMap::default(),
@@ -83,7 +85,8 @@ impl<'p> Rules<'p> {
         // JDK code that never gets contexts allocates by type.
         let merge = self.cfg.merge_library_objects
             && is_jdk_class(&self.p.class(self.p.method(m).class).name)
-            && !self.class_gets_context(m);
+            && !self.class_gets_context(m)
+            && !self.runs_in_caller_context(m);
         let built = facts::build(self.p, &mut self.t, m, merge).map(Arc::new);
         self.templates_built += 1;
         if let Some(t) = &built {
@@ -246,6 +249,36 @@ impl<'p> Rules<'p> {
             };
         self.sensitive.insert(class, s);
         s
+    }
+
+    /// Does `m` run in the context of the method calling it, whatever its
+    /// receiver (`lockstep_models::callbacks`: JDK code that calls back
+    /// into what its caller hands it)? Only when JDK code gets contexts at all.
+    pub(crate) fn runs_in_caller_context(&mut self, m: MethodId) -> bool {
+        if self.k == 0 || self.cfg.library == LibraryContexts::None {
+            return false;
+        }
+        if let Some(&b) = self.caller_context.get(&m) {
+            return b;
+        }
+        let md = self.p.method(m);
+        let class = &self.p.class(md.class).name;
+        let b = runs_in_caller_context(class, &md.name, &md.descriptor);
+        self.caller_context.insert(m, b);
+        b
+    }
+
+    /// The context of a static entry method (`main`): none when the
+    /// analysis has no contexts, else its class's `SiteKey::Main`. Not
+    /// the empty context, which the JDK code without contexts runs in: the
+    /// JDK methods `main` calls that run in their caller's context would
+    /// otherwise share their copy (and its callbacks) with the whole JDK.
+    pub(crate) fn static_entry_context(&mut self, m: MethodId) -> Option<SiteId> {
+        if self.k == 0 {
+            return None;
+        }
+        let class = self.p.class(self.p.method(m).class).name.clone();
+        Some(self.t.named_site(self.p, SiteKey::Main(class)))
     }
 
     /// Is the static method `m` analysed in its caller's context (rather

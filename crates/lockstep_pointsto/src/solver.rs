@@ -15,8 +15,9 @@
 //!
 //! Newly reached method contexts are queued and materialized in batches
 //! (template, slots, facts); call edges that arrive before are kept
-//! pending. Contexts beyond the configured bounds fall back to the empty
-//! context.
+//! pending. Contexts beyond the configured bounds fall back to one
+//! over-budget context (`SiteKey::OverBudget`), apart from the empty
+//! context of the JDK code analysed without contexts.
 //!
 //! Rules, in the notation of the Datalog formulations this follows (Doop,
 //! Smaragdakis & Bravenboer), with `c` a method context and `hc` a heap
@@ -140,6 +141,7 @@ pub(crate) struct Solver<'p> {
     contexts_per_method: FxHashMap<MethodId, u32>,
     budget_fallbacks: u64,
     contexts_created: u32,
+    over_budget_ctx: Option<CtxId>,
 
     pts: Vec<IdSet>,
     diff: Vec<IdSet>,
@@ -192,6 +194,7 @@ impl<'p> Solver<'p> {
             contexts_per_method: FxHashMap::default(),
             budget_fallbacks: 0,
             contexts_created: 0,
+            over_budget_ctx: None,
             pts: Vec::new(),
             diff: Vec::new(),
             succ: Vec::new(),
@@ -327,15 +330,15 @@ impl<'p> Solver<'p> {
     }
 
     /// The method context `(m, c)`, created (and queued for its facts) on
-    /// first sight; over the per-method budget, the empty context instead.
+    /// first sight; over a bound, the over-budget context instead.
     fn mctx(&mut self, m: MethodId, c: CtxId) -> MCtxId {
         if let Some(mc) = self.mctxs.get(&(m, c)) {
             return mc;
         }
         let mut c = c;
-        if c != CtxId::EMPTY && self.over_budget(m) {
+        if c != CtxId::EMPTY && Some(c) != self.over_budget_ctx && self.over_budget(m) {
             self.budget_fallbacks += 1;
-            c = CtxId::EMPTY;
+            c = self.over_budget_ctx();
             if let Some(mc) = self.mctxs.get(&(m, c)) {
                 return mc;
             }
@@ -346,6 +349,22 @@ impl<'p> Solver<'p> {
         self.materialized.push(false);
         self.reach_queue.push_back(mc);
         mc
+    }
+
+    /// The context calls over the bounds run in (`SiteKey::OverBudget`), or
+    /// the empty one without contexts.
+    fn over_budget_ctx(&mut self) -> CtxId {
+        if let Some(c) = self.over_budget_ctx {
+            return c;
+        }
+        let c = if self.r.k == 0 {
+            CtxId::EMPTY
+        } else {
+            let site = self.r.t.named_site(self.r.p, SiteKey::OverBudget);
+            self.ctx(vec![site])
+        };
+        self.over_budget_ctx = Some(c);
+        c
     }
 
     /// Would a new non-empty context for `m` exceed a bound? Counts it if not.
@@ -671,9 +690,10 @@ impl<'p> Solver<'p> {
             let name = p.class(md.class).name.clone();
             Some(self.outside_obj(SiteKey::Entry(name)))
         };
-        let ctx = match this {
-            Some(o) => self.callee_ctx(m, o),
-            None => CtxId::EMPTY,
+        let ctx = match (this, self.r.static_entry_context(m)) {
+            (Some(o), _) => self.callee_ctx(m, o),
+            (None, Some(site)) => self.ctx(vec![site]),
+            (None, None) => CtxId::EMPTY,
         };
         let mc = self.mctx(m, ctx);
         self.materialize(mc);
@@ -1115,6 +1135,11 @@ impl<'p> Solver<'p> {
         result: Option<PtrId>,
         via: u32,
     ) {
+        let ctx = if self.r.runs_in_caller_context(callee) {
+            self.mctxs.key(site.caller).1
+        } else {
+            ctx
+        };
         let mc = self.mctx(callee, ctx);
         let new_edge = self
             .edge_keys

@@ -94,6 +94,7 @@ impl Tables {
             | SiteKey::Opaque(t)
             | SiteKey::Vm(t)
             | SiteKey::Entry(t)
+            | SiteKey::Main(t)
             | SiteKey::Exception(t)
             | SiteKey::Library(t)
             | SiteKey::External { ty: t, .. } => t.clone(),

@@ -5,6 +5,8 @@
 mod common;
 use common::*;
 
+use std::collections::BTreeSet;
+
 use lockstep_ir::AccessPath;
 use lockstep_pointsto::{Config, ContextId, SiteKey};
 use lockstep_program::EdgeKind;
@@ -289,12 +291,80 @@ fn statistics_and_contexts_are_reported() {
             assert!(r.context_callers(e.callee).any(|x| x == e));
         }
     }
+    // `main` runs in a context of its own, not the JDK's empty one.
     let main = method(&p, "Main", "main");
+    let entry = r.entry_contexts();
+    assert_eq!(entry.len(), 1);
+    assert_eq!(entry[0].method, main);
     assert_eq!(
-        r.entry_contexts(),
-        vec![lockstep_pointsto::MethodContext {
-            method: main,
-            context: ContextId::EMPTY
-        }]
+        r.context(entry[0].context),
+        vec![&SiteKey::Main("Main".into())]
     );
+}
+
+/// Callers of `String.valueOf` and `Iterable.forEach` handing them objects of their own.
+const CALLBACKS: &str = include_str!("fixtures/callbacks.java");
+
+/// The application types the parameter of `String.valueOf(Object)` holds,
+/// per context in which it holds any.
+fn value_of_params(p: &lockstep_program::Program, config: Config) -> Vec<BTreeSet<String>> {
+    let r = solve(p, false, config);
+    let value_of = method(
+        p,
+        "java/lang/String",
+        "valueOf(Ljava/lang/Object;)Ljava/lang/String;",
+    );
+    let x = p.body(value_of).unwrap().params[0];
+    let mut per_context: Vec<BTreeSet<String>> = r
+        .contexts_of(value_of)
+        .into_iter()
+        .map(|c| app_types(&r, &r.var_in(value_of, c, x)))
+        .filter(|t| !t.is_empty())
+        .collect();
+    per_context.sort();
+    per_context
+}
+
+#[test]
+fn jdk_callback_methods_run_in_their_callers_context() {
+    let p = program(CALLBACKS);
+    // Default: one copy of `valueOf` per calling `Printer`, each with its object.
+    assert_eq!(
+        value_of_params(&p, Config::default()),
+        vec![set(&["Main$Named"]), set(&["Main$Other"])]
+    );
+    // JDK without contexts: one copy, every caller's object in it.
+    let no_jdk_contexts = Config {
+        library: lockstep_pointsto::LibraryContexts::None,
+        ..Config::default()
+    };
+    assert_eq!(
+        value_of_params(&p, no_jdk_contexts),
+        vec![set(&["Main$Named", "Main$Other"])]
+    );
+}
+
+#[test]
+fn iterable_for_each_runs_in_its_callers_context() {
+    let p = program(CALLBACKS);
+    let r = solve(&p, false, Config::default());
+    let for_each = method(&p, "java/lang/Iterable", "forEach");
+    let main = method(&p, "Main", "main");
+    let main_ctx = r.contexts_of(main);
+    assert_eq!(main_ctx.len(), 1);
+    assert_eq!(r.contexts_of(for_each), main_ctx);
+}
+
+#[test]
+fn static_entries_run_outside_the_jdks_empty_context() {
+    let p = program(CALLBACKS);
+    let main = method(&p, "Main", "main");
+    let r = solve(&p, false, Config::default());
+    let ctxs = r.contexts_of(main);
+    assert_eq!(ctxs.len(), 1);
+    assert_ne!(ctxs[0], ContextId::EMPTY);
+    assert_eq!(r.context(ctxs[0]), vec![&SiteKey::Main("Main".into())]);
+    // Without contexts there is only the empty one.
+    let ci = solve(&p, false, Config::insensitive());
+    assert_eq!(ci.contexts_of(main), vec![ContextId::EMPTY]);
 }
