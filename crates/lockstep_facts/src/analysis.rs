@@ -265,21 +265,12 @@ impl<'a> Analysis<'a> {
                         kind: RootKind::Harness(m),
                         entries,
                         multi: true,
+                        program: None,
                     });
                 }
             }
         } else {
-            let entries: Vec<u32> = self
-                .pt
-                .entry_contexts()
-                .into_iter()
-                .filter_map(|mc| self.graph.node(mc))
-                .collect();
-            roots.push(Root {
-                kind: RootKind::Main,
-                entries,
-                multi: false,
-            });
+            roots.extend(threads::main_roots(self.program, self.pt, &self.graph));
             for c in self.program.application_classes() {
                 let info = self.program.class(c);
                 if !class_policy(&info.file.annotations).thread_safe {
@@ -296,15 +287,14 @@ impl<'a> Analysis<'a> {
                             kind: RootKind::ThreadSafeApi(m),
                             entries,
                             multi: true,
+                            program: None,
                         });
                     }
                 }
             }
         }
         for (i, t) in self.pt.thread_starts().iter().enumerate() {
-            let entries: Vec<u32> = self
-                .pt
-                .thread_entries(t)
+            let entries: Vec<u32> = threads::task_entries(self.program, self.pt, t)
                 .into_iter()
                 .filter_map(|mc| self.graph.node(mc))
                 .collect();
@@ -313,29 +303,48 @@ impl<'a> Analysis<'a> {
                     kind: RootKind::Start(i),
                     entries,
                     multi: self.open || threads::periodic(t),
+                    program: None,
                 });
             }
         }
         roots
     }
 
-    /// Which thread starts may run more than once.
+    /// Which thread starts may run more than once, counted within each
+    /// program (shared code two mains reach runs once per program).
     fn mark_multi_starts(&self, roots: &mut [Root]) {
         if self.open {
             return;
         }
+        let mut programs: Vec<Option<u32>> = roots.iter().map(|r| r.program).collect();
+        programs.sort_unstable();
+        programs.dedup();
         let mut loop_sites = FxHashMap::default();
+        for program in programs {
+            self.mark_multi_starts_of(roots, program, &mut loop_sites);
+        }
+    }
+
+    /// [`Self::mark_multi_starts`] for the starts of one program
+    /// (`None`: of every program, counted over all roots).
+    fn mark_multi_starts_of(
+        &self,
+        roots: &mut [Root],
+        program: Option<u32>,
+        loop_sites: &mut FxHashMap<(MethodId, StmtId), bool>,
+    ) {
+        let counted = |r: &Root| program.is_none() || r.program.is_none() || r.program == program;
         for _ in 0..4 {
             let mut sources: Vec<(u32, u8)> = Vec::new();
-            for r in roots.iter() {
+            for r in roots.iter().filter(|r| counted(r)) {
                 let c = if r.multi { 2 } else { 1 };
                 sources.extend(r.entries.iter().map(|&e| (e, c)));
             }
-            let counts = threads::run_counts(self.program, &self.graph, &sources, &mut loop_sites);
+            let counts = threads::run_counts(self.program, &self.graph, &sources, loop_sites);
             let mut changed = false;
             for r in roots.iter_mut() {
                 let RootKind::Start(i) = r.kind else { continue };
-                if r.multi {
+                if r.multi || r.program != program {
                     continue;
                 }
                 let Some(t) = self.pt.thread_starts().get(i) else {
@@ -488,7 +497,7 @@ impl Analysis<'_> {
     /// Runs every step; `explain` names a field (`pkg.Cls.name`) whose
     /// pairs and exempt accesses are recorded with their verdicts.
     pub fn run(mut self, explain: Option<&str>) -> RaceFacts {
-        let mut roots = self.roots();
+        let mut roots = self.split_by_program(self.roots());
         self.mark_multi_starts(&mut roots);
         let entry = self.entry_locks(&roots);
         let reach = self.reach_roots(&roots);

@@ -11,9 +11,9 @@
 //! two places, from a loop, or from a root that runs more than once); such
 //! a root races with itself.
 
-use lockstep_ir::{Body, StmtId, StmtKind};
+use lockstep_ir::{Body, StmtId, StmtKind, VarId};
 use lockstep_models::{OrderingEffect, Repeat};
-use lockstep_pointsto::{MethodContext, PointsToResult, ThreadStart};
+use lockstep_pointsto::{MethodContext, ObjectId, PointsToResult, SiteKey, ThreadStart};
 use lockstep_program::{EdgeKind, MethodId, Program};
 use rustc_hash::FxHashMap;
 
@@ -96,6 +96,33 @@ impl Graph {
     }
 }
 
+impl Graph {
+    /// Breadth-first from `sources`: each node's distance in calls from
+    /// the nearest source (`u32::MAX`: not reached).
+    pub fn depths(&self, sources: &[u32]) -> Vec<u32> {
+        let mut depth = vec![u32::MAX; self.nodes.len()];
+        let mut queue = std::collections::VecDeque::new();
+        for &s in sources {
+            if let Some(d) = depth.get_mut(s as usize) {
+                if *d == u32::MAX {
+                    *d = 0;
+                    queue.push_back(s);
+                }
+            }
+        }
+        while let Some(n) = queue.pop_front() {
+            let next = depth[n as usize].saturating_add(1);
+            for &(_, c) in &self.callees[n as usize] {
+                if depth[c as usize] == u32::MAX {
+                    depth[c as usize] = next;
+                    queue.push_back(c);
+                }
+            }
+        }
+        depth
+    }
+}
+
 /// What a root is.
 #[derive(Debug, Clone)]
 pub enum RootKind {
@@ -116,6 +143,63 @@ pub struct Root {
     pub entries: Vec<u32>,
     /// May run more than once (races with itself).
     pub multi: bool,
+    /// The program the root belongs to: the index of its `main` among the
+    /// program's mains (a main, or a thread started from code that main
+    /// reaches); `None` for roots of every program (the harness,
+    /// `@ThreadSafe` APIs, threads of a single-main program). Roots of two
+    /// different programs never run at the same time.
+    pub program: Option<u32>,
+}
+
+impl Root {
+    /// Can this root and `other` belong to one run of one program?
+    pub fn same_program(&self, other: &Root) -> bool {
+        match (self.program, other.program) {
+            (Some(a), Some(b)) => a == b,
+            _ => true,
+        }
+    }
+}
+
+const MAIN_DESC: &str = "([Ljava/lang/String;)V";
+
+/// The main thread of each program: one root per `main` method among the
+/// entry points (each `main` is its own program), in entry order; entry
+/// methods that are not `main`s share one root of every program.
+pub fn main_roots(program: &Program, pt: &PointsToResult, graph: &Graph) -> Vec<Root> {
+    let mut roots: Vec<Root> = Vec::new();
+    let mut others: Vec<u32> = Vec::new();
+    let mut current: Option<MethodId> = None;
+    // `entry_contexts` is sorted by method, so each main's contexts are adjacent.
+    for mc in pt.entry_contexts() {
+        let Some(node) = graph.node(mc) else { continue };
+        let data = program.method(mc.method);
+        if !(data.is_static() && &*data.name == "main" && &*data.descriptor == MAIN_DESC) {
+            others.push(node);
+            continue;
+        }
+        if current != Some(mc.method) {
+            current = Some(mc.method);
+            roots.push(Root {
+                kind: RootKind::Main,
+                entries: Vec::new(),
+                multi: false,
+                program: Some(roots.len() as u32),
+            });
+        }
+        if let Some(r) = roots.last_mut() {
+            r.entries.push(node);
+        }
+    }
+    if !others.is_empty() {
+        roots.push(Root {
+            kind: RootKind::Main,
+            entries: others,
+            multi: false,
+            program: None,
+        });
+    }
+    roots
 }
 
 /// Statements of `body` on a CFG cycle (a loop runs them more than once).
@@ -320,16 +404,79 @@ fn reach_avoiding(body: &Body, avoid: StmtId) -> Vec<bool> {
     out
 }
 
+/// The method contexts a thread start runs for its own task object.
+///
+/// Points-to records the launch edges per start site, not per task: a
+/// site reached by several tasks (`t.start()` on a field holding many
+/// threads, an executor's `execute(r)`) has the entries of all of them.
+/// A root runs only its task's entries: an instance entry whose receiver
+/// may be the task, or for a lambda task the lambda's implementation
+/// method. Sorted like the launch edges.
+pub fn task_entries(program: &Program, pt: &PointsToResult, t: &ThreadStart) -> Vec<MethodContext> {
+    let all = pt.thread_entries(t);
+    let lambda = lambda_implementation(program, pt, t.task);
+    let own: Vec<MethodContext> = all
+        .iter()
+        .copied()
+        .filter(|mc| runs_task(program, pt, *mc, t.task, lambda.as_ref()))
+        .collect();
+    // A task none of the entries can be matched to (a constructor
+    // reference) keeps them all rather than losing its thread.
+    if own.is_empty() {
+        all
+    } else {
+        own
+    }
+}
+
+/// Does launch entry `mc` run task object `task`?
+fn runs_task(
+    program: &Program,
+    pt: &PointsToResult,
+    mc: MethodContext,
+    task: ObjectId,
+    lambda: Option<&(std::sync::Arc<str>, std::sync::Arc<str>)>,
+) -> bool {
+    let data = program.method(mc.method);
+    if let Some((name, desc)) = lambda {
+        // The implementation (a static `lambda$…`, or the method a method
+        // reference names, dispatched on its receiver) keeps its name.
+        return data.name == *name && data.descriptor == *desc;
+    }
+    // The launch passes the task as the entry's receiver (`this`).
+    !data.is_static() && pt.var_in(mc.method, mc.context, VarId(0)).contains(task)
+}
+
+/// The name and descriptor of a lambda object's implementation method
+/// (`None` for objects that are not lambdas).
+fn lambda_implementation(
+    program: &Program,
+    pt: &PointsToResult,
+    o: ObjectId,
+) -> Option<(std::sync::Arc<str>, std::sync::Arc<str>)> {
+    let info = pt.object(o)?;
+    let SiteKey::Lambda { method, stmt } = info.site else {
+        return None;
+    };
+    let body = program.body(*method)?;
+    let StmtKind::InvokeDynamic { call, .. } = &body.stmts.get(stmt.index())?.kind else {
+        return None;
+    };
+    let shape = lockstep_program::decode_lambda(call)?;
+    let member = shape.implementation.member;
+    Some((member.name, member.descriptor))
+}
+
 /// Whether a thread start repeats by itself (periodic schedules).
 pub fn periodic(start: &ThreadStart) -> bool {
     start.launch.repeat == Repeat::Periodic
 }
 
 /// A pair of roots under which two statements may run at the same time,
-/// each given by the roots reaching it and the thread starts it is
-/// ordered with (before start / after join): two roots not ordered by
-/// start/join, or one that runs more than once. In open programs every
-/// entry may run beside every other.
+/// each given by the roots reaching it (nearest first) and the thread
+/// starts it is ordered with (before start / after join): two roots of
+/// one program not ordered by start/join, or one that runs more than
+/// once. In open programs every entry may run beside every other.
 pub fn concurrent_roots(
     open: bool,
     roots: &[Root],
@@ -341,15 +488,27 @@ pub fn concurrent_roots(
         let r = a_roots.first().copied().unwrap_or(0);
         return Some((r, b_roots.first().copied().unwrap_or(0)));
     }
-    for &ra in a_roots {
-        for &rb in b_roots {
-            if ra == rb && !roots.get(ra as usize).is_some_and(|r| r.multi) {
-                continue;
+    if a_roots.is_empty() || b_roots.is_empty() {
+        return None;
+    }
+    let concurrent = |ra: u32, rb: u32| {
+        let (Some(x), Some(y)) = (roots.get(ra as usize), roots.get(rb as usize)) else {
+            return false;
+        };
+        if ra == rb {
+            return x.multi;
+        }
+        x.same_program(y) && !b_ordered.contains(&ra) && !a_ordered.contains(&rb)
+    };
+    // The root lists are ordered nearest first: the pair whose ranks sum
+    // least names the threads most directly responsible for the accesses.
+    let (la, lb) = (a_roots.len(), b_roots.len());
+    for sum in 0..(la + lb).saturating_sub(1) {
+        for i in sum.saturating_sub(lb - 1)..=sum.min(la - 1) {
+            let (ra, rb) = (a_roots[i], b_roots[sum - i]);
+            if concurrent(ra, rb) {
+                return Some((ra, rb));
             }
-            if ra != rb && (b_ordered.contains(&ra) || a_ordered.contains(&rb)) {
-                continue;
-            }
-            return Some((ra, rb));
         }
     }
     None
