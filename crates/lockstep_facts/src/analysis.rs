@@ -266,6 +266,7 @@ impl<'a> Analysis<'a> {
                         entries,
                         multi: true,
                         program: None,
+                        alternative: None,
                     });
                 }
             }
@@ -288,11 +289,13 @@ impl<'a> Analysis<'a> {
                             entries,
                             multi: true,
                             program: None,
+                            alternative: None,
                         });
                     }
                 }
             }
         }
+        let alternatives = threads::alternatives(self.pt.thread_starts());
         for (i, t) in self.pt.thread_starts().iter().enumerate() {
             let entries: Vec<u32> = threads::task_entries(self.program, self.pt, t)
                 .into_iter()
@@ -304,6 +307,7 @@ impl<'a> Analysis<'a> {
                     entries,
                     multi: self.open || threads::periodic(t),
                     program: None,
+                    alternative: alternatives.get(i).copied().flatten(),
                 });
             }
         }

@@ -149,6 +149,10 @@ pub struct Root {
     /// `@ThreadSafe` APIs, threads of a single-main program). Roots of two
     /// different programs never run at the same time.
     pub program: Option<u32>,
+    /// Start roots of one launching call that starts exactly one task
+    /// (`t.start()`, `execute(r)`) share a value: when the call runs once,
+    /// only one of its tasks is started, so they never run together.
+    pub alternative: Option<u32>,
 }
 
 impl Root {
@@ -159,6 +163,35 @@ impl Root {
             _ => true,
         }
     }
+
+    /// Are this root and `other` two tasks of which one call, run once,
+    /// starts only one?
+    fn alternative_to(&self, other: &Root) -> bool {
+        self.alternative.is_some()
+            && self.alternative == other.alternative
+            && !self.multi
+            && !other.multi
+    }
+}
+
+/// Per thread start: its group of alternatives (see
+/// [`Root::alternative`]), the index of the group's first start; `None`
+/// for launches of a collection or array of tasks.
+pub fn alternatives(starts: &[ThreadStart]) -> Vec<Option<u32>> {
+    let mut first: FxHashMap<(MethodContext, StmtId, *const lockstep_models::TaskLaunch), u32> =
+        FxHashMap::default();
+    starts
+        .iter()
+        .enumerate()
+        .map(|(i, t)| {
+            let one_task = matches!(
+                t.launch.shape,
+                lockstep_models::TaskShape::Functional | lockstep_models::TaskShape::Thread
+            );
+            let key = (t.caller, t.site, t.launch as *const _);
+            one_task.then(|| *first.entry(key).or_insert(i as u32))
+        })
+        .collect()
 }
 
 const MAIN_DESC: &str = "([Ljava/lang/String;)V";
@@ -185,6 +218,7 @@ pub fn main_roots(program: &Program, pt: &PointsToResult, graph: &Graph) -> Vec<
                 entries: Vec::new(),
                 multi: false,
                 program: Some(roots.len() as u32),
+                alternative: None,
             });
         }
         if let Some(r) = roots.last_mut() {
@@ -197,6 +231,7 @@ pub fn main_roots(program: &Program, pt: &PointsToResult, graph: &Graph) -> Vec<
             entries: others,
             multi: false,
             program: None,
+            alternative: None,
         });
     }
     roots
@@ -498,7 +533,10 @@ pub fn concurrent_roots(
         if ra == rb {
             return x.multi;
         }
-        x.same_program(y) && !b_ordered.contains(&ra) && !a_ordered.contains(&rb)
+        x.same_program(y)
+            && !x.alternative_to(y)
+            && !b_ordered.contains(&ra)
+            && !a_ordered.contains(&rb)
     };
     // The root lists are ordered nearest first: the pair whose ranks sum
     // least names the threads most directly responsible for the accesses.
