@@ -551,3 +551,96 @@ pub fn concurrent_roots(
     }
     None
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn root(kind: RootKind, multi: bool, program: Option<u32>, alternative: Option<u32>) -> Root {
+        Root {
+            kind,
+            entries: Vec::new(),
+            multi,
+            program,
+            alternative,
+        }
+    }
+
+    /// Roots of two programs never pair; a root of every program pairs
+    /// with both.
+    #[test]
+    fn programs_keep_apart() {
+        let roots = [
+            root(RootKind::Main, false, Some(0), None),
+            root(RootKind::Main, false, Some(1), None),
+            root(RootKind::Start(0), false, Some(0), None),
+            root(RootKind::Start(1), false, Some(1), None),
+            root(RootKind::Start(2), false, None, None),
+        ];
+        let none: &[u32] = &[];
+        assert_eq!(
+            concurrent_roots(false, &roots, (&[2], none), (&[3], none)),
+            None
+        );
+        assert_eq!(
+            concurrent_roots(false, &roots, (&[0], none), (&[3], none)),
+            None
+        );
+        assert_eq!(
+            concurrent_roots(false, &roots, (&[0], none), (&[2], none)),
+            Some((0, 2))
+        );
+        assert_eq!(
+            concurrent_roots(false, &roots, (&[3], none), (&[4], none)),
+            Some((3, 4))
+        );
+    }
+
+    /// Two tasks of one single-task launch that runs once never run
+    /// together; once the launch may run more than once they do.
+    #[test]
+    fn alternatives_of_one_launch() {
+        let mut roots = vec![
+            root(RootKind::Start(0), false, None, Some(0)),
+            root(RootKind::Start(1), false, None, Some(0)),
+        ];
+        let none: &[u32] = &[];
+        assert_eq!(
+            concurrent_roots(false, &roots, (&[0], none), (&[1], none)),
+            None
+        );
+        roots[1].multi = true;
+        roots[0].multi = true;
+        assert_eq!(
+            concurrent_roots(false, &roots, (&[0], none), (&[1], none)),
+            Some((0, 1))
+        );
+    }
+
+    /// Of several concurrent pairs, the one nearest in both lists wins;
+    /// a root that runs once does not pair with itself.
+    #[test]
+    fn nearest_pair_first() {
+        let roots = [
+            root(RootKind::Main, false, Some(0), None),
+            root(RootKind::Start(0), false, None, None),
+            root(RootKind::Start(1), false, None, None),
+        ];
+        let none: &[u32] = &[];
+        // `a` is nearest to root 2, `b` to root 1: (2, 1) beats (0, 1).
+        assert_eq!(
+            concurrent_roots(false, &roots, (&[2, 0], none), (&[1, 0], none)),
+            Some((2, 1))
+        );
+        // Only root 1 reaches both and it runs once.
+        assert_eq!(
+            concurrent_roots(false, &roots, (&[1], none), (&[1], none)),
+            None
+        );
+        // Ordered by start/join: `b` runs before root 2 starts.
+        assert_eq!(
+            concurrent_roots(false, &roots, (&[2], none), (&[0], &[2])),
+            None
+        );
+    }
+}
