@@ -126,6 +126,9 @@ impl RaceFacts {
 /// Accesses per (target, object); statics have no object.
 pub type Buckets = BTreeMap<(Target, Option<ObjectId>), Vec<Access>>;
 
+/// Programs (mains) up to which thread starts are counted per program.
+const MAX_COUNTED_PROGRAMS: usize = 8;
+
 /// The analysis state.
 pub struct Analysis<'a> {
     pub program: &'a Program,
@@ -265,7 +268,7 @@ impl<'a> Analysis<'a> {
                         kind: RootKind::Harness(m),
                         entries,
                         multi: true,
-                        program: None,
+                        programs: None,
                         alternative: None,
                     });
                 }
@@ -288,7 +291,7 @@ impl<'a> Analysis<'a> {
                             kind: RootKind::ThreadSafeApi(m),
                             entries,
                             multi: true,
-                            program: None,
+                            programs: None,
                             alternative: None,
                         });
                     }
@@ -306,7 +309,7 @@ impl<'a> Analysis<'a> {
                     kind: RootKind::Start(i),
                     entries,
                     multi: self.open || threads::periodic(t),
-                    program: None,
+                    programs: None,
                     alternative: alternatives.get(i).copied().flatten(),
                 });
             }
@@ -315,29 +318,47 @@ impl<'a> Analysis<'a> {
     }
 
     /// Which thread starts may run more than once, counted within each
-    /// program (shared code two mains reach runs once per program).
+    /// program (shared code two mains reach runs once per program) when
+    /// there are at most [`MAX_COUNTED_PROGRAMS`]; beyond, over all roots
+    /// at once (more starts run more than once: more pairs, none lost).
     fn mark_multi_starts(&self, roots: &mut [Root]) {
         if self.open {
             return;
         }
-        let mut programs: Vec<Option<u32>> = roots.iter().map(|r| r.program).collect();
+        let mut programs: Vec<Option<u32>> = roots
+            .iter()
+            .flat_map(|r| r.programs.iter().flatten().copied())
+            .map(Some)
+            .collect();
         programs.sort_unstable();
         programs.dedup();
+        let per_program = programs.len() <= MAX_COUNTED_PROGRAMS;
+        if !per_program {
+            programs.clear();
+        }
+        // `None` last: over all roots, the starts of every program (or,
+        // past the limit, every start).
+        programs.push(None);
         let mut loop_sites = FxHashMap::default();
         for program in programs {
-            self.mark_multi_starts_of(roots, program, &mut loop_sites);
+            let updated = |r: &Root| match program {
+                Some(_) => r.programs.is_some() && r.in_program(program),
+                None => !per_program || r.programs.is_none(),
+            };
+            self.mark_multi_starts_of(roots, program, &updated, &mut loop_sites);
         }
     }
 
-    /// [`Self::mark_multi_starts`] for the starts of one program
-    /// (`None`: of every program, counted over all roots).
+    /// [`Self::mark_multi_starts`] counted over the roots of one program
+    /// (`None`: over all roots), for the starts `updated` selects.
     fn mark_multi_starts_of(
         &self,
         roots: &mut [Root],
         program: Option<u32>,
+        updated: &dyn Fn(&Root) -> bool,
         loop_sites: &mut FxHashMap<(MethodId, StmtId), bool>,
     ) {
-        let counted = |r: &Root| program.is_none() || r.program.is_none() || r.program == program;
+        let counted = |r: &Root| r.in_program(program);
         for _ in 0..4 {
             let mut sources: Vec<(u32, u8)> = Vec::new();
             for r in roots.iter().filter(|r| counted(r)) {
@@ -348,7 +369,7 @@ impl<'a> Analysis<'a> {
             let mut changed = false;
             for r in roots.iter_mut() {
                 let RootKind::Start(i) = r.kind else { continue };
-                if r.multi || r.program != program {
+                if r.multi || !updated(r) {
                     continue;
                 }
                 let Some(t) = self.pt.thread_starts().get(i) else {
@@ -501,7 +522,8 @@ impl Analysis<'_> {
     /// Runs every step; `explain` names a field (`pkg.Cls.name`) whose
     /// pairs and exempt accesses are recorded with their verdicts.
     pub fn run(mut self, explain: Option<&str>) -> RaceFacts {
-        let mut roots = self.split_by_program(self.roots());
+        let mut roots = self.roots();
+        self.assign_programs(&mut roots);
         self.mark_multi_starts(&mut roots);
         let entry = self.entry_locks(&roots);
         let reach = self.reach_roots(&roots);

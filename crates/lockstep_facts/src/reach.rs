@@ -1,5 +1,5 @@
 //! Which thread roots reach each node of the context call graph (nearest
-//! first), which program each thread start belongs to, and the
+//! first), which programs each thread start belongs to, and the
 //! start/join orderings: the statements of a starting method that run
 //! before `start()` or after `join()` of a thread, and the nodes that only
 //! those statements reach.
@@ -74,16 +74,18 @@ impl Analysis<'_> {
         reach
     }
 
-    /// Each `main` is its own program: a thread start whose code is
-    /// reached from the mains of several programs becomes one root per
-    /// program, each belonging to its program only (so threads of two
-    /// programs never race, and shared code started twice by two
-    /// programs is not a thread started twice). Starts reached from a
-    /// root of every program stay one root of every program.
-    pub(crate) fn split_by_program(&self, roots: Vec<Root>) -> Vec<Root> {
-        let programs: BTreeSet<u32> = roots.iter().filter_map(|r| r.program).collect();
+    /// Each `main` is its own program: a thread start belongs to the
+    /// programs whose code (following the threads it starts) reaches it,
+    /// so threads of two programs never race, and shared code that two
+    /// programs run once each is not a start run twice. Starts reached
+    /// from a root of every program (or from none) belong to every program.
+    pub(crate) fn assign_programs(&self, roots: &mut [Root]) {
+        let programs: BTreeSet<u32> = roots
+            .iter()
+            .flat_map(|r| r.programs.iter().flatten().copied())
+            .collect();
         if programs.len() < 2 {
-            return roots;
+            return;
         }
         let mut started_at: FxHashMap<u32, Vec<usize>> = FxHashMap::default();
         for (i, r) in roots.iter().enumerate() {
@@ -97,32 +99,27 @@ impl Analysis<'_> {
         let sources = |program: Option<u32>| -> Vec<u32> {
             roots
                 .iter()
-                .filter(|r| r.program == program && !matches!(r.kind, RootKind::Start(_)))
+                .filter(|r| !matches!(r.kind, RootKind::Start(_)))
+                .filter(|r| match (&r.programs, program) {
+                    (Some(ps), Some(p)) => ps.contains(&p),
+                    (None, None) => true,
+                    _ => false,
+                })
                 .flat_map(|r| r.entries.iter().copied())
                 .collect()
         };
-        let every = self.starts_reached(&roots, &started_at, sources(None));
-        let mut of_start: Vec<BTreeSet<u32>> = vec![BTreeSet::new(); roots.len()];
+        let every = self.starts_reached(roots, &started_at, sources(None));
+        let mut of_start: Vec<Vec<u32>> = vec![Vec::new(); roots.len()];
         for &p in &programs {
-            for s in self.starts_reached(&roots, &started_at, sources(Some(p))) {
-                of_start[s].insert(p);
+            for s in self.starts_reached(roots, &started_at, sources(Some(p))) {
+                of_start[s].push(p);
             }
         }
-        let mut out = Vec::with_capacity(roots.len());
-        for (i, r) in roots.into_iter().enumerate() {
-            if !matches!(r.kind, RootKind::Start(_)) || every.contains(&i) || of_start[i].is_empty()
-            {
-                out.push(r);
-                continue;
-            }
-            for &p in &of_start[i] {
-                out.push(Root {
-                    program: Some(p),
-                    ..r.clone()
-                });
+        for (i, (r, ps)) in roots.iter_mut().zip(of_start).enumerate() {
+            if matches!(r.kind, RootKind::Start(_)) && !every.contains(&i) && !ps.is_empty() {
+                r.programs = Some(ps);
             }
         }
-        out
     }
 
     /// The start roots (indices into `roots`) that code reached from

@@ -143,12 +143,13 @@ pub struct Root {
     pub entries: Vec<u32>,
     /// May run more than once (races with itself).
     pub multi: bool,
-    /// The program the root belongs to: the index of its `main` among the
-    /// program's mains (a main, or a thread started from code that main
-    /// reaches); `None` for roots of every program (the harness,
-    /// `@ThreadSafe` APIs, threads of a single-main program). Roots of two
-    /// different programs never run at the same time.
-    pub program: Option<u32>,
+    /// The programs the root belongs to, sorted: each is the index of a
+    /// `main` among the main roots (its main thread, or a thread started
+    /// from code that main reaches, in one or several programs); `None`
+    /// for roots of every program (the harness, `@ThreadSafe` APIs,
+    /// threads of a single-main program). Roots that share no program
+    /// never run at the same time.
+    pub programs: Option<Vec<u32>>,
     /// Start roots of one launching call that starts exactly one task
     /// (`t.start()`, `execute(r)`) share a value: when the call runs once,
     /// only one of its tasks is started, so they never run together.
@@ -158,8 +159,16 @@ pub struct Root {
 impl Root {
     /// Can this root and `other` belong to one run of one program?
     pub fn same_program(&self, other: &Root) -> bool {
-        match (self.program, other.program) {
-            (Some(a), Some(b)) => a == b,
+        match (&self.programs, &other.programs) {
+            (Some(a), Some(b)) => a.iter().any(|p| b.binary_search(p).is_ok()),
+            _ => true,
+        }
+    }
+
+    /// Does the root belong to `program` (`None`: to every program)?
+    pub fn in_program(&self, program: Option<u32>) -> bool {
+        match (&self.programs, program) {
+            (Some(a), Some(p)) => a.binary_search(&p).is_ok(),
             _ => true,
         }
     }
@@ -217,7 +226,7 @@ pub fn main_roots(program: &Program, pt: &PointsToResult, graph: &Graph) -> Vec<
                 kind: RootKind::Main,
                 entries: Vec::new(),
                 multi: false,
-                program: Some(roots.len() as u32),
+                programs: Some(vec![roots.len() as u32]),
                 alternative: None,
             });
         }
@@ -230,7 +239,7 @@ pub fn main_roots(program: &Program, pt: &PointsToResult, graph: &Graph) -> Vec<
             kind: RootKind::Main,
             entries: others,
             multi: false,
-            program: None,
+            programs: None,
             alternative: None,
         });
     }
@@ -561,7 +570,7 @@ mod tests {
             kind,
             entries: Vec::new(),
             multi,
-            program,
+            programs: program.map(|p| vec![p]),
             alternative,
         }
     }
@@ -593,6 +602,18 @@ mod tests {
         assert_eq!(
             concurrent_roots(false, &roots, (&[3], none), (&[4], none)),
             Some((3, 4))
+        );
+        // A thread shared code starts in both programs pairs with each.
+        let mut shared = root(RootKind::Start(3), false, None, None);
+        shared.programs = Some(vec![0, 1]);
+        let roots = [roots[0].clone(), roots[1].clone(), shared];
+        assert_eq!(
+            concurrent_roots(false, &roots, (&[1], none), (&[2], none)),
+            Some((1, 2))
+        );
+        assert_eq!(
+            concurrent_roots(false, &roots, (&[2], none), (&[2], none)),
+            None
         );
     }
 
