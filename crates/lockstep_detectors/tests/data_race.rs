@@ -201,6 +201,90 @@ fn executors_lambdas() {
     check("executors_lambdas", CLOSED);
 }
 
+/// Roots per task: one `start()` site that runs once starts one of two
+/// job types; each runs only its own `run` (no job races with itself or
+/// with the other), and each job's race with the monitor thread names the
+/// site that starts it, with a path from that thread's entry.
+#[test]
+fn start_sites() {
+    let findings = check("start_sites", CLOSED);
+    let fixture = compile_fixture("data_race/start_sites");
+    let job = line_of(&fixture, "Jobs.java", "job.start();");
+    let monitor = line_of(&fixture, "Jobs.java", "monitor.start();");
+    for (job_type, marker) in [
+        ("Loader", "Jobs.progress = 1;"),
+        ("Saver", "Jobs.progress = 2;"),
+    ] {
+        let line = line_of(&fixture, "Jobs.java", marker);
+        let found = at(&findings, "Jobs.java", line);
+        assert_eq!(found.len(), 1, "{}", dump(&findings));
+        let f = found[0];
+        let first_root =
+            format!("in {job_type}.run by the thread started by Thread.start() at Jobs.java:{job}");
+        assert!(f.message.contains(&first_root), "{}", dump(&findings));
+        let second_root = format!("by the thread started by Thread.start() at Jobs.java:{monitor}");
+        assert!(f.message.contains(&second_root), "{}", dump(&findings));
+        assert_eq!(
+            f.related.len(),
+            1,
+            "only the monitor races: {}",
+            dump(&findings)
+        );
+        assert_eq!(f.related[0].location.method.as_deref(), Some("run"));
+        assert_eq!(f.related[0].location.class, "sites.Monitor");
+        let paths: Vec<&String> = f
+            .notes
+            .iter()
+            .filter(|n| n.starts_with("path to the"))
+            .collect();
+        assert_eq!(paths.len(), 2, "{}", dump(&findings));
+        assert!(
+            paths[0].ends_with(&format!("→ {job_type}.run")),
+            "{}",
+            dump(&findings)
+        );
+        assert!(paths[1].ends_with("→ Monitor.run"), "{}", dump(&findings));
+    }
+}
+
+/// Each `main` is its own program: threads of two programs, and the
+/// recorder that shared code starts once in each, never race.
+#[test]
+fn separate_mains() {
+    let findings = check("separate_mains", CLOSED);
+    assert!(findings.is_empty(), "{}", dump(&findings));
+}
+
+/// Twin of `separate_mains`: two writers started by one `main` race, and
+/// the finding names both of that program's start sites.
+#[test]
+fn racing_main() {
+    let findings = check("racing_main", CLOSED);
+    let fixture = compile_fixture("data_race/racing_main");
+    let ping = line_of(
+        &fixture,
+        "ServerA.java",
+        "new Thread(new Pinger()).start();",
+    );
+    let pong = line_of(
+        &fixture,
+        "ServerA.java",
+        "new Thread(new Ponger()).start();",
+    );
+    assert_eq!(findings.len(), 1, "{}", dump(&findings));
+    let f = &findings[0];
+    assert!(
+        f.message.contains(&format!("at ServerA.java:{ping}")),
+        "{}",
+        dump(&findings)
+    );
+    assert!(
+        f.message.contains(&format!("at ServerA.java:{pong}")),
+        "{}",
+        dump(&findings)
+    );
+}
+
 /// Modern: writes before `start()` and accesses after `join()` are ordered;
 /// accesses between them race; a helper that always joins its parameter
 /// orders like a join, one that joins only on some paths does not.

@@ -127,6 +127,9 @@ impl RaceFacts {
 /// Accesses per (target, object); statics have no object.
 pub type Buckets = BTreeMap<(Target, Option<ObjectId>), Vec<Access>>;
 
+/// Programs (mains) up to which thread starts are counted per program.
+const MAX_COUNTED_PROGRAMS: usize = 8;
+
 /// The analysis state.
 pub struct Analysis<'a> {
     pub program: &'a Program,
@@ -379,17 +382,7 @@ impl<'a> Analysis<'a> {
         if self.open {
             roots.extend(self.harness_roots());
         } else {
-            let entries: Vec<u32> = self
-                .pt
-                .entry_contexts()
-                .into_iter()
-                .filter_map(|mc| self.graph.node(mc))
-                .collect();
-            roots.push(Root {
-                kind: RootKind::Main,
-                entries,
-                multi: false,
-            });
+            roots.extend(threads::main_roots(self.program, self.pt, &self.graph));
             // What no main reaches runs under the library harness.
             roots.extend(self.harness_roots());
             for c in self.program.application_classes() {
@@ -408,15 +401,16 @@ impl<'a> Analysis<'a> {
                             kind: RootKind::ThreadSafeApi(m),
                             entries,
                             multi: true,
+                            programs: None,
+                            alternative: None,
                         });
                     }
                 }
             }
         }
+        let alternatives = threads::alternatives(self.pt.thread_starts());
         for (i, t) in self.pt.thread_starts().iter().enumerate() {
-            let entries: Vec<u32> = self
-                .pt
-                .thread_entries(t)
+            let entries: Vec<u32> = threads::task_entries(self.program, self.pt, t)
                 .into_iter()
                 .filter_map(|mc| self.graph.node(mc))
                 .collect();
@@ -425,6 +419,8 @@ impl<'a> Analysis<'a> {
                     kind: RootKind::Start(i),
                     entries,
                     multi: self.open || threads::periodic(t),
+                    programs: None,
+                    alternative: alternatives.get(i).copied().flatten(),
                 });
             }
         }
@@ -464,29 +460,67 @@ impl<'a> Analysis<'a> {
                     kind: RootKind::Harness(m),
                     entries,
                     multi: true,
+                    programs: None,
+                    alternative: None,
                 });
             }
         }
         roots
     }
 
-    /// Which thread starts may run more than once.
+    /// Which thread starts may run more than once, counted within each
+    /// program (shared code two mains reach runs once per program) when
+    /// there are at most [`MAX_COUNTED_PROGRAMS`]; beyond, over all roots
+    /// at once (more starts run more than once: more pairs, none lost).
     fn mark_multi_starts(&self, roots: &mut [Root]) {
         if self.open {
             return;
         }
+        let mut programs: Vec<Option<u32>> = roots
+            .iter()
+            .flat_map(|r| r.programs.iter().flatten().copied())
+            .map(Some)
+            .collect();
+        programs.sort_unstable();
+        programs.dedup();
+        let per_program = programs.len() <= MAX_COUNTED_PROGRAMS;
+        if !per_program {
+            programs.clear();
+        }
+        // `None` last: over all roots, the starts of every program (or,
+        // past the limit, every start).
+        programs.push(None);
         let mut loop_sites = FxHashMap::default();
+        for program in programs {
+            let updated = |r: &Root| match program {
+                Some(_) => r.programs.is_some() && r.in_program(program),
+                None => !per_program || r.programs.is_none(),
+            };
+            self.mark_multi_starts_of(roots, program, &updated, &mut loop_sites);
+        }
+    }
+
+    /// [`Self::mark_multi_starts`] counted over the roots of one program
+    /// (`None`: over all roots), for the starts `updated` selects.
+    fn mark_multi_starts_of(
+        &self,
+        roots: &mut [Root],
+        program: Option<u32>,
+        updated: &dyn Fn(&Root) -> bool,
+        loop_sites: &mut FxHashMap<(MethodId, StmtId), bool>,
+    ) {
+        let counted = |r: &Root| r.in_program(program);
         for _ in 0..4 {
             let mut sources: Vec<(u32, u8)> = Vec::new();
-            for r in roots.iter() {
+            for r in roots.iter().filter(|r| counted(r)) {
                 let c = if r.multi { 2 } else { 1 };
                 sources.extend(r.entries.iter().map(|&e| (e, c)));
             }
-            let counts = threads::run_counts(self.program, &self.graph, &sources, &mut loop_sites);
+            let counts = threads::run_counts(self.program, &self.graph, &sources, loop_sites);
             let mut changed = false;
             for r in roots.iter_mut() {
                 let RootKind::Start(i) = r.kind else { continue };
-                if r.multi {
+                if r.multi || !updated(r) {
                     continue;
                 }
                 let Some(t) = self.pt.thread_starts().get(i) else {
@@ -666,6 +700,7 @@ impl Analysis<'_> {
     /// pairs and exempt accesses are recorded with their verdicts.
     pub fn run(mut self, explain: Option<&str>) -> RaceFacts {
         let mut roots = self.roots();
+        self.assign_programs(&mut roots);
         self.mark_multi_starts(&mut roots);
         let entry = self.entry_locks(&roots);
         self.entry_params = self.entry_param_locks(&roots);

@@ -1,4 +1,5 @@
-//! Which thread roots reach each node of the context call graph, and the
+//! Which thread roots reach each node of the context call graph (nearest
+//! first), which programs each thread start belongs to, and the
 //! start/join orderings: the statements of a starting method that run
 //! before `start()` or after a wait for the task's end (`join()`, a
 //! future's `get()`, ...; see `happens_before`), and the nodes that only
@@ -6,9 +7,12 @@
 //! still ordered with what its caller does before the loop and after the
 //! waits, as long as the caller itself runs once.
 
+use std::collections::{BTreeSet, VecDeque};
+
+use rustc_hash::FxHashMap;
+
 use crate::analysis::Analysis;
 use lockstep_ir::StmtId;
-use rustc_hash::FxHashMap;
 
 use crate::threads::{self, Root, RootKind};
 
@@ -61,15 +65,100 @@ impl Analysis<'_> {
             }
             return reach;
         }
+        // Nearest root first (fewest calls from its entries), so that a
+        // pair of accesses is attributed to the threads that reach them
+        // most directly rather than to the first root in index order.
+        let mut by_depth: Vec<Vec<(u32, u32)>> = vec![Vec::new(); self.graph.len()];
         for (ri, r) in roots.iter().enumerate() {
-            let parent = self.graph.bfs(&r.entries, |_, _| false);
-            for (i, p) in parent.iter().enumerate() {
-                if p.is_some() {
-                    reach[i].push(ri as u32);
+            let depth = self.graph.depths(&r.entries);
+            for (i, &d) in depth.iter().enumerate() {
+                if d != u32::MAX {
+                    by_depth[i].push((d, ri as u32));
                 }
             }
         }
+        for (list, out) in by_depth.iter_mut().zip(&mut reach) {
+            list.sort_unstable();
+            out.extend(list.iter().map(|&(_, ri)| ri));
+        }
         reach
+    }
+
+    /// Each `main` is its own program: a thread start belongs to the
+    /// programs whose code (following the threads it starts) reaches it,
+    /// so threads of two programs never race, and shared code that two
+    /// programs run once each is not a start run twice. Starts reached
+    /// from a root of every program (or from none) belong to every program.
+    pub(crate) fn assign_programs(&self, roots: &mut [Root]) {
+        let programs: BTreeSet<u32> = roots
+            .iter()
+            .flat_map(|r| r.programs.iter().flatten().copied())
+            .collect();
+        if programs.len() < 2 {
+            return;
+        }
+        let mut started_at: FxHashMap<u32, Vec<usize>> = FxHashMap::default();
+        for (i, r) in roots.iter().enumerate() {
+            if let RootKind::Start(t) = r.kind {
+                let caller = self.pt.thread_starts().get(t).map(|t| t.caller);
+                if let Some(n) = caller.and_then(|c| self.graph.node(c)) {
+                    started_at.entry(n).or_default().push(i);
+                }
+            }
+        }
+        let sources = |program: Option<u32>| -> Vec<u32> {
+            roots
+                .iter()
+                .filter(|r| !matches!(r.kind, RootKind::Start(_)))
+                .filter(|r| match (&r.programs, program) {
+                    (Some(ps), Some(p)) => ps.contains(&p),
+                    (None, None) => true,
+                    _ => false,
+                })
+                .flat_map(|r| r.entries.iter().copied())
+                .collect()
+        };
+        let every = self.starts_reached(roots, &started_at, sources(None));
+        let mut of_start: Vec<Vec<u32>> = vec![Vec::new(); roots.len()];
+        for &p in &programs {
+            for s in self.starts_reached(roots, &started_at, sources(Some(p))) {
+                of_start[s].push(p);
+            }
+        }
+        for (i, (r, ps)) in roots.iter_mut().zip(of_start).enumerate() {
+            if matches!(r.kind, RootKind::Start(_)) && !every.contains(&i) && !ps.is_empty() {
+                r.programs = Some(ps);
+            }
+        }
+    }
+
+    /// The start roots (indices into `roots`) that code reached from
+    /// `sources` starts, following the threads it starts in turn.
+    fn starts_reached(
+        &self,
+        roots: &[Root],
+        started_at: &FxHashMap<u32, Vec<usize>>,
+        sources: Vec<u32>,
+    ) -> BTreeSet<usize> {
+        let mut seen = vec![false; self.graph.len()];
+        let mut queue = VecDeque::new();
+        let mut started = BTreeSet::new();
+        for n in sources {
+            visit(n, &mut seen, &mut queue);
+        }
+        while let Some(n) = queue.pop_front() {
+            for &(_, c) in &self.graph.callees[n as usize] {
+                visit(c, &mut seen, &mut queue);
+            }
+            for &s in started_at.get(&n).map(Vec::as_slice).unwrap_or(&[]) {
+                if started.insert(s) {
+                    for &e in &roots[s].entries {
+                        visit(e, &mut seen, &mut queue);
+                    }
+                }
+            }
+        }
+        started
     }
 
     /// Start/join orderings of the thread starts whose starting method
@@ -126,7 +215,7 @@ impl Analysis<'_> {
         let others: Vec<u32> = roots
             .iter()
             .enumerate()
-            .filter(|(j, _)| *j != ri)
+            .filter(|(j, o)| *j != ri && o.same_program(r))
             .flat_map(|(_, r)| r.entries.clone())
             .collect();
         let parent = self.graph.bfs(&others, |node, site| {
@@ -158,5 +247,15 @@ impl Analysis<'_> {
             reached: parent.iter().map(Option::is_some).collect(),
             helpers,
         })
+    }
+}
+
+/// Queues node `n` the first time it is seen.
+fn visit(n: u32, seen: &mut [bool], queue: &mut VecDeque<u32>) {
+    if let Some(s) = seen.get_mut(n as usize) {
+        if !*s {
+            *s = true;
+            queue.push_back(n);
+        }
     }
 }

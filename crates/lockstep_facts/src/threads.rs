@@ -11,9 +11,9 @@
 //! two places, from a loop, or from a root that runs more than once); such
 //! a root races with itself.
 
-use lockstep_ir::{Body, StmtId};
+use lockstep_ir::{Body, StmtId, StmtKind, VarId};
 use lockstep_models::Repeat;
-use lockstep_pointsto::{MethodContext, PointsToResult, ThreadStart};
+use lockstep_pointsto::{MethodContext, ObjectId, PointsToResult, SiteKey, ThreadStart};
 use lockstep_program::{EdgeKind, MethodId, Program};
 use rustc_hash::FxHashMap;
 
@@ -96,6 +96,33 @@ impl Graph {
     }
 }
 
+impl Graph {
+    /// Breadth-first from `sources`: each node's distance in calls from
+    /// the nearest source (`u32::MAX`: not reached).
+    pub fn depths(&self, sources: &[u32]) -> Vec<u32> {
+        let mut depth = vec![u32::MAX; self.nodes.len()];
+        let mut queue = std::collections::VecDeque::new();
+        for &s in sources {
+            if let Some(d) = depth.get_mut(s as usize) {
+                if *d == u32::MAX {
+                    *d = 0;
+                    queue.push_back(s);
+                }
+            }
+        }
+        while let Some(n) = queue.pop_front() {
+            let next = depth[n as usize].saturating_add(1);
+            for &(_, c) in &self.callees[n as usize] {
+                if depth[c as usize] == u32::MAX {
+                    depth[c as usize] = next;
+                    queue.push_back(c);
+                }
+            }
+        }
+        depth
+    }
+}
+
 /// What a root is.
 #[derive(Debug, Clone)]
 pub enum RootKind {
@@ -116,6 +143,107 @@ pub struct Root {
     pub entries: Vec<u32>,
     /// May run more than once (races with itself).
     pub multi: bool,
+    /// The programs the root belongs to, sorted: each is the index of a
+    /// `main` among the main roots (its main thread, or a thread started
+    /// from code that main reaches, in one or several programs); `None`
+    /// for roots of every program (the harness, `@ThreadSafe` APIs,
+    /// threads of a single-main program). Roots that share no program
+    /// never run at the same time.
+    pub programs: Option<Vec<u32>>,
+    /// Start roots of one launching call that starts exactly one task
+    /// (`t.start()`, `execute(r)`) share a value: when the call runs once,
+    /// only one of its tasks is started, so they never run together.
+    pub alternative: Option<u32>,
+}
+
+impl Root {
+    /// Can this root and `other` belong to one run of one program?
+    pub fn same_program(&self, other: &Root) -> bool {
+        match (&self.programs, &other.programs) {
+            (Some(a), Some(b)) => a.iter().any(|p| b.binary_search(p).is_ok()),
+            _ => true,
+        }
+    }
+
+    /// Does the root belong to `program` (`None`: to every program)?
+    pub fn in_program(&self, program: Option<u32>) -> bool {
+        match (&self.programs, program) {
+            (Some(a), Some(p)) => a.binary_search(&p).is_ok(),
+            _ => true,
+        }
+    }
+
+    /// Are this root and `other` two tasks of which one call, run once,
+    /// starts only one?
+    fn alternative_to(&self, other: &Root) -> bool {
+        self.alternative.is_some()
+            && self.alternative == other.alternative
+            && !self.multi
+            && !other.multi
+    }
+}
+
+/// Per thread start: its group of alternatives (see
+/// [`Root::alternative`]), the index of the group's first start; `None`
+/// for launches of a collection or array of tasks.
+pub fn alternatives(starts: &[ThreadStart]) -> Vec<Option<u32>> {
+    let mut first: FxHashMap<(MethodContext, StmtId, *const lockstep_models::TaskLaunch), u32> =
+        FxHashMap::default();
+    starts
+        .iter()
+        .enumerate()
+        .map(|(i, t)| {
+            let one_task = matches!(
+                t.launch.shape,
+                lockstep_models::TaskShape::Functional | lockstep_models::TaskShape::Thread
+            );
+            let key = (t.caller, t.site, t.launch as *const _);
+            one_task.then(|| *first.entry(key).or_insert(i as u32))
+        })
+        .collect()
+}
+
+const MAIN_DESC: &str = "([Ljava/lang/String;)V";
+
+/// The main thread of each program: one root per `main` method among the
+/// entry points (each `main` is its own program), in entry order; entry
+/// methods that are not `main`s share one root of every program.
+pub fn main_roots(program: &Program, pt: &PointsToResult, graph: &Graph) -> Vec<Root> {
+    let mut roots: Vec<Root> = Vec::new();
+    let mut others: Vec<u32> = Vec::new();
+    let mut current: Option<MethodId> = None;
+    // `entry_contexts` is sorted by method, so each main's contexts are adjacent.
+    for mc in pt.entry_contexts() {
+        let Some(node) = graph.node(mc) else { continue };
+        let data = program.method(mc.method);
+        if !(data.is_static() && &*data.name == "main" && &*data.descriptor == MAIN_DESC) {
+            others.push(node);
+            continue;
+        }
+        if current != Some(mc.method) {
+            current = Some(mc.method);
+            roots.push(Root {
+                kind: RootKind::Main,
+                entries: Vec::new(),
+                multi: false,
+                programs: Some(vec![roots.len() as u32]),
+                alternative: None,
+            });
+        }
+        if let Some(r) = roots.last_mut() {
+            r.entries.push(node);
+        }
+    }
+    if !others.is_empty() {
+        roots.push(Root {
+            kind: RootKind::Main,
+            entries: others,
+            multi: false,
+            programs: None,
+            alternative: None,
+        });
+    }
+    roots
 }
 
 /// Statements of `body` on a CFG cycle (a loop runs them more than once).
@@ -186,16 +314,79 @@ pub fn run_counts(
     count
 }
 
+/// The method contexts a thread start runs for its own task object.
+///
+/// Points-to records the launch edges per start site, not per task: a
+/// site reached by several tasks (`t.start()` on a field holding many
+/// threads, an executor's `execute(r)`) has the entries of all of them.
+/// A root runs only its task's entries: an instance entry whose receiver
+/// may be the task, or for a lambda task the lambda's implementation
+/// method. Sorted like the launch edges.
+pub fn task_entries(program: &Program, pt: &PointsToResult, t: &ThreadStart) -> Vec<MethodContext> {
+    let all = pt.thread_entries(t);
+    let lambda = lambda_implementation(program, pt, t.task);
+    let own: Vec<MethodContext> = all
+        .iter()
+        .copied()
+        .filter(|mc| runs_task(program, pt, *mc, t.task, lambda.as_ref()))
+        .collect();
+    // A task none of the entries can be matched to (a constructor
+    // reference) keeps them all rather than losing its thread.
+    if own.is_empty() {
+        all
+    } else {
+        own
+    }
+}
+
+/// Does launch entry `mc` run task object `task`?
+fn runs_task(
+    program: &Program,
+    pt: &PointsToResult,
+    mc: MethodContext,
+    task: ObjectId,
+    lambda: Option<&(std::sync::Arc<str>, std::sync::Arc<str>)>,
+) -> bool {
+    let data = program.method(mc.method);
+    if let Some((name, desc)) = lambda {
+        // The implementation (a static `lambda$…`, or the method a method
+        // reference names, dispatched on its receiver) keeps its name.
+        return data.name == *name && data.descriptor == *desc;
+    }
+    // The launch passes the task as the entry's receiver (`this`).
+    !data.is_static() && pt.var_in(mc.method, mc.context, VarId(0)).contains(task)
+}
+
+/// The name and descriptor of a lambda object's implementation method
+/// (`None` for objects that are not lambdas).
+fn lambda_implementation(
+    program: &Program,
+    pt: &PointsToResult,
+    o: ObjectId,
+) -> Option<(std::sync::Arc<str>, std::sync::Arc<str>)> {
+    let info = pt.object(o)?;
+    let SiteKey::Lambda { method, stmt } = info.site else {
+        return None;
+    };
+    let body = program.body(*method)?;
+    let StmtKind::InvokeDynamic { call, .. } = &body.stmts.get(stmt.index())?.kind else {
+        return None;
+    };
+    let shape = lockstep_program::decode_lambda(call)?;
+    let member = shape.implementation.member;
+    Some((member.name, member.descriptor))
+}
+
 /// Whether a thread start repeats by itself (periodic schedules).
 pub fn periodic(start: &ThreadStart) -> bool {
     start.launch.repeat == Repeat::Periodic
 }
 
 /// A pair of roots under which two statements may run at the same time,
-/// each given by the roots reaching it and the thread starts it is
-/// ordered with (before start / after join): two roots not ordered by
-/// start/join, or one that runs more than once. In open programs every
-/// entry may run beside every other.
+/// each given by the roots reaching it (nearest first) and the thread
+/// starts it is ordered with (before start / after join): two roots of
+/// one program not ordered by start/join, or one that runs more than
+/// once. In open programs every entry may run beside every other.
 pub fn concurrent_roots(
     open: bool,
     roots: &[Root],
@@ -207,16 +398,136 @@ pub fn concurrent_roots(
         let r = a_roots.first().copied().unwrap_or(0);
         return Some((r, b_roots.first().copied().unwrap_or(0)));
     }
-    for &ra in a_roots {
-        for &rb in b_roots {
-            if ra == rb && !roots.get(ra as usize).is_some_and(|r| r.multi) {
-                continue;
+    if a_roots.is_empty() || b_roots.is_empty() {
+        return None;
+    }
+    let concurrent = |ra: u32, rb: u32| {
+        let (Some(x), Some(y)) = (roots.get(ra as usize), roots.get(rb as usize)) else {
+            return false;
+        };
+        if ra == rb {
+            return x.multi;
+        }
+        x.same_program(y)
+            && !x.alternative_to(y)
+            && !b_ordered.contains(&ra)
+            && !a_ordered.contains(&rb)
+    };
+    // The root lists are ordered nearest first: the pair whose ranks sum
+    // least names the threads most directly responsible for the accesses.
+    let (la, lb) = (a_roots.len(), b_roots.len());
+    for sum in 0..(la + lb).saturating_sub(1) {
+        for i in sum.saturating_sub(lb - 1)..=sum.min(la - 1) {
+            let (ra, rb) = (a_roots[i], b_roots[sum - i]);
+            if concurrent(ra, rb) {
+                return Some((ra, rb));
             }
-            if ra != rb && (b_ordered.contains(&ra) || a_ordered.contains(&rb)) {
-                continue;
-            }
-            return Some((ra, rb));
         }
     }
     None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn root(kind: RootKind, multi: bool, program: Option<u32>, alternative: Option<u32>) -> Root {
+        Root {
+            kind,
+            entries: Vec::new(),
+            multi,
+            programs: program.map(|p| vec![p]),
+            alternative,
+        }
+    }
+
+    /// Roots of two programs never pair; a root of every program pairs
+    /// with both.
+    #[test]
+    fn programs_keep_apart() {
+        let roots = [
+            root(RootKind::Main, false, Some(0), None),
+            root(RootKind::Main, false, Some(1), None),
+            root(RootKind::Start(0), false, Some(0), None),
+            root(RootKind::Start(1), false, Some(1), None),
+            root(RootKind::Start(2), false, None, None),
+        ];
+        let none: &[u32] = &[];
+        assert_eq!(
+            concurrent_roots(false, &roots, (&[2], none), (&[3], none)),
+            None
+        );
+        assert_eq!(
+            concurrent_roots(false, &roots, (&[0], none), (&[3], none)),
+            None
+        );
+        assert_eq!(
+            concurrent_roots(false, &roots, (&[0], none), (&[2], none)),
+            Some((0, 2))
+        );
+        assert_eq!(
+            concurrent_roots(false, &roots, (&[3], none), (&[4], none)),
+            Some((3, 4))
+        );
+        // A thread shared code starts in both programs pairs with each.
+        let mut shared = root(RootKind::Start(3), false, None, None);
+        shared.programs = Some(vec![0, 1]);
+        let roots = [roots[0].clone(), roots[1].clone(), shared];
+        assert_eq!(
+            concurrent_roots(false, &roots, (&[1], none), (&[2], none)),
+            Some((1, 2))
+        );
+        assert_eq!(
+            concurrent_roots(false, &roots, (&[2], none), (&[2], none)),
+            None
+        );
+    }
+
+    /// Two tasks of one single-task launch that runs once never run
+    /// together; once the launch may run more than once they do.
+    #[test]
+    fn alternatives_of_one_launch() {
+        let mut roots = vec![
+            root(RootKind::Start(0), false, None, Some(0)),
+            root(RootKind::Start(1), false, None, Some(0)),
+        ];
+        let none: &[u32] = &[];
+        assert_eq!(
+            concurrent_roots(false, &roots, (&[0], none), (&[1], none)),
+            None
+        );
+        roots[1].multi = true;
+        roots[0].multi = true;
+        assert_eq!(
+            concurrent_roots(false, &roots, (&[0], none), (&[1], none)),
+            Some((0, 1))
+        );
+    }
+
+    /// Of several concurrent pairs, the one nearest in both lists wins;
+    /// a root that runs once does not pair with itself.
+    #[test]
+    fn nearest_pair_first() {
+        let roots = [
+            root(RootKind::Main, false, Some(0), None),
+            root(RootKind::Start(0), false, None, None),
+            root(RootKind::Start(1), false, None, None),
+        ];
+        let none: &[u32] = &[];
+        // `a` is nearest to root 2, `b` to root 1: (2, 1) beats (0, 1).
+        assert_eq!(
+            concurrent_roots(false, &roots, (&[2, 0], none), (&[1, 0], none)),
+            Some((2, 1))
+        );
+        // Only root 1 reaches both and it runs once.
+        assert_eq!(
+            concurrent_roots(false, &roots, (&[1], none), (&[1], none)),
+            None
+        );
+        // Ordered by start/join: `b` runs before root 2 starts.
+        assert_eq!(
+            concurrent_roots(false, &roots, (&[2], none), (&[0], &[2])),
+            None
+        );
+    }
 }
