@@ -101,6 +101,7 @@ fn report() -> Report {
             open_program: false,
         },
         suppressed: vec![suppressed],
+        below_min_confidence: None,
         ..Report::new(VERSION)
     }
 }
