@@ -4,9 +4,9 @@
 //! slash-separated class names), and drawing call paths from thread roots
 //! with JDK frames folded.
 
+use lockstep_facts::locks::{HeldLock, LockObject};
 use lockstep_facts::threads::{Graph, Root, RootKind};
 use lockstep_ir::StmtId;
-use lockstep_facts::locks::{HeldLock, LockObject};
 use lockstep_models::LockMode;
 use lockstep_pointsto::{ObjectId, PointsToResult, SiteKey};
 use lockstep_program::{MethodId, Program};
@@ -111,7 +111,11 @@ pub struct Frame {
 pub fn call_frames(program: &Program, graph: &Graph, parent: &Parents, node: u32) -> Vec<Frame> {
     let frame = |m: MethodId, site: Option<StmtId>| Frame {
         text: match site {
-            Some(s) => format!("{} ({})", short_method(program, m), position(program, m, Some(s))),
+            Some(s) => format!(
+                "{} ({})",
+                short_method(program, m),
+                position(program, m, Some(s))
+            ),
             None => short_method(program, m),
         },
         application: program.is_application(program.method(m).class),
@@ -156,11 +160,7 @@ pub fn render_frames(frames: &[Frame]) -> String {
 /// it starts with the same calls as `first`, those are replaced by
 /// `(same as above up to X)`.
 pub fn render_second_path(first: &[Frame], second: &[Frame]) -> String {
-    let common = first
-        .iter()
-        .zip(second)
-        .take_while(|(a, b)| a == b)
-        .count();
+    let common = first.iter().zip(second).take_while(|(a, b)| a == b).count();
     // Keep at least the last frame, and fold only a prefix that is a
     // real shared path (two frames or more).
     let common = common.min(second.len().saturating_sub(1));
