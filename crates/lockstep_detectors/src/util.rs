@@ -10,7 +10,7 @@ use lockstep_ir::StmtId;
 use lockstep_models::LockMode;
 use lockstep_pointsto::{ObjectId, PointsToResult, SiteKey};
 use lockstep_program::{MethodId, Program};
-use lockstep_report::Location;
+use lockstep_report::{Finding, Location};
 
 pub use lockstep_facts::util::{dotted, line_of};
 
@@ -76,10 +76,9 @@ pub fn root_label(
     };
     let mut label = match &root.kind {
         RootKind::Main => "the main thread".to_string(),
-        RootKind::Harness(m) => format!(
-            "a caller of {} from outside the analysed code",
-            short_method(program, *m)
-        ),
+        // A library's entries are all entered together, so no one entry
+        // method names this thread.
+        RootKind::Harness(_) => "any caller from outside the analysed code".to_string(),
         RootKind::ThreadSafeApi(m) => {
             format!("any caller of @ThreadSafe {}", short_method(program, *m))
         }
@@ -164,6 +163,9 @@ pub fn render_second_path(first: &[Frame], second: &[Frame]) -> String {
     // Keep at least the last frame, and fold only a prefix that is a
     // real shared path (two frames or more).
     let common = common.min(second.len().saturating_sub(1));
+    if first == second {
+        return "the same path".into();
+    }
     if common < 2 {
         return render_frames(second);
     }
@@ -207,11 +209,17 @@ pub fn object_text(program: &Program, pt: &PointsToResult, o: ObjectId) -> Strin
         ),
         SiteKey::StringConstant => "a string constant".into(),
         SiteKey::ClassLiteral(c) => format!("{}.class", dotted(c)),
-        SiteKey::Entry(_) => format!("a {ty} passed in by a caller"),
+        SiteKey::Entry(_) => format!("{} passed in by a caller", with_article(&ty)),
         SiteKey::Exception(_) => format!("a new {ty}"),
-        SiteKey::Library(_) => format!("a {ty} created inside the JDK"),
-        SiteKey::Constant(_) | SiteKey::Opaque(_) | SiteKey::Vm(_) => format!("a {ty}"),
+        SiteKey::Library(_) => format!("{} created inside the JDK", with_article(&ty)),
+        SiteKey::Constant(_) | SiteKey::Opaque(_) | SiteKey::Vm(_) => with_article(&ty),
     }
+}
+
+/// `a Foo`, `an Account`.
+fn with_article(noun: &str) -> String {
+    let vowel = noun.starts_with(|c: char| "AEIOUaeiou".contains(c));
+    format!("{} {noun}", if vowel { "an" } else { "a" })
 }
 
 /// A held lock for messages: the monitor of an object (see
@@ -219,7 +227,7 @@ pub fn object_text(program: &Program, pt: &PointsToResult, o: ObjectId) -> Strin
 pub fn lock_text(program: &Program, pt: &PointsToResult, l: &HeldLock) -> String {
     let base = match &l.object {
         LockObject::Class(c) => format!("{}.class", dotted(c)),
-        LockObject::Object(o) => object_text(program, pt, *o),
+        LockObject::Object(o) => format!("the lock of {}", object_text(program, pt, *o)),
     };
     match l.mode {
         LockMode::Read => format!("the read lock of {base}"),
@@ -264,5 +272,62 @@ impl<'a> RootPaths<'a> {
             graph.bfs(&sources, |_, _| false)
         });
         call_chain(self.program, graph, parent, node)
+    }
+}
+
+/// The finding with every unnamed bytecode local (`v29`, left where the
+/// class file has no local variable table) written as `<local>`, so
+/// `v29.database` reads `<local>.database`: the field is what matters, and
+/// the slot number means nothing in the source.
+pub fn readable(mut f: Finding) -> Finding {
+    f.message = hide_locals(&f.message);
+    f.lock = f.lock.as_deref().map(hide_locals);
+    for related in &mut f.related {
+        related.message = hide_locals(&related.message);
+    }
+    for note in &mut f.notes {
+        *note = hide_locals(note);
+    }
+    for flow in &mut f.flows {
+        for step in &mut flow.steps {
+            step.message = hide_locals(&step.message);
+        }
+    }
+    f
+}
+
+/// `v` followed by digits, as a whole word, becomes `<local>`.
+fn hide_locals(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(i) = rest.find('v') {
+        let (before, from) = rest.split_at(i);
+        out.push_str(before);
+        let digits = from[1..].bytes().take_while(u8::is_ascii_digit).count();
+        let prev = out.chars().next_back();
+        let next = from[1 + digits..].chars().next();
+        let word = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == '$');
+        if digits > 0 && !word(prev) && !word(next) && prev != Some('.') {
+            out.push_str("<local>");
+        } else {
+            out.push_str(&from[..1 + digits]);
+        }
+        rest = &from[1 + digits..];
+    }
+    out.push_str(rest);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::hide_locals;
+
+    #[test]
+    fn unnamed_locals_are_hidden() {
+        assert_eq!(
+            hide_locals("`v29.database` and f(v3)"),
+            "`<local>.database` and f(<local>)"
+        );
+        assert_eq!(hide_locals("v2v vector this.v1 v"), "v2v vector this.v1 v");
     }
 }

@@ -65,7 +65,11 @@ impl Detector for DataRace {
             unlocked_paths: Default::default(),
             site_locks: Default::default(),
         };
-        let findings = facts.races.iter().map(|r| reporter.finding(r)).collect();
+        let findings = facts
+            .races
+            .iter()
+            .map(|r| crate::util::readable(reporter.finding(r)))
+            .collect();
         let explanation = match &cx.options.explain_field {
             Some(field) => explain(cx.program, facts, field),
             None => Vec::new(),

@@ -64,7 +64,10 @@ impl Detector for Deadlock {
             paths: RootPaths::new(cx.program, &races.graph, &races.roots, cx.open_program()),
             acquisitions: &order.acquisitions,
         };
-        let findings = cycles.iter().map(|c| reporter.finding(c)).collect();
+        let findings = cycles
+            .iter()
+            .map(|c| crate::util::readable(reporter.finding(c)))
+            .collect();
         Output {
             findings,
             explanation: Vec::new(),

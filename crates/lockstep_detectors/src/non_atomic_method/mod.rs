@@ -268,7 +268,10 @@ pub fn analyse(cx: &Context<'_>) -> Overview {
         inf: &inf,
         open: cx.open_program(),
     };
-    let findings: Vec<Finding> = warnings.iter().map(|w| reporter.finding(w)).collect();
+    let findings: Vec<Finding> = warnings
+        .iter()
+        .map(|w| crate::util::readable(reporter.finding(w)))
+        .collect();
 
     // The overview.
     let mut methods = Vec::new();

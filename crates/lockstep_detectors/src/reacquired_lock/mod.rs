@@ -174,7 +174,7 @@ impl Detector for ReacquiredLock {
         let mut seen = std::collections::BTreeSet::new();
         let findings: Vec<Finding> = best
             .into_values()
-            .map(|w| finding(cx.program, &w))
+            .map(|w| crate::util::readable(finding(cx.program, &w)))
             .filter(|f| seen.insert((f.rule.clone(), format!("{:?}", f.location), f.lock.clone())))
             .collect();
         findings.into()

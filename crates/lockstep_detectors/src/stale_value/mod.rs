@@ -129,7 +129,7 @@ fn analyse_method(
     }
     flow::analyse(&body, &prep)
         .into_iter()
-        .map(|u| finding(program, m, &body, &prep, u))
+        .map(|u| crate::util::readable(finding(program, m, &body, &prep, u)))
         .collect()
 }
 
