@@ -318,3 +318,26 @@ fn library_witnesses_included() {
 fn known_limits() {
     check_default("limits");
 }
+
+/// A helper that takes 34 different locks and then one lock twice: the
+/// pair variant forms hundreds of two-lock pairs there, and the bound on
+/// pairs per method must not let them crowd out the same-lock pair, so
+/// `reacquired-lock` reports the same with or without the variant on.
+#[test]
+fn pair_variant_never_hides_a_same_lock_finding() {
+    let single = check("many_locks", SINGLE, &Options::default());
+    let fixture = compile_fixture("reacquired_lock/many_locks");
+    let both = run_detector(&fixture, &ReacquiredLock, BOTH, &Options::default());
+    let same_lock: Vec<&Finding> = both.iter().filter(|f| f.rule == RULE.id.as_str()).collect();
+    assert_eq!(
+        same_lock,
+        single.iter().collect::<Vec<_>>(),
+        "with the pair variant on:\n{}",
+        dump(&both)
+    );
+    assert!(
+        both.iter().any(|f| f.rule == PAIR_RULE.id.as_str()),
+        "the variant reports pairs of two locks too:\n{}",
+        dump(&both)
+    );
+}

@@ -67,6 +67,16 @@ pub trait LockProgram: Sync {
 /// calls may be missed at the top. Deterministic: the order is fixed.
 pub const MAX_LOCKS_PER_METHOD: usize = 32;
 
+/// The pair variant keeps at most this many (first, second) lock pairs
+/// per open block. A block that calls many methods, each releasing
+/// several locks, forms |R| × |L| pairs at every call: without a bound a
+/// large program (jgroups) ran for more than 25 CPU-minutes in 9 GB.
+/// Findings are one per second-acquisition site anyway, so a bounded
+/// block loses a finding only when all of a site's pairs are dropped.
+/// Same-lock pairs (`reacquired-lock`) are always kept. Deterministic:
+/// pairs are added in a fixed order. Counted in the rule's statistics.
+pub const MAX_PAIRS_PER_BLOCK: usize = 1024;
+
 /// At most this many library methods may lie between an application
 /// method and an application callback whose lock it sees (`put` ->
 /// `putVal` -> `hash` -> a key's synchronized `hashCode` is three). The
@@ -482,8 +492,9 @@ impl<'p, P: LockProgram> Analysis<'p, P> {
 
     /// Run the intraprocedural analysis of every method and the final propagation;
     /// return every witness (not yet deduplicated by location), in a deterministic order.
-    pub fn witnesses(&self) -> Vec<Witness<P::M>> {
+    pub fn witnesses(&self) -> Witnesses<P::M> {
         let mut out = Vec::new();
+        let mut bounded_methods = 0;
         let mut exit_t: HashMap<P::M, PairSet<P::M>> = HashMap::default();
         // Methods are independent given LOCKSHELD: analyse them in
         // parallel, collecting in method order so the output is the same.
@@ -506,10 +517,13 @@ impl<'p, P: LockProgram> Analysis<'p, P> {
         for (m, result) in results {
             out.extend(result.witnesses);
             exit_t.insert(m, result.exit_t);
+            bounded_methods += usize::from(result.bounded);
         }
         out.extend(self.final_propagation(&exit_t));
-
-        out
+        Witnesses {
+            witnesses: out,
+            bounded_methods,
+        }
     }
 
     fn call_locks(&self, m: P::M, site: &CallSite<P::M>) -> BTreeMap<AccessPath, Chain<P::M>> {
@@ -571,6 +585,7 @@ impl<'p, P: LockProgram> Analysis<'p, P> {
             return MethodResult {
                 exit_t: PairSet::new(),
                 witnesses: Vec::new(),
+                bounded: false,
             };
         }
         let region_locks: Vec<Option<LockId>> = body
@@ -592,6 +607,7 @@ impl<'p, P: LockProgram> Analysis<'p, P> {
             region_locks,
             interner,
             dirty: true,
+            bounded: false,
         };
         for (i, region) in body.monitors.iter().enumerate() {
             if let Some(e) = region.enter {
@@ -620,12 +636,17 @@ impl<'p, P: LockProgram> Analysis<'p, P> {
                 entry: w.entry,
             })
             .collect();
-        MethodResult { exit_t, witnesses }
+        MethodResult {
+            exit_t,
+            witnesses,
+            bounded: cx.bounded,
+        }
     }
 
     /// Fig. 8: FINAL_T over the expanded call graph (methods and their
     /// synchronized regions as nodes), by difference propagation from
-    /// callees to callers (at most [`MAX_LOCKS_PER_METHOD`] pairs per node),
+    /// callees to callers (at most [`MAX_LOCKS_PER_METHOD`] pairs of each
+    /// kind per node),
     /// and the witnesses it confirms at regions.
     fn final_propagation(&self, exit_t: &HashMap<P::M, PairSet<P::M>>) -> Vec<Witness<P::M>> {
         type Node<M> = (M, Option<MonitorId>);
@@ -666,11 +687,12 @@ impl<'p, P: LockProgram> Analysis<'p, P> {
         let mut queue: BTreeSet<Node<P::M>> = BTreeSet::new();
         for (&m, t) in exit_t {
             if !t.is_empty() {
-                let capped: PairSet<P::M> = t
-                    .iter()
-                    .take(MAX_LOCKS_PER_METHOD)
-                    .map(|(k, v)| (k.clone(), v.clone()))
-                    .collect();
+                let mut capped: PairSet<P::M> = PairSet::new();
+                for (k, v) in t {
+                    if has_room(&capped, k) {
+                        capped.insert(k.clone(), v.clone());
+                    }
+                }
                 delta.insert((m, None), capped.keys().cloned().collect());
                 final_t.insert((m, None), capped);
                 queue.insert((m, None));
@@ -717,8 +739,8 @@ impl<'p, P: LockProgram> Analysis<'p, P> {
                 let mine = final_t.entry(pred).or_default();
                 let d = delta.entry(pred).or_default();
                 for (pair, entry) in added {
-                    if mine.len() >= MAX_LOCKS_PER_METHOD {
-                        break;
+                    if !has_room(mine, &pair) {
+                        continue;
                     }
                     if let std::collections::btree_map::Entry::Vacant(slot) =
                         mine.entry(pair.clone())
@@ -793,9 +815,27 @@ fn held_locks(body: &Body, mut region: Option<MonitorId>) -> Vec<AccessPath> {
     out
 }
 
+/// Whether `set` may take one more pair of `pair`'s kind. Same-lock
+/// pairs (`reacquired-lock`) and pairs of two locks (the pair variant) are
+/// bounded separately, so turning the pair variant on never hides a
+/// same-lock finding.
+fn has_room<M>(set: &PairSet<M>, pair: &Pair) -> bool {
+    let same = pair.0 == pair.1;
+    set.keys().filter(|p| (p.0 == p.1) == same).count() < MAX_LOCKS_PER_METHOD
+}
+
 struct MethodResult<M> {
     exit_t: PairSet<M>,
     witnesses: Vec<Witness<M>>,
+    /// Some block reached [`MAX_PAIRS_PER_BLOCK`].
+    bounded: bool,
+}
+
+/// Every witness of a program, and how many methods hit a bound.
+pub struct Witnesses<M> {
+    pub witnesses: Vec<Witness<M>>,
+    /// Methods in which some block reached [`MAX_PAIRS_PER_BLOCK`].
+    pub bounded_methods: usize,
 }
 
 /// A lock of one method's analysis, interned so that states clone and
@@ -877,6 +917,8 @@ struct MethodAnalysis<'a, 'p, P: LockProgram> {
     interner: Interner,
     /// Whether the last transfer may have changed the state.
     dirty: bool,
+    /// Some block reached [`MAX_PAIRS_PER_BLOCK`].
+    bounded: bool,
 }
 
 impl<P: LockProgram> MethodAnalysis<'_, '_, P> {
@@ -1034,7 +1076,7 @@ impl<P: LockProgram> MethodAnalysis<'_, '_, P> {
             StmtKind::Invoke { result, .. } => {
                 if let Some(l) = self.call_locks.get(&s) {
                     if let Some(top) = state.last_mut() {
-                        add_released(top, l, s, self.m, self.analysis.settings);
+                        self.bounded |= add_released(top, l, s, self.m, self.analysis.settings);
                     }
                 }
                 if let Some(dst) = result {
@@ -1113,18 +1155,19 @@ impl<P: LockProgram> MethodAnalysis<'_, '_, P> {
                 released.push((e, Arc::new(vec![formed])));
             }
         }
-        add_released_at(outer, &released, formed, settings);
+        self.bounded |= add_released_at(outer, &released, formed, settings);
     }
 }
 
 /// The call transfer of Fig. 6(b) / Fig. 9: T ∪ (R ∩ L) (pairs: R × L), then R ∪ L.
+/// True if pairs were dropped at [`MAX_PAIRS_PER_BLOCK`].
 fn add_released<M: Copy + Ord>(
     frame: &mut Frame<M>,
     l: &[(LockId, Chain<M>)],
     s: StmtId,
     m: M,
     settings: Settings,
-) {
+) -> bool {
     add_released_at(
         frame,
         l,
@@ -1133,7 +1176,7 @@ fn add_released<M: Copy + Ord>(
             stmt: Some(s),
         },
         settings,
-    );
+    )
 }
 
 fn add_released_at<M: Copy + Ord>(
@@ -1141,11 +1184,17 @@ fn add_released_at<M: Copy + Ord>(
     l: &[(LockId, Chain<M>)],
     formed: Hop<M>,
     settings: Settings,
-) {
+) -> bool {
+    let mut dropped = false;
     for (b, second) in l {
         let formed_at = second.first().copied().unwrap_or(formed);
         if settings.pairs {
             for (a, first) in frame.r.iter() {
+                // Same-lock pairs (the default rule's) are never dropped.
+                if a != b && frame.t.len() >= MAX_PAIRS_PER_BLOCK {
+                    dropped |= !frame.t.contains_key(&(*a, *b));
+                    continue;
+                }
                 frame.t.insert_if_absent((*a, *b), || PairEntry {
                     first: first.clone(),
                     second: second.clone(),
@@ -1163,6 +1212,7 @@ fn add_released_at<M: Copy + Ord>(
     for (b, chain) in l {
         frame.r.insert_if_absent(*b, || chain.clone());
     }
+    dropped
 }
 
 /// Remove from every open block's R the locks that depend on what was

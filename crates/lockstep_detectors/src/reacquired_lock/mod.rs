@@ -137,7 +137,8 @@ impl Detector for ReacquiredLock {
             },
         );
         let mut best: BTreeMap<(bool, Hop<MethodId>), Witness<MethodId>> = BTreeMap::new();
-        for w in analysis.witnesses() {
+        let found = analysis.witnesses();
+        for w in found.witnesses {
             if !cx
                 .program
                 .class(cx.program.method(w.method).class)
@@ -177,7 +178,21 @@ impl Detector for ReacquiredLock {
             .map(|w| crate::util::readable(finding(cx.program, &w)))
             .filter(|f| seen.insert((f.rule.clone(), format!("{:?}", f.location), f.lock.clone())))
             .collect();
-        findings.into()
+        let mut stats = Vec::new();
+        if found.bounded_methods > 0 {
+            stats.push(format!(
+                "reacquired-lock-pair: in {} method(s) a block released more than {} lock pairs; \
+                 only the first {} of each block were checked",
+                found.bounded_methods,
+                analysis::MAX_PAIRS_PER_BLOCK,
+                analysis::MAX_PAIRS_PER_BLOCK
+            ));
+        }
+        Output {
+            findings,
+            stats,
+            ..Output::default()
+        }
     }
 }
 
