@@ -174,6 +174,9 @@ pub struct CheckArgs {
     /// Exit 2 when any input could not be read or a class the program references is missing from the class path (for CI: never pass on a partial analysis).
     #[arg(long)]
     pub fail_on_problems: bool,
+    /// Report only findings of at least this confidence: high, medium or low (default: all). Each rule's docs say what makes its findings high or low.
+    #[arg(long, value_name = "LEVEL")]
+    pub min_confidence: Option<lockstep_report::Confidence>,
     /// Directories of Java sources, to show the code of each finding (separate with ':' or repeat). Default: `src/main/java` and `src/test/java` beside or above each input, and under the current directory.
     #[arg(long, value_name = "DIRS", value_delimiter = ':')]
     pub source_path: Vec<PathBuf>,

@@ -52,6 +52,11 @@ pub fn run(args: &CheckArgs) -> u8 {
         eprintln!("error: {e}");
         return 2;
     }
+    // After suppressions, so a suppressed finding stays listed as such
+    // whatever its confidence.
+    if let Some(min) = args.min_confidence {
+        outcome.report.retain_confidence(min);
+    }
     let text = render(
         &outcome.report,
         args.format.unwrap_or(Format::Text).into(),

@@ -33,6 +33,8 @@ pub struct Config {
     open: Option<bool>,
     /// `--fail-on-problems`.
     fail_on_problems: Option<bool>,
+    /// `--min-confidence`: `high`, `medium` or `low`.
+    min_confidence: Option<String>,
     baseline: Option<PathBuf>,
     #[serde(default)]
     rules: Rules,
@@ -118,6 +120,14 @@ pub fn merge(args: &mut CheckArgs, config: Config, path: &Path) -> Result<(), St
     }
     args.open |= config.open.unwrap_or(false);
     args.fail_on_problems |= config.fail_on_problems.unwrap_or(false);
+    if args.min_confidence.is_none() {
+        if let Some(name) = &config.min_confidence {
+            let min = name
+                .parse()
+                .map_err(|e| format!("{}: min-confidence: {e}", path.display()))?;
+            args.min_confidence = Some(min);
+        }
+    }
     if args.select.is_empty() {
         args.select = config.rules.select;
     }

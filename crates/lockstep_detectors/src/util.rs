@@ -1,11 +1,16 @@
 //! Small helpers shared by detectors: turning program positions into
-//! report locations, naming thread roots and drawing call paths from them.
+//! report locations, naming thread roots, objects and locks the way a Java
+//! developer reads them (no analysis internals: no heap contexts, no
+//! slash-separated class names), and drawing call paths from thread roots
+//! with JDK frames folded.
 
+use lockstep_facts::locks::{HeldLock, LockObject};
 use lockstep_facts::threads::{Graph, Root, RootKind};
 use lockstep_ir::StmtId;
-use lockstep_pointsto::PointsToResult;
+use lockstep_models::LockMode;
+use lockstep_pointsto::{ObjectId, PointsToResult, SiteKey};
 use lockstep_program::{MethodId, Program};
-use lockstep_report::Location;
+use lockstep_report::{Finding, Location};
 
 pub use lockstep_facts::util::{dotted, line_of};
 
@@ -45,6 +50,15 @@ pub fn position(program: &Program, m: MethodId, stmt: Option<StmtId>) -> String 
     }
 }
 
+/// Whether root `r` is a thread the program really runs (a `main`, a
+/// started thread or task, a `@ThreadSafe` API), not an entry that only
+/// the open-program analysis assumes (a library's public methods).
+pub fn real_root(roots: &[Root], r: u32) -> bool {
+    roots
+        .get(r as usize)
+        .is_some_and(|root| !matches!(root.kind, RootKind::Harness(_)))
+}
+
 /// BFS parent edges of the context call graph, per node (see `Graph::bfs`).
 pub type Parents = Vec<Option<(u32, StmtId)>>;
 
@@ -62,7 +76,9 @@ pub fn root_label(
     };
     let mut label = match &root.kind {
         RootKind::Main => "the main thread".to_string(),
-        RootKind::Harness(_) => "any caller (open program)".to_string(),
+        // A library's entries are all entered together, so no one entry
+        // method names this thread.
+        RootKind::Harness(_) => "any caller from outside the analysed code".to_string(),
         RootKind::ThreadSafeApi(m) => {
             format!("any caller of @ThreadSafe {}", short_method(program, *m))
         }
@@ -82,27 +98,142 @@ pub fn root_label(
     label
 }
 
-/// The call chain to `node` along BFS parents: `A.main (A.java:3) → B.run`.
-pub fn call_chain(program: &Program, graph: &Graph, parent: &Parents, node: u32) -> String {
-    let mut chain: Vec<String> = Vec::new();
+/// One frame of a call path: `A.main (A.java:3)` and whether it is
+/// application code (JDK frames are folded when shown).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Frame {
+    pub text: String,
+    pub application: bool,
+}
+
+/// The frames from a root to `node` along BFS parents, root first.
+pub fn call_frames(program: &Program, graph: &Graph, parent: &Parents, node: u32) -> Vec<Frame> {
+    let frame = |m: MethodId, site: Option<StmtId>| Frame {
+        text: match site {
+            Some(s) => format!(
+                "{} ({})",
+                short_method(program, m),
+                position(program, m, Some(s))
+            ),
+            None => short_method(program, m),
+        },
+        application: program.is_application(program.method(m).class),
+    };
+    let mut chain = vec![frame(graph.nodes[node as usize].method, None)];
     let mut cur = node;
-    let mut guard = 0;
-    chain.push(short_method(program, graph.nodes[node as usize].method));
-    while let Some(Some((up, site))) = parent.get(cur as usize).copied() {
-        if up == u32::MAX || guard > 64 {
+    // Bounded: parents form a tree, but a damaged one must not loop.
+    for _ in 0..=64 {
+        let Some(Some((up, site))) = parent.get(cur as usize).copied() else {
+            break;
+        };
+        if up == u32::MAX {
             break;
         }
-        guard += 1;
-        let m = graph.nodes[up as usize].method;
-        chain.push(format!(
-            "{} ({})",
-            short_method(program, m),
-            position(program, m, Some(site))
-        ));
+        chain.push(frame(graph.nodes[up as usize].method, Some(site)));
         cur = up;
     }
     chain.reverse();
-    chain.join(" → ")
+    chain
+}
+
+/// Frames joined by arrows, each run of two or more JDK frames folded
+/// into `… N JDK frames …` (the application frames are what a developer
+/// acts on; one JDK frame is shown, as it names the callback).
+pub fn render_frames(frames: &[Frame]) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    let mut i = 0;
+    while i < frames.len() {
+        let run = frames[i..].iter().take_while(|f| !f.application).count();
+        if run >= 2 {
+            parts.push(format!("… {run} JDK frames …"));
+            i += run;
+        } else {
+            parts.push(frames[i].text.clone());
+            i += 1;
+        }
+    }
+    parts.join(" → ")
+}
+
+/// The second of two paths shown so it differs where it differs: when
+/// it starts with the same calls as `first`, those are replaced by
+/// `(same as above up to X)`.
+pub fn render_second_path(first: &[Frame], second: &[Frame]) -> String {
+    let common = first.iter().zip(second).take_while(|(a, b)| a == b).count();
+    // Keep at least the last frame, and fold only a prefix that is a
+    // real shared path (two frames or more).
+    let common = common.min(second.len().saturating_sub(1));
+    if first == second {
+        return "the same path".into();
+    }
+    if common < 2 {
+        return render_frames(second);
+    }
+    let shared = &second[common - 1];
+    format!(
+        "(same as above up to {}) → {}",
+        shared.text,
+        render_frames(&second[common..])
+    )
+}
+
+/// The call chain to `node` along BFS parents: `A.main (A.java:3) → B.run`.
+pub fn call_chain(program: &Program, graph: &Graph, parent: &Parents, node: u32) -> String {
+    render_frames(&call_frames(program, graph, parent, node))
+}
+
+/// A Java type for messages from an internal name or array descriptor:
+/// `org/h2/Foo` → `Foo`, `[I` → `int[]`.
+pub fn java_type(type_name: &str) -> String {
+    lockstep_ir::simple_class_name(type_name)
+}
+
+/// An abstract object as a developer names it: `the ConsoleAppender
+/// created at BasicConfigurator.java:47`. Heap contexts are left out:
+/// they tell objects of one site apart for the analysis, not for a reader.
+pub fn object_text(program: &Program, pt: &PointsToResult, o: ObjectId) -> String {
+    let Some(info) = pt.object(o) else {
+        return "an object".into();
+    };
+    let ty = java_type(info.type_name);
+    match info.site {
+        SiteKey::Alloc { method, stmt, .. } => format!(
+            "the {ty} created in {} ({})",
+            short_method(program, *method),
+            position(program, *method, Some(*stmt))
+        ),
+        SiteKey::Lambda { method, stmt } | SiteKey::ConstructorRef { method, stmt } => format!(
+            "the lambda created in {} ({})",
+            short_method(program, *method),
+            position(program, *method, Some(*stmt))
+        ),
+        SiteKey::StringConstant => "a string constant".into(),
+        SiteKey::ClassLiteral(c) => format!("{}.class", dotted(c)),
+        SiteKey::Entry(_) => format!("{} passed in by a caller", with_article(&ty)),
+        SiteKey::Exception(_) => format!("a new {ty}"),
+        SiteKey::Library(_) => format!("{} created inside the JDK", with_article(&ty)),
+        SiteKey::Constant(_) | SiteKey::Opaque(_) | SiteKey::Vm(_) => with_article(&ty),
+    }
+}
+
+/// `a Foo`, `an Account`.
+fn with_article(noun: &str) -> String {
+    let vowel = noun.starts_with(|c: char| "AEIOUaeiou".contains(c));
+    format!("{} {noun}", if vowel { "an" } else { "a" })
+}
+
+/// A held lock for messages: the monitor of an object (see
+/// [`object_text`]), a class literal, or one side of a read-write lock.
+pub fn lock_text(program: &Program, pt: &PointsToResult, l: &HeldLock) -> String {
+    let base = match &l.object {
+        LockObject::Class(c) => format!("{}.class", dotted(c)),
+        LockObject::Object(o) => format!("the lock of {}", object_text(program, pt, *o)),
+    };
+    match l.mode {
+        LockMode::Read => format!("the read lock of {base}"),
+        LockMode::Write => format!("the write lock of {base}"),
+        _ => base,
+    }
 }
 
 /// Call paths from thread roots, with the BFS of each root computed once.
@@ -141,5 +272,62 @@ impl<'a> RootPaths<'a> {
             graph.bfs(&sources, |_, _| false)
         });
         call_chain(self.program, graph, parent, node)
+    }
+}
+
+/// The finding with every unnamed bytecode local (`v29`, left where the
+/// class file has no local variable table) written as `<local>`, so
+/// `v29.database` reads `<local>.database`: the field is what matters, and
+/// the slot number means nothing in the source.
+pub fn readable(mut f: Finding) -> Finding {
+    f.message = hide_locals(&f.message);
+    f.lock = f.lock.as_deref().map(hide_locals);
+    for related in &mut f.related {
+        related.message = hide_locals(&related.message);
+    }
+    for note in &mut f.notes {
+        *note = hide_locals(note);
+    }
+    for flow in &mut f.flows {
+        for step in &mut flow.steps {
+            step.message = hide_locals(&step.message);
+        }
+    }
+    f
+}
+
+/// `v` followed by digits, as a whole word, becomes `<local>`.
+fn hide_locals(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(i) = rest.find('v') {
+        let (before, from) = rest.split_at(i);
+        out.push_str(before);
+        let digits = from[1..].bytes().take_while(u8::is_ascii_digit).count();
+        let prev = out.chars().next_back();
+        let next = from[1 + digits..].chars().next();
+        let word = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == '$');
+        if digits > 0 && !word(prev) && !word(next) && prev != Some('.') {
+            out.push_str("<local>");
+        } else {
+            out.push_str(&from[..1 + digits]);
+        }
+        rest = &from[1 + digits..];
+    }
+    out.push_str(rest);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::hide_locals;
+
+    #[test]
+    fn unnamed_locals_are_hidden() {
+        assert_eq!(
+            hide_locals("`v29.database` and f(v3)"),
+            "`<local>.database` and f(<local>)"
+        );
+        assert_eq!(hide_locals("v2v vector this.v1 v"), "v2v vector this.v1 v");
     }
 }

@@ -115,8 +115,10 @@ fn finding_details() {
         notes.contains(&format!("Line.contains (Line.java:{second_line})")),
         "{notes}"
     );
+    // The fix takes `point` once rather than nesting it inside `this`.
     assert!(
-        notes.contains("help: ") && notes.contains("synchronized (point)"),
+        notes.contains("help: do both steps in one acquisition of `point`")
+            && !notes.contains("synchronized (point)"),
         "{notes}"
     );
 }

@@ -166,6 +166,8 @@ pub fn race_finding(race: &Race, view: &View) -> Finding {
         site_location(view.tables, race.second.site),
     )
     .with_provenance("run")
+    // Observed in an execution: both accesses happened, unordered.
+    .with_confidence(lockstep_report::Confidence::High)
     .with_related(
         site_location(view.tables, race.first.site),
         format!("earlier {}", access_text(view, &race.first)),

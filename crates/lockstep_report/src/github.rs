@@ -63,7 +63,10 @@ fn finding_command(out: &mut String, finding: &Finding, options: &GithubOptions)
     let _ = write!(
         props,
         ",title={}",
-        escape_property(&format!("lockstep {}", finding.rule))
+        escape_property(&format!(
+            "lockstep {} ({} confidence)",
+            finding.rule, finding.confidence
+        ))
     );
 
     // Annotations show multi-line messages, so the context that the text

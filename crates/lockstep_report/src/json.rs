@@ -15,7 +15,8 @@ use serde::Serialize;
 
 use crate::fingerprint::fingerprint;
 use crate::model::{
-    Finding, InputProblem, Location, ProblemKind, Related, Report, Severity, SuppressedFinding,
+    Confidence, Finding, InputProblem, Location, ProblemKind, Related, Report, Severity,
+    SuppressedFinding,
 };
 
 /// Version of the JSON format. Additive changes keep it; removing, renaming
@@ -58,6 +59,8 @@ struct JsonTool<'a> {
 struct JsonFinding<'a> {
     rule: &'a str,
     severity: Severity,
+    /// Additive: `high`, `medium` or `low`.
+    confidence: Confidence,
     message: &'a str,
     class: &'a str,
     method: Option<&'a str>,
@@ -98,6 +101,8 @@ struct JsonSummary<'a> {
     findings: u64,
     by_rule: BTreeMap<&'a str, u64>,
     by_severity: BTreeMap<&'static str, u64>,
+    /// Additive: findings per confidence, every confidence present.
+    by_confidence: BTreeMap<&'static str, u64>,
     classes: u64,
     methods: u64,
     problems: u64,
@@ -107,6 +112,9 @@ struct JsonSummary<'a> {
     missing_classes: u64,
     open_program: bool,
     suppressed: u64,
+    /// Additive: findings not listed because of `--min-confidence`
+    /// (0 without it).
+    below_min_confidence: u64,
 }
 
 /// Renders the report as pretty-printed JSON (2-space indent) with a
@@ -119,7 +127,12 @@ pub fn render_json(report: &Report) -> String {
     let mut by_rule: BTreeMap<&str, u64> = BTreeMap::new();
     let mut by_severity: BTreeMap<&'static str, u64> =
         Severity::ALL.iter().map(|s| (s.as_str(), 0)).collect();
+    let mut by_confidence: BTreeMap<&'static str, u64> =
+        Confidence::ALL.iter().map(|c| (c.as_str(), 0)).collect();
     for finding in &findings {
+        *by_confidence
+            .entry(finding.confidence.as_str())
+            .or_insert(0) += 1;
         *by_rule.entry(finding.rule.as_str()).or_insert(0) += 1;
         *by_severity.entry(finding.severity.as_str()).or_insert(0) += 1;
     }
@@ -136,6 +149,7 @@ pub fn render_json(report: &Report) -> String {
             findings: findings.len() as u64,
             by_rule,
             by_severity,
+            by_confidence,
             classes: report.summary.classes,
             methods: report.summary.methods,
             problems: problems.len() as u64,
@@ -143,6 +157,7 @@ pub fn render_json(report: &Report) -> String {
             missing_classes: report.problems_of_kind(ProblemKind::MissingClass).len() as u64,
             open_program: report.summary.open_program,
             suppressed: suppressed.len() as u64,
+            below_min_confidence: report.below_min_confidence.map_or(0, |(_, n)| n),
         },
         suppressed: suppressed.iter().map(|s| json_suppressed(s)).collect(),
     };
@@ -170,6 +185,7 @@ fn json_finding(finding: &Finding) -> JsonFinding<'_> {
     JsonFinding {
         rule: &finding.rule,
         severity: finding.severity,
+        confidence: finding.confidence,
         message: &finding.message,
         class,
         method: method.as_deref(),

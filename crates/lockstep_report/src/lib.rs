@@ -32,9 +32,9 @@ pub use fingerprint::{fingerprint, FINGERPRINT_KEY};
 pub use github::{render_github, GithubOptions};
 pub use json::{render_json, JSON_FORMAT_VERSION, TOOL_NAME};
 pub use model::{
-    Finding, Flow, InputProblem, Location, ParseSeverityError, ProblemKind, Related, Report,
-    RuleMeta, Scope, Severity, Summary, SuppressedFinding, Suppression, EXIT_ERROR, EXIT_FINDINGS,
-    EXIT_OK,
+    Confidence, Finding, Flow, InputProblem, Location, ParseConfidenceError, ParseSeverityError,
+    ProblemKind, Related, Report, RuleMeta, Scope, Severity, Summary, SuppressedFinding,
+    Suppression, EXIT_ERROR, EXIT_FINDINGS, EXIT_OK,
 };
 pub use sarif::{render_sarif, SarifOptions, SARIF_SCHEMA};
 pub use sources::Sources;

@@ -85,6 +85,84 @@ impl serde::Serialize for Severity {
     }
 }
 
+/// How sure the detector is that a finding is a real problem, from the
+/// facts it rests on (each rule's docs say which). Serialized in lowercase
+/// (`"high"`, ...). Ordered most confident first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+pub enum Confidence {
+    /// Rests on facts of the program as it runs: real thread roots, a lock
+    /// one side holds and the other lacks, an annotation.
+    High,
+    /// The rule's usual evidence, without the facts that make it high or
+    /// the weakness that makes it low.
+    #[default]
+    Medium,
+    /// Rests on an assumption: callers from outside the analysed code
+    /// (a library's entry points), code the analysis cannot see.
+    Low,
+}
+
+impl Confidence {
+    /// All confidences, most confident first.
+    pub const ALL: [Confidence; 3] = [Confidence::High, Confidence::Medium, Confidence::Low];
+
+    /// The lowercase name used in every output format.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Confidence::High => "high",
+            Confidence::Medium => "medium",
+            Confidence::Low => "low",
+        }
+    }
+
+    /// Whether a finding of this confidence passes a `--min-confidence`
+    /// of `min` (`high` passes everything, `low` passes only `low`).
+    pub fn at_least(self, min: Confidence) -> bool {
+        self <= min
+    }
+}
+
+impl fmt::Display for Confidence {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Error returned when parsing an unknown confidence name.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ParseConfidenceError(pub String);
+
+impl fmt::Display for ParseConfidenceError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "unknown confidence `{}` (expected high, medium or low)",
+            self.0
+        )
+    }
+}
+
+impl std::error::Error for ParseConfidenceError {}
+
+impl FromStr for Confidence {
+    type Err = ParseConfidenceError;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "high" => Ok(Confidence::High),
+            "medium" => Ok(Confidence::Medium),
+            "low" => Ok(Confidence::Low),
+            other => Err(ParseConfidenceError(other.to_owned())),
+        }
+    }
+}
+
+impl serde::Serialize for Confidence {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
 /// A place in the analyzed program, as precise as the class file allows.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
 pub struct Location {
@@ -257,6 +335,8 @@ pub struct Finding {
     pub rule: String,
     /// How serious it is.
     pub severity: Severity,
+    /// How sure the detector is (default `medium`; see [`Confidence`]).
+    pub confidence: Confidence,
     /// One-sentence description.
     pub message: String,
     /// The primary location.
@@ -292,6 +372,7 @@ impl Finding {
         Finding {
             rule: rule.into(),
             severity,
+            confidence: Confidence::default(),
             message: message.into(),
             location,
             field: None,
@@ -301,6 +382,12 @@ impl Finding {
             provenance: None,
             flows: Vec::new(),
         }
+    }
+
+    /// Sets the confidence.
+    pub fn with_confidence(mut self, confidence: Confidence) -> Self {
+        self.confidence = confidence;
+        self
     }
 
     /// Sets the provenance (`run` for findings observed in an execution).
@@ -355,7 +442,7 @@ impl Finding {
     ) -> (
         (&str, Option<&str>, &str, Option<u32>),
         (&str, Option<&str>, Option<&str>, &str),
-        (Option<&str>, Option<&str>, Severity),
+        (Option<&str>, Option<&str>, Severity, Confidence),
         (&[Related], &[String], &[Flow], Option<&str>),
     ) {
         let loc = &self.location;
@@ -367,7 +454,12 @@ impl Finding {
                 loc.descriptor.as_deref(),
                 &self.message,
             ),
-            (self.field.as_deref(), self.lock.as_deref(), self.severity),
+            (
+                self.field.as_deref(),
+                self.lock.as_deref(),
+                self.severity,
+                self.confidence,
+            ),
             (
                 &self.related,
                 &self.notes,
@@ -584,6 +676,9 @@ pub struct Report {
     pub tool_version: String,
     /// Findings suppressed by annotations, the config file or a baseline.
     pub suppressed: Vec<SuppressedFinding>,
+    /// `--min-confidence` when one was given: the threshold and how many
+    /// findings fell below it and are not listed.
+    pub below_min_confidence: Option<(Confidence, u64)>,
 }
 
 impl Report {
@@ -634,6 +729,39 @@ impl Report {
         problems.sort();
         problems.dedup();
         problems
+    }
+
+    /// Findings in the order the text report shows them: most confident
+    /// first, then canonically.
+    pub fn findings_by_confidence(&self) -> Vec<&Finding> {
+        let mut findings = self.canonical_findings();
+        // A stable sort keeps the canonical order within each confidence.
+        findings.sort_by_key(|f| f.confidence);
+        findings
+    }
+
+    /// Number of distinct findings per confidence, most confident first;
+    /// every confidence is present, zero or not.
+    pub fn counts_by_confidence(&self) -> [(Confidence, u64); 3] {
+        let mut counts = Confidence::ALL.map(|c| (c, 0u64));
+        for finding in self.canonical_findings() {
+            for (confidence, count) in counts.iter_mut() {
+                if *confidence == finding.confidence {
+                    *count += 1;
+                }
+            }
+        }
+        counts
+    }
+
+    /// Drops the findings below `min` (`--min-confidence`) and records
+    /// how many went in the summary; suppressed findings are kept as they are.
+    pub fn retain_confidence(&mut self, min: Confidence) {
+        let before = self.canonical_findings().len() as u64;
+        self.findings.retain(|f| f.confidence.at_least(min));
+        let after = self.canonical_findings().len() as u64;
+        let earlier = self.below_min_confidence.map_or(0, |(_, n)| n);
+        self.below_min_confidence = Some((min, earlier + before.saturating_sub(after)));
     }
 
     /// Number of distinct findings per rule id, sorted by rule id.
@@ -719,6 +847,42 @@ mod tests {
             assert_eq!(severity.as_str().parse::<Severity>(), Ok(severity));
         }
         assert!("fatal".parse::<Severity>().is_err());
+    }
+
+    #[test]
+    fn confidence_orders_and_filters() {
+        for confidence in Confidence::ALL {
+            assert_eq!(confidence.as_str().parse::<Confidence>(), Ok(confidence));
+        }
+        assert!("sure".parse::<Confidence>().is_err());
+        let at = |line, confidence| {
+            Finding::new(
+                "r",
+                Severity::Warning,
+                "m",
+                Location::in_class("A").with_line(line),
+            )
+            .with_confidence(confidence)
+        };
+        let mut report = Report::new("1");
+        report.findings = vec![
+            at(1, Confidence::Low),
+            at(2, Confidence::High),
+            at(3, Confidence::Medium),
+            at(4, Confidence::High),
+        ];
+        let lines: Vec<Option<u32>> = report
+            .findings_by_confidence()
+            .iter()
+            .map(|f| f.location.line)
+            .collect();
+        assert_eq!(lines, [Some(2), Some(4), Some(3), Some(1)]);
+        assert_eq!(report.counts_by_confidence()[0], (Confidence::High, 2));
+        report.retain_confidence(Confidence::Medium);
+        assert_eq!(report.findings.len(), 3);
+        report.retain_confidence(Confidence::High);
+        assert_eq!(report.findings.len(), 2);
+        assert_eq!(report.below_min_confidence, Some((Confidence::High, 2)));
     }
 
     #[test]

@@ -20,7 +20,8 @@ use std::collections::BTreeMap;
 use crate::fingerprint::{fingerprint, FINGERPRINT_KEY};
 use crate::json::TOOL_NAME;
 use crate::model::{
-    Finding, Flow, InputProblem, Location, ProblemKind, Related, Report, RuleMeta, Suppression,
+    Confidence, Finding, Flow, InputProblem, Location, ProblemKind, Related, Report, RuleMeta,
+    Suppression,
 };
 
 /// The `$schema` URI written into every log.
@@ -125,6 +126,9 @@ struct SarifResult<'a> {
     rule_id: &'a str,
     rule_index: usize,
     level: &'static str,
+    /// SARIF's 0–100 relevance of the result: the finding's confidence
+    /// (see [`rank_of`]).
+    rank: u32,
     message: Message,
     locations: [SarifLocation; 1],
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -134,7 +138,6 @@ struct SarifResult<'a> {
     partial_fingerprints: BTreeMap<&'static str, String>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     suppressions: Vec<SarifSuppression<'a>>,
-    #[serde(skip_serializing_if = "ResultProperties::is_empty")]
     properties: ResultProperties<'a>,
 }
 
@@ -167,11 +170,17 @@ struct ResultProperties<'a> {
     field: Option<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     lock: Option<&'a str>,
+    /// `high`, `medium` or `low`, as in the JSON output.
+    confidence: &'static str,
 }
 
-impl ResultProperties<'_> {
-    fn is_empty(&self) -> bool {
-        self.field.is_none() && self.lock.is_none()
+/// The SARIF `rank` of a confidence: viewers sort and filter by it, and
+/// the three values sit well apart so a threshold between them is easy.
+pub fn rank_of(confidence: Confidence) -> u32 {
+    match confidence {
+        Confidence::High => 90,
+        Confidence::Medium => 60,
+        Confidence::Low => 30,
     }
 }
 
@@ -363,6 +372,7 @@ fn sarif_result<'a>(
         rule_id: &finding.rule,
         rule_index,
         level: finding.severity.as_str(),
+        rank: rank_of(finding.confidence),
         message: Message { text },
         locations: [sarif_location(&finding.location, options)],
         related_locations,
@@ -372,6 +382,7 @@ fn sarif_result<'a>(
         properties: ResultProperties {
             field: finding.field.as_deref(),
             lock: finding.lock.as_deref(),
+            confidence: finding.confidence.as_str(),
         },
     }
 }

@@ -5,6 +5,7 @@
 //! ```text
 //! warning[data-race]: `count` is written without holding `this`
 //!   --> Counter.java:12 in com.example.Counter.increment()
+//!    = confidence: high
 //!    = field: com.example.Counter.count
 //!    |- Counter.java:20 in com.example.Counter.get(): read under `this`
 //!    = note: ...
@@ -12,7 +13,8 @@
 //! ```
 //!
 //! followed by input problems (`error: file!entry: message`) and a summary
-//! line. The concise form prints one line per finding. Colors are optional
+//! line. Findings come most confident first (then canonically). The
+//! concise form prints one line per finding. Colors are optional
 //! and off by default so tests and pipes see plain text.
 
 use std::fmt::Write as _;
@@ -46,7 +48,7 @@ pub fn render_text_with_sources(
 ) -> String {
     let paint = Paint { on: options.color };
     let mut out = String::new();
-    let findings = report.canonical_findings();
+    let findings = report.findings_by_confidence();
     for finding in &findings {
         if options.concise {
             concise_finding(&mut out, finding, &paint);
@@ -113,10 +115,17 @@ pub fn summary_line(report: &Report) -> String {
             .iter()
             .map(|(rule, count)| format!("{count} {rule}"))
             .collect();
+        let confidences: Vec<String> = report
+            .counts_by_confidence()
+            .iter()
+            .filter(|(_, count)| *count > 0)
+            .map(|(confidence, count)| format!("{count} {confidence}"))
+            .collect();
         format!(
-            "Found {} ({})",
+            "Found {} ({}; confidence: {})",
             plural(total, "finding", "findings"),
-            parts.join(", ")
+            parts.join(", "),
+            confidences.join(", ")
         )
     };
     let summary = &report.summary;
@@ -135,6 +144,11 @@ pub fn summary_line(report: &Report) -> String {
         .and_then(|s| scope_text(s, summary.open_program))
     {
         let _ = write!(line, "; {scope}");
+    }
+    if let Some((min, hidden)) = report.below_min_confidence {
+        if hidden > 0 {
+            let _ = write!(line, "; {hidden} below --min-confidence {min} not shown");
+        }
     }
     let suppressed = report.canonical_suppressed().len() as u64;
     if suppressed > 0 {
@@ -194,6 +208,7 @@ fn full_finding(out: &mut String, finding: &Finding, paint: &Paint, sources: &So
         out.push_str(&snippet);
     }
     let eq = paint.paint(GUTTER, "=");
+    let _ = writeln!(out, "   {eq} confidence: {}", finding.confidence);
     if finding.provenance.as_deref() == Some("run") {
         let _ = writeln!(out, "   {eq} observed in a run");
     }
@@ -242,12 +257,13 @@ fn concise_finding(out: &mut String, finding: &Finding, paint: &Paint) {
     }
     let _ = writeln!(
         out,
-        "{}: {} {}",
+        "{}: {} ({}) {}",
         paint.paint(BOLD, &position),
         paint.paint(
             severity_style(finding.severity),
             &format!("{}[{}]", finding.severity.as_str(), finding.rule)
         ),
+        finding.confidence,
         finding.message.replace('\n', " ")
     );
 }
@@ -362,7 +378,9 @@ mod tests {
             .with_note("one\ntwo"),
         );
         let full = render_text(&report, &TextOptions::default());
-        assert!(full.starts_with("warning[r]: first\n     second\n  --> A.class in A\n"));
+        assert!(full.starts_with(
+            "warning[r]: first\n     second\n  --> A.class in A\n   = confidence: medium\n"
+        ));
         assert!(full.contains("   = note: one\n     two\n"));
         let concise = render_text(
             &report,
@@ -371,6 +389,6 @@ mod tests {
                 ..TextOptions::default()
             },
         );
-        assert!(concise.starts_with("A.class: warning[r] first second\n"));
+        assert!(concise.starts_with("A.class: warning[r] (medium) first second\n"));
     }
 }

@@ -48,7 +48,8 @@ fn text_full() {
 fn text_single_finding_uses_singular_words() {
     let text = render_text(&single_report(), &TextOptions::default());
     insta::assert_snapshot!(text);
-    assert!(text.ends_with("Found 1 finding (1 data-race) in 1 class, 1 method.\n"));
+    assert!(text
+        .ends_with("Found 1 finding (1 data-race; confidence: 1 medium) in 1 class, 1 method.\n"));
 }
 
 #[test]
@@ -130,7 +131,7 @@ fn github_with_source_root() {
     };
     let out = render_github(&single_report(), &options);
     assert!(
-        out.starts_with("::error file=app/src/main/java/A.java,line=3,title=lockstep data-race::"),
+        out.starts_with("::error file=app/src/main/java/A.java,line=3,title=lockstep data-race (medium confidence)::"),
         "{out}"
     );
 }

@@ -102,6 +102,7 @@ fn report() -> Report {
             scope: None,
         },
         suppressed: vec![suppressed],
+        below_min_confidence: None,
         ..Report::new(VERSION)
     }
 }

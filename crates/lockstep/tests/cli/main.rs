@@ -17,6 +17,7 @@ mod living_with_findings;
 mod loud;
 mod malformed;
 mod maven;
+mod messages;
 mod options;
 mod rules_debug;
 mod sources;

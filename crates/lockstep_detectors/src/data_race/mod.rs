@@ -20,14 +20,13 @@
 
 use lockstep_facts::accesses::{Kind, Target};
 use lockstep_facts::local_locks;
-use lockstep_facts::locks;
 use lockstep_facts::threads::{Graph, Root};
 use lockstep_facts::{Access, Race, RaceFacts, Verdict};
 use lockstep_pointsto::PointsToResult;
 use lockstep_program::{MethodId, Program};
-use lockstep_report::{Finding, Flow, Related, Severity};
+use lockstep_report::{Confidence, Finding, Flow, Related, Severity};
 
-use crate::util::{location, position, short_method};
+use crate::util::{location, lock_text, object_text, position, short_method, Frame};
 use crate::{Context, Detector, Needs, Output, RuleId, RuleMeta};
 
 pub static DATA_RACE: RuleMeta = RuleMeta {
@@ -66,7 +65,11 @@ impl Detector for DataRace {
             unlocked_paths: Default::default(),
             site_locks: Default::default(),
         };
-        let findings = facts.races.iter().map(|r| reporter.finding(r)).collect();
+        let findings = facts
+            .races
+            .iter()
+            .map(|r| crate::util::readable(reporter.finding(r)))
+            .collect();
         let explanation = match &cx.options.explain_field {
             Some(field) => explain(cx.program, facts, field),
             None => Vec::new(),
@@ -168,7 +171,7 @@ impl Reporter<'_> {
     /// The call path from root `r` to `node`: `A.main (A.java:3) → B.run`.
     /// For an access that holds no lock, a path on which no caller holds
     /// one either is preferred (the path that makes the access unprotected).
-    fn path(&mut self, r: u32, node: u32, unlocked: bool) -> String {
+    fn path(&mut self, r: u32, node: u32, unlocked: bool) -> Vec<Frame> {
         let sources: Vec<u32> = if self.open {
             self.roots.iter().flat_map(|x| x.entries.clone()).collect()
         } else {
@@ -197,7 +200,7 @@ impl Reporter<'_> {
                 .entry(key)
                 .or_insert_with(|| graph.bfs(&sources, |_, _| false)),
         };
-        crate::util::call_chain(self.program, graph, parent, node)
+        crate::util::call_frames(self.program, graph, parent, node)
     }
 
     fn locks_text(&self, a: &Access) -> String {
@@ -207,7 +210,7 @@ impl Reporter<'_> {
             let names: Vec<String> = a
                 .locks
                 .iter()
-                .map(|l| locks::describe(self.program, self.pt, l))
+                .map(|l| lock_text(self.program, self.pt, l))
                 .collect();
             names.join(", ")
         }
@@ -239,12 +242,30 @@ impl Reporter<'_> {
                         let site = r
                             .objects
                             .first()
-                            .map(|o| self.pt.describe_object(self.program, *o))
+                            .map(|o| object_text(self.program, self.pt, *o))
                             .unwrap_or_else(|| "an object".into());
                         (site.clone(), format!("{what} {site}"))
                     }
                 }
             }
+        }
+    }
+
+    /// The finding's confidence (the criteria are in `docs.md`): high when
+    /// both threads are real and the field's owner shows it is meant to be
+    /// locked (one access locked, the other not, or `@GuardedBy`); low
+    /// when both sides rest only on assumed outside callers.
+    fn confidence(&self, r: &Race) -> Confidence {
+        let real = |root| crate::util::real_root(self.roots, root);
+        let (real1, real2) = (real(r.roots.0), real(r.roots.1));
+        let locked_elsewhere = r.first.locks.is_empty() != r.second.locks.is_empty()
+            || r.others.iter().any(|(a, _)| !a.locks.is_empty());
+        if real1 && real2 && (locked_elsewhere || r.guard.is_some()) {
+            Confidence::High
+        } else if !real1 && !real2 {
+            Confidence::Low
+        } else {
+            Confidence::Medium
         }
     }
 
@@ -304,6 +325,7 @@ impl Reporter<'_> {
                 r.others.len() - MAX_OTHERS
             ));
         }
+        f = f.with_confidence(self.confidence(r));
         f = f.with_note(format!(
             "this {} holds {}",
             access_word(r.first.kind),
@@ -314,13 +336,15 @@ impl Reporter<'_> {
                 .objects
                 .iter()
                 .take(3)
-                .map(|o| self.pt.describe_object(p, *o))
+                .map(|o| object_text(p, self.pt, *o))
                 .collect();
             let more = if r.objects.len() > 3 { ", ..." } else { "" };
             f = f.with_note(format!("object: {}{more}", objs.join("; ")));
         }
-        let path1 = self.path(r.roots.0, r.first.node, r.first.locks.is_empty());
-        let path2 = self.path(r.roots.1, r.second.node, r.second.locks.is_empty());
+        let frames1 = self.path(r.roots.0, r.first.node, r.first.locks.is_empty());
+        let frames2 = self.path(r.roots.1, r.second.node, r.second.locks.is_empty());
+        let path1 = crate::util::render_frames(&frames1);
+        let path2 = crate::util::render_second_path(&frames1, &frames2);
         f = f.with_note(format!(
             "path to the {}: {path1}",
             access_word(r.first.kind)
@@ -330,9 +354,10 @@ impl Reporter<'_> {
             access_word(r.second.kind)
         ));
         // The same two paths, structured, for SARIF thread flows.
+        let full_path2 = crate::util::render_frames(&frames2);
         for (access, root, path) in [
             (&r.first, &first_root, &path1),
-            (&r.second, &second_root, &path2),
+            (&r.second, &second_root, &full_path2),
         ] {
             let step = Related::new(
                 location(p, access.method, Some(access.stmt)),

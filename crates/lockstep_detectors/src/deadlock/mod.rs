@@ -15,11 +15,11 @@
 use std::collections::BTreeMap;
 
 use lockstep_facts::lock_order::Acquisition;
-use lockstep_facts::locks::{self, HeldLock, LockObject};
+use lockstep_facts::locks::{HeldLock, LockObject};
 use lockstep_facts::threads::{concurrent_roots, Root};
 use lockstep_pointsto::PointsToResult;
 use lockstep_program::Program;
-use lockstep_report::{Finding, Flow, Related, Severity};
+use lockstep_report::{Confidence, Finding, Flow, Related, Severity};
 
 use crate::util::{location, position, root_label, short_method, RootPaths};
 use crate::{Context, Detector, Needs, Output, RuleId, RuleMeta};
@@ -64,7 +64,10 @@ impl Detector for Deadlock {
             paths: RootPaths::new(cx.program, &races.graph, &races.roots, cx.open_program()),
             acquisitions: &order.acquisitions,
         };
-        let findings = cycles.iter().map(|c| reporter.finding(c)).collect();
+        let findings = cycles
+            .iter()
+            .map(|c| crate::util::readable(reporter.finding(c)))
+            .collect();
         Output {
             findings,
             explanation: Vec::new(),
@@ -178,7 +181,7 @@ impl Reporter<'_> {
         format!(
             "`{}` ({})",
             a.named,
-            locks::describe(self.program, self.pt, &a.lock)
+            crate::util::lock_text(self.program, self.pt, &a.lock)
         )
     }
 
@@ -203,9 +206,21 @@ impl Reporter<'_> {
             Some(b) => format!("{} ({})", self.lock_name(b), self.at(b)),
             None => format!(
                 "{} (taken by a caller of {})",
-                locks::describe(self.program, self.pt, h),
+                crate::util::lock_text(self.program, self.pt, h),
                 short_method(self.program, a.site.method)
             ),
+        }
+    }
+
+    /// The finding's confidence (criteria in `docs.md`): high when both
+    /// threads of the cycle are real threads of the program, low when
+    /// both are only assumed callers of a library.
+    fn confidence(&self, c: &Cycle<'_>) -> Confidence {
+        let real = |r| crate::util::real_root(self.roots, r);
+        match (real(c.roots.0), real(c.roots.1)) {
+            (true, true) => Confidence::High,
+            (false, false) => Confidence::Low,
+            _ => Confidence::Medium,
         }
     }
 
@@ -221,7 +236,7 @@ impl Reporter<'_> {
             t1,
             short_method(p, a1.site.method),
             self.lock_name(a1),
-            locks::describe(p, self.pt, h1),
+            crate::util::lock_text(p, self.pt, h1),
             t2,
             short_method(p, a2.site.method),
             self.at(a2),
@@ -232,7 +247,8 @@ impl Reporter<'_> {
             message,
             location(p, a1.site.method, a1.site.stmt),
         )
-        .with_lock(locks::describe(p, self.pt, &a1.lock));
+        .with_lock(crate::util::lock_text(p, self.pt, &a1.lock))
+        .with_confidence(self.confidence(c));
         for (t, a, held) in [(&t1, a1, &held1), (&t2, a2, &held2)] {
             f = f.with_related(
                 location(p, a.site.method, a.site.stmt),

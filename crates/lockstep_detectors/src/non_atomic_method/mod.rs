@@ -21,7 +21,7 @@ use std::sync::Arc;
 use lockstep_ir::{AccessPath, Body};
 use lockstep_pointsto::{ObjectId, PointsToResult};
 use lockstep_program::{EdgeKind, MethodId, Program};
-use lockstep_report::{Finding, Severity};
+use lockstep_report::{Confidence, Finding, Severity};
 use rustc_hash::FxHashSet;
 
 use self::atomicity::Basic;
@@ -266,8 +266,12 @@ pub fn analyse(cx: &Context<'_>) -> Overview {
         program,
         pt,
         inf: &inf,
+        open: cx.open_program(),
     };
-    let findings: Vec<Finding> = warnings.iter().map(|w| reporter.finding(w)).collect();
+    let findings: Vec<Finding> = warnings
+        .iter()
+        .map(|w| crate::util::readable(reporter.finding(w)))
+        .collect();
 
     // The overview.
     let mut methods = Vec::new();
@@ -605,9 +609,34 @@ struct Reporter<'a> {
     program: &'a Program,
     pt: &'a PointsToResult,
     inf: &'a Inference,
+    /// Library mode: "shared between threads" is then an assumption.
+    open: bool,
+}
+
+/// A lock variable for messages, without the analysis' notation: a
+/// thread-local object is named as such rather than as `thisThread(p)`.
+fn lock_var_text(v: &LockVar) -> String {
+    match v {
+        LockVar::Held(p) => format!("`{p}`"),
+        LockVar::Local(p) => format!("`{p}` only when it is not shared"),
+    }
 }
 
 impl Reporter<'_> {
+    /// The finding's confidence (criteria in `docs.md`): high when the
+    /// method must be atomic by its author's word (`@Atomic`) or breaks a
+    /// `@GuardedBy`; low when it must be atomic only because a library's
+    /// public method is assumed to be called from several threads.
+    fn confidence(&self, w: &Warning, witness: Option<&Witness>) -> Confidence {
+        if matches!(w.reason, Reason::Annotated) || witness.is_some_and(|wt| wt.error) {
+            Confidence::High
+        } else if self.open && matches!(w.reason, Reason::SharedApi) {
+            Confidence::Low
+        } else {
+            Confidence::Medium
+        }
+    }
+
     fn op_text(&self, op: &OpKind) -> String {
         match op {
             OpKind::Read(f) => format!("reads `{f}`"),
@@ -682,7 +711,7 @@ impl Reporter<'_> {
                 Some(wt.first.stmt),
             ),
             None => (
-                format!("`{name}` is not atomic ({basic})"),
+                format!("`{name}` is not atomic: another thread can run between its operations on shared state"),
                 None,
             ),
         };
@@ -719,11 +748,8 @@ impl Reporter<'_> {
                 );
             }
         }
+        f = f.with_confidence(self.confidence(w, witness.as_deref()));
         f = f.with_note(format!("must be atomic because {}", w.reason.describe()));
-        f = f.with_note(format!(
-            "inferred atomicity: {}",
-            summary.atom.render(&|v: &LockVar| v.describe())
-        ));
         match w.how {
             Reached::Entry => {
                 f = f.with_note("not atomic when called with no lock held".to_string());
@@ -736,7 +762,7 @@ impl Reporter<'_> {
                     .iter()
                     .enumerate()
                     .filter(|(k, _)| caller_mask & (1 << k) != 0)
-                    .map(|(_, v)| v.describe())
+                    .map(|(_, v)| lock_var_text(v))
                     .collect();
                 let held = if held.is_empty() {
                     String::new()
@@ -753,7 +779,7 @@ impl Reporter<'_> {
         if let (Some(fix), Label::Lock(objs)) = (&w.fix, &w.label) {
             let what = objs
                 .first()
-                .map(|o| format!(" ({})", self.pt.describe_object(p, *o)))
+                .map(|o| format!(" ({})", crate::util::object_text(p, self.pt, *o)))
                 .unwrap_or_default();
             f = f.with_note(format!(
                 "holding `{fix}`{what} across the method would make it atomic"

@@ -11,7 +11,7 @@ use std::sync::Arc;
 
 use lockstep_ir::{AccessPath, Body, MonitorKind, StmtId, VarId};
 use lockstep_program::{EdgeKind, MethodId, Program};
-use lockstep_report::{Finding, Severity};
+use lockstep_report::{Confidence, Finding, Severity};
 
 use crate::util::{location, position, short_method};
 use crate::{Context, Detector, Output, RuleId, RuleMeta};
@@ -175,7 +175,7 @@ impl Detector for ReacquiredLock {
         let mut seen = std::collections::BTreeSet::new();
         let findings: Vec<Finding> = best
             .into_values()
-            .map(|w| finding(cx.program, &w))
+            .map(|w| crate::util::readable(finding(cx.program, &w)))
             .filter(|f| seen.insert((f.rule.clone(), format!("{:?}", f.location), f.lock.clone())))
             .collect();
         let mut stats = Vec::new();
@@ -278,6 +278,22 @@ fn acquisition_note(program: &Program, hop: Hop<MethodId>, lock: &str, ordinal: 
     }
 }
 
+/// How sure one acquisition is (criteria in `docs.md`): high when it is
+/// in application code; medium when application code calls a
+/// synchronized JDK method; low when JDK code reaches it through JDK
+/// calls, where the call graph is widest.
+fn confidence(program: &Program, chain: &Chain<MethodId>) -> Confidence {
+    let in_jdk: Vec<bool> = chain
+        .iter()
+        .map(|h| !program.is_application(program.method(h.method).class))
+        .collect();
+    match in_jdk.iter().position(|&jdk| jdk) {
+        None => Confidence::High,
+        Some(i) if i + 1 == in_jdk.len() => Confidence::Medium,
+        Some(_) => Confidence::Low,
+    }
+}
+
 fn finding(program: &Program, w: &Witness<MethodId>) -> Finding {
     let body = program.body(w.method);
     let region = body
@@ -319,17 +335,17 @@ fn finding(program: &Program, w: &Witness<MethodId>) -> Finding {
         (
             RULE.id,
             format!(
-                "`{b}` is locked and unlocked twice ({first_pos}, {second_pos}) while `{context_lock}` is held ({context_desc}): another thread may change `{b}` in between"
+                "`{b}` is locked and unlocked twice ({first_pos}, {second_pos}) while `{context_lock}` is held ({context_desc}): the state `{b}` guards can change between the two acquisitions, so this block does not see one consistent `{b}` although `{context_lock}` is held"
             ),
-            format!("hold `{b}` across both acquisitions (`synchronized ({b}) {{ ... }}`), or do not hold `{context_lock}` if the block need not be atomic"),
+            format!("do both steps in one acquisition of `{b}` (one method of its class, or one block synchronized on it, that does both), or use the first result without asking `{b}` again; holding `{context_lock}` does not help, as other threads lock only `{b}`"),
         )
     } else {
         (
             PAIR_RULE.id,
             format!(
-                "`{a}` and then `{b}` are locked and unlocked ({first_pos}, {second_pos}) while `{context_lock}` is held ({context_desc}): another thread may change them in between"
+                "`{a}` and then `{b}` are locked and unlocked one after the other ({first_pos}, {second_pos}) while `{context_lock}` is held ({context_desc}): the state `{a}` guards can change while `{b}` is used, so the block does not see `{a}` and `{b}` consistent with each other"
             ),
-            format!("hold `{a}` and `{b}` across both acquisitions if the block relies on a consistent view of both"),
+            format!("if the block relies on `{a}` and `{b}` agreeing, let one lock guard both (the same lock in every method that updates either), rather than nesting a lock on `{b}` inside one on `{a}`"),
         )
     };
     let mut f = Finding::new(
@@ -338,7 +354,9 @@ fn finding(program: &Program, w: &Witness<MethodId>) -> Finding {
         message,
         location(program, w.method, local_second),
     )
-    .with_lock(b.clone());
+    .with_lock(b.clone())
+    // `Confidence` orders most confident first: `max` is the weaker side.
+    .with_confidence(confidence(program, &w.entry.first).max(confidence(program, &w.entry.second)));
     let context_loc = location(program, w.method, region.as_ref().and_then(|r| r.enter));
     f = f.with_related(
         context_loc,

@@ -23,7 +23,7 @@ use rayon::prelude::*;
 
 use lockstep_ir::{AccessPath, Body, MemberRef, Rvalue, StmtId, StmtKind};
 use lockstep_program::{MethodId, Program};
-use lockstep_report::{Finding, Severity};
+use lockstep_report::{Confidence, Finding, Severity};
 
 use crate::util::{dotted, location, position, short_method};
 use crate::{Context, Detector, Output, RuleId, RuleMeta};
@@ -134,7 +134,7 @@ fn analyse_method(
     }
     flow::analyse(&body, &prep)
         .into_iter()
-        .map(|u| finding(program, m, &body, &prep, u))
+        .map(|u| crate::util::readable(finding(program, m, &body, &prep, u)))
         .collect()
 }
 
@@ -485,6 +485,19 @@ fn call_name(body: &Body, s: StmtId) -> String {
     }
 }
 
+/// How sure a stale value is (criteria in `docs.md`): high for a field
+/// read under a lock this method releases explicitly (`unlock()`,
+/// the end of the block, `wait()`) before the use; medium for a value
+/// returned by a call that locked inside; results of unknown code are low
+/// (see [`unknown_finding`]).
+fn confidence(site: Site, end: End, from_field: bool) -> Confidence {
+    match (site, end) {
+        (Site::Call(_), _) => Confidence::Medium,
+        (_, End::Exit(_) | End::Wait(_)) if from_field => Confidence::High,
+        _ => Confidence::Medium,
+    }
+}
+
 fn finding(program: &Program, m: MethodId, body: &Body, prep: &Prepared, u: StaleUse) -> Finding {
     let Origin {
         read, site, end, ..
@@ -587,6 +600,7 @@ fn finding(program: &Program, m: MethodId, body: &Body, prep: &Prepared, u: Stal
         message,
         location(program, m, Some(u.stmt)),
     )
+    .with_confidence(confidence(site, end, r.field.is_some()))
     .with_related(location(program, m, Some(read)), read_related);
     if let Some((loc, msg)) = end_related {
         f = f.with_related(loc, msg);
@@ -684,6 +698,7 @@ fn unknown_finding(
         ),
         location(program, m, Some(u.stmt)),
     )
+    .with_confidence(Confidence::Low)
     .with_related(
         location(program, m, Some(read)),
         format!("`{what}` is called here"),
@@ -692,6 +707,6 @@ fn unknown_finding(
         f = f.with_related(loc, msg);
     }
     Some(f.with_help(
-        "the callee's code is not available to the analysis, which assumes the worst (paper 001 §5.1); if it takes no lock guarding what it returns, the warning can be ignored; add the missing classes with `--classpath` to have it analysed".to_string(),
+        "the callee's code is not available to the analysis, which assumes the worst; if it takes no lock guarding what it returns, the warning can be ignored; add the missing classes with `--classpath` to have it analysed".to_string(),
     ))
 }

@@ -179,7 +179,7 @@ impl Judge<'_> {
                 if let Some(o) = contexts.iter().find(|o| !other_locks(o).is_empty()) {
                     let others: Vec<String> = other_locks(o)
                         .iter()
-                        .map(|h| locks::describe(p, self.pt, h))
+                        .map(|h| crate::util::lock_text(p, self.pt, h))
                         .collect();
                     out.push(
                         self.finding(rule, Severity::Warning, m, s, format!(
@@ -249,7 +249,7 @@ impl Judge<'_> {
             let held: Vec<String> = c
                 .held
                 .iter()
-                .map(|h| locks::describe(p, self.pt, h))
+                .map(|h| crate::util::lock_text(p, self.pt, h))
                 .collect();
             out.push(
                 self.finding(

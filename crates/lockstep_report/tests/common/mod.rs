@@ -8,7 +8,9 @@
 
 #![allow(dead_code)] // each test binary uses a different subset
 
-use lockstep_report::{Finding, InputProblem, Location, Report, RuleMeta, Severity, Summary};
+use lockstep_report::{
+    Confidence, Finding, InputProblem, Location, Report, RuleMeta, Severity, Summary,
+};
 
 pub const VERSION: &str = "0.1.0";
 
@@ -43,7 +45,8 @@ pub fn findings() -> Vec<Finding> {
         "read of `count` while holding `this`",
     )
     .with_note("`increment` is reachable from `Worker.run`, which runs on a new thread")
-    .with_help("make `increment` synchronized");
+    .with_help("make `increment` synchronized")
+    .with_confidence(Confidence::High);
 
     let reacquired = Finding::new(
         "reacquired-lock",
@@ -115,7 +118,8 @@ pub fn findings() -> Vec<Finding> {
     .with_related(
         Location::in_class("org.gen.Proxy"),
         "`map` is shared by every `Proxy` instance",
-    );
+    )
+    .with_confidence(Confidence::Low);
 
     // Default package and a malformed descriptor (shown verbatim).
     let default_pkg = Finding::new(
@@ -168,6 +172,7 @@ pub fn full_report() -> Report {
         },
         tool_version: VERSION.to_owned(),
         suppressed: Vec::new(),
+        below_min_confidence: None,
     }
 }
 
