@@ -210,9 +210,29 @@ pub fn object_text(program: &Program, pt: &PointsToResult, o: ObjectId) -> Strin
         SiteKey::StringConstant => "a string constant".into(),
         SiteKey::ClassLiteral(c) => format!("{}.class", dotted(c)),
         SiteKey::Entry(_) => format!("{} passed in by a caller", with_article(&ty)),
+        SiteKey::External { origin, .. } => format!(
+            "{} set outside the analysed code ({})",
+            with_article(&ty),
+            readable_origin(origin)
+        ),
+        // Contexts only, never objects; named for completeness.
+        SiteKey::Main(_) | SiteKey::OverBudget => with_article(&ty),
         SiteKey::Exception(_) => format!("a new {ty}"),
         SiteKey::Library(_) => format!("{} created inside the JDK", with_article(&ty)),
         SiteKey::Constant(_) | SiteKey::Opaque(_) | SiteKey::Vm(_) => with_article(&ty),
+    }
+}
+
+/// Where an external value comes from, in Java terms: `pkg/C.f` →
+/// `field pkg.C.f`, `pkg/C.m(desc)#1` → `parameter 1 of pkg.C.m`.
+fn readable_origin(origin: &str) -> String {
+    let dotted_origin = dotted(origin);
+    match dotted_origin.split_once('(') {
+        Some((method, rest)) => {
+            let index = rest.rsplit_once('#').map(|(_, i)| i).unwrap_or("?");
+            format!("parameter {index} of {method}")
+        }
+        None => format!("field {}", dotted_origin.trim_end_matches("[]")),
     }
 }
 
@@ -228,6 +248,13 @@ pub fn lock_text(program: &Program, pt: &PointsToResult, l: &HeldLock) -> String
     let base = match &l.object {
         LockObject::Class(c) => format!("{}.class", dotted(c)),
         LockObject::Object(o) => format!("the lock of {}", object_text(program, pt, *o)),
+        LockObject::OfAccessed { fields, .. } if fields.is_empty() => {
+            "the lock of the accessed object itself".to_string()
+        }
+        LockObject::OfAccessed { fields, .. } => {
+            let names: Vec<&str> = fields.iter().map(|(_, n)| &**n).collect();
+            format!("the lock in the accessed object's `{}`", names.join("."))
+        }
     };
     match l.mode {
         LockMode::Read => format!("the read lock of {base}"),

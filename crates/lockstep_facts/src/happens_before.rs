@@ -19,7 +19,7 @@
 
 use crate::util::successors;
 use lockstep_ir::{Body, Call, StmtId, StmtKind, VarId};
-use lockstep_models::{HandOff, Side, Subject};
+use lockstep_models::{HandOff, Side, Subject, COMPLETION_STAGE};
 use lockstep_pointsto::{MethodContext, ObjectId, PointsToResult, SiteKey, ThreadStart};
 use lockstep_program::{EdgeKind, MethodId, Program};
 
@@ -27,7 +27,6 @@ use lockstep_program::{EdgeKind, MethodId, Program};
 const MAX_STAGES: usize = 16;
 /// How deep a task's last call is followed to find its release of a latch.
 const MAX_RELEASE_DEPTH: u32 = 3;
-const COMPLETION_STAGE: &str = "java/util/concurrent/CompletionStage";
 
 /// A thread start and the body of the method that makes it.
 struct StartSite<'x> {

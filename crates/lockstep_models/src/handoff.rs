@@ -68,6 +68,11 @@ const fn h(side: Side, subject: Subject) -> HandOff {
     }
 }
 
+/// The interface of `CompletableFuture`'s stages: a stage made from the
+/// future of a task (`thenApply`, ...) ends after the task, so waiting for
+/// it waits for the task too.
+pub const COMPLETION_STAGE: &str = "java/util/concurrent/CompletionStage";
+
 /// The hand-off an ordering call makes.
 pub fn handoff(effect: OrderingEffect) -> HandOff {
     use OrderingEffect::*;

@@ -50,7 +50,7 @@ pub use containers::{
     container_access, container_access_via, container_family, container_family_via,
     ContainerAccess, ContainerFamily,
 };
-pub use handoff::{handoff, monitor_handoff, HandOff, Side, Subject};
+pub use handoff::{handoff, monitor_handoff, HandOff, Side, Subject, COMPLETION_STAGE};
 pub use heap::{
     heap_effects, is_reflective_call, keeps_object_contexts, vm_static_fields, HeapEffect,
     HeapModel, VmStaticField, JVM_ALLOCATED,

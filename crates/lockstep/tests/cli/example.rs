@@ -131,7 +131,9 @@ fn text_report_of_the_example() {
     assert_eq!(out.matches("   |- ").count(), 3, "{out}");
     assert!(out.contains("   = help: "), "{out}");
     assert!(
-        out.ends_with("\nFound 1 finding (1 reacquired-lock) in 4 classes, 18 methods.\n"),
+        out.ends_with(
+            "\nFound 1 finding (1 reacquired-lock; confidence: 1 high) in 4 classes, 18 methods.\n"
+        ),
         "{out}"
     );
     assert!(
@@ -161,16 +163,14 @@ fn concise_report_is_one_line_per_finding() {
         .collect();
     assert_eq!(lines.len(), 1, "{}", run.stdout);
     let prefix = format!(
-        "com/example/inventory/Zone.java:{}: warning[reacquired-lock] `p` is locked",
+        "com/example/inventory/Zone.java:{}: warning[reacquired-lock] (high) `p` is locked",
         line_of(&zone, "p.getY()")
     );
     assert!(lines[0].starts_with(&prefix), "{}", lines[0]);
     assert!(
-        run.stdout
-            .lines()
-            .last()
-            .unwrap()
-            .starts_with("Found 1 finding (1 reacquired-lock) in 4 classes, 18 methods"),
+        run.stdout.lines().last().unwrap().starts_with(
+            "Found 1 finding (1 reacquired-lock; confidence: 1 high) in 4 classes, 18 methods"
+        ),
         "{}",
         run.stdout
     );
@@ -257,7 +257,7 @@ fn github_report_of_the_example() {
         .collect();
     assert_eq!(warnings.len(), 1, "{}", run.stdout);
     let prefix = format!(
-        "::warning file=com/example/inventory/Zone.java,line={},title=lockstep reacquired-lock::`p` is locked",
+        "::warning file=com/example/inventory/Zone.java,line={},title=lockstep reacquired-lock (high confidence)::`p` is locked",
         line_of(&example_source("Zone.java"), "p.getY()")
     );
     assert!(warnings[0].starts_with(&prefix), "{}", warnings[0]);
@@ -268,7 +268,7 @@ fn github_report_of_the_example() {
             .lines()
             .last()
             .unwrap()
-            .starts_with("Found 1 finding (1 reacquired-lock)"),
+            .starts_with("Found 1 finding (1 reacquired-lock; confidence: 1 high)"),
         "{}",
         run.stdout
     );

@@ -181,7 +181,9 @@ fn debug_callgraph_has_the_zone_edges() {
     }
     assert!(
         run.stdout
-            .starts_with("# Rta, entry points: 1 (main methods)\n"),
+            .starts_with(
+                "# Rta, entry points: 6 (main methods, and the library harness for what no main reaches)\n"
+            ),
         "{}",
         run.stdout
     );
