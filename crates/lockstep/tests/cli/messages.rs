@@ -4,7 +4,7 @@
 //! "harness", slash-separated class names, bytecode locals, lattice
 //! notation) and carrying a confidence.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use lockstep_testkit::{compile, read_java_dir, CompileOptions};
 
@@ -34,7 +34,7 @@ fn classes(fixture: &str) -> PathBuf {
 }
 
 /// `lockstep check DIR --select RULE --format FORMAT -q`, its stdout.
-fn report(dir: &PathBuf, rule: &str, format: &str) -> String {
+fn report(dir: &Path, rule: &str, format: &str) -> String {
     let run = lockstep([
         "check".as_ref(),
         dir.as_os_str(),
