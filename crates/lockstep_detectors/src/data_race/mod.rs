@@ -254,18 +254,28 @@ impl Reporter<'_> {
     /// The finding's confidence (the criteria are in `docs.md`): high when
     /// both threads are real and the field's owner shows it is meant to be
     /// locked (one access locked, the other not, or `@GuardedBy`); low
-    /// when both sides rest only on assumed outside callers.
+    /// when the race needs an assumed outside caller and nothing says the
+    /// field is meant to be locked.
     fn confidence(&self, r: &Race) -> Confidence {
         let real = |root| crate::util::real_root(self.roots, root);
         let (real1, real2) = (real(r.roots.0), real(r.roots.1));
         let locked_elsewhere = r.first.locks.is_empty() != r.second.locks.is_empty()
             || r.others.iter().any(|(a, _)| !a.locks.is_empty());
-        if real1 && real2 && (locked_elsewhere || r.guard.is_some()) {
-            Confidence::High
-        } else if !real1 && !real2 {
-            Confidence::Low
-        } else {
+        let any_lock = !r.first.locks.is_empty()
+            || !r.second.locks.is_empty()
+            || r.others.iter().any(|(a, _)| !a.locks.is_empty());
+        if real1 && real2 {
+            if locked_elsewhere || r.guard.is_some() {
+                Confidence::High
+            } else {
+                Confidence::Medium
+            }
+        } else if any_lock || r.guard.is_some() {
+            // An assumed caller on some side: only the code's own locking
+            // says the field is meant to be shared.
             Confidence::Medium
+        } else {
+            Confidence::Low
         }
     }
 
