@@ -307,8 +307,9 @@ fn concurrent_intent(program: &Program, c: ClassId) -> bool {
         })
 }
 
-/// Does the body call a modelled lock acquisition?
-fn takes_lock(program: &Program, body: &Body) -> bool {
+/// Does the body call a modelled lock acquisition (`lock()` of a
+/// `java.util.concurrent` lock or one of its views)?
+pub fn takes_lock(program: &Program, body: &Body) -> bool {
     let is_subtype = |a: &str, b: &str| program.is_subtype_name(a, b);
     body.stmts.iter().any(|s| match &s.kind {
         StmtKind::Invoke { call, .. } => matches!(

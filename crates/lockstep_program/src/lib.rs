@@ -34,7 +34,9 @@ pub use callgraph::{
     cha, edges_at, edges_from, rta, Algorithm, CallEdge, CallGraph, CallGraphStats, CalleeIndex,
     EdgeKind, LambdaSite, TaskStartSite,
 };
-pub use entry::{entry_points, has_annotation, is_injected, EntryMode, EntryPoints, Scope};
+pub use entry::{
+    entry_points, has_annotation, is_injected, takes_lock, EntryMode, EntryPoints, Scope,
+};
 pub use lambda::{decode_lambda, LambdaShape};
 pub use program::{
     ClassId, ClassInfo, LowerStats, MethodData, MethodId, Problem, Program, ProgramStats,

@@ -349,25 +349,6 @@ fn entries(program: &Program, pt: &PointsToResult, inf: &Inference) -> Vec<usize
     out
 }
 
-/// Does a body call a `java.util.concurrent` lock's `lock()`?
-fn calls_lock(program: &Program, body: &Body) -> bool {
-    body.stmts.iter().any(|s| match &s.kind {
-        lockstep_ir::StmtKind::Invoke { call, .. } => {
-            let is_subtype = |a: &str, b: &str| program.is_subtype_name(a, b);
-            matches!(
-                lockstep_models::lock_effect_via(
-                    &call.method.class,
-                    &call.method.name,
-                    &call.method.descriptor,
-                    &is_subtype
-                ),
-                Some(lockstep_models::LockEffect::Lock(_))
-            )
-        }
-        _ => false,
-    })
-}
-
 /// The methods that must be atomic (slide 27's heuristic, thread tasks,
 /// and `@Atomic`).
 fn targets(
@@ -434,7 +415,9 @@ fn targets(
         let class_shared = shared_classes.contains(&info.name)
             && (cx.facts.settings().every_class
                 || *intent.entry(d.class).or_insert_with(|| {
-                    concurrent_intent(program, d.class, &mut |_, b| calls_lock(program, b))
+                    concurrent_intent(program, d.class, &mut |_, b| {
+                        lockstep_program::takes_lock(program, b)
+                    })
                 }));
         if d.is_synchronized() && (d.is_static() || class_shared) {
             out.insert(i, Reason::Synchronized);
