@@ -816,27 +816,6 @@ pub fn concurrent_intent(
     class: lockstep_program::ClassId,
     takes_juc_lock: &mut dyn FnMut(MethodId, &Body) -> bool,
 ) -> bool {
-    let info = program.class(class);
-    if class_policy(&info.file.annotations).thread_safe {
-        return true;
-    }
-    let concurrent_field = info.file.fields.iter().any(|f| {
-        f.access_flags & lockstep_classfile::access::VOLATILE != 0
-            || lockstep_models::is_concurrent_field_type(&f.descriptor)
-    });
-    if concurrent_field {
-        return true;
-    }
-    for &m in &info.methods {
-        if program.method(m).is_synchronized() {
-            return true;
-        }
-        let Some(body) = program.body(m) else {
-            continue;
-        };
-        if !body.monitors.is_empty() || takes_juc_lock(m, &body) {
-            return true;
-        }
-    }
-    false
+    class_policy(&program.class(class).file.annotations).thread_safe
+        || lockstep_program::shows_concurrent_use(program, class, takes_juc_lock)
 }

@@ -293,6 +293,18 @@ fn is_thread_safe_class(program: &Program, c: ClassId) -> bool {
 /// block, or a call that takes a `java.util.concurrent` lock? (Thread
 /// reachability and `@ThreadSafe` are judged by the callers.)
 fn concurrent_intent(program: &Program, c: ClassId) -> bool {
+    shows_concurrent_use(program, c, &mut |_, b| takes_lock(program, b))
+}
+
+/// Signs in a class's own declarations and code that it is meant for
+/// concurrent use: a `volatile` or concurrent field, a `synchronized`
+/// method, a monitor, or a body in which `takes_lock` finds a lock
+/// acquisition (callers decide how to look for one).
+pub fn shows_concurrent_use(
+    program: &Program,
+    c: ClassId,
+    takes_lock: &mut dyn FnMut(MethodId, &Body) -> bool,
+) -> bool {
     let info = program.class(c);
     let concurrent_field = info.file.fields.iter().any(|f| {
         f.access_flags & access::VOLATILE != 0
@@ -303,7 +315,7 @@ fn concurrent_intent(program: &Program, c: ClassId) -> bool {
             program.method(m).is_synchronized()
                 || program
                     .body(m)
-                    .is_some_and(|b| !b.monitors.is_empty() || takes_lock(program, &b))
+                    .is_some_and(|b| !b.monitors.is_empty() || takes_lock(m, &b))
         })
 }
 

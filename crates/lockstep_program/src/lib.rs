@@ -35,7 +35,8 @@ pub use callgraph::{
     EdgeKind, LambdaSite, TaskStartSite,
 };
 pub use entry::{
-    entry_points, has_annotation, is_injected, takes_lock, EntryMode, EntryPoints, Scope,
+    entry_points, has_annotation, is_injected, shows_concurrent_use, takes_lock, EntryMode,
+    EntryPoints, Scope,
 };
 pub use lambda::{decode_lambda, LambdaShape};
 pub use program::{
