@@ -11,7 +11,7 @@ use jni_sys::JNIEnv;
 use lockstep_trace::{Frame, Hang, ThreadDump};
 
 use crate::state::{Recorder, ThreadBuf, RECORDER};
-use crate::threads::{fresh_object, thread_id_for_tag};
+use crate::threads::thread_id_for_tag;
 use crate::VM;
 
 pub(crate) fn start_watchdog(secs: u64) {
@@ -60,7 +60,7 @@ unsafe fn dump(r: &Recorder, secs: u64) {
         next_obj: 0,
         end_obj: 0,
     };
-    let mut tag = |obj| r.object_id(obj, &mut || fresh_object(r, &mut scratch)).0;
+    let mut tag = |obj| crate::threads::object(r, env, &mut scratch, obj);
     let mut threads = Vec::new();
     for t in j.all_threads() {
         let name = j.thread_name(t);

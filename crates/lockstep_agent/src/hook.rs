@@ -15,7 +15,7 @@ use crate::READY;
 /// handed out in one block per class.
 static NEXT_PROBE: Mutex<u32> = Mutex::new(0);
 
-const NEVER: &[&str] = &["java/", "javax/", "jdk/", "sun/", "com/sun/", "lockstep/"];
+use lockstep_instrument::never_instrumented;
 
 fn matches(name: &str, pattern: &str) -> bool {
     if pattern.ends_with('/') {
@@ -30,7 +30,7 @@ fn matches(name: &str, pattern: &str) -> bool {
 
 /// Is `name` an application class to record?
 pub(crate) fn wanted(r: &Recorder, name: &str) -> bool {
-    if NEVER.iter().any(|p| name.starts_with(p)) {
+    if never_instrumented(name) {
         return false;
     }
     if !r.options.include.is_empty() && !r.options.include.iter().any(|p| matches(name, p)) {
@@ -62,7 +62,7 @@ pub(crate) unsafe extern "system" fn class_file_load_hook(
     }
     let Some(r) = RECORDER.get() else { return };
     let name = CStr::from_ptr(name).to_string_lossy();
-    if NEVER.iter().any(|p| name.starts_with(p)) {
+    if never_instrumented(&name) {
         return;
     }
     let bytes = std::slice::from_raw_parts(data, len.max(0) as usize);
@@ -89,12 +89,14 @@ fn remember_class(
     class: &str,
     super_class: Option<String>,
     fields: Vec<(String, String, bool)>,
+    id_field: bool,
 ) {
     lock(&r.tables).class_entries.insert(
         class.to_owned(),
         ClassEntry {
             super_class,
             fields,
+            id_field,
         },
     );
 }
@@ -116,7 +118,7 @@ fn rewrite(r: &Recorder, name: &str, bytes: &[u8]) -> Option<Vec<u8>> {
                     )
                 })
                 .collect();
-            remember_class(r, name, c.super_class.map(|s| s.to_string()), fields);
+            remember_class(r, name, c.super_class.map(|s| s.to_string()), fields, false);
         }
         return None;
     }
@@ -134,12 +136,20 @@ fn rewrite(r: &Recorder, name: &str, bytes: &[u8]) -> Option<Vec<u8>> {
         .iter()
         .map(|f| (f.name.clone(), f.descriptor.clone(), f.is_volatile))
         .collect();
-    remember_class(r, &out.class, out.super_class.clone(), fields);
+    let count = out.probes.len() as u32;
+    let fits = next.saturating_add(count) <= ProbeTable::capacity();
+    // Recorded before the class is defined, so no instance exists yet.
+    remember_class(
+        r,
+        &out.class,
+        out.super_class.clone(),
+        fields,
+        fits && out.id_field,
+    );
     for n in &out.notes {
         r.note(n);
     }
-    let count = out.probes.len() as u32;
-    if next.saturating_add(count) > ProbeTable::capacity() {
+    if !fits {
         r.note(&format!("{name}: probe table full; class loaded unchanged"));
         return None;
     }

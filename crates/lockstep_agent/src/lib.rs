@@ -24,6 +24,7 @@
 
 mod hang;
 mod hook;
+mod ident;
 mod jvmti;
 mod natives;
 mod state;
@@ -71,6 +72,7 @@ fn parse_options(text: &str) -> Result<Options, String> {
             "include" => o.include = patterns(),
             "exclude" => o.exclude = patterns(),
             "methods" => o.instrument.methods = v != "0",
+            "ids" => o.instrument.id_field = v != "0",
             other => return Err(format!("unknown option `{other}`")),
         }
     }

@@ -13,8 +13,9 @@ use jni_sys::{jclass, jint, jmethodID, jobject, JNIEnv};
 use lockstep_instrument::{CallEvent, LockSide, ProbeEvent, SyncKind};
 use lockstep_trace::{Event, LockKind};
 
+use crate::ident::{self, Identity};
 use crate::state::{key, lock, ProbeSlot, Recorder, ResolvedField, ThreadBuf, RECORDER};
-use crate::threads::{object, thread_id_for_tag, with_buf};
+use crate::threads::{object, object_as, thread_id_for_tag, with_buf};
 
 /// Global refs to `java.lang.Thread` and the hand-off wrapper class, and
 /// the wrapper's constructor, set at VM init.
@@ -133,6 +134,28 @@ pub unsafe extern "system" fn e(env: *mut JNIEnv, _c: jclass, probe: jint) {
     });
 }
 
+/// The id of the object a probe got, through the probe's identity cache.
+/// Arrays never carry the id field; a field access on an application
+/// class sees only instances of that class (the verifier checked it), so
+/// the first object's answer holds for all.
+unsafe fn probed_object(
+    r: &Recorder,
+    env: *mut JNIEnv,
+    b: &mut ThreadBuf,
+    p: &ProbeSlot,
+    obj: jobject,
+) -> u64 {
+    let how = match &p.event {
+        ProbeEvent::ArrayRead | ProbeEvent::ArrayWrite => Identity::Tag,
+        ProbeEvent::FieldRead(f) | ProbeEvent::FieldWrite(f) => {
+            let exact = !lockstep_instrument::never_instrumented(&f.owner);
+            ident::identify(r, env, obj, Some((&p.ident, exact)))
+        }
+        _ => ident::identify(r, env, obj, Some((&p.ident, false))),
+    };
+    object_as(r, env, b, obj, how)
+}
+
 fn field_access(r: &Recorder, b: &mut ThreadBuf, p: &ProbeSlot, obj: u64) {
     let Some(f) = field_of(r, p) else { return };
     let write = matches!(p.event, ProbeEvent::FieldWrite(_));
@@ -167,7 +190,7 @@ pub unsafe extern "system" fn o(env: *mut JNIEnv, _c: jclass, obj: jobject, prob
         return;
     }
     with_buf(r, env, |b| {
-        let id = object(r, env, b, obj);
+        let id = probed_object(r, env, b, p, obj);
         let site = p.site;
         match &p.event {
             ProbeEvent::FieldRead(_) | ProbeEvent::FieldWrite(_) => field_access(r, b, p, id),
@@ -260,7 +283,7 @@ pub unsafe extern "system" fn oi(env: *mut JNIEnv, _c: jclass, obj: jobject, v: 
         return;
     }
     with_buf(r, env, |b| {
-        let id = object(r, env, b, obj);
+        let id = probed_object(r, env, b, p, obj);
         let site = p.site;
         match &p.event {
             ProbeEvent::ArrayRead => r.push(

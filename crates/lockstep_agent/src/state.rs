@@ -52,6 +52,8 @@ pub struct ProbeSlot {
     /// Enter/Exit: method id; ClassInit: class id.
     pub member: u32,
     pub field: OnceLock<ResolvedField>,
+    /// How the objects this probe sees are identified (learned from the first).
+    pub ident: OnceLock<crate::ident::SiteIdent>,
 }
 
 /// Append-only probe table readable without locks.
@@ -92,6 +94,8 @@ impl ProbeTable {
 pub struct ClassEntry {
     pub super_class: Option<String>,
     pub fields: Vec<(String, String, bool)>,
+    /// The rewriter added the object-id field to this class.
+    pub id_field: bool,
 }
 
 type SiteKey = (String, String, String, Option<u32>, Option<String>);
@@ -167,7 +171,8 @@ pub struct Recorder {
     pub links: Mutex<Links>,
     seqs: Vec<Mutex<HashMap<(u64, u32), u64>>>,
     next_obj: AtomicU64,
-    /// Serialises tagging of untagged objects (JVMTI has no compare-and-set on tags).
+    /// Serialises the first id of an object (JVMTI has no compare-and-set
+    /// on tags, JNI none on fields).
     tag_lock: Mutex<()>,
     pub dead: AtomicBool,
     /// The site used for events of the runtime's own task wrapper.
@@ -236,8 +241,13 @@ impl Recorder {
         self.next_obj.fetch_add(n, Ordering::Relaxed)
     }
 
-    /// The object's id, tagging it on first sight. `fresh` gets a new id.
-    pub unsafe fn object_id(
+    /// Held while an object gets its first id.
+    pub fn assign_lock(&self) -> std::sync::MutexGuard<'_, ()> {
+        lock(&self.tag_lock)
+    }
+
+    /// The object's JVMTI tag, tagging it on first sight. `fresh` gets a new id.
+    pub unsafe fn tag_id(
         &self,
         obj: jni_sys::jobject,
         fresh: &mut dyn FnMut() -> u64,
@@ -372,6 +382,7 @@ impl Recorder {
                 event: p.event.clone(),
                 member,
                 field: OnceLock::new(),
+                ident: OnceLock::new(),
             };
             self.probes.set(first + i as u32, slot);
         }

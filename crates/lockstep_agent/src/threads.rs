@@ -12,6 +12,7 @@ use std::sync::{Arc, Mutex};
 use jni_sys::{jobject, JNIEnv};
 use lockstep_trace::{ChunkEncoder, Event, ObjectInfo, ThreadId, ThreadInfo};
 
+use crate::ident;
 use crate::state::{lock, Recorder, ThreadBuf};
 
 thread_local! {
@@ -31,9 +32,25 @@ pub fn fresh_object(r: &Recorder, b: &mut ThreadBuf) -> u64 {
     id
 }
 
-/// The id of `obj`, tagging it (and describing it in the trace) on first sight.
+/// The id of `obj` (see [`crate::ident`]), assigned and described in the
+/// trace on first sight.
 pub unsafe fn object(r: &Recorder, env: *mut JNIEnv, b: &mut ThreadBuf, obj: jobject) -> u64 {
-    let (id, new) = r.object_id(obj, &mut || fresh_object(r, b));
+    let how = ident::identify(r, env, obj, None);
+    object_as(r, env, b, obj, how)
+}
+
+/// [`object`] with the identity already decided (by a probe's cache).
+pub unsafe fn object_as(
+    r: &Recorder,
+    env: *mut JNIEnv,
+    b: &mut ThreadBuf,
+    obj: jobject,
+    how: ident::Identity,
+) -> u64 {
+    if obj.is_null() {
+        return 0;
+    }
+    let (id, new) = ident::object_id(r, env, obj, how, &mut || fresh_object(r, b));
     if new && !env.is_null() {
         let class = ((**env).v1_4.GetObjectClass)(env, obj);
         let name = if class.is_null() {

@@ -13,7 +13,7 @@ use lockstep_classfile::{access, ArrayKind, ClassFile, Code, Insn, InvokeKind, K
 use crate::emit::{self, Emitter, Native, ACONST_NULL, ALOAD_0, ATHROW, DUP, DUP2, DUP2_X1, POP2};
 use crate::plan::{call_plan, needs_result, CallPlan};
 use crate::pool::Pool;
-use crate::raw::{put_u16, put_u32, Cursor, RawAttr, RawClass};
+use crate::raw::{put_u16, put_u32, Cursor, RawAttr, RawClass, RawMember};
 use crate::stackmap::{self, Form, Frame, VType};
 use crate::{
     CallEvent, Error, FieldDecl, FieldRef, Instrumented, Options, Probe, ProbeEvent, Site,
@@ -84,6 +84,15 @@ pub(crate) fn instrument_class(
         }
     }
     let probes = std::mem::take(&mut em.probes);
+    let id_field = changed && options.id_field && takes_id_field(&class);
+    if id_field {
+        raw.fields.push(RawMember {
+            access: access::PRIVATE | access::TRANSIENT | access::SYNTHETIC,
+            name: pool.utf8(crate::ID_FIELD)?,
+            descriptor: pool.utf8("J")?,
+            attrs: Vec::new(),
+        });
+    }
     let bytes = if changed {
         raw.pool_count = pool.count();
         raw.pool_bytes = pool.into_bytes();
@@ -106,8 +115,26 @@ pub(crate) fn instrument_class(
             })
             .collect(),
         probes: if changed { probes } else { Vec::new() },
+        id_field,
         notes,
     })
+}
+
+/// Does `class` get the object-id field? Only the topmost application
+/// class of a hierarchy (its superclass is never instrumented), so an
+/// object has at most one such field and every class below the topmost
+/// one sees the same field. Not interfaces and modules (no instance
+/// fields), not records (their fields are their components), and not a
+/// class that already has the field (rewritten twice).
+fn takes_id_field(class: &ClassFile) -> bool {
+    let flags = class.access_flags;
+    let is_type_only = flags & (access::INTERFACE | access::MODULE) != 0;
+    let root = class
+        .super_class
+        .as_deref()
+        .is_some_and(|s| crate::never_instrumented(s) && s != "java/lang/Record");
+    let has_it = class.fields.iter().any(|f| &*f.name == crate::ID_FIELD);
+    root && !is_type_only && !has_it
 }
 
 struct MethodCx<'a> {

@@ -34,6 +34,23 @@ use std::fmt;
 
 pub use runtime::{RT_CLASS, TASK_CLASS};
 
+/// Name of the object-id field added to the topmost application class of a
+/// hierarchy (descriptor `J`, `private transient synthetic`: excluded from
+/// the default `serialVersionUID` and from default serialization). `0`
+/// until the recorder assigns the object its id.
+pub const ID_FIELD: &str = "lockstep$id";
+
+/// Package prefixes of classes the recorder never rewrites (the JDK and
+/// lockstep's own runtime). A class whose superclass starts with one of
+/// these is the topmost application class of its hierarchy.
+pub const NEVER_INSTRUMENTED: &[&str] =
+    &["java/", "javax/", "jdk/", "sun/", "com/sun/", "lockstep/"];
+
+/// Is `class` (internal name) one the recorder never rewrites?
+pub fn never_instrumented(class: &str) -> bool {
+    NEVER_INSTRUMENTED.iter().any(|p| class.starts_with(p))
+}
+
 /// Why a class (or method) could not be instrumented.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Error {
@@ -68,6 +85,11 @@ pub struct Options {
     /// Monitors, `synchronized` methods, and modelled JDK calls (threads,
     /// locks, wait/notify, hand-offs, collections).
     pub sync: bool,
+    /// Give every object of an application class an id field ([`ID_FIELD`]),
+    /// declared by the topmost application class of its hierarchy (the one
+    /// whose superclass is a JDK class), so the recorder reads an object's
+    /// identity from the object instead of looking up a JVMTI tag.
+    pub id_field: bool,
 }
 
 impl Default for Options {
@@ -77,6 +99,7 @@ impl Default for Options {
             fields: true,
             arrays: true,
             sync: true,
+            id_field: true,
         }
     }
 }
@@ -214,6 +237,8 @@ pub struct Instrumented {
     pub super_class: Option<String>,
     pub fields: Vec<FieldDecl>,
     pub probes: Vec<Probe>,
+    /// Whether the new bytes declare [`ID_FIELD`].
+    pub id_field: bool,
     /// Methods left alone and why.
     pub notes: Vec<String>,
 }

@@ -1,0 +1,237 @@
+//! Object identity: the injected id field where an object has one, JVMTI
+//! tags for the rest.
+//!
+//! The rewriter adds `long lockstep$id` ([`lockstep_instrument::ID_FIELD`])
+//! to the topmost application class of each hierarchy, so an object has at
+//! most one such field and whether it has one depends only on its class.
+//! Reading it is a JNI `GetLongField` (HotSpot serves it from a fast
+//! accessor without a state transition), where a JVMTI `GetTag` takes the
+//! tag map's global mutex: that mutex was about a third of the recording
+//! time. JDK objects (arrays, collections, locks, threads of JDK classes)
+//! keep their JVMTI tag. Both kinds of id come from the same counter, so
+//! ids stay unique per object; `identityHashCode` is never used.
+//!
+//! Which of the two an object uses is decided per class, the same way at
+//! every probe, so one object never gets two ids. A probe caches the answer
+//! for the first class it saw ([`SiteIdent`]) and checks later objects
+//! against it with one JNI call (or none, when the verifier already
+//! guarantees the object's type: field accesses on an application class).
+
+use std::ffi::CString;
+
+use jni_sys::{jclass, jfieldID, jobject, JNIEnv};
+
+use crate::state::{lock, Recorder};
+
+/// A JNI global reference to a class and the id field it declares.
+#[derive(Clone, Copy)]
+pub struct IdField {
+    /// The topmost application class (global reference, kept for the
+    /// recorder's lifetime: it pins that class's loader).
+    root: jclass,
+    field: jfieldID,
+}
+
+// Global references and field ids are valid in every thread.
+unsafe impl Send for IdField {}
+unsafe impl Sync for IdField {}
+
+/// What a probe learned about the objects it sees.
+#[derive(Clone, Copy)]
+pub enum SiteIdent {
+    /// The first object carried the id field. `exact`: every object at
+    /// this probe is an instance of `root` (no check needed).
+    Field { id: IdField, exact: bool },
+    /// The first object had no id field; `class` is its class (global
+    /// reference), `exact`: no object at this probe can have one.
+    Tag { class: jclass, exact: bool },
+}
+
+unsafe impl Send for SiteIdent {}
+unsafe impl Sync for SiteIdent {}
+
+/// How one object is identified.
+#[derive(Clone, Copy)]
+pub enum Identity {
+    Field(jfieldID),
+    Tag,
+}
+
+/// The object's identity, through the probe's cache when it has one.
+/// `exact`: the probe's static type makes the first answer hold for all.
+pub unsafe fn identify(
+    r: &Recorder,
+    env: *mut JNIEnv,
+    obj: jobject,
+    site: Option<(&std::sync::OnceLock<SiteIdent>, bool)>,
+) -> Identity {
+    let Some((cache, exact)) = site else {
+        return resolve(r, env, obj).map_or(Identity::Tag, |f| Identity::Field(f.field));
+    };
+    match cache.get() {
+        Some(SiteIdent::Field { id, exact: true }) => Identity::Field(id.field),
+        Some(SiteIdent::Field { id, .. }) if ((**env).v1_4.IsInstanceOf)(env, obj, id.root) => {
+            Identity::Field(id.field)
+        }
+        Some(SiteIdent::Tag { exact: true, .. }) => Identity::Tag,
+        Some(SiteIdent::Tag { class, .. }) if same_class(env, obj, *class) => Identity::Tag,
+        Some(_) => resolve(r, env, obj).map_or(Identity::Tag, |f| Identity::Field(f.field)),
+        None => {
+            let found = resolve(r, env, obj);
+            let learned = match found {
+                Some(id) => Some(SiteIdent::Field { id, exact }),
+                None => class_ref(env, obj).map(|class| SiteIdent::Tag { class, exact }),
+            };
+            if let Some(l) = learned {
+                if cache.set(l).is_err() {
+                    // Another thread was first; this global reference is spare.
+                    release(env, l);
+                }
+            }
+            found.map_or(Identity::Tag, |f| Identity::Field(f.field))
+        }
+    }
+}
+
+unsafe fn release(env: *mut JNIEnv, l: SiteIdent) {
+    let class = match l {
+        SiteIdent::Field { id, .. } => id.root,
+        SiteIdent::Tag { class, .. } => class,
+    };
+    ((**env).v1_4.DeleteGlobalRef)(env, class);
+}
+
+unsafe fn same_class(env: *mut JNIEnv, obj: jobject, class: jclass) -> bool {
+    let c = ((**env).v1_4.GetObjectClass)(env, obj);
+    let same = !c.is_null() && ((**env).v1_4.IsSameObject)(env, c, class);
+    ((**env).v1_4.DeleteLocalRef)(env, c);
+    same
+}
+
+unsafe fn class_ref(env: *mut JNIEnv, obj: jobject) -> Option<jclass> {
+    let c = ((**env).v1_4.GetObjectClass)(env, obj);
+    if c.is_null() {
+        return None;
+    }
+    let g = ((**env).v1_4.NewGlobalRef)(env, c);
+    ((**env).v1_4.DeleteLocalRef)(env, c);
+    (!g.is_null()).then_some(g)
+}
+
+/// The id field of `obj`'s class and the class declaring it, if any: the
+/// class chain the hook recorded says how many superclass steps up the
+/// field's declaring class is.
+unsafe fn resolve(r: &Recorder, env: *mut JNIEnv, obj: jobject) -> Option<IdField> {
+    if env.is_null() || obj.is_null() {
+        return None;
+    }
+    let class = ((**env).v1_4.GetObjectClass)(env, obj);
+    if class.is_null() {
+        return None;
+    }
+    let name = r.jvmti.class_name(class);
+    let found = match root_depth(r, &name) {
+        Depth::Steps(n) => root_at(env, class, n).and_then(|root| field_in(env, root)),
+        Depth::Unknown => field_in(env, class).map(|f| IdField { root: class, ..f }),
+        Depth::None => None,
+    };
+    let global = found.and_then(|f| {
+        let g = ((**env).v1_4.NewGlobalRef)(env, f.root);
+        if f.root != class {
+            ((**env).v1_4.DeleteLocalRef)(env, f.root);
+        }
+        (!g.is_null()).then_some(IdField { root: g, ..f })
+    });
+    ((**env).v1_4.DeleteLocalRef)(env, class);
+    global
+}
+
+enum Depth {
+    /// The field's declaring class is this many superclass steps up.
+    Steps(usize),
+    /// No class of the chain declares it.
+    None,
+    /// The chain is not fully known (a class the hook never saw, e.g. a
+    /// hidden class): ask JNI.
+    Unknown,
+}
+
+fn root_depth(r: &Recorder, class: &str) -> Depth {
+    if class.starts_with('[') || lockstep_instrument::never_instrumented(class) {
+        return Depth::None;
+    }
+    let t = lock(&r.tables);
+    let mut name = class;
+    for steps in 0..256 {
+        let Some(entry) = t.class_entries.get(name) else {
+            return Depth::Unknown;
+        };
+        if entry.id_field {
+            return Depth::Steps(steps);
+        }
+        match entry.super_class.as_deref() {
+            Some(s) if !lockstep_instrument::never_instrumented(s) => name = s,
+            _ => return Depth::None,
+        }
+    }
+    Depth::Unknown
+}
+
+/// The class `steps` superclasses above `class` (a local reference).
+unsafe fn root_at(env: *mut JNIEnv, class: jclass, steps: usize) -> Option<jclass> {
+    let mut c = class;
+    for _ in 0..steps {
+        let up = ((**env).v1_4.GetSuperclass)(env, c);
+        if c != class {
+            ((**env).v1_4.DeleteLocalRef)(env, c);
+        }
+        if up.is_null() {
+            return None;
+        }
+        c = up;
+    }
+    Some(c)
+}
+
+/// The id field as seen from `class` (declared there or inherited); a
+/// missing field is not an error (the pending exception is cleared).
+unsafe fn field_in(env: *mut JNIEnv, class: jclass) -> Option<IdField> {
+    let name = CString::new(lockstep_instrument::ID_FIELD).ok()?;
+    let field = ((**env).v1_4.GetFieldID)(env, class, name.as_ptr(), c"J".as_ptr());
+    if ((**env).v1_4.ExceptionCheck)(env) {
+        ((**env).v1_4.ExceptionClear)(env);
+        return None;
+    }
+    (!field.is_null()).then_some(IdField { root: class, field })
+}
+
+/// The id of `obj` by its identity; `fresh` makes a new id (the object is
+/// then described in the trace by the caller). Returns `(id, new)`.
+pub unsafe fn object_id(
+    r: &Recorder,
+    env: *mut JNIEnv,
+    obj: jobject,
+    how: Identity,
+    fresh: &mut dyn FnMut() -> u64,
+) -> (u64, bool) {
+    match how {
+        Identity::Field(field) => {
+            let get = (**env).v1_4.GetLongField;
+            let v = get(env, obj, field);
+            if v != 0 {
+                return (v as u64, false);
+            }
+            // Serialise first assignments: two threads seeing 0 at once
+            // must agree on one id.
+            let _g = r.assign_lock();
+            let v = get(env, obj, field);
+            if v != 0 {
+                return (v as u64, false);
+            }
+            let id = fresh();
+            ((**env).v1_4.SetLongField)(env, obj, field, id as i64);
+            (id, true)
+        }
+        Identity::Tag => r.tag_id(obj, fresh),
+    }
+}
