@@ -27,6 +27,7 @@ mod hook;
 mod ident;
 mod jvmti;
 mod natives;
+mod owned;
 mod state;
 mod threads;
 
@@ -142,6 +143,7 @@ unsafe fn load(vm: *mut JavaVM, text: &str) -> Result<(), String> {
     };
     let writer = TraceWriter::new(BufWriter::with_capacity(1 << 16, file), &header)
         .map_err(|e| format!("cannot write trace: {e}"))?;
+    owned::init();
     let _ = RECORDER.set(Recorder::new(jvmti, options, writer));
     let cb = Callbacks {
         vm_init: Some(vm_init),
@@ -278,8 +280,7 @@ unsafe extern "system" fn thread_end(_j: JvmtiEnv, env: *mut JNIEnv, _thread: jt
 
 /// Ends the trace: every buffer flushed, the end record written, the file closed.
 pub(crate) fn finish(r: &Recorder) {
-    r.flush_all();
-    r.dead.store(true, Ordering::SeqCst);
+    r.stop_and_flush_all();
     let w = state::lock(&r.writer).take();
     if let Some(w) = w {
         let _ = w.finish();

@@ -147,11 +147,7 @@ unsafe fn probed_object(
 ) -> u64 {
     let how = match &p.event {
         ProbeEvent::ArrayRead | ProbeEvent::ArrayWrite => Identity::Tag,
-        ProbeEvent::FieldRead(f) | ProbeEvent::FieldWrite(f) => {
-            let exact = !lockstep_instrument::never_instrumented(&f.owner);
-            ident::identify(r, env, obj, Some((&p.ident, exact)))
-        }
-        _ => ident::identify(r, env, obj, Some((&p.ident, false))),
+        _ => ident::identify(r, env, obj, Some((&p.ident, p.exact_type))),
     };
     object_as(r, env, b, obj, how)
 }

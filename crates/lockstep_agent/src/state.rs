@@ -1,8 +1,8 @@
 //! The recorder's shared state: trace writer, tables, probes, threads,
 //! object ids and per-variable sequence counters.
 //!
-//! Hot paths (one event) touch only the calling thread's own buffer (an
-//! uncontended mutex, so a dump or `VMDeath` can flush it from another
+//! Hot paths (one event) touch only the calling thread's own buffer (no
+//! lock: see [`crate::owned`]; a dump or `VMDeath` flushes it from another
 //! thread), the probe table (append-only, read with one atomic load), and
 //! for synchronization events one shard of the sequence counters. Everything
 //! else (interning sites and fields, assigning thread ids) happens once per
@@ -15,6 +15,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use lockstep_instrument::{FieldRef, Probe, ProbeEvent};
+use lockstep_trace::fast_hash::FastMap;
 use lockstep_trace::{ChunkEncoder, Event, Field, Method, Site, ThreadId, ThreadInfo, TraceWriter};
 
 use crate::jvmti::Jvmti;
@@ -54,6 +55,10 @@ pub struct ProbeSlot {
     pub field: OnceLock<ResolvedField>,
     /// How the objects this probe sees are identified (learned from the first).
     pub ident: OnceLock<crate::ident::SiteIdent>,
+    /// Every object this probe sees is an instance of one application
+    /// class (a field access on it: the verifier checked the type), so
+    /// the first object's identity kind holds for all.
+    pub exact_type: bool,
 }
 
 /// Append-only probe table readable without locks.
@@ -137,7 +142,7 @@ pub struct Threads {
     /// Thread object tag → thread id (assigned at `start()` or first sight).
     pub by_tag: HashMap<u64, ThreadId>,
     pub parents: HashMap<ThreadId, (Option<ThreadId>, Option<u32>)>,
-    pub buffers: Vec<Arc<Mutex<ThreadBuf>>>,
+    pub buffers: Vec<Arc<crate::owned::OwnedBuf>>,
 }
 
 /// Links between objects learned from calls.
@@ -169,7 +174,7 @@ pub struct Recorder {
     pub tables: Mutex<Tables>,
     pub threads: Mutex<Threads>,
     pub links: Mutex<Links>,
-    seqs: Vec<Mutex<HashMap<(u64, u32), u64>>>,
+    seqs: Vec<SeqShard>,
     next_obj: AtomicU64,
     /// Serialises the first id of an object (JVMTI has no compare-and-set
     /// on tags, JNI none on fields).
@@ -181,6 +186,13 @@ pub struct Recorder {
 
 pub static RECORDER: OnceLock<Recorder> = OnceLock::new();
 
+/// One shard of the sequence counters, on its own cache line (threads
+/// counting different locks do not contend for a line), hashed with the
+/// integer hasher (SipHash was a tenth of the time of a lock event).
+#[derive(Default)]
+#[repr(align(64))]
+struct SeqShard(Mutex<FastMap<(u64, u32), u64>>);
+
 impl Recorder {
     pub fn new(jvmti: Jvmti, options: Options, writer: TraceWriter<BufWriter<File>>) -> Recorder {
         let r = Recorder {
@@ -191,9 +203,7 @@ impl Recorder {
             tables: Mutex::new(Tables::default()),
             threads: Mutex::new(Threads::default()),
             links: Mutex::new(Links::default()),
-            seqs: (0..SEQ_SHARDS)
-                .map(|_| Mutex::new(HashMap::new()))
-                .collect(),
+            seqs: (0..SEQ_SHARDS).map(|_| SeqShard::default()).collect(),
             next_obj: AtomicU64::new(1),
             tag_lock: Mutex::new(()),
             dead: AtomicBool::new(false),
@@ -229,7 +239,7 @@ impl Recorder {
     pub fn next_seq(&self, obj: u64, key: u32) -> u64 {
         let shard =
             (obj.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ u64::from(key)) as usize % SEQ_SHARDS;
-        let mut m = lock(&self.seqs[shard]);
+        let mut m = lock(&self.seqs[shard].0);
         let c = m.entry((obj, key)).or_insert(0);
         let s = *c;
         *c += 1;
@@ -383,6 +393,12 @@ impl Recorder {
                 member,
                 field: OnceLock::new(),
                 ident: OnceLock::new(),
+                exact_type: match &p.event {
+                    ProbeEvent::FieldRead(f) | ProbeEvent::FieldWrite(f) => {
+                        !lockstep_instrument::never_instrumented(&f.owner)
+                    }
+                    _ => false,
+                },
             };
             self.probes.set(first + i as u32, slot);
         }
@@ -392,14 +408,14 @@ impl Recorder {
         self.write(|w| w.thread(info));
     }
 
-    /// Writes every registered buffer's pending chunk.
-    pub fn flush_all(&self) {
+    /// Stops recording (`dead`) and writes every registered buffer's
+    /// pending chunk; events after this are not recorded.
+    pub fn stop_and_flush_all(&self) {
+        self.dead.store(true, Ordering::SeqCst);
         let buffers: Vec<_> = lock(&self.threads).buffers.clone();
-        for b in buffers {
-            let chunk = lock(&b).enc.take_chunk();
-            if let Some(c) = chunk {
-                self.write(|w| w.chunk(&c));
-            }
+        let chunks = crate::owned::OwnedBuf::after_stop(&buffers, |b| b.enc.take_chunk());
+        for c in chunks.into_iter().flatten() {
+            self.write(|w| w.chunk(&c));
         }
         self.write(|w| w.flush());
     }

@@ -4,19 +4,21 @@
 //! in its parent (so the parent and start site are known), or else at its
 //! JVMTI `ThreadStart` event or first event (threads of JDK pools, native
 //! code, the main thread). The thread's buffer lives in a Rust thread-local
-//! and is also registered globally so `VMDeath` and hang dumps can flush it.
+//! and is also registered globally so `VMDeath` and hang dumps can flush it
+//! (see [`crate::owned`] for how the two sides stay apart without a lock).
 
 use std::cell::RefCell;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use jni_sys::{jobject, JNIEnv};
 use lockstep_trace::{ChunkEncoder, Event, ObjectInfo, ThreadId, ThreadInfo};
 
 use crate::ident;
+use crate::owned::OwnedBuf;
 use crate::state::{lock, Recorder, ThreadBuf};
 
 thread_local! {
-    static LOCAL: RefCell<Option<Arc<Mutex<ThreadBuf>>>> = const { RefCell::new(None) };
+    static LOCAL: RefCell<Option<Arc<OwnedBuf>>> = const { RefCell::new(None) };
 }
 
 const OBJECT_BLOCK: u64 = 1024;
@@ -102,23 +104,22 @@ pub unsafe fn with_buf<T>(
     }
     // Fast path: the thread's buffer, borrowed without touching its refcount.
     let mut f = Some(f);
-    let done = LOCAL.with(|l| {
+    let found = LOCAL.with(|l| {
         let slot = l.borrow();
         let buf = slot.as_ref()?;
         let f = f.take()?;
-        let mut g = lock(buf);
-        Some(f(&mut g))
+        Some(buf.enter(&r.dead).map(|mut g| f(&mut g)))
     });
-    if done.is_some() {
+    if let Some(done) = found {
         return done;
     }
     let buf = begin_thread(r, env);
     let f = f.take()?;
-    let mut g = lock(&buf);
+    let mut g = buf.enter(&r.dead)?;
     Some(f(&mut g))
 }
 
-unsafe fn begin_thread(r: &Recorder, env: *mut JNIEnv) -> Arc<Mutex<ThreadBuf>> {
+unsafe fn begin_thread(r: &Recorder, env: *mut JNIEnv) -> Arc<OwnedBuf> {
     let thread = r.jvmti.current_thread();
     let mut scratch = ThreadBuf {
         id: 0,
@@ -153,7 +154,7 @@ unsafe fn begin_thread(r: &Recorder, env: *mut JNIEnv) -> Arc<Mutex<ThreadBuf>> 
         end_obj: scratch.end_obj,
     };
     b.enc.push(&Event::ThreadBegin { parent });
-    let buf = Arc::new(Mutex::new(b));
+    let buf = Arc::new(OwnedBuf::new(b));
     lock(&r.threads).buffers.push(buf.clone());
     LOCAL.with(|l| *l.borrow_mut() = Some(buf.clone()));
     if !thread.is_null() && !env.is_null() {
@@ -169,11 +170,11 @@ pub unsafe fn end_thread(r: &Recorder, env: *mut JNIEnv) {
         let _ = env;
         return;
     };
-    let chunk = {
-        let mut b = lock(&buf);
+    // After the trace ended the finisher has flushed this buffer.
+    let chunk = buf.enter(&r.dead).and_then(|mut b| {
         b.enc.push(&Event::ThreadEnd);
         b.enc.take_chunk()
-    };
+    });
     if let Some(c) = chunk {
         r.write(|w| w.chunk(&c));
     }
