@@ -26,8 +26,9 @@ use crate::state::{lock, Recorder};
 /// A JNI global reference to a class and the id field it declares.
 #[derive(Clone, Copy)]
 pub struct IdField {
-    /// The topmost application class (global reference, kept for the
-    /// recorder's lifetime: it pins that class's loader).
+    /// The topmost application class: a local reference from a resolution,
+    /// a global one when a probe caches it (kept for the recorder's
+    /// lifetime: it pins that class's loader).
     root: jclass,
     field: jfieldID,
 }
@@ -55,6 +56,11 @@ unsafe impl Sync for SiteIdent {}
 pub enum Identity {
     Field(jfieldID),
     Tag,
+    /// A tagged object keeps its tag (objects with the id field are never
+    /// tagged); an untagged one of another class than `class` is resolved.
+    TagUnlessNew {
+        class: jclass,
+    },
 }
 
 /// The object's identity, through the probe's cache when it has one.
@@ -66,20 +72,23 @@ pub unsafe fn identify(
     site: Option<(&std::sync::OnceLock<SiteIdent>, bool)>,
 ) -> Identity {
     let Some((cache, exact)) = site else {
-        return resolve(r, env, obj).map_or(Identity::Tag, |f| Identity::Field(f.field));
+        return resolved(r, env, obj);
     };
     match cache.get() {
         Some(SiteIdent::Field { id, exact: true }) => Identity::Field(id.field),
         Some(SiteIdent::Field { id, .. }) if ((**env).v1_4.IsInstanceOf)(env, obj, id.root) => {
             Identity::Field(id.field)
         }
+        Some(SiteIdent::Field { .. }) => resolved(r, env, obj),
         Some(SiteIdent::Tag { exact: true, .. }) => Identity::Tag,
-        Some(SiteIdent::Tag { class, .. }) if same_class(env, obj, *class) => Identity::Tag,
-        Some(_) => resolve(r, env, obj).map_or(Identity::Tag, |f| Identity::Field(f.field)),
+        Some(SiteIdent::Tag { class, .. }) => Identity::TagUnlessNew { class: *class },
         None => {
             let found = resolve(r, env, obj);
             let learned = match found {
-                Some(id) => Some(SiteIdent::Field { id, exact }),
+                Some(id) => globalize(env, id.root).map(|root| SiteIdent::Field {
+                    id: IdField { root, ..id },
+                    exact,
+                }),
                 None => class_ref(env, obj).map(|class| SiteIdent::Tag { class, exact }),
             };
             if let Some(l) = learned {
@@ -88,9 +97,31 @@ pub unsafe fn identify(
                     release(env, l);
                 }
             }
-            found.map_or(Identity::Tag, |f| Identity::Field(f.field))
+            finish_resolved(env, found)
         }
     }
+}
+
+/// The identity of `obj` without a cache (rare events, first sights).
+unsafe fn resolved(r: &Recorder, env: *mut JNIEnv, obj: jobject) -> Identity {
+    let found = resolve(r, env, obj);
+    finish_resolved(env, found)
+}
+
+/// The identity a resolution gave; its local class reference is dropped.
+unsafe fn finish_resolved(env: *mut JNIEnv, found: Option<IdField>) -> Identity {
+    match found {
+        Some(f) => {
+            ((**env).v1_4.DeleteLocalRef)(env, f.root);
+            Identity::Field(f.field)
+        }
+        None => Identity::Tag,
+    }
+}
+
+unsafe fn globalize(env: *mut JNIEnv, local: jclass) -> Option<jclass> {
+    let g = ((**env).v1_4.NewGlobalRef)(env, local);
+    (!g.is_null()).then_some(g)
 }
 
 unsafe fn release(env: *mut JNIEnv, l: SiteIdent) {
@@ -118,9 +149,9 @@ unsafe fn class_ref(env: *mut JNIEnv, obj: jobject) -> Option<jclass> {
     (!g.is_null()).then_some(g)
 }
 
-/// The id field of `obj`'s class and the class declaring it, if any: the
-/// class chain the hook recorded says how many superclass steps up the
-/// field's declaring class is.
+/// The id field of `obj`'s class and the class declaring it (a local
+/// reference), if any: the class chain the hook recorded says how many
+/// superclass steps up the field's declaring class is.
 unsafe fn resolve(r: &Recorder, env: *mut JNIEnv, obj: jobject) -> Option<IdField> {
     if env.is_null() || obj.is_null() {
         return None;
@@ -135,15 +166,10 @@ unsafe fn resolve(r: &Recorder, env: *mut JNIEnv, obj: jobject) -> Option<IdFiel
         Depth::Unknown => field_in(env, class).map(|f| IdField { root: class, ..f }),
         Depth::None => None,
     };
-    let global = found.and_then(|f| {
-        let g = ((**env).v1_4.NewGlobalRef)(env, f.root);
-        if f.root != class {
-            ((**env).v1_4.DeleteLocalRef)(env, f.root);
-        }
-        (!g.is_null()).then_some(IdField { root: g, ..f })
-    });
-    ((**env).v1_4.DeleteLocalRef)(env, class);
-    global
+    if found.is_none_or(|f| f.root != class) {
+        ((**env).v1_4.DeleteLocalRef)(env, class);
+    }
+    found
 }
 
 enum Depth {
@@ -233,5 +259,17 @@ pub unsafe fn object_id(
             (id, true)
         }
         Identity::Tag => r.tag_id(obj, fresh),
+        Identity::TagUnlessNew { class } => {
+            let tag = r.jvmti.get_tag(obj);
+            if tag != 0 {
+                return (tag as u64, false);
+            }
+            let how = if same_class(env, obj, class) {
+                Identity::Tag
+            } else {
+                resolved(r, env, obj)
+            };
+            object_id(r, env, obj, how, fresh)
+        }
     }
 }
