@@ -53,13 +53,7 @@ unsafe fn dump(r: &Recorder, secs: u64) {
     }
     let env = env as *mut JNIEnv;
     let j = r.jvmti;
-    let mut scratch = ThreadBuf {
-        id: u32::MAX,
-        enc: lockstep_trace::ChunkEncoder::new(u32::MAX),
-        last_wrapper: 0,
-        next_obj: 0,
-        end_obj: 0,
-    };
+    let mut scratch = ThreadBuf::new(u32::MAX);
     let mut tag = |obj| crate::threads::object(r, env, &mut scratch, obj);
     let mut threads = Vec::new();
     for t in j.all_threads() {

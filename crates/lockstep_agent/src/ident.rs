@@ -273,3 +273,98 @@ pub unsafe fn object_id(
         }
     }
 }
+
+/// Slots of a thread's [`ArrayCache`] (a power of two).
+const ARRAY_SLOTS: usize = 64;
+/// After this many misses in a row a slot stops following its probe's
+/// arrays (each refresh costs two JNI reference operations) ...
+const MISS_LIMIT: u32 = 4;
+/// ... except on every this-many-th miss, to notice a probe that settles.
+const RETRY_EVERY: u32 = 64;
+
+#[derive(Clone, Copy)]
+struct ArraySlot {
+    probe: i32,
+    /// A weak global reference to the array this probe saw last.
+    array: jobject,
+    id: u64,
+    misses: u32,
+}
+
+/// The array each array probe saw last in this thread, with its id: a loop
+/// reading one array asks JNI "same object?" (no lock) instead of looking
+/// the JVMTI tag up (the tag map's global mutex) on every element.
+pub struct ArrayCache {
+    slots: Box<[ArraySlot; ARRAY_SLOTS]>,
+}
+
+// Weak global references are valid in every thread; the cache is used by
+// its own thread only.
+unsafe impl Send for ArrayCache {}
+
+impl Default for ArrayCache {
+    fn default() -> Self {
+        let empty = ArraySlot {
+            probe: -1,
+            array: std::ptr::null_mut(),
+            id: 0,
+            misses: 0,
+        };
+        ArrayCache {
+            slots: Box::new([empty; ARRAY_SLOTS]),
+        }
+    }
+}
+
+impl ArrayCache {
+    /// The id `probe` cached for `array`, if it is the array it saw last.
+    pub unsafe fn get(&mut self, env: *mut JNIEnv, probe: i32, array: jobject) -> Option<u64> {
+        let s = &mut self.slots[probe as usize % ARRAY_SLOTS];
+        if s.probe == probe
+            && !s.array.is_null()
+            && ((**env).v1_4.IsSameObject)(env, array, s.array)
+        {
+            s.misses = 0;
+            return Some(s.id);
+        }
+        None
+    }
+
+    /// Remembers `array` (id `id`) as what `probe` saw last, unless the
+    /// probe keeps seeing different arrays.
+    pub unsafe fn put(&mut self, env: *mut JNIEnv, probe: i32, array: jobject, id: u64) {
+        let s = &mut self.slots[probe as usize % ARRAY_SLOTS];
+        if s.probe == probe {
+            s.misses = s.misses.saturating_add(1);
+            if s.misses > MISS_LIMIT && s.misses % RETRY_EVERY != 0 {
+                return;
+            }
+        } else {
+            s.misses = 0;
+        }
+        let weak = ((**env).v1_4.NewWeakGlobalRef)(env, array);
+        if weak.is_null() {
+            return;
+        }
+        if !s.array.is_null() {
+            ((**env).v1_4.DeleteWeakGlobalRef)(env, s.array);
+        }
+        *s = ArraySlot {
+            probe,
+            array: weak,
+            id,
+            misses: s.misses,
+        };
+    }
+
+    /// Drops every weak reference (the thread ends).
+    pub unsafe fn clear(&mut self, env: *mut JNIEnv) {
+        for s in self.slots.iter_mut() {
+            if !s.array.is_null() && !env.is_null() {
+                ((**env).v1_4.DeleteWeakGlobalRef)(env, s.array);
+            }
+            s.array = std::ptr::null_mut();
+            s.probe = -1;
+        }
+    }
+}

@@ -134,10 +134,26 @@ pub unsafe extern "system" fn e(env: *mut JNIEnv, _c: jclass, probe: jint) {
     });
 }
 
-/// The id of the object a probe got, through the probe's identity cache.
-/// Arrays never carry the id field; a field access on an application
-/// class sees only instances of that class (the verifier checked it), so
-/// the first object's answer holds for all.
+/// The id of an array (arrays never carry the id field: their JVMTI tag),
+/// through the thread's cache of the array each probe saw last.
+unsafe fn array_id(
+    r: &Recorder,
+    env: *mut JNIEnv,
+    b: &mut ThreadBuf,
+    probe: jint,
+    array: jobject,
+) -> u64 {
+    if let Some(id) = b.arrays.get(env, probe, array) {
+        return id;
+    }
+    let id = object_as(r, env, b, array, Identity::Tag);
+    b.arrays.put(env, probe, array, id);
+    id
+}
+
+/// The id of the object a probe got, through the probe's identity cache
+/// (a field access on an application class sees only instances of that
+/// class, the verifier checked it, so the first object's answer holds).
 unsafe fn probed_object(
     r: &Recorder,
     env: *mut JNIEnv,
@@ -145,10 +161,7 @@ unsafe fn probed_object(
     p: &ProbeSlot,
     obj: jobject,
 ) -> u64 {
-    let how = match &p.event {
-        ProbeEvent::ArrayRead | ProbeEvent::ArrayWrite => Identity::Tag,
-        _ => ident::identify(r, env, obj, Some((&p.ident, p.exact_type))),
-    };
+    let how = ident::identify(r, env, obj, Some((&p.ident, p.exact_type)));
     object_as(r, env, b, obj, how)
 }
 
@@ -279,7 +292,10 @@ pub unsafe extern "system" fn oi(env: *mut JNIEnv, _c: jclass, obj: jobject, v: 
         return;
     }
     with_buf(r, env, |b| {
-        let id = probed_object(r, env, b, p, obj);
+        let id = match &p.event {
+            ProbeEvent::ArrayRead | ProbeEvent::ArrayWrite => array_id(r, env, b, probe, obj),
+            _ => probed_object(r, env, b, p, obj),
+        };
         let site = p.site;
         match &p.event {
             ProbeEvent::ArrayRead => r.push(

@@ -134,6 +134,22 @@ pub struct ThreadBuf {
     /// Object ids reserved for this thread: `next..end`.
     pub next_obj: u64,
     pub end_obj: u64,
+    /// The array each array probe saw last, with its id.
+    pub arrays: crate::ident::ArrayCache,
+}
+
+impl ThreadBuf {
+    /// An empty buffer of thread `id`.
+    pub fn new(id: ThreadId) -> ThreadBuf {
+        ThreadBuf {
+            id,
+            enc: ChunkEncoder::new(id),
+            last_wrapper: 0,
+            next_obj: 0,
+            end_obj: 0,
+            arrays: crate::ident::ArrayCache::default(),
+        }
+    }
 }
 
 #[derive(Default)]

@@ -11,7 +11,7 @@ use std::cell::RefCell;
 use std::sync::Arc;
 
 use jni_sys::{jobject, JNIEnv};
-use lockstep_trace::{ChunkEncoder, Event, ObjectInfo, ThreadId, ThreadInfo};
+use lockstep_trace::{Event, ObjectInfo, ThreadId, ThreadInfo};
 
 use crate::ident;
 use crate::owned::OwnedBuf;
@@ -121,13 +121,7 @@ pub unsafe fn with_buf<T>(
 
 unsafe fn begin_thread(r: &Recorder, env: *mut JNIEnv) -> Arc<OwnedBuf> {
     let thread = r.jvmti.current_thread();
-    let mut scratch = ThreadBuf {
-        id: 0,
-        enc: ChunkEncoder::new(0),
-        last_wrapper: 0,
-        next_obj: 0,
-        end_obj: 0,
-    };
+    let mut scratch = ThreadBuf::new(0);
     let tag = object(r, env, &mut scratch, thread);
     let (id, _) = thread_id_for_tag(r, tag, None, None);
     let (parent, start_site) = lock(&r.threads)
@@ -147,11 +141,9 @@ unsafe fn begin_thread(r: &Recorder, env: *mut JNIEnv) -> Arc<OwnedBuf> {
         start_site,
     });
     let mut b = ThreadBuf {
-        id,
-        enc: ChunkEncoder::new(id),
-        last_wrapper: 0,
         next_obj: scratch.next_obj,
         end_obj: scratch.end_obj,
+        ..ThreadBuf::new(id)
     };
     b.enc.push(&Event::ThreadBegin { parent });
     let buf = Arc::new(OwnedBuf::new(b));
@@ -167,11 +159,11 @@ unsafe fn begin_thread(r: &Recorder, env: *mut JNIEnv) -> Arc<OwnedBuf> {
 pub unsafe fn end_thread(r: &Recorder, env: *mut JNIEnv) {
     let Some(buf) = LOCAL.with(|l| l.borrow_mut().take()) else {
         // A thread that never recorded anything: nothing to close.
-        let _ = env;
         return;
     };
     // After the trace ended the finisher has flushed this buffer.
     let chunk = buf.enter(&r.dead).and_then(|mut b| {
+        b.arrays.clear(env);
         b.enc.push(&Event::ThreadEnd);
         b.enc.take_chunk()
     });
