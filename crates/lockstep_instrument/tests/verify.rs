@@ -123,3 +123,36 @@ fn probed_java_25_class_files_verify_on_jdk_25() {
     assert_eq!(u16::from_be_bytes([first[6], first[7]]), 69);
     check_same_behaviour(&home.join("bin/java"), &opts, &Options::default());
 }
+
+#[test]
+fn only_the_topmost_application_class_gets_the_id_field() {
+    let opts = CompileOptions::release(17);
+    let fixture = compile_dir(&fixture_dir("ids"), &opts).expect("javac");
+    let names = class_names(&fixture);
+    let mut with_field = Vec::new();
+    for name in &names {
+        let bytes = std::fs::read(fixture.classes_dir.join(format!("{name}.class"))).unwrap();
+        let r = instrument(&bytes, 0, &Options::default()).unwrap();
+        if r.id_field {
+            with_field.push(name.as_str());
+            let parsed = lockstep_classfile::parse(r.bytes.as_deref().unwrap()).unwrap();
+            let f = parsed
+                .fields
+                .iter()
+                .find(|f| &*f.name == lockstep_instrument::ID_FIELD)
+                .expect("declared");
+            assert_eq!(&*f.descriptor, "J");
+            // private transient synthetic: outside the default serialVersionUID.
+            assert_eq!(f.access_flags, 0x0002 | 0x0080 | 0x1000);
+        }
+    }
+    // Not the subclass (its superclass has it), the interface or the record.
+    assert_eq!(with_field, ["Ids", "Ids$Color", "Ids$Root"]);
+    // Same output (serialVersionUIDs included) under -Xverify:all.
+    let (plain_ok, plain_out, plain_err) = run_java(Path::new("java"), &fixture.classes_dir, "Ids");
+    assert!(plain_ok, "{plain_err}");
+    let (dir, _) = instrumented_copy(&fixture.classes_dir, &names, &Options::default());
+    let (ok, out, err) = run_java(Path::new("java"), dir.path(), "Ids");
+    assert!(ok, "{err}");
+    assert_eq!(out, plain_out);
+}
