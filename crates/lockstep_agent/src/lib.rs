@@ -83,6 +83,24 @@ fn parse_options(text: &str) -> Result<Options, String> {
     Ok(o)
 }
 
+/// Pipe capacity asked for when the trace is a pipe (`lockstep run`).
+const PIPE_BYTES: libc::c_int = 1 << 20;
+
+/// When the trace is a pipe, asks for a 1 MiB buffer instead of the
+/// default 64 KiB: the online checker reads in bursts, and with a small
+/// pipe every recording thread that flushes a chunk waits for it. Failure
+/// (not a pipe, above `/proc/sys/fs/pipe-max-size`) leaves it as it was.
+fn widen_pipe(file: &std::fs::File) {
+    use std::os::fd::AsRawFd;
+    let is_pipe = file
+        .metadata()
+        .is_ok_and(|m| std::os::unix::fs::FileTypeExt::is_fifo(&m.file_type()));
+    if is_pipe {
+        // SAFETY: fcntl on a descriptor we own, integer argument.
+        unsafe { libc::fcntl(file.as_raw_fd(), libc::F_SETPIPE_SZ, PIPE_BYTES) };
+    }
+}
+
 /// `com.example.*` → `com/example/` (a package prefix); `com.example.Main`
 /// → `com/example/Main` (a class or package name).
 fn pattern_prefix(p: &str) -> String {
@@ -131,6 +149,7 @@ unsafe fn load(vm: *mut JavaVM, text: &str) -> Result<(), String> {
         .truncate(true)
         .open(&options.trace)
         .map_err(|e| format!("cannot open trace {}: {e}", options.trace))?;
+    widen_pipe(&file);
     let header = Header {
         format_version: lockstep_trace::FORMAT_VERSION,
         jvm: String::new(),
