@@ -336,7 +336,7 @@ impl ArrayCache {
         let s = &mut self.slots[probe as usize % ARRAY_SLOTS];
         if s.probe == probe {
             s.misses = s.misses.saturating_add(1);
-            if s.misses > MISS_LIMIT && s.misses % RETRY_EVERY != 0 {
+            if s.misses > MISS_LIMIT && !s.misses.is_multiple_of(RETRY_EVERY) {
                 return;
             }
         } else {
