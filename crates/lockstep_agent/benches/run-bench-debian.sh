@@ -8,7 +8,8 @@
 # --trace ...` (recording, both online checkers, report at exit). `record-inc`
 # and `run-inc` restrict instrumentation with --include to the driver's
 # package plus the library's. Not a test: a measurement for BENCHMARKS.md.
-# Usage: [KEEP=DIR] run-bench-debian.sh LOCKSTEP_BINARY [RUNS] [h2|log4j|jgroups...]
+# Usage: [KEEP=DIR] [AGENT=LIB.so] run-bench-debian.sh LOCKSTEP_BINARY [RUNS] [h2|log4j|jgroups...]
+# (AGENT: the agent library for `record`; default the newest in the cache.)
 # (KEEP=DIR keeps the JSON reports of the last `run` and `run-inc` in DIR.)
 set -eu
 LOCKSTEP=${1:?usage: run-bench-debian.sh LOCKSTEP_BINARY [RUNS] [WORKLOAD...]}
@@ -21,7 +22,7 @@ WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 javac -d "$WORK/cls" -cp "$J/h2.jar:$J/log4j-1.2.jar:$J/jgroups.jar" "$HERE"/workloads/debian/*.java
 "$LOCKSTEP" run -q -o /dev/null -- java -cp "$WORK/cls" lsbench.H2Clients 0 >/dev/null 2>&1 || true
-AGENT=$(ls -t "${XDG_CACHE_HOME:-$HOME/.cache}"/lockstep/agent-*.so | head -1)
+AGENT=${AGENT:-$(ls -t "${XDG_CACHE_HOME:-$HOME/.cache}"/lockstep/agent-*.so | head -1)}
 now() { date +%s.%N; }
 best() { sort -n | head -1; }
 # time_it LOG CMD...: seconds of wall clock; the command's stderr goes to LOG.
