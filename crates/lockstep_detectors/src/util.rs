@@ -304,7 +304,7 @@ fn read_write_lock_text(program: &Program, pt: &PointsToResult, o: ObjectId) -> 
     });
     match pt.object(o) {
         Some(info) if made_by_jdk => {
-            let outer = info.type_name.split('$').next().unwrap_or(&info.type_name);
+            let outer = info.type_name.split('$').next().unwrap_or(info.type_name);
             with_article(&java_type(outer))
         }
         _ => object_text(program, pt, o),
