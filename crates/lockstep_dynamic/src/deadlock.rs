@@ -177,7 +177,12 @@ pub fn hang_findings(hangs: &[Hang], view: &View, threads: &Threads) -> Vec<Find
     for h in hangs {
         let dumps: BTreeMap<ThreadId, &ThreadDump> =
             h.threads.iter().map(|d| (d.thread, d)).collect();
-        for cycle in wait_cycles(&dumps) {
+        let blocked = |d: &ThreadDump, lock: ObjId| {
+            // A thread in `Object.wait` also names its monitor; it waits for
+            // a notification, not for the lock's owner.
+            d.state == "BLOCKED" || is_synchronizer(view, lock)
+        };
+        for cycle in wait_cycles(&dumps, blocked) {
             out.push(hang_finding(&cycle, &dumps, view, threads));
         }
     }
@@ -185,7 +190,10 @@ pub fn hang_findings(hangs: &[Hang], view: &View, threads: &Threads) -> Vec<Find
 }
 
 /// The owner of each held lock, and each thread's wait-for successor.
-fn wait_cycles(dumps: &BTreeMap<ThreadId, &ThreadDump>) -> Vec<Vec<ThreadId>> {
+fn wait_cycles(
+    dumps: &BTreeMap<ThreadId, &ThreadDump>,
+    blocked: impl Fn(&ThreadDump, ObjId) -> bool,
+) -> Vec<Vec<ThreadId>> {
     let mut owner: BTreeMap<ObjId, ThreadId> = BTreeMap::new();
     for d in dumps.values() {
         for &l in &d.holds {
@@ -193,7 +201,8 @@ fn wait_cycles(dumps: &BTreeMap<ThreadId, &ThreadDump>) -> Vec<Vec<ThreadId>> {
         }
     }
     let next = |t: ThreadId| -> Option<ThreadId> {
-        let w = dumps.get(&t)?.waits_for?;
+        let d = dumps.get(&t)?;
+        let w = d.waits_for.filter(|&w| blocked(d, w))?;
         owner.get(&w).copied().filter(|&o| o != t)
     };
     let mut cycles = BTreeSet::new();
@@ -263,34 +272,60 @@ fn waiting_frame<'d>(d: &'d ThreadDump) -> Option<&'d str> {
         .find(|s| !jdk.iter().any(|p| s.starts_with(p)))
 }
 
-/// A dumped lock as the trace knows it: a monitor the thread took (with
-/// where), or the `java.util.concurrent` lock behind a synchronizer.
-fn dumped_lock(view: &View, threads: &Threads, owner: ThreadId, obj: ObjId) -> String {
+/// Is `obj` a `java.util.concurrent` synchronizer (what the recorder
+/// names for a thread parked in a lock)?
+fn is_synchronizer(view: &View, obj: ObjId) -> bool {
+    view.tables
+        .objects
+        .get(&obj)
+        .is_some_and(|o| o.class.starts_with("java/util/concurrent/"))
+}
+
+/// A lock of the dump as the trace knows it.
+struct DumpedLock {
+    /// How the finding names it.
+    name: String,
+    /// Where its owner took it, when the trace recorded that.
+    taken: Option<Taken>,
+    /// The synchronizer the dump named instead of the lock.
+    synchronizer: Option<ObjId>,
+}
+
+/// `name (position)`, or the name alone.
+fn named_at(name: &str, position: Option<String>) -> String {
+    match position {
+        Some(p) => format!("{name} ({p})"),
+        None => name.to_owned(),
+    }
+}
+
+/// A dumped lock `obj` held by thread `owner`: a lock the thread took in
+/// the trace, or the one `java.util.concurrent` lock it holds behind a
+/// synchronizer, or else the dumped object itself.
+fn dumped_lock(view: &View, threads: &Threads, owner: ThreadId, obj: ObjId) -> DumpedLock {
     let held = threads
         .tids
         .get(&owner)
         .map_or(&[][..], |&t| threads.graph.held(t));
+    let taken = |h: &Taken, synchronizer| DumpedLock {
+        name: lock_name(view, h.lock, h.kind),
+        taken: Some(*h),
+        synchronizer,
+    };
     if let Some(h) = held.iter().find(|h| h.lock == obj) {
-        return format!(
-            "{} (taken at {})",
-            lock_name(view, h.lock, h.kind),
-            taken_at(view, h)
-        );
+        return taken(h, None);
     }
     let juc: Vec<&Taken> = held
         .iter()
         .filter(|h| matches!(h.kind, LockKind::Exclusive | LockKind::Write))
         .collect();
-    let class = view.tables.objects.get(&obj).map(|o| o.class.as_str());
-    let synchronizer = class.is_some_and(|c| c.starts_with("java/util/concurrent/"));
     match juc.as_slice() {
-        [h] if synchronizer => format!(
-            "{} (taken at {}; its synchronizer {})",
-            lock_name(view, h.lock, h.kind),
-            taken_at(view, h),
-            object_name(view.tables, obj)
-        ),
-        _ => format!("`{}`", object_name(view.tables, obj)),
+        [h] if is_synchronizer(view, obj) => taken(h, Some(obj)),
+        _ => DumpedLock {
+            name: format!("`{}`", object_name(view.tables, obj)),
+            taken: None,
+            synchronizer: None,
+        },
     }
 }
 
@@ -300,46 +335,46 @@ fn hang_finding(
     view: &View,
     threads: &Threads,
 ) -> Finding {
+    let n = cycle.len();
     let mut parts = Vec::new();
-    let mut related = Vec::new();
     let mut flows = Vec::new();
-    let mut location = None;
+    let mut notes = BTreeSet::new();
     for (i, &t) in cycle.iter().enumerate() {
         let d = dumps[&t];
-        let waited = d.waits_for.unwrap_or(0);
-        let owner = cycle[(i + 1) % cycle.len()];
-        let holds = dumps[&owner].holds.contains(&waited);
-        let held_by_t: Vec<String> = dumps[&cycle[(i + cycle.len() - 1) % cycle.len()]]
-            .waits_for
-            .into_iter()
-            .filter(|w| d.holds.contains(w))
-            .map(|w| dumped_lock(view, threads, t, w))
-            .collect();
-        let waits = if holds {
-            dumped_lock(view, threads, owner, waited)
-        } else {
-            format!("`{}`", object_name(view.tables, waited))
-        };
-        let at = waiting_frame(d);
-        let loc = at.and_then(|s| frame_location(view, s));
-        if location.is_none() {
-            location = loc.clone();
+        // The lock the previous thread waits for is the one this thread holds.
+        let held_obj = dumps[&cycle[(i + n - 1) % n]].waits_for.unwrap_or(0);
+        let held = dumped_lock(view, threads, t, held_obj);
+        let waited = dumped_lock(view, threads, cycle[(i + 1) % n], d.waits_for.unwrap_or(0));
+        for l in [&held, &waited] {
+            if let Some(s) = l.synchronizer {
+                notes.insert(format!(
+                    "{} appears in the thread dump as its synchronizer `{}`",
+                    l.name,
+                    object_name(view.tables, s)
+                ));
+            }
         }
-        let where_ = at.map_or(String::new(), |s| format!(" at {s}"));
+        let at = waiting_frame(d).and_then(|s| frame_location(view, s));
         parts.push(format!(
-            "thread {} (`{}`, {}) holds {}, waits for {}{where_}",
+            "thread {} (`{}`, {}) holds {}, waits for {}",
             letter(i),
             d.name,
             d.state,
-            held_by_t.join(", "),
-            waits,
+            named_at(&held.name, held.taken.map(|h| taken_at(view, &h))),
+            named_at(&waited.name, at.as_ref().map(Location::position)),
         ));
-        let loc = loc.unwrap_or_else(|| Location::in_class(format!("<thread {}>", d.name)));
-        let step = Related::new(loc, format!("`{}` waits for {waits}", d.name));
-        related.push(step.clone());
+        let mut steps = Vec::new();
+        if let Some(h) = held.taken {
+            steps.push(Related::new(
+                site_location(view.tables, h.site),
+                format!("takes {}", held.name),
+            ));
+        }
+        let at = at.unwrap_or_else(|| Location::in_class(format!("<thread {}>", d.name)));
+        steps.push(Related::new(at, format!("waits for {}", waited.name)));
         flows.push(Flow::new(
             format!("thread {} `{}`", letter(i), d.name),
-            vec![step],
+            steps,
         ));
     }
     let names: Vec<String> = cycle
@@ -350,20 +385,27 @@ fn hang_finding(
         "deadlock observed: the run deadlocked; threads {} wait for each other's locks",
         names.join(" and ")
     );
-    let mut f = Finding::new(
-        RULE,
-        Severity::Error,
-        message,
-        location.unwrap_or_else(|| Location::in_class("<thread dump>")),
-    )
-    .with_provenance("run")
-    .with_confidence(Confidence::High)
-    .with_note(format!("cycle: {}", parts.join("; ")));
-    for r in related {
-        f = f.with_related(r.location, r.message);
+    let location = flows.first().and_then(|f| f.steps.last()).map_or_else(
+        || Location::in_class("<thread dump>"),
+        |s| s.location.clone(),
+    );
+    let mut f = Finding::new(RULE, Severity::Error, message, location)
+        .with_provenance("run")
+        .with_confidence(Confidence::High)
+        .with_note(format!("cycle: {}", parts.join("; ")));
+    for fl in &flows {
+        if let Some(step) = fl.steps.last() {
+            f = f.with_related(
+                step.location.clone(),
+                format!("{} {}", fl.label, step.message),
+            );
+        }
     }
     for fl in flows {
         f = f.with_flow(fl);
+    }
+    for note in notes {
+        f = f.with_note(note);
     }
     f.with_note("found by: thread dump at the timeout (held and awaited locks)")
         .with_help(HELP)

@@ -278,11 +278,12 @@ fn a_hang_dump_with_a_wait_for_cycle_is_the_run_deadlocked() {
     );
     assert_eq!(
         note(f, "cycle:"),
-        "cycle: thread A (`t1`, BLOCKED) holds `p.Account@100` (taken at Bank.java:111), waits for \
-         `p.Account@101` (taken at Bank.java:112) at p.Bank.transfer(line 30); thread B (`t2`, BLOCKED) \
-         holds `p.Account@101` (taken at Bank.java:112), waits for `p.Account@100` (taken at \
-         Bank.java:111) at p.Bank.transfer(line 30)"
+        "cycle: thread A (`t1`, BLOCKED) holds `p.Account@100` (Bank.java:111), waits for `p.Account@101` \
+         (Bank.java:30); thread B (`t2`, BLOCKED) holds `p.Account@101` (Bank.java:112), waits for \
+         `p.Account@100` (Bank.java:30)"
     );
+    assert_eq!(f.flows.len(), 2);
+    assert_eq!(f.flows[0].steps.len(), 2, "takes, then waits");
     assert_eq!(f.location.class, "p.Bank");
     assert_eq!(f.location.file.as_deref(), Some("Bank.java"));
     assert_eq!(f.location.line, Some(30));
@@ -300,6 +301,25 @@ fn a_hang_without_a_cycle_is_no_deadlock() {
             waits_for: Some(A),
             ..ThreadDump::default()
         }],
+    });
+    assert!(deadlocks(&r.check()).is_empty());
+    // A thread in `Object.wait` names its monitor too, but waits for a
+    // notification, not for the owner: no wait-for edge.
+    let mut r = Run::default();
+    r.start(0, 1).lock(1, A, LockKind::Monitor, 11);
+    let waiting = |thread, state: &str, holds: Vec<ObjId>, waits| ThreadDump {
+        thread,
+        name: format!("t{thread}"),
+        state: state.into(),
+        holds,
+        waits_for: Some(waits),
+        ..ThreadDump::default()
+    };
+    r.hang = Some(Hang {
+        threads: vec![
+            waiting(0, "WAITING", vec![B], A),
+            waiting(1, "BLOCKED", vec![A], B),
+        ],
     });
     assert!(deadlocks(&r.check()).is_empty());
 }
