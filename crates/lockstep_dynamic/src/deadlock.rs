@@ -261,7 +261,7 @@ fn frame_location(view: &View, text: &str) -> Option<Location> {
 }
 
 /// The innermost frame outside the JDK: where the program waits.
-fn waiting_frame<'d>(d: &'d ThreadDump) -> Option<&'d str> {
+fn waiting_frame(d: &ThreadDump) -> Option<&str> {
     let jdk = ["java.", "javax.", "jdk.", "sun."];
     d.frames
         .iter()
