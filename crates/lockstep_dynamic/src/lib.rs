@@ -98,6 +98,9 @@ pub struct Stats {
     pub seconds: f64,
     /// `events / seconds`.
     pub events_per_second: f64,
+    /// Size of the lock-order graph (summed over traces; zeros without
+    /// the deadlock checker).
+    pub lock_graph: lock_order::GraphSize,
 }
 
 /// The result of a check.
@@ -335,6 +338,11 @@ impl Engine {
             stats: Stats {
                 events: self.events,
                 traces: 1,
+                lock_graph: self
+                    .lock_order
+                    .as_ref()
+                    .map(LockOrder::size)
+                    .unwrap_or_default(),
                 ..Stats::default()
             },
             timeline,
@@ -426,6 +434,7 @@ pub fn check_traces(inputs: &[Trace], options: &Options) -> Outcome {
         all.findings.extend(out.findings);
         all.stats.events += out.stats.events;
         all.stats.traces += 1;
+        all.stats.lock_graph.add(out.stats.lock_graph);
         timelines.extend(out.timeline);
     }
     all.findings.sort();

@@ -147,6 +147,15 @@ pub struct GraphSize {
     pub edges: usize,
 }
 
+impl GraphSize {
+    /// Adds the counts of another graph (several traces).
+    pub fn add(&mut self, other: GraphSize) {
+        self.locks += other.locks;
+        self.pairs += other.pairs;
+        self.edges += other.edges;
+    }
+}
+
 impl LockOrder {
     /// Makes sure thread `t` has state (its first segment, clock entry 1).
     pub fn ensure(&mut self, t: Tid) {
