@@ -11,6 +11,17 @@ const B: ObjId = 101;
 const C: ObjId = 102;
 const GATE: ObjId = 103;
 
+/// Site `s`: `p.Bank.m<s>` at `Bank.java:<100 + s>`.
+fn site(s: SiteId) -> Site {
+    Site {
+        class: "p/Bank".into(),
+        method: format!("m{s}"),
+        descriptor: "()V".into(),
+        line: Some(100 + s),
+        file: Some("Bank.java".into()),
+    }
+}
+
 /// A run: events as `(thread, event)` in the global order.
 #[derive(Default)]
 struct Run {
@@ -68,16 +79,7 @@ impl Run {
     fn check(&self) -> Outcome {
         let mut engine = Engine::new(&Options::default());
         for s in 0..40u32 {
-            engine.record(Record::Site(
-                s,
-                Site {
-                    class: "p/Bank".into(),
-                    method: format!("m{s}"),
-                    descriptor: "()V".into(),
-                    line: Some(100 + s),
-                    file: Some("Bank.java".into()),
-                },
-            ));
+            engine.record(Record::Site(s, site(s)));
         }
         for t in 0..4u32 {
             engine.record(Record::Thread(ThreadInfo {
@@ -347,16 +349,7 @@ fn offline_check_of_a_saved_trace_gives_the_same_deadlock() {
         });
     }
     for s in 0..40u32 {
-        trace.tables.sites.insert(
-            s,
-            Site {
-                class: "p/Bank".into(),
-                method: format!("m{s}"),
-                descriptor: "()V".into(),
-                line: Some(100 + s),
-                file: Some("Bank.java".into()),
-            },
-        );
+        trace.tables.sites.insert(s, site(s));
     }
     let offline = check_traces(&[trace], &Options::default());
     let cycle = |o: &Outcome| deadlocks(o).first().map(|f| f.location.clone());
