@@ -68,8 +68,9 @@ pub fn potential_findings(graph: &LockOrder, view: &View) -> (Vec<Finding>, Vec<
     }
     if graph.dropped_labels > 0 {
         notes.push(format!(
-            "deadlock: {} lock orders were not kept (at most 64 per pair of locks)",
-            graph.dropped_labels
+            "deadlock: {} lock orders were not kept (at most {} per pair of locks)",
+            graph.dropped_labels,
+            crate::lock_order::MAX_LABELS
         ));
     }
     let findings = cycles.iter().map(|c| potential_finding(c, view)).collect();

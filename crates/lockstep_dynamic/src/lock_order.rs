@@ -17,7 +17,8 @@
 //! Cycles of two to [`MAX_CYCLE`] locks are searched, each once (from its
 //! smallest lock), with a bounded backtracking over edge labels; the
 //! search stops after [`MAX_STEPS`] steps or [`MAX_CYCLES`] cycles and
-//! says so. The trace does not tell `tryLock` from `lock`, so a lock taken
+//! says so. An order is kept once per thread, segment and gate set (the
+//! first acquisition sites seen name it), at most [`MAX_LABELS`] per pair. The trace does not tell `tryLock` from `lock`, so a lock taken
 //! with a successful `tryLock` adds edges as well (documented limit).
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -25,7 +26,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use lockstep_trace::{Event, LockKind, ObjId, SiteId, ThreadId};
 
 use crate::context::{LockStep, StackId, Tid};
-use crate::fast_hash::FastSet;
+use crate::fast_hash::FastMap;
 use crate::vc::{ForkJoin, VectorClock};
 
 /// The longest cycle searched (number of locks).
@@ -35,7 +36,7 @@ pub const MAX_STEPS: u64 = 2_000_000;
 /// At most this many potential deadlocks are reported per run.
 pub const MAX_CYCLES: usize = 100;
 /// At most this many distinct labels are kept per pair of locks.
-const MAX_LABELS: usize = 64;
+pub const MAX_LABELS: usize = 64;
 
 /// A lock of the graph: the object and whether it is its monitor (else a
 /// `java.util.concurrent` lock, any view).
@@ -129,9 +130,11 @@ pub struct LockOrder {
     fork_join: ForkJoin,
     /// `(thread, start/join clock)` of every segment.
     segments: Vec<(Tid, VectorClock)>,
-    /// Edges per `(from, to)` pair, in order of first observation.
-    edges: BTreeMap<(Node, Node), Vec<Edge>>,
-    seen: FastSet<Edge>,
+    /// Edges per `(from, to)` pair, in order of first observation; one
+    /// per thread, segment and gate set (the first sites seen name it).
+    edges: FastMap<(Node, Node), Vec<Edge>>,
+    /// Reused buffer for the gate set of an acquisition.
+    scratch: Vec<(ObjId, LockKind)>,
     /// Labels not kept because a pair had [`MAX_LABELS`] already.
     pub dropped_labels: u64,
 }
@@ -221,46 +224,49 @@ impl LockOrder {
     }
 
     fn acquired(&mut self, t: Tid, to: Taken) {
-        let state = &self.threads[t as usize];
-        let segment = state.segment;
-        let held = state.held.clone();
-        for (i, from) in held.iter().enumerate() {
+        let LockOrder {
+            threads,
+            edges,
+            scratch,
+            dropped_labels,
+            ..
+        } = self;
+        let state = &mut threads[t as usize];
+        for (i, from) in state.held.iter().enumerate() {
             if from.node() == to.node() {
                 // The other view of a read-write lock held by the same thread.
                 continue;
             }
-            let mut gates: Vec<(ObjId, LockKind)> = held
+            scratch.clear();
+            scratch.extend(
+                state
+                    .held
+                    .iter()
+                    .enumerate()
+                    .filter(|&(j, _)| j != i)
+                    .map(|(_, g)| (g.lock, g.kind)),
+            );
+            scratch.sort_unstable();
+            let labels = edges.entry((from.node(), to.node())).or_default();
+            let known = labels
                 .iter()
-                .enumerate()
-                .filter(|&(j, _)| j != i)
-                .map(|(_, g)| (g.lock, g.kind))
-                .collect();
-            gates.sort_unstable();
-            self.add(Edge {
+                .any(|e| e.thread == t && e.segment == state.segment && e.gates == *scratch);
+            if known {
+                continue;
+            }
+            if labels.len() >= MAX_LABELS {
+                *dropped_labels += 1;
+                continue;
+            }
+            labels.push(Edge {
                 thread: t,
                 from: *from,
                 to,
-                gates,
-                segment,
+                gates: scratch.clone(),
+                segment: state.segment,
             });
         }
-        self.threads[t as usize].held.push(to);
-    }
-
-    fn add(&mut self, edge: Edge) {
-        if self.seen.contains(&edge) {
-            return;
-        }
-        let labels = self
-            .edges
-            .entry((edge.from.node(), edge.to.node()))
-            .or_default();
-        if labels.len() >= MAX_LABELS {
-            self.dropped_labels += 1;
-            return;
-        }
-        self.seen.insert(edge.clone());
-        labels.push(edge);
+        state.held.push(to);
     }
 
     /// The locks thread `t` holds now, outermost first.
@@ -302,7 +308,9 @@ impl LockOrder {
             steps: 0,
             exhausted: false,
         };
-        for &(a, b) in self.edges.keys() {
+        let mut pairs: Vec<(Node, Node)> = self.edges.keys().copied().collect();
+        pairs.sort_unstable();
+        for (a, b) in pairs {
             search.adjacency.entry(a).or_default().push(b);
         }
         let starts: Vec<Node> = search.adjacency.keys().copied().collect();
