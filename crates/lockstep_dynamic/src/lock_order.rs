@@ -18,7 +18,8 @@
 //! smallest lock), with a bounded backtracking over edge labels; the
 //! search stops after [`MAX_STEPS`] steps or [`MAX_CYCLES`] cycles and
 //! says so. An order is kept once per thread, segment and gate set (the
-//! first acquisition sites seen name it), at most [`MAX_LABELS`] per pair. The trace does not tell `tryLock` from `lock`, so a lock taken
+//! first acquisition sites seen name it; a gate set that contains the
+//! gates of a kept label adds nothing), at most [`MAX_LABELS`] per pair. The trace does not tell `tryLock` from `lock`, so a lock taken
 //! with a successful `tryLock` adds edges as well (documented limit).
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -248,9 +249,13 @@ impl LockOrder {
             );
             scratch.sort_unstable();
             let labels = edges.entry((from.node(), to.node())).or_default();
-            let known = labels
-                .iter()
-                .any(|e| e.thread == t && e.segment == state.segment && e.gates == *scratch);
+            // A label of the same thread and segment with fewer gates pairs
+            // with everything this one would: this one adds nothing.
+            let known = labels.iter().any(|e| {
+                e.thread == t
+                    && e.segment == state.segment
+                    && e.gates.iter().all(|g| scratch.binary_search(g).is_ok())
+            });
             if known {
                 continue;
             }
