@@ -17,6 +17,8 @@ use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 use jni_sys::{jclass, jfieldID, jobject, JNIEnv};
+use lockstep_models::locks::OWNABLE_SYNCHRONIZER;
+use lockstep_models::threads::THREAD_CLASS;
 use lockstep_trace::{Frame, Hang, ThreadDump, ThreadId};
 
 use crate::state::{Recorder, ThreadBuf, RECORDER};
@@ -141,12 +143,9 @@ impl Parking {
     /// `AbstractOwnableSynchronizer.exclusiveOwnerThread` (`None` if a JDK
     /// lacks them).
     unsafe fn resolve(env: *mut JNIEnv) -> Option<Parking> {
-        let thread = find_class(env, c"java/lang/Thread")?;
+        let thread = find_class(env, THREAD_CLASS)?;
         let park_blocker = field(env, thread, c"parkBlocker", c"Ljava/lang/Object;")?;
-        let synchronizer = find_class(
-            env,
-            c"java/util/concurrent/locks/AbstractOwnableSynchronizer",
-        )?;
+        let synchronizer = find_class(env, OWNABLE_SYNCHRONIZER)?;
         let owner = field(
             env,
             synchronizer,
@@ -172,7 +171,8 @@ impl Parking {
     }
 }
 
-unsafe fn find_class(env: *mut JNIEnv, name: &std::ffi::CStr) -> Option<jclass> {
+unsafe fn find_class(env: *mut JNIEnv, name: &str) -> Option<jclass> {
+    let name = std::ffi::CString::new(name).ok()?;
     let c = ((**env).v1_4.FindClass)(env, name.as_ptr());
     if c.is_null() {
         ((**env).v1_4.ExceptionClear)(env);

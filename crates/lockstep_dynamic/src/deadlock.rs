@@ -13,6 +13,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use lockstep_models::locks::LOCKS_PACKAGE;
 use lockstep_report::{Confidence, Finding, Flow, Location, Related, Severity};
 use lockstep_trace::{Frame, Hang, LockKind, ObjId, ThreadDump, ThreadId};
 
@@ -273,13 +274,13 @@ fn waiting_frame(d: &ThreadDump) -> Option<&str> {
         .find(|s| !jdk.iter().any(|p| s.starts_with(p)))
 }
 
-/// Is `obj` a `java.util.concurrent` synchronizer (what the recorder
+/// Is `obj` a `java.util.concurrent.locks` synchronizer (what the recorder
 /// names for a thread parked in a lock)?
 fn is_synchronizer(view: &View, obj: ObjId) -> bool {
     view.tables
         .objects
         .get(&obj)
-        .is_some_and(|o| o.class.starts_with("java/util/concurrent/"))
+        .is_some_and(|o| o.class.starts_with(LOCKS_PACKAGE))
 }
 
 /// A lock of the dump as the trace knows it.
