@@ -24,10 +24,10 @@ pub struct Cli {
 pub enum Command {
     /// Analyse class files, class directories, jars, jmods or a JDK image and report findings.
     Check(CheckArgs),
-    /// Run a Java program under lockstep's recorder and report the races observed:
+    /// Run a Java program under lockstep's recorder and report the races and deadlocks observed:
     /// `lockstep run [OPTIONS] -- java [JVM options] (MAIN | -jar APP.jar) [ARGS]`.
     Run(RunArgs),
-    /// Check saved run traces (`lockstep run --trace`) for data races.
+    /// Check saved run traces (`lockstep run --trace`) for data races and deadlocks.
     CheckTrace(crate::check_trace::CheckTraceArgs),
     /// List the rules, or show the documentation of one.
     Rules {
@@ -202,7 +202,7 @@ pub struct RunArgs {
     /// Write the run as Chrome trace-event JSON (open in Perfetto or chrome://tracing).
     #[arg(long, value_name = "FILE")]
     pub timeline: Option<PathBuf>,
-    /// After SECS seconds, record every thread's stack and held monitors, stop the JVM and report what was seen.
+    /// After SECS seconds, record every thread's stack, held and awaited locks, stop the JVM and report what was seen (a cycle of threads waiting for each other's locks is a `deadlock` finding).
     #[arg(long, value_name = "SECS")]
     pub timeout: Option<u64>,
     /// Record only classes in these packages (`com.example.*`; separate with ',' or repeat).

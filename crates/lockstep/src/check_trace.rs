@@ -1,5 +1,6 @@
-//! `lockstep check-trace`: runs the run-time race checkers over saved
-//! traces (several runs together) and prints the findings like `check`.
+//! `lockstep check-trace`: runs the run-time race checkers and the
+//! lock-order (`deadlock`) checker over saved traces (several runs
+//! together) and prints the findings like `check`.
 //! Exit codes as `check`: 0 no finding, 1 findings, 2 bad input (a trace
 //! that cannot be opened or holds nothing readable). A truncated trace
 //! still reports what it holds; the reader's notes go to standard error.
@@ -20,7 +21,9 @@ pub enum CheckerChoice {
     Lockset,
     /// Vector clocks with FastTrack's epochs.
     HappensBefore,
-    /// Both.
+    /// Lock-order graph (GoodLock) and the hang dump's wait-for cycle: rule `deadlock`.
+    Deadlock,
+    /// All of them.
     All,
 }
 
@@ -47,9 +50,10 @@ pub struct CheckTraceArgs {
 }
 
 fn checker_set(choice: CheckerChoice) -> CheckerSet {
+    let all = choice == CheckerChoice::All;
     CheckerSet {
-        lockset: choice != CheckerChoice::HappensBefore,
-        happens_before: choice != CheckerChoice::Lockset,
+        lockset: all || choice == CheckerChoice::Lockset,
+        happens_before: all || choice == CheckerChoice::HappensBefore,
     }
 }
 
@@ -81,6 +85,7 @@ pub fn run(args: &CheckTraceArgs) -> u8 {
     }
     let options = Options {
         checkers: checker_set(args.checker),
+        deadlocks: matches!(args.checker, CheckerChoice::All | CheckerChoice::Deadlock),
         timeline: args.timeline.is_some(),
         ..Options::default()
     };

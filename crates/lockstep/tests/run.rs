@@ -22,6 +22,16 @@ fn lockstep() -> Command {
 
 /// Runs `lockstep run` with JSON to a file; returns the process output and the report.
 fn run(extra: &[&str], java: &Path, classes: &Path, main: &str) -> (Output, Value) {
+    run_with_args(extra, java, classes, &[main])
+}
+
+/// [`run`] with program arguments after the main class.
+fn run_with_args(
+    extra: &[&str],
+    java: &Path,
+    classes: &Path,
+    main_and_args: &[&str],
+) -> (Output, Value) {
     let dir = tempfile::tempdir().unwrap();
     let report = dir.path().join("report.json");
     let out = lockstep()
@@ -32,7 +42,7 @@ fn run(extra: &[&str], java: &Path, classes: &Path, main: &str) -> (Output, Valu
         .arg(java)
         .args(["-Xverify:all", "-cp"])
         .arg(classes)
-        .arg(main)
+        .args(main_and_args)
         .output()
         .unwrap();
     let text = std::fs::read_to_string(&report).unwrap_or_else(|e| {
@@ -198,6 +208,18 @@ fn deadlock_is_stopped_after_the_timeout_with_a_thread_dump() {
         "{stderr}"
     );
     assert!(stdout.contains("Deadlock.unguarded"), "{stdout}");
+    // The dump's held and awaited monitors make a wait-for cycle.
+    let hung: Vec<&str> = stdout
+        .lines()
+        .filter(|l| l.contains("[deadlock]"))
+        .collect();
+    assert_eq!(hung.len(), 1, "{stdout}");
+    assert!(
+        hung[0].contains("the run deadlocked")
+            && hung[0].contains("`takes-first` and `takes-second`")
+            && hung[0].starts_with("Deadlock.java:10:"),
+        "{stdout}"
+    );
     assert_eq!(out.status.code(), Some(1));
 }
 
@@ -262,4 +284,138 @@ fn java_25_class_files_are_recorded_on_jdk_25() {
         .find(|f| f["field"] == "Racy.count")
         .cloned();
     assert!(count.is_some_and(|f| found_by(&f).contains("happens-before")));
+}
+
+/// The `deadlock` findings of a report.
+fn deadlocks(report: &Value) -> Vec<&Value> {
+    findings(report)
+        .into_iter()
+        .filter(|f| f["rule"] == "deadlock")
+        .collect()
+}
+
+fn cycle_note(f: &Value) -> &str {
+    f["notes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|n| n.as_str())
+        .find(|n| n.starts_with("cycle: "))
+        .unwrap_or("")
+}
+
+/// `LockOrder <shape>` under the recorder: its `deadlock` findings.
+fn lock_order_run(shape: &str, extra: &[&str]) -> Vec<Value> {
+    let fx = fixture("lockorder", &CompileOptions::release(17));
+    let (out, report) = run_with_args(extra, &java17(), &fx.classes_dir, &["LockOrder", shape]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    if !shape.starts_with("hang") {
+        assert_eq!(
+            String::from_utf8_lossy(&out.stdout),
+            format!("{shape} done\n"),
+            "{stderr}"
+        );
+    }
+    deadlocks(&report).into_iter().cloned().collect()
+}
+
+#[test]
+fn opposite_lock_orders_that_did_not_hang_are_a_potential_deadlock() {
+    let found = lock_order_run("potential", &[]);
+    assert_eq!(found.len(), 1, "{found:#?}");
+    let f = &found[0];
+    assert_eq!(f["provenance"], "run");
+    assert_eq!(f["confidence"], "medium");
+    // Where the first thread of the cycle took its second lock.
+    assert_eq!(
+        (f["method"].as_str(), f["line"].as_u64()),
+        (Some("forward"), Some(61))
+    );
+    assert!(
+        f["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("potential deadlock over 2 locks: thread `forward`"),
+        "{f:#}"
+    );
+    let cycle = cycle_note(f);
+    assert!(
+        cycle.starts_with(
+            "cycle: thread A (`forward` (started at LockOrder.concurrently(Runnable, Runnable)"
+        ) && cycle.contains("holds `java.lang.Object@")
+            && cycle.contains("(LockOrder.java:60), waits for `java.lang.Object@")
+            && cycle.contains("(LockOrder.java:61); thread B (`backward`")
+            && cycle.contains("(LockOrder.java:66), waits for")
+            && cycle.ends_with("(LockOrder.java:67)"),
+        "{cycle}"
+    );
+}
+
+#[test]
+fn gated_start_join_ordered_and_single_thread_lock_orders_are_silent() {
+    for shape in ["gated", "joined", "single"] {
+        let found = lock_order_run(shape, &[]);
+        assert!(found.is_empty(), "{shape}: {found:#?}");
+    }
+}
+
+#[test]
+fn reentrant_lock_pairs_in_opposite_orders_are_a_potential_deadlock() {
+    let found = lock_order_run("juc", &[]);
+    assert_eq!(found.len(), 1, "{found:#?}");
+    let cycle = cycle_note(&found[0]);
+    assert!(
+        cycle
+            .matches("`java.util.concurrent.locks.ReentrantLock@")
+            .count()
+            == 4
+            && cycle.contains("(LockOrder.java:74); thread B (`backward`")
+            && cycle.ends_with("(LockOrder.java:84)"),
+        "{cycle}"
+    );
+}
+
+#[test]
+fn a_reentrant_lock_deadlock_is_reported_from_the_hang_dump_and_again_from_its_trace() {
+    let dir = tempfile::tempdir().unwrap();
+    let trace = dir.path().join("hang.trace");
+    let found = lock_order_run(
+        "hang-juc",
+        &["--timeout", "3", "--trace", trace.to_str().unwrap()],
+    );
+    assert_eq!(found.len(), 1, "{found:#?}");
+    let f = &found[0];
+    assert_eq!(
+        f["message"],
+        "deadlock observed: the run deadlocked; threads `takes-left` and `takes-right` wait for each other's locks"
+    );
+    assert_eq!(f["confidence"], "high");
+    assert_eq!(
+        (f["file"].as_str(), f["line"].as_u64()),
+        (Some("LockOrder.java"), Some(107))
+    );
+    let cycle = cycle_note(f);
+    assert!(
+        cycle.starts_with("cycle: thread A (`takes-left`, WAITING) holds `java.util.concurrent.locks.ReentrantLock@")
+            && cycle.contains("(LockOrder.java:103), waits for `java.util.concurrent.locks.ReentrantLock@")
+            && cycle.contains("(LockOrder.java:107); thread B (`takes-right`, WAITING)"),
+        "{cycle}"
+    );
+    // Offline, from the saved trace: the same finding, byte for byte.
+    let out = lockstep()
+        .args(["check-trace", "--checker", "deadlock", "--format", "json"])
+        .arg(&trace)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let offline: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(deadlocks(&offline), vec![f]);
+    // The race checkers alone do not report it.
+    let out = lockstep()
+        .args(["check-trace", "--checker", "lockset", "--format", "json"])
+        .arg(&trace)
+        .output()
+        .unwrap();
+    let races: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(deadlocks(&races).is_empty());
 }

@@ -6,7 +6,7 @@
 use lockstep_report::{Finding, Location, Severity};
 use lockstep_trace::{ObjId, SiteId, Tables, ThreadId};
 
-use crate::context::{Access, Context};
+use crate::context::{Access, Context, StackId};
 use crate::race::{Race, VarKind};
 
 /// At most this many frames of a call stack are shown.
@@ -43,7 +43,8 @@ pub fn site_location(tables: &Tables, site: SiteId) -> Location {
     }
 }
 
-fn short_site(tables: &Tables, site: SiteId) -> String {
+/// `pkg.Cls.method(…) (File.java:12)` of a site.
+pub fn short_site(tables: &Tables, site: SiteId) -> String {
     let l = site_location(tables, site);
     format!("{} ({})", l.display_method(), l.position())
 }
@@ -91,8 +92,9 @@ fn locks_text(view: &View, acc: &Access) -> String {
     format!("holding {}", names.join(", "))
 }
 
-fn stack_text(view: &View, acc: &Access) -> Option<String> {
-    let frames = view.ctx.calls.frames(acc.stack);
+/// A call stack, innermost first (`None` when empty).
+pub fn stack_text(view: &View, stack: StackId) -> Option<String> {
+    let frames = view.ctx.calls.frames(stack);
     if frames.is_empty() {
         return None;
     }
@@ -117,7 +119,7 @@ fn access_text(view: &View, acc: &Access) -> String {
         thread_name(view, acc.thread),
         locks_text(view, acc)
     );
-    if let Some(stack) = stack_text(view, acc) {
+    if let Some(stack) = stack_text(view, acc.stack) {
         s.push_str("; call stack: ");
         s.push_str(&stack);
     }

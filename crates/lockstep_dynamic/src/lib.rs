@@ -7,13 +7,18 @@
 //! and [`hb`] (vector clocks with FastTrack's epochs). Races are
 //! deduplicated per field and pair of sites and become
 //! `lockstep_report::Finding`s with rule id `data-race` and provenance
-//! `run` ([`findings`]). [`timeline`] exports the run as Chrome trace-event
+//! `run` ([`findings`]). With [`Options::deadlocks`], [`lock_order`] builds
+//! the run's lock-order graph (GoodLock) and [`deadlock`] reports its
+//! potential deadlocks and the wait-for cycle of a run that hung, rule id
+//! `deadlock`. [`timeline`] exports the run as Chrome trace-event
 //! JSON. No I/O beyond the `Read` handed in; nothing printed.
 
 pub mod context;
+pub mod deadlock;
 pub mod fast_hash;
 pub mod findings;
 pub mod hb;
+pub mod lock_order;
 pub mod lockset;
 pub mod race;
 pub mod timeline;
@@ -30,6 +35,7 @@ use lockstep_trace::{
 use crate::context::{Access, Context, LockStep, Tid};
 use crate::fast_hash::{FastMap, FastSet};
 use crate::hb::HappensBefore;
+use crate::lock_order::LockOrder;
 use crate::lockset::Lockset;
 use crate::race::{Races, Var, VarIds};
 use crate::timeline::TimelineRecorder;
@@ -64,6 +70,9 @@ pub struct Options {
     pub multi_lockset: bool,
     /// Build the Chrome trace-event timeline.
     pub timeline: bool,
+    /// Rule `deadlock`: the lock-order graph's potential deadlocks and the
+    /// wait-for cycle of a hang dump.
+    pub deadlocks: bool,
 }
 
 impl Default for Options {
@@ -73,6 +82,7 @@ impl Default for Options {
             join_ordering: true,
             multi_lockset: true,
             timeline: false,
+            deadlocks: true,
         }
     }
 }
@@ -88,12 +98,15 @@ pub struct Stats {
     pub seconds: f64,
     /// `events / seconds`.
     pub events_per_second: f64,
+    /// Size of the lock-order graph (summed over traces; zeros without
+    /// the deadlock checker).
+    pub lock_graph: lock_order::GraphSize,
 }
 
 /// The result of a check.
 #[derive(Debug, Clone, Default)]
 pub struct Outcome {
-    /// `data-race` findings, provenance `run`, in canonical order.
+    /// `data-race` and `deadlock` findings, provenance `run`, in canonical order.
     pub findings: Vec<Finding>,
     /// Reader problems (with byte offsets), merge gaps, recorder notes.
     pub notes: Vec<String>,
@@ -123,6 +136,8 @@ pub struct Engine {
     events: u64,
     statics_seen: FastSet<(Tid, FieldId)>,
     timeline: Option<TimelineRecorder>,
+    lock_order: Option<LockOrder>,
+    hangs: Vec<lockstep_trace::Hang>,
     notes: Vec<String>,
 }
 
@@ -146,6 +161,8 @@ impl Engine {
             events: 0,
             statics_seen: FastSet::default(),
             timeline: options.timeline.then(TimelineRecorder::default),
+            lock_order: options.deadlocks.then(LockOrder::default),
+            hangs: Vec::new(),
             notes: Vec::new(),
         }
     }
@@ -159,10 +176,14 @@ impl Engine {
                 self.drain();
             }
             Record::Note(n) => self.notes.push(format!("recorder: {n}")),
-            Record::Hang(h) => self.notes.push(format!(
-                "recorder: the program hung; {} threads dumped",
-                h.threads.len()
-            )),
+            Record::Hang(h) => {
+                self.notes.push(format!(
+                    "recorder: the program hung; {} threads dumped",
+                    h.threads.len()
+                ));
+                // Judged at the end: the blocked threads' last chunks come after the dump.
+                self.hangs.push(h);
+            }
             other => {
                 self.tables.absorb(&other);
             }
@@ -208,6 +229,9 @@ impl Engine {
             if let Some(ls) = &mut self.lockset {
                 ls.ensure(t);
             }
+            if let Some(lo) = &mut self.lock_order {
+                lo.ensure(t);
+            }
         }
         self.last_thread = Some((thread, t));
         t
@@ -227,6 +251,9 @@ impl Engine {
         }
         if let Some(tl) = &mut self.timeline {
             tl.step(thread, e, step, at);
+        }
+        if let Some(lo) = &mut self.lock_order {
+            lo.step(t, thread, e, step, self.ctx.threads[t as usize].stack);
         }
         if let Some(hb) = &mut self.hb {
             hb.sync(t, thread, e, step);
@@ -283,12 +310,22 @@ impl Engine {
             ctx: &self.ctx,
             threads: &self.threads,
         };
-        let findings = self
+        let mut findings: Vec<Finding> = self
             .races
             .list
             .iter()
             .map(|r| findings::race_finding(r, &view))
             .collect();
+        if let Some(lo) = &self.lock_order {
+            let (potential, notes) = deadlock::potential_findings(lo, &view);
+            findings.extend(potential);
+            self.notes.extend(notes);
+            let threads = deadlock::Threads {
+                tids: &self.tids,
+                graph: lo,
+            };
+            findings.extend(deadlock::hang_findings(&self.hangs, &view, &threads));
+        }
         let timeline = self
             .timeline
             .take()
@@ -301,6 +338,11 @@ impl Engine {
             stats: Stats {
                 events: self.events,
                 traces: 1,
+                lock_graph: self
+                    .lock_order
+                    .as_ref()
+                    .map(LockOrder::size)
+                    .unwrap_or_default(),
                 ..Stats::default()
             },
             timeline,
@@ -370,6 +412,9 @@ pub fn check_traces(inputs: &[Trace], options: &Options) -> Outcome {
         for n in &trace.notes {
             engine.record(Record::Note(n.clone()));
         }
+        for h in &trace.hangs {
+            engine.record(Record::Hang(h.clone()));
+        }
         for c in &trace.chunks {
             engine.record_chunk(c);
         }
@@ -389,6 +434,7 @@ pub fn check_traces(inputs: &[Trace], options: &Options) -> Outcome {
         all.findings.extend(out.findings);
         all.stats.events += out.stats.events;
         all.stats.traces += 1;
+        all.stats.lock_graph.add(out.stats.lock_graph);
         timelines.extend(out.timeline);
     }
     all.findings.sort();

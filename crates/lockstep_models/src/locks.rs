@@ -184,6 +184,15 @@ pub fn all_lock_models() -> &'static [LockModel] {
 /// `lock()`), the JDK's are modelled.
 pub const LOCK_INTERFACE: &str = "java/util/concurrent/locks/Lock";
 
+/// Package of the JDK's locks and their synchronizers, internal form.
+pub const LOCKS_PACKAGE: &str = "java/util/concurrent/locks/";
+
+/// The base of the JDK's synchronizers with an exclusive owner (the `Sync`
+/// of `ReentrantLock` and `ReentrantReadWriteLock`): a thread parked with
+/// one as its `Thread.parkBlocker` waits for the thread in its
+/// `exclusiveOwnerThread` field (what hang dumps read).
+pub const OWNABLE_SYNCHRONIZER: &str = "java/util/concurrent/locks/AbstractOwnableSynchronizer";
+
 /// A read or write view of a `ReentrantReadWriteLock` (the objects
 /// `readLock()` and `writeLock()` return), and which mode it takes. Both
 /// views of one lock share its `sync` field.
