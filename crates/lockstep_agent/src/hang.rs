@@ -59,6 +59,7 @@ unsafe fn dump(r: &Recorder, secs: u64) {
         last_wrapper: 0,
         next_obj: 0,
         end_obj: 0,
+        classes_used: Vec::new(),
     };
     let mut tag = |obj| r.object_id(obj, &mut || fresh_object(r, &mut scratch)).0;
     let mut threads = Vec::new();

@@ -109,6 +109,7 @@ unsafe fn begin_thread(r: &Recorder, env: *mut JNIEnv) -> Arc<Mutex<ThreadBuf>> 
         last_wrapper: 0,
         next_obj: 0,
         end_obj: 0,
+        classes_used: Vec::new(),
     };
     let tag = object(r, env, &mut scratch, thread);
     let (id, _) = thread_id_for_tag(r, tag, None, None);
@@ -134,6 +135,7 @@ unsafe fn begin_thread(r: &Recorder, env: *mut JNIEnv) -> Arc<Mutex<ThreadBuf>> 
         last_wrapper: 0,
         next_obj: scratch.next_obj,
         end_obj: scratch.end_obj,
+        classes_used: Vec::new(),
     };
     b.enc.push(&Event::ThreadBegin { parent });
     let buf = Arc::new(Mutex::new(b));

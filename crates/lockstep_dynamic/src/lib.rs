@@ -4,7 +4,9 @@
 //! trace (offline), orders events with the trace's [`Merger`], keeps each
 //! thread's held locks and call stack ([`context`]) and feeds every event to
 //! the enabled checkers: [`lockset`] (Eraser with the paper's extensions)
-//! and [`hb`] (vector clocks with FastTrack's epochs). Races are
+//! and [`hb`] (vector clocks with FastTrack's epochs), which share the
+//! hand-off edges of [`handoff`] (and its filter: calls on thread-safe
+//! JDK containers are hand-offs, not accesses). Races are
 //! deduplicated per field and pair of sites and become
 //! `lockstep_report::Finding`s with rule id `data-race` and provenance
 //! `run` ([`findings`]). [`timeline`] exports the run as Chrome trace-event
@@ -13,6 +15,7 @@
 pub mod context;
 pub mod fast_hash;
 pub mod findings;
+pub mod handoff;
 pub mod hb;
 pub mod lockset;
 pub mod race;
@@ -29,6 +32,7 @@ use lockstep_trace::{
 
 use crate::context::{Access, Context, LockStep, Tid};
 use crate::fast_hash::{FastMap, FastSet};
+use crate::handoff::ThreadSafeObjects;
 use crate::hb::HappensBefore;
 use crate::lockset::Lockset;
 use crate::race::{Races, Var, VarIds};
@@ -60,6 +64,10 @@ pub struct Options {
     pub checkers: CheckerSet,
     /// Lockset extension: ownership passes across thread start/join.
     pub join_ordering: bool,
+    /// Lockset extension (with `join_ordering`): ownership also passes
+    /// along hand-offs — volatiles, atomics, queues, latches, futures,
+    /// thread-safe containers, class initialization.
+    pub handoff_ordering: bool,
     /// Lockset extension: separate read and write locksets.
     pub multi_lockset: bool,
     /// Build the Chrome trace-event timeline.
@@ -71,6 +79,7 @@ impl Default for Options {
         Options {
             checkers: CheckerSet::ALL,
             join_ordering: true,
+            handoff_ordering: true,
             multi_lockset: true,
             timeline: false,
         }
@@ -122,6 +131,7 @@ pub struct Engine {
     last_thread: Option<(ThreadId, Tid)>,
     events: u64,
     statics_seen: FastSet<(Tid, FieldId)>,
+    thread_safe: ThreadSafeObjects,
     timeline: Option<TimelineRecorder>,
     notes: Vec<String>,
 }
@@ -134,10 +144,13 @@ impl Engine {
             merger: Merger::new(),
             ctx: Context::default(),
             hb: options.checkers.happens_before.then(HappensBefore::default),
-            lockset: options
-                .checkers
-                .lockset
-                .then(|| Lockset::new(options.join_ordering, options.multi_lockset)),
+            lockset: options.checkers.lockset.then(|| {
+                Lockset::with_handoffs(
+                    options.join_ordering,
+                    options.handoff_ordering,
+                    options.multi_lockset,
+                )
+            }),
             races: Races::default(),
             var_ids: VarIds::default(),
             tids: FastMap::default(),
@@ -145,6 +158,7 @@ impl Engine {
             last_thread: None,
             events: 0,
             statics_seen: FastSet::default(),
+            thread_safe: ThreadSafeObjects::default(),
             timeline: options.timeline.then(TimelineRecorder::default),
             notes: Vec::new(),
         }
@@ -220,6 +234,9 @@ impl Engine {
         let t = self.tid(thread);
         let at = self.events;
         self.events += 1;
+        if !self.thread_safe.counts(e, &self.tables) {
+            return;
+        }
         let step = self.ctx.step(t, e);
         if let Some((var, write)) = Var::of(e) {
             self.access(t, var, write, e, at);
