@@ -97,6 +97,31 @@ pub struct Stats {
     pub seconds: f64,
     /// `events / seconds`.
     pub events_per_second: f64,
+    /// Instrumented classes that recorded a method (distinct names over all traces).
+    pub classes: u64,
+    /// Instrumented methods (those with entry probes in the method table).
+    pub methods: u64,
+}
+
+/// The instrumented classes and methods named in traces' method tables.
+#[derive(Debug, Default)]
+struct Instrumented<'t> {
+    classes: std::collections::BTreeSet<&'t str>,
+    methods: std::collections::BTreeSet<(&'t str, &'t str, &'t str)>,
+}
+
+impl<'t> Instrumented<'t> {
+    fn add(&mut self, tables: &'t Tables) {
+        for m in tables.methods.values() {
+            self.classes.insert(&m.class);
+            self.methods.insert((&m.class, &m.name, &m.descriptor));
+        }
+    }
+
+    fn count_into(&self, stats: &mut Stats) {
+        stats.classes = self.classes.len() as u64;
+        stats.methods = self.methods.len() as u64;
+    }
 }
 
 /// The result of a check.
@@ -310,16 +335,20 @@ impl Engine {
             .timeline
             .take()
             .map(|tl| tl.render(&self.races.list, &view));
+        let mut stats = Stats {
+            events: self.events,
+            traces: 1,
+            ..Stats::default()
+        };
+        let mut instrumented = Instrumented::default();
+        instrumented.add(&self.tables);
+        instrumented.count_into(&mut stats);
         Outcome {
             findings,
             notes: self.notes,
             truncated: false,
             unreadable: false,
-            stats: Stats {
-                events: self.events,
-                traces: 1,
-                ..Stats::default()
-            },
+            stats,
             timeline,
         }
     }
@@ -378,7 +407,9 @@ pub fn check_traces(inputs: &[Trace], options: &Options) -> Outcome {
     let start = Instant::now();
     let mut all = Outcome::default();
     let mut timelines = Vec::new();
+    let mut instrumented = Instrumented::default();
     for (i, trace) in inputs.iter().enumerate() {
+        instrumented.add(&trace.tables);
         let mut engine = Engine::new(options);
         if let Some(h) = &trace.header {
             engine.record(Record::Header(h.clone()));
@@ -410,6 +441,7 @@ pub fn check_traces(inputs: &[Trace], options: &Options) -> Outcome {
     }
     all.findings.sort();
     all.findings.dedup();
+    instrumented.count_into(&mut all.stats);
     if options.timeline {
         all.timeline = Some(timeline::concat(&timelines));
     }
