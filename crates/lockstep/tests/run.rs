@@ -267,6 +267,11 @@ fn java_25_class_files_are_recorded_on_jdk_25() {
 /// The findings of one run of `main` from the hand-off fixtures, with the
 /// program's own output checked.
 fn handoff_run(main: &str, stdout: &str) -> Vec<Value> {
+    let report = handoff_report(main, stdout);
+    findings(&report).into_iter().cloned().collect()
+}
+
+fn handoff_report(main: &str, stdout: &str) -> Value {
     let fx = fixture("handoffs", &CompileOptions::release(17));
     let (out, report) = run(&[], &java17(), &fx.classes_dir, main);
     assert_eq!(
@@ -275,7 +280,7 @@ fn handoff_run(main: &str, stdout: &str) -> Vec<Value> {
         "the program's behaviour changed; stderr:\n{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    findings(&report).into_iter().cloned().collect()
+    report
 }
 
 fn fields(fs: &[Value]) -> Vec<&str> {
@@ -327,8 +332,13 @@ fn class_initialization_orders_static_finals_in_every_run() {
 
 #[test]
 fn reads_after_an_atomic_hand_off_and_join_are_silent() {
-    let fs = handoff_run("ReadRead", "readread 41\n");
-    assert!(fs.is_empty(), "{fs:#?}");
+    let report = handoff_report("ReadRead", "readread 41\n");
+    assert!(findings(&report).is_empty(), "{report:#?}");
+    // The summary counts what was instrumented: `ReadRead` (main, spinRead,
+    // the lambda, <clinit>) and its `Box`.
+    let summary = &report["summary"];
+    assert_eq!(summary["classes"], 2, "{summary:#?}");
+    assert!(summary["methods"].as_u64().unwrap() >= 4, "{summary:#?}");
 }
 
 #[test]
