@@ -99,6 +99,8 @@ pub fn run(args: &CheckTraceArgs) -> u8 {
     }
     let mut report = Report::new(env!("CARGO_PKG_VERSION"));
     report.findings = outcome.findings;
+    report.summary.classes = outcome.stats.classes;
+    report.summary.methods = outcome.stats.methods;
     report.problems = problems;
     report.normalize();
     let color = crate::terminal::color(args.color, args.output.is_none());

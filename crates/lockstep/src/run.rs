@@ -309,6 +309,8 @@ fn report(args: &RunArgs, seen: &Seen, status: ExitStatus, stopped: bool) -> Res
     }
     let mut report = Report::new(env!("CARGO_PKG_VERSION"));
     report.findings = a.findings.clone();
+    report.summary.classes = a.stats.classes;
+    report.summary.methods = a.stats.methods;
     report.normalize();
     let format: OutputFormat = args.format.into();
     let color = crate::terminal::color(args.color, args.output.is_none());

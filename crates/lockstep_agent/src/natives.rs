@@ -50,6 +50,8 @@ fn sync_key(k: SyncKind) -> u32 {
         SyncKind::Phaser => key::PHASER,
         SyncKind::Future => key::TASK_END,
         SyncKind::Executor => key::EXECUTOR,
+        SyncKind::Atomic => key::ATOMIC,
+        SyncKind::Collection => key::COLLECTION,
     }
 }
 
@@ -128,7 +130,11 @@ pub unsafe extern "system" fn e(env: *mut JNIEnv, _c: jclass, probe: jint) {
     with_buf(r, env, |b| match &p.event {
         ProbeEvent::MethodEnter => r.push(b, &Event::Enter { method: p.member }),
         ProbeEvent::MethodExit => r.push(b, &Event::Exit { method: p.member }),
-        ProbeEvent::ClassInit => r.push(b, &Event::ClassInit { class: p.member }),
+        ProbeEvent::ClassInit => {
+            r.push(b, &Event::ClassInit { class: p.member });
+            let class = key::class_object(p.member);
+            release(r, b, class, key::CLASS_INIT, p.site);
+        }
         ProbeEvent::FieldRead(_) | ProbeEvent::FieldWrite(_) => field_access(r, b, p, 0),
         _ => {}
     });
@@ -168,6 +174,9 @@ unsafe fn probed_object(
 fn field_access(r: &Recorder, b: &mut ThreadBuf, p: &ProbeSlot, obj: u64) {
     let Some(f) = field_of(r, p) else { return };
     let write = matches!(p.event, ProbeEvent::FieldWrite(_));
+    if let Some(class) = f.class {
+        class_used(r, b, class, write, p.site);
+    }
     match (f.volatile, write) {
         (true, true) => release(r, b, obj, f.id, p.site),
         (true, false) => acquire(r, b, obj, f.id, p.site),
@@ -187,6 +196,25 @@ fn field_access(r: &Recorder, b: &mut ThreadBuf, p: &ProbeSlot, obj: u64) {
                 site: p.site,
             },
         ),
+    }
+}
+
+/// A static field of `class` is accessed: the thread's first read of one
+/// acquires the class's initialization (the JVM ran `<clinit>` before it,
+/// and its probe released). A write probe runs before `putstatic` may
+/// trigger the initialization, so writes acquire without marking the class
+/// as used: a later read acquires again.
+fn class_used(r: &Recorder, b: &mut ThreadBuf, class: u32, write: bool, site: u32) {
+    let (word, bit) = ((class / 64) as usize, 1u64 << (class % 64));
+    if b.classes_used.get(word).is_some_and(|w| w & bit != 0) {
+        return;
+    }
+    acquire(r, b, key::class_object(class), key::CLASS_INIT, site);
+    if !write {
+        if b.classes_used.len() <= word {
+            b.classes_used.resize(word + 1, 0);
+        }
+        b.classes_used[word] |= bit;
     }
 }
 

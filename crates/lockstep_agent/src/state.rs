@@ -27,24 +27,16 @@ const SEGMENTS: usize = 8192;
 const SEQ_SHARDS: usize = 64;
 
 /// Keys of `SyncRelease`/`SyncAcquire` for edges that are not volatile
-/// fields (whose key is their field id); far above any field id.
-pub mod key {
-    pub const LATCH: u32 = 0xFFFF_FF00;
-    pub const BARRIER: u32 = 0xFFFF_FF01;
-    pub const SEMAPHORE: u32 = 0xFFFF_FF02;
-    pub const QUEUE: u32 = 0xFFFF_FF03;
-    pub const EXCHANGE: u32 = 0xFFFF_FF04;
-    pub const PHASER: u32 = 0xFFFF_FF05;
-    pub const TASK_START: u32 = 0xFFFF_FF10;
-    pub const TASK_END: u32 = 0xFFFF_FF11;
-    pub const EXECUTOR: u32 = 0xFFFF_FF12;
-}
+/// fields (whose key is their field id): part of the trace contract.
+pub use lockstep_trace::keys as key;
 
 /// How a field probe resolved its field (once, at first execution).
 #[derive(Debug, Clone, Copy)]
 pub struct ResolvedField {
     pub id: u32,
     pub volatile: bool,
+    /// The declaring class's id, for static fields (class-init edges).
+    pub class: Option<u32>,
 }
 
 pub struct ProbeSlot {
@@ -136,6 +128,9 @@ pub struct ThreadBuf {
     pub end_obj: u64,
     /// The array each array probe saw last, with its id.
     pub arrays: crate::ident::ArrayCache,
+    /// One bit per class id: this thread has acquired the class's
+    /// initialization (its first read of one of the class's static fields).
+    pub classes_used: Vec<u64>,
 }
 
 impl ThreadBuf {
@@ -148,6 +143,7 @@ impl ThreadBuf {
             next_obj: 0,
             end_obj: 0,
             arrays: crate::ident::ArrayCache::default(),
+            classes_used: Vec::new(),
         }
     }
 }
@@ -376,7 +372,13 @@ impl Recorder {
         };
         let key = (declaring.clone(), f.name.clone(), f.descriptor.clone());
         if let Some(&id) = t.fields.get(&key) {
-            return Some(ResolvedField { id, volatile });
+            drop(t);
+            let class = f.is_static.then(|| self.class_id(&declaring));
+            return Some(ResolvedField {
+                id,
+                volatile,
+                class,
+            });
         }
         let id = t.fields.len() as u32;
         t.fields.insert(key, id);
@@ -389,7 +391,12 @@ impl Recorder {
             is_volatile: volatile,
         };
         self.write(|w| w.field(id, &field));
-        Some(ResolvedField { id, volatile })
+        let class = f.is_static.then(|| self.class_id(&field.class));
+        Some(ResolvedField {
+            id,
+            volatile,
+            class,
+        })
     }
 
     /// Registers the probes of one instrumented class (ids from `first`).

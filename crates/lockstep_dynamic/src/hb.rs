@@ -4,15 +4,18 @@
 //! read clock. Edges: lock release → later acquisition of the same lock
 //! (read-write locks: write release → every later acquisition, read
 //! release → later write acquisitions), `SyncRelease` → `SyncAcquire` on the
-//! same `(obj, key)` (volatiles, latches, queues, futures, executors),
-//! thread start → child, child end → join, class initialization → static
-//! accesses of that class. Only edges seen in the trace order accesses, so
+//! same `(obj, key)` (volatiles, atomics, latches, queues, futures,
+//! executors, thread-safe containers, class initialization: see
+//! [`crate::handoff`]), thread start → child, child end → join, and for
+//! traces without class-init sync events, class initialization → the
+//! first static access of that class in the merged order. Only edges seen in the trace order accesses, so
 //! every report is a pair of accesses this execution left unordered.
 
 use lockstep_trace::{Event, LockKind, ObjId, ThreadId};
 
 use crate::context::{Access, LockStep, Tid};
 use crate::fast_hash::FastMap;
+use crate::handoff::SyncClocks;
 use crate::race::{CheckerKind, Races, Var, VarId};
 use crate::vc::{Epoch, ForkJoin, VectorClock};
 
@@ -84,7 +87,7 @@ impl SharedReads {
 pub struct HappensBefore {
     clocks: Vec<VectorClock>,
     locks: FastMap<ObjId, LockClocks>,
-    syncs: FastMap<(ObjId, u32), VectorClock>,
+    syncs: SyncClocks,
     fork_join: ForkJoin,
     classes: FastMap<String, VectorClock>,
     /// Shadow state, indexed by [`VarId`].
@@ -137,17 +140,8 @@ impl HappensBefore {
             }
             LockStep::None => {}
         }
-        match *e {
-            Event::SyncRelease { obj, key, .. } => {
-                self.syncs.entry((obj, key)).or_default().join(c);
-                c.tick(t);
-            }
-            Event::SyncAcquire { obj, key, .. } => {
-                if let Some(s) = self.syncs.get(&(obj, key)) {
-                    c.join(s);
-                }
-            }
-            _ => self.fork_join.step(c, t, thread, e),
+        if !self.syncs.step(c, t, e) {
+            self.fork_join.step(c, t, thread, e);
         }
     }
 

@@ -4,7 +4,9 @@
 //! trace (offline), orders events with the trace's [`Merger`], keeps each
 //! thread's held locks and call stack ([`context`]) and feeds every event to
 //! the enabled checkers: [`lockset`] (Eraser with the paper's extensions)
-//! and [`hb`] (vector clocks with FastTrack's epochs). Races are
+//! and [`hb`] (vector clocks with FastTrack's epochs), which share the
+//! hand-off edges of [`handoff`] (and its filter: calls on thread-safe
+//! JDK containers are hand-offs, not accesses). Races are
 //! deduplicated per field and pair of sites and become
 //! `lockstep_report::Finding`s with rule id `data-race` and provenance
 //! `run` ([`findings`]). With [`Options::deadlocks`], [`lock_order`] builds
@@ -17,6 +19,7 @@ pub mod context;
 pub mod deadlock;
 pub mod fast_hash;
 pub mod findings;
+pub mod handoff;
 pub mod hb;
 pub mod lock_order;
 pub mod lockset;
@@ -34,6 +37,7 @@ use lockstep_trace::{
 
 use crate::context::{Access, Context, LockStep, Tid};
 use crate::fast_hash::{FastMap, FastSet};
+use crate::handoff::ThreadSafeObjects;
 use crate::hb::HappensBefore;
 use crate::lock_order::LockOrder;
 use crate::lockset::Lockset;
@@ -66,6 +70,10 @@ pub struct Options {
     pub checkers: CheckerSet,
     /// Lockset extension: ownership passes across thread start/join.
     pub join_ordering: bool,
+    /// Lockset extension (with `join_ordering`): ownership also passes
+    /// along hand-offs — volatiles, atomics, queues, latches, futures,
+    /// thread-safe containers, class initialization.
+    pub handoff_ordering: bool,
     /// Lockset extension: separate read and write locksets.
     pub multi_lockset: bool,
     /// Build the Chrome trace-event timeline.
@@ -80,6 +88,7 @@ impl Default for Options {
         Options {
             checkers: CheckerSet::ALL,
             join_ordering: true,
+            handoff_ordering: true,
             multi_lockset: true,
             timeline: false,
             deadlocks: true,
@@ -101,6 +110,31 @@ pub struct Stats {
     /// Size of the lock-order graph (summed over traces; zeros without
     /// the deadlock checker).
     pub lock_graph: lock_order::GraphSize,
+    /// Instrumented classes that recorded a method (distinct names over all traces).
+    pub classes: u64,
+    /// Instrumented methods (those with entry probes in the method table).
+    pub methods: u64,
+}
+
+/// The instrumented classes and methods named in traces' method tables.
+#[derive(Debug, Default)]
+struct Instrumented<'t> {
+    classes: std::collections::BTreeSet<&'t str>,
+    methods: std::collections::BTreeSet<(&'t str, &'t str, &'t str)>,
+}
+
+impl<'t> Instrumented<'t> {
+    fn add(&mut self, tables: &'t Tables) {
+        for m in tables.methods.values() {
+            self.classes.insert(&m.class);
+            self.methods.insert((&m.class, &m.name, &m.descriptor));
+        }
+    }
+
+    fn count_into(&self, stats: &mut Stats) {
+        stats.classes = self.classes.len() as u64;
+        stats.methods = self.methods.len() as u64;
+    }
 }
 
 /// The result of a check.
@@ -135,6 +169,7 @@ pub struct Engine {
     last_thread: Option<(ThreadId, Tid)>,
     events: u64,
     statics_seen: FastSet<(Tid, FieldId)>,
+    thread_safe: ThreadSafeObjects,
     timeline: Option<TimelineRecorder>,
     lock_order: Option<LockOrder>,
     hangs: Vec<lockstep_trace::Hang>,
@@ -149,10 +184,13 @@ impl Engine {
             merger: Merger::new(),
             ctx: Context::default(),
             hb: options.checkers.happens_before.then(HappensBefore::default),
-            lockset: options
-                .checkers
-                .lockset
-                .then(|| Lockset::new(options.join_ordering, options.multi_lockset)),
+            lockset: options.checkers.lockset.then(|| {
+                Lockset::with_handoffs(
+                    options.join_ordering,
+                    options.handoff_ordering,
+                    options.multi_lockset,
+                )
+            }),
             races: Races::default(),
             var_ids: VarIds::default(),
             tids: FastMap::default(),
@@ -160,6 +198,7 @@ impl Engine {
             last_thread: None,
             events: 0,
             statics_seen: FastSet::default(),
+            thread_safe: ThreadSafeObjects::default(),
             timeline: options.timeline.then(TimelineRecorder::default),
             lock_order: options.deadlocks.then(LockOrder::default),
             hangs: Vec::new(),
@@ -244,6 +283,9 @@ impl Engine {
         let t = self.tid(thread);
         let at = self.events;
         self.events += 1;
+        if !self.thread_safe.counts(e, &self.tables) {
+            return;
+        }
         let step = self.ctx.step(t, e);
         if let Some((var, write)) = Var::of(e) {
             self.access(t, var, write, e, at);
@@ -330,21 +372,25 @@ impl Engine {
             .timeline
             .take()
             .map(|tl| tl.render(&self.races.list, &view));
+        let mut stats = Stats {
+            events: self.events,
+            traces: 1,
+            lock_graph: self
+                .lock_order
+                .as_ref()
+                .map(LockOrder::size)
+                .unwrap_or_default(),
+            ..Stats::default()
+        };
+        let mut instrumented = Instrumented::default();
+        instrumented.add(&self.tables);
+        instrumented.count_into(&mut stats);
         Outcome {
             findings,
             notes: self.notes,
             truncated: false,
             unreadable: false,
-            stats: Stats {
-                events: self.events,
-                traces: 1,
-                lock_graph: self
-                    .lock_order
-                    .as_ref()
-                    .map(LockOrder::size)
-                    .unwrap_or_default(),
-                ..Stats::default()
-            },
+            stats,
             timeline,
         }
     }
@@ -403,7 +449,9 @@ pub fn check_traces(inputs: &[Trace], options: &Options) -> Outcome {
     let start = Instant::now();
     let mut all = Outcome::default();
     let mut timelines = Vec::new();
+    let mut instrumented = Instrumented::default();
     for (i, trace) in inputs.iter().enumerate() {
+        instrumented.add(&trace.tables);
         let mut engine = Engine::new(options);
         if let Some(h) = &trace.header {
             engine.record(Record::Header(h.clone()));
@@ -439,6 +487,7 @@ pub fn check_traces(inputs: &[Trace], options: &Options) -> Outcome {
     }
     all.findings.sort();
     all.findings.dedup();
+    instrumented.count_into(&mut all.stats);
     if options.timeline {
         all.timeline = Some(timeline::concat(&timelines));
     }

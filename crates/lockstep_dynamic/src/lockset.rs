@@ -9,6 +9,13 @@
 //!   thread to another without becoming shared when the owner's last access
 //!   is ordered before the newcomer by thread start/join alone (fork/join
 //!   vector clocks), so "write in a worker, read after `join`" is silent;
+//! - **hand-off ordering** (switchable, an extension of the previous one):
+//!   ownership passes the same way along the other non-lock edges of the
+//!   trace — volatiles, atomics, queues, latches, futures, thread-safe
+//!   containers, class initialization ([`crate::handoff`]) — so an object
+//!   built by one thread and published to another through an
+//!   `AtomicReference` stays owned by one thread at a time. Locks never
+//!   order: they are what the locksets check;
 //! - **multi-lockset** (switchable): a write lockset (the locks held
 //!   exclusively at every write) and the distinct read locksets; a write
 //!   must share a lock with every other access, a read only with the writes.
@@ -22,6 +29,7 @@ use lockstep_trace::{Event, LockKind, ObjId, ThreadId};
 
 use crate::context::{Access, LocksetId, Locksets, Tid};
 use crate::fast_hash::FastMap;
+use crate::handoff::SyncClocks;
 use crate::race::{CheckerKind, Races, Var, VarId};
 use crate::vc::{Epoch, ForkJoin, VectorClock};
 
@@ -61,6 +69,8 @@ struct VarState {
 #[derive(Debug)]
 pub struct Lockset {
     join_ordering: bool,
+    handoff_ordering: bool,
+    syncs: SyncClocks,
     multi: bool,
     /// Fork/join-only vector clocks.
     clocks: Vec<VectorClock>,
@@ -77,10 +87,18 @@ pub struct Lockset {
 impl Lockset {
     /// A checker; `join_ordering` and `multi` switch the extensions.
     pub fn new(join_ordering: bool, multi: bool) -> Self {
+        Self::with_handoffs(join_ordering, false, multi)
+    }
+
+    /// A checker whose ownership also passes along hand-offs (when
+    /// `handoff_ordering`, which needs `join_ordering`).
+    pub fn with_handoffs(join_ordering: bool, handoff_ordering: bool, multi: bool) -> Self {
         let mut set_index = FastMap::default();
         set_index.insert(Vec::new(), 0);
         Lockset {
             join_ordering,
+            handoff_ordering: join_ordering && handoff_ordering,
+            syncs: SyncClocks::default(),
             multi,
             clocks: Vec::new(),
             fork_join: ForkJoin::default(),
@@ -101,10 +119,13 @@ impl Lockset {
         }
     }
 
-    /// Start/join bookkeeping (the only ordering this checker uses).
+    /// Start/join and hand-off bookkeeping (the only ordering this checker
+    /// uses: ownership transfer, never lock protection).
     pub fn sync(&mut self, t: Tid, thread: ThreadId, e: &Event) {
-        self.fork_join
-            .step(&mut self.clocks[t as usize], t, thread, e);
+        let c = &mut self.clocks[t as usize];
+        if !(self.handoff_ordering && self.syncs.step(c, t, e)) {
+            self.fork_join.step(c, t, thread, e);
+        }
     }
 
     fn intern(&mut self, set: Vec<ObjId>) -> SetId {

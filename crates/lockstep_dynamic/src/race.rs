@@ -148,8 +148,14 @@ pub struct Races {
 }
 
 impl Races {
-    /// Records a race found by `checker` (merging with an earlier one of the same key).
+    /// Records a race found by `checker` (merging with an earlier one of the
+    /// same key). A pair of reads is no race and is dropped, whichever
+    /// checker offers it, so a merged race always pairs a write with
+    /// another access.
     pub fn add(&mut self, checker: CheckerKind, var: Var, first: Access, second: Access) {
+        if !first.write && !second.write {
+            return;
+        }
         let (k, f) = match var.kind() {
             VarKind::Field(f) => (0, f),
             VarKind::Element(_) => (1, 0),
@@ -173,5 +179,50 @@ impl Races {
                 });
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn access(site: SiteId, write: bool) -> Access {
+        Access {
+            thread: site,
+            site,
+            locks: 0,
+            stack: 0,
+            at: u64::from(site),
+            write,
+        }
+    }
+
+    #[test]
+    fn read_read_pairs_are_never_kept_and_merging_keeps_the_write() {
+        let var = Var { obj: 1, slot: 3 };
+        let mut races = Races::default();
+        races.add(
+            CheckerKind::Lockset,
+            var,
+            access(1, false),
+            access(2, false),
+        );
+        assert!(races.list.is_empty());
+        races.add(
+            CheckerKind::HappensBefore,
+            var,
+            access(1, true),
+            access(2, false),
+        );
+        races.add(
+            CheckerKind::Lockset,
+            var,
+            access(2, false),
+            access(1, false),
+        );
+        assert_eq!(races.list.len(), 1);
+        let r = races.list[0];
+        assert!(r.first.write || r.second.write);
+        assert_eq!(r.found_by(), vec![CheckerKind::HappensBefore]);
     }
 }

@@ -18,6 +18,9 @@ const LOCK_A: ObjId = 100;
 const LOCK_B: ObjId = 101;
 const OBJ: ObjId = 7;
 const ARR: ObjId = 8;
+/// A `ConcurrentHashMap` and a `HashMap` (object table entries).
+const CHM: ObjId = 9;
+const HASH_MAP: ObjId = 10;
 
 impl Builder {
     fn new(n: usize) -> Self {
@@ -178,6 +181,17 @@ impl Builder {
             alloc_site: None,
         })
         .unwrap();
+        for (id, class) in [
+            (CHM, "java/util/concurrent/ConcurrentHashMap"),
+            (HASH_MAP, "java/util/HashMap"),
+        ] {
+            w.object(&ObjectInfo {
+                id,
+                class: class.into(),
+                alloc_site: None,
+            })
+            .unwrap();
+        }
         for (i, evs) in self.threads.iter().enumerate().rev() {
             let mut enc = ChunkEncoder::new(i as u32);
             for e in evs {
@@ -273,11 +287,10 @@ fn lock_protected_counter_is_silent() {
 }
 
 /// Worker writes `count`, then the volatile `flag`; main reads the flag and
-/// then `count`. Happens-before is silent (the volatile orders them).
-/// Today's lockset checker reports it: it ignores volatile hand-offs
-/// (Eraser knows only locks), a known limitation kept as a test.
-#[test]
-fn volatile_publication_hb_silent_lockset_warns() {
+/// then `count`. Happens-before is silent (the volatile orders them), and so
+/// is lockset with the hand-off extension (ownership passes with the
+/// flag); plain Eraser with start/join only reports it.
+fn volatile_publication() -> Builder {
     let mut b = Builder::new(2);
     b.write(0, 19); // main initializes before the start
     b.start(0, 1);
@@ -287,7 +300,17 @@ fn volatile_publication_hb_silent_lockset_warns() {
     b.read(0, 21);
     b.write(0, 22);
     b.end(1);
-    assert_eq!(both(&b), (1, 0));
+    b
+}
+
+#[test]
+fn volatile_publication_is_silent_with_hand_off_ordering() {
+    assert_eq!(both(&volatile_publication()), (0, 0));
+    let no_handoffs = Options {
+        handoff_ordering: false,
+        ..only(true, false)
+    };
+    assert_eq!(races(&volatile_publication(), no_handoffs), 1);
 }
 
 /// A worker writes, main joins it and then reads and writes.
@@ -631,4 +654,91 @@ fn lockset_reports_a_read_against_a_write_not_a_read() {
             "a read/read pair: {f:#?}"
         );
     }
+}
+
+/// Main starts a worker that writes `count` and publishes through `key` on
+/// `obj` (released by the worker, acquired by main when `acquired`); main
+/// then reads and writes `count`.
+fn published_through(obj: ObjId, key: u32, acquired: bool) -> Builder {
+    let mut b = Builder::new(2);
+    b.start(0, 1);
+    b.write(1, 20);
+    b.sync_release(1, obj, key);
+    b.sync_acquire(1, obj, key);
+    if acquired {
+        b.sync_acquire(0, obj, key);
+    }
+    b.read(0, 21);
+    b.write(0, 22);
+    b.end(1);
+    b
+}
+
+#[test]
+fn atomic_hand_off_orders_both_checkers_and_its_absence_races() {
+    assert_eq!(both(&published_through(ARR, keys::ATOMIC, true)), (0, 0));
+    let (lockset, hb) = both(&published_through(ARR, keys::ATOMIC, false));
+    assert!(lockset >= 1 && hb >= 1, "{lockset} {hb}");
+}
+
+#[test]
+fn collection_hand_off_counts_only_on_a_thread_safe_container() {
+    assert_eq!(
+        both(&published_through(CHM, keys::COLLECTION, true)),
+        (0, 0)
+    );
+    let (lockset, hb) = both(&published_through(HASH_MAP, keys::COLLECTION, true));
+    assert!(lockset >= 1 && hb >= 1, "{lockset} {hb}");
+}
+
+/// Two workers put into and read a map without a lock.
+fn container_race(map: ObjId) -> Builder {
+    let mut b = Builder::new(3);
+    b.start(0, 1);
+    b.start(0, 2);
+    for t in [1, 2] {
+        b.push(
+            t,
+            Event::ContainerWrite {
+                obj: map,
+                site: 40 + t as u32,
+            },
+        );
+        b.push(
+            t,
+            Event::ContainerRead {
+                obj: map,
+                site: 50 + t as u32,
+            },
+        );
+        b.end(t);
+    }
+    b
+}
+
+#[test]
+fn thread_safe_containers_are_not_raced_through_their_methods() {
+    assert_eq!(both(&container_race(CHM)), (0, 0));
+    let (lockset, hb) = both(&container_race(HASH_MAP));
+    assert!(lockset >= 1 && hb >= 1, "{lockset} {hb}");
+}
+
+/// Worker 1 runs a class's `<clinit>` (writes a static, releases the class);
+/// worker 2 acquires the class on its first use and reads the static. The
+/// chunks are written worker 2 first, yet the merge puts the read after.
+#[test]
+fn class_initialization_orders_the_first_use_in_both_checkers() {
+    let class = keys::class_object(3);
+    let mut b = Builder::new(3);
+    b.start(0, 1);
+    b.start(0, 2);
+    b.write(1, 20);
+    b.push(1, Event::ClassInit { class: 3 });
+    b.sync_release(1, class, keys::CLASS_INIT);
+    b.sync_acquire(2, class, keys::CLASS_INIT);
+    b.read(2, 21);
+    b.read(2, 22);
+    b.end(1);
+    b.end(2);
+    assert_eq!(both(&b), (0, 0));
 }

@@ -139,6 +139,10 @@ pub enum SyncKind {
     Future,
     /// Every task of an executor has finished (`awaitTermination`, `invokeAll`).
     Executor,
+    /// A volatile-like access of an atomic variable (`AtomicReference.set`, ...).
+    Atomic,
+    /// A call on a container that is (or may be, checked at run time) thread-safe.
+    Collection,
 }
 
 /// What a call-site probe records. `Pre` probes run before the call with

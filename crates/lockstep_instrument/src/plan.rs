@@ -11,8 +11,10 @@
 use lockstep_classfile::InvokeKind;
 use lockstep_models::threads::{EntryMethod, CALLABLE, RUNNABLE, SUPPLIER, THREAD_CLASS};
 use lockstep_models::{
-    container_access_via, is_jdk_class, lock_effect_via, ordering_effect_via, thread_starts_via,
-    ContainerAccess, LaunchKind, LockEffect, LockMode, Operand, OrderingEffect, TaskShape,
+    atomic_access, container_access_via, is_jdk_class, lock_effect_via,
+    may_be_thread_safe_container, ordering_effect_via, thread_safe_container_access,
+    thread_starts_via, AtomicAccess, ContainerAccess, LaunchKind, LockEffect, LockMode, Operand,
+    OrderingEffect, TaskShape,
 };
 
 use crate::{CallEvent, LockSide, SyncKind};
@@ -84,13 +86,63 @@ pub(crate) fn call_plan(kind: InvokeKind, owner: &str, name: &str, desc: &str) -
     }
     hand_off_calls(&mut plan, owner, name, desc);
     if plan.is_empty() && instance && name != "<init>" {
-        match container_access_via(owner, name, &is_jdk_subtype) {
-            Some(ContainerAccess::Read) => plan.pre.push(CallEvent::ContainerRead),
-            Some(ContainerAccess::Write) => plan.pre.push(CallEvent::ContainerWrite),
-            None => {}
-        }
+        atomic_calls(&mut plan, owner, name);
+    }
+    if plan.is_empty() && instance && name != "<init>" {
+        container_calls(&mut plan, owner, name);
     }
     plan
+}
+
+/// The release side of a hand-off goes before the call (nothing the call
+/// publishes can be seen before it), the acquire side after it (it sees
+/// what the call read).
+fn release_and_acquire(plan: &mut CallPlan, release: bool, acquire: bool, kind: SyncKind) {
+    if release {
+        plan.pre.push(CallEvent::Release(kind));
+    }
+    if acquire {
+        plan.post.push(CallEvent::Acquire(kind));
+    }
+}
+
+/// Atomic variables order like volatiles, on the receiver (a failed
+/// `compareAndSet` still reads, so its acquire is unconditional).
+fn atomic_calls(plan: &mut CallPlan, owner: &str, name: &str) {
+    let Some(access) = atomic_access(owner, name) else {
+        return;
+    };
+    let (release, acquire) = match access {
+        AtomicAccess::Read => (false, true),
+        AtomicAccess::Write => (true, false),
+        AtomicAccess::Update => (true, true),
+    };
+    release_and_acquire(plan, release, acquire, SyncKind::Atomic);
+}
+
+/// Container calls: a thread-safe container's (by static type) are
+/// hand-offs, not accesses — a write releases and acquires (it may return
+/// what it replaced), a read acquires. A call through an interface
+/// (`Map.put`) is recorded as an access *and* as a hand-off; the checker
+/// keeps the one the object's run-time class calls for.
+fn container_calls(plan: &mut CallPlan, owner: &str, name: &str) {
+    if let Some(access) = thread_safe_container_access(owner, name) {
+        let write = access == ContainerAccess::Write;
+        release_and_acquire(plan, write, true, SyncKind::Collection);
+        return;
+    }
+    let Some(access) = container_access_via(owner, name, &is_jdk_subtype) else {
+        return;
+    };
+    let write = access == ContainerAccess::Write;
+    plan.pre.push(if write {
+        CallEvent::ContainerWrite
+    } else {
+        CallEvent::ContainerRead
+    });
+    if may_be_thread_safe_container(owner) {
+        release_and_acquire(plan, write, true, SyncKind::Collection);
+    }
 }
 
 fn thread_calls(plan: &mut CallPlan, _owner: &str, name: &str, desc: &str, app_or_thread: bool) {
@@ -294,5 +346,65 @@ mod tests {
         );
         assert_eq!(p.post, vec![CallEvent::Acquire(SyncKind::Latch)]);
         assert_eq!(param_descriptor("(IJLa/B;[[I)V", 3), Some("[[I"));
+    }
+
+    #[test]
+    fn atomics_release_before_and_acquire_after_the_call() {
+        let r = "java/util/concurrent/atomic/AtomicReference";
+        let cas = call_plan(
+            InvokeKind::Virtual,
+            r,
+            "compareAndSet",
+            "(Ljava/lang/Object;Ljava/lang/Object;)Z",
+        );
+        assert_eq!(cas.pre, vec![CallEvent::Release(SyncKind::Atomic)]);
+        assert_eq!(cas.post, vec![CallEvent::Acquire(SyncKind::Atomic)]);
+        let get = call_plan(InvokeKind::Virtual, r, "get", "()Ljava/lang/Object;");
+        assert!(get.pre.is_empty());
+        assert_eq!(get.post, vec![CallEvent::Acquire(SyncKind::Atomic)]);
+        let set = call_plan(
+            InvokeKind::Virtual,
+            "java/util/concurrent/atomic/AtomicLong",
+            "lazySet",
+            "(J)V",
+        );
+        assert_eq!(set.pre, vec![CallEvent::Release(SyncKind::Atomic)]);
+        assert!(set.post.is_empty());
+        let plain = call_plan(
+            InvokeKind::Virtual,
+            "java/lang/invoke/VarHandle",
+            "get",
+            "(LA;)I",
+        );
+        assert!(plain.is_empty());
+    }
+
+    #[test]
+    fn thread_safe_containers_hand_off_and_interfaces_record_both() {
+        let chm = "java/util/concurrent/ConcurrentHashMap";
+        let put = call_plan(
+            InvokeKind::Virtual,
+            chm,
+            "put",
+            "(Ljava/lang/Object;Ljava/lang/Object;)Ljava/lang/Object;",
+        );
+        assert_eq!(put.pre, vec![CallEvent::Release(SyncKind::Collection)]);
+        assert_eq!(put.post, vec![CallEvent::Acquire(SyncKind::Collection)]);
+        let get = call_plan(
+            InvokeKind::Interface,
+            "java/util/Map",
+            "get",
+            "(Ljava/lang/Object;)Ljava/lang/Object;",
+        );
+        assert_eq!(get.pre, vec![CallEvent::ContainerRead]);
+        assert_eq!(get.post, vec![CallEvent::Acquire(SyncKind::Collection)]);
+        let hash = call_plan(
+            InvokeKind::Virtual,
+            "java/util/HashMap",
+            "get",
+            "(Ljava/lang/Object;)Ljava/lang/Object;",
+        );
+        assert_eq!(hash.pre, vec![CallEvent::ContainerRead]);
+        assert!(hash.post.is_empty());
     }
 }

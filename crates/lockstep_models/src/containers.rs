@@ -184,3 +184,107 @@ pub fn container_access_via(
 ) -> Option<ContainerAccess> {
     access_in(container_family_via(class, is_subtype)?, name)
 }
+
+/// Thread-safe JDK maps: each call is atomic and a hand-off (what a thread
+/// did before `put` happens before what another does after a `get` that
+/// sees the entry, as the `java.util.concurrent` package documents).
+#[rustfmt::skip]
+const SAFE_MAPS: &[&str] = &[
+    "java/util/concurrent/ConcurrentMap", "java/util/concurrent/ConcurrentNavigableMap",
+    "java/util/concurrent/ConcurrentHashMap", "java/util/concurrent/ConcurrentSkipListMap",
+    "java/util/Hashtable", "java/util/Properties", "java/util/Collections$SynchronizedMap",
+    "java/util/Collections$SynchronizedSortedMap", "java/util/Collections$SynchronizedNavigableMap",
+];
+
+/// Thread-safe JDK collections (lists, sets, queues, deques).
+#[rustfmt::skip]
+const SAFE_COLLECTIONS: &[&str] = &[
+    "java/util/concurrent/ConcurrentHashMap$KeySetView", "java/util/concurrent/ConcurrentSkipListSet",
+    "java/util/concurrent/ConcurrentLinkedQueue", "java/util/concurrent/ConcurrentLinkedDeque",
+    "java/util/concurrent/CopyOnWriteArrayList", "java/util/concurrent/CopyOnWriteArraySet",
+    "java/util/concurrent/BlockingQueue", "java/util/concurrent/BlockingDeque",
+    "java/util/concurrent/TransferQueue", "java/util/concurrent/LinkedBlockingQueue",
+    "java/util/concurrent/LinkedBlockingDeque", "java/util/concurrent/ArrayBlockingQueue",
+    "java/util/concurrent/PriorityBlockingQueue", "java/util/concurrent/DelayQueue",
+    "java/util/concurrent/SynchronousQueue", "java/util/concurrent/LinkedTransferQueue",
+    "java/util/Vector", "java/util/Stack", "java/util/Collections$SynchronizedCollection",
+    "java/util/Collections$SynchronizedList", "java/util/Collections$SynchronizedRandomAccessList",
+    "java/util/Collections$SynchronizedSet", "java/util/Collections$SynchronizedSortedSet",
+    "java/util/Collections$SynchronizedNavigableSet",
+];
+
+/// The container family of a thread-safe JDK container type (its calls
+/// are hand-offs, not races); `None` for every other type.
+pub fn thread_safe_container_family(class: &str) -> Option<ContainerFamily> {
+    if SAFE_MAPS.contains(&class) {
+        Some(ContainerFamily::Map)
+    } else if SAFE_COLLECTIONS.contains(&class) {
+        Some(ContainerFamily::Collection)
+    } else if class == "java/lang/StringBuffer" {
+        Some(ContainerFamily::StringBuilder)
+    } else {
+        None
+    }
+}
+
+/// Does calling `name` on a thread-safe container `class` read or write it?
+/// A write publishes what the caller did before (release), a read sees
+/// what the writers it observes did (acquire).
+pub fn thread_safe_container_access(class: &str, name: &str) -> Option<ContainerAccess> {
+    access_in(thread_safe_container_family(class)?, name)
+}
+
+/// Interface and abstract container types: the object behind a call on one
+/// of them may be a thread-safe container (a `Map` that is a
+/// `ConcurrentHashMap`), which only its run-time class tells.
+#[rustfmt::skip]
+const MAY_BE_THREAD_SAFE: &[&str] = &[
+    "java/util/Map", "java/util/SortedMap", "java/util/NavigableMap", "java/util/AbstractMap",
+    "java/util/Collection", "java/util/List", "java/util/Set", "java/util/Queue",
+    "java/util/Deque", "java/util/SortedSet", "java/util/NavigableSet",
+    "java/util/SequencedCollection", "java/util/AbstractCollection", "java/util/AbstractList",
+    "java/util/AbstractSet", "java/util/AbstractQueue",
+];
+
+/// Can an object whose static type is `class` be a thread-safe JDK container?
+pub fn may_be_thread_safe_container(class: &str) -> bool {
+    MAY_BE_THREAD_SAFE.contains(&class)
+}
+
+#[cfg(test)]
+mod thread_safe_tests {
+    use super::*;
+
+    #[test]
+    fn thread_safe_containers_read_and_write_but_are_not_racy_containers() {
+        let chm = "java/util/concurrent/ConcurrentHashMap";
+        assert_eq!(
+            thread_safe_container_access(chm, "put"),
+            Some(ContainerAccess::Write)
+        );
+        assert_eq!(
+            thread_safe_container_access(chm, "get"),
+            Some(ContainerAccess::Read)
+        );
+        assert_eq!(container_access(chm, "get"), None);
+        let cow = "java/util/concurrent/CopyOnWriteArrayList";
+        assert_eq!(
+            thread_safe_container_access(cow, "add"),
+            Some(ContainerAccess::Write)
+        );
+        assert_eq!(
+            thread_safe_container_access("java/util/HashMap", "get"),
+            None
+        );
+        assert!(may_be_thread_safe_container("java/util/Map"));
+        assert!(!may_be_thread_safe_container("java/util/HashMap"));
+        // Every thread-safe container is thread-safe for the static side too.
+        for c in SAFE_MAPS.iter().chain(SAFE_COLLECTIONS) {
+            assert!(
+                crate::thread_safety(c).is_some()
+                    || crate::is_thread_safe_via(c, &crate::is_jdk_subtype),
+                "{c}"
+            );
+        }
+    }
+}

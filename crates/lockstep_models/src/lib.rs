@@ -29,6 +29,7 @@
 //! third-party libraries (Guava's `ListeningExecutorService` is covered only
 //! through its `ExecutorService` supertype).
 
+pub mod atomics;
 pub mod blocking;
 pub mod callbacks;
 pub mod confinement;
@@ -43,11 +44,13 @@ pub mod safety;
 mod table;
 pub mod threads;
 
+pub use atomics::{atomic_access, is_atomic_class, AtomicAccess};
 pub use blocking::{all_blocking_models, blocking_call_via, BlockingKind, BlockingModel};
 pub use callbacks::{all_caller_context_methods, runs_in_caller_context, CallerContextMethod};
 pub use confinement::{confinement_hint, ConfinementHint};
 pub use containers::{
     container_access, container_access_via, container_family, container_family_via,
+    may_be_thread_safe_container, thread_safe_container_access, thread_safe_container_family,
     ContainerAccess, ContainerFamily,
 };
 pub use handoff::{handoff, monitor_handoff, HandOff, Side, Subject, COMPLETION_STAGE};

@@ -13,6 +13,7 @@
 
 pub mod codec;
 pub mod fast_hash;
+pub mod keys;
 pub mod merge;
 pub mod model;
 mod pool;

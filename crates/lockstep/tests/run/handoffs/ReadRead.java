@@ -1,7 +1,11 @@
 import java.util.concurrent.atomic.AtomicReference;
 
+/**
+ * A writer publishes through an AtomicReference, two readers read, main
+ * joins all three and reads again: no race anywhere.
+ */
 public class ReadRead {
-    static final class Box { final long v; Box(long v) { this.v = v; } }
+    static final class Box { long v; Box(long v) { this.v = v; } }
     static final AtomicReference<Box> REF = new AtomicReference<>();
 
     static long spinRead() {
@@ -16,6 +20,6 @@ public class ReadRead {
         Thread r2 = new Thread(ReadRead::spinRead, "reader-2");
         r1.start(); r2.start(); writer.start();
         writer.join(); r1.join(); r2.join();
-        System.out.println(REF.get().v);
+        System.out.println("readread " + REF.get().v);
     }
 }

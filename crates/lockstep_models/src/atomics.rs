@@ -1,0 +1,148 @@
+//! `java.util.concurrent.atomic` and `VarHandle` as synchronization, as
+//! data: which calls read, write or read-modify-write the atomic variable
+//! with volatile semantics (Java memory model: a volatile write
+//! synchronizes-with every later volatile read of the same variable).
+//!
+//! The subject of the edge is the receiver: the atomic object, the
+//! `Atomic*Array` (all its elements together) or the `Atomic*FieldUpdater`
+//! / `VarHandle` (every object it updates together). Merging elements or
+//! objects can only add edges, so a checker that uses these facts may miss
+//! a race between two elements but never reports one that an edge orders.
+//!
+//! Modelled: `AtomicBoolean/Integer/Long/Reference`, their `*Array`
+//! forms, the three field updaters, `AtomicMarkableReference`,
+//! `AtomicStampedReference`, and `VarHandle`'s volatile, acquire/release
+//! and atomic access modes. Not modelled (no ordering, or not a snapshot):
+//! the plain and opaque modes (`getPlain`, `setPlain`, `getOpaque`,
+//! `setOpaque`, `weakCompareAndSetPlain`, `weakCompareAndSet` of the
+//! atomic classes, `VarHandle.get`/`set`), and `LongAdder`/`LongAccumulator`
+//! (`sum` is not an atomic snapshot).
+
+use crate::handoff::Side;
+
+/// What a call does to the atomic variable.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum AtomicAccess {
+    /// A volatile (or acquire) read: everything before the writes it sees
+    /// happens before what follows the call.
+    Read,
+    /// A volatile (or release) write: what came before the call happens
+    /// before every later read of the variable.
+    Write,
+    /// A read-modify-write (`compareAndSet`, `getAndIncrement`, ...), both;
+    /// a failed `compareAndSet` still reads.
+    Update,
+}
+
+impl AtomicAccess {
+    /// The side of a happens-before edge this access is.
+    pub fn side(self) -> Side {
+        match self {
+            AtomicAccess::Read => Side::Acquire,
+            AtomicAccess::Write => Side::Release,
+            AtomicAccess::Update => Side::Both,
+        }
+    }
+}
+
+const PKG: &str = "java/util/concurrent/atomic/";
+
+#[rustfmt::skip]
+const ATOMIC_CLASSES: &[&str] = &[
+    "AtomicBoolean", "AtomicInteger", "AtomicLong", "AtomicReference",
+    "AtomicIntegerArray", "AtomicLongArray", "AtomicReferenceArray",
+    "AtomicIntegerFieldUpdater", "AtomicLongFieldUpdater", "AtomicReferenceFieldUpdater",
+    "AtomicMarkableReference", "AtomicStampedReference",
+];
+
+const VAR_HANDLE: &str = "java/lang/invoke/VarHandle";
+
+#[rustfmt::skip]
+const READS: &[&str] = &[
+    "get", "getAcquire", "intValue", "longValue", "floatValue", "doubleValue",
+    "getReference", "isMarked", "getStamp", "getVolatile",
+];
+
+#[rustfmt::skip]
+const WRITES: &[&str] = &["set", "lazySet", "setRelease", "setVolatile"];
+
+#[rustfmt::skip]
+const UPDATES: &[&str] = &[
+    "compareAndSet", "weakCompareAndSetVolatile", "weakCompareAndSetAcquire",
+    "weakCompareAndSetRelease", "compareAndExchange", "compareAndExchangeAcquire",
+    "compareAndExchangeRelease", "getAndSet", "getAndSetAcquire", "getAndSetRelease",
+    "getAndIncrement", "getAndDecrement", "incrementAndGet", "decrementAndGet",
+    "getAndAdd", "addAndGet", "getAndAddAcquire", "getAndAddRelease",
+    "getAndUpdate", "updateAndGet", "getAndAccumulate", "accumulateAndGet",
+    "getAndBitwiseOr", "getAndBitwiseOrAcquire", "getAndBitwiseOrRelease",
+    "getAndBitwiseAnd", "getAndBitwiseAndAcquire", "getAndBitwiseAndRelease",
+    "getAndBitwiseXor", "getAndBitwiseXorAcquire", "getAndBitwiseXorRelease",
+    "attemptMark", "attemptStamp",
+];
+
+/// Is `class` one of the modelled atomic classes (or `VarHandle`)?
+pub fn is_atomic_class(class: &str) -> bool {
+    class == VAR_HANDLE
+        || class
+            .strip_prefix(PKG)
+            .is_some_and(|c| ATOMIC_CLASSES.contains(&c))
+}
+
+/// What calling `name` on a `class` does to the atomic variable; `None`
+/// for other classes and for the plain and opaque access modes.
+pub fn atomic_access(class: &str, name: &str) -> Option<AtomicAccess> {
+    if !is_atomic_class(class) {
+        return None;
+    }
+    // `VarHandle.get`/`set` are plain accesses; the atomic classes' are volatile.
+    if class == VAR_HANDLE && (name == "get" || name == "set") {
+        return None;
+    }
+    if READS.contains(&name) {
+        Some(AtomicAccess::Read)
+    } else if WRITES.contains(&name) {
+        Some(AtomicAccess::Write)
+    } else if UPDATES.contains(&name) {
+        Some(AtomicAccess::Update)
+    } else {
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn atomic_reference_reads_writes_and_updates() {
+        let r = "java/util/concurrent/atomic/AtomicReference";
+        assert_eq!(atomic_access(r, "get"), Some(AtomicAccess::Read));
+        assert_eq!(atomic_access(r, "set"), Some(AtomicAccess::Write));
+        assert_eq!(
+            atomic_access(r, "compareAndSet"),
+            Some(AtomicAccess::Update)
+        );
+        assert_eq!(atomic_access(r, "getPlain"), None);
+        assert_eq!(atomic_access(r, "weakCompareAndSet"), None);
+        assert_eq!(AtomicAccess::Update.side(), Side::Both);
+    }
+
+    #[test]
+    fn var_handle_plain_modes_order_nothing() {
+        assert_eq!(atomic_access(VAR_HANDLE, "get"), None);
+        assert_eq!(atomic_access(VAR_HANDLE, "set"), None);
+        assert_eq!(
+            atomic_access(VAR_HANDLE, "setRelease"),
+            Some(AtomicAccess::Write)
+        );
+        assert_eq!(
+            atomic_access(VAR_HANDLE, "getAcquire"),
+            Some(AtomicAccess::Read)
+        );
+        assert_eq!(
+            atomic_access("java/util/concurrent/atomic/LongAdder", "sum"),
+            None
+        );
+        assert_eq!(atomic_access("java/util/HashMap", "get"), None);
+    }
+}
