@@ -356,6 +356,72 @@ fn gated_start_join_ordered_and_single_thread_lock_orders_are_silent() {
     for shape in ["gated", "joined", "single"] {
         let found = lock_order_run(shape, &[]);
         assert!(found.is_empty(), "{shape}: {found:#?}");
+    }
+}
+
+#[test]
+fn reentrant_lock_pairs_in_opposite_orders_are_a_potential_deadlock() {
+    let found = lock_order_run("juc", &[]);
+    assert_eq!(found.len(), 1, "{found:#?}");
+    let cycle = cycle_note(&found[0]);
+    assert!(
+        cycle
+            .matches("`java.util.concurrent.locks.ReentrantLock@")
+            .count()
+            == 4
+            && cycle.contains("(LockOrder.java:74); thread B (`backward`")
+            && cycle.ends_with("(LockOrder.java:84)"),
+        "{cycle}"
+    );
+}
+
+#[test]
+fn a_reentrant_lock_deadlock_is_reported_from_the_hang_dump_and_again_from_its_trace() {
+    let dir = tempfile::tempdir().unwrap();
+    let trace = dir.path().join("hang.trace");
+    let found = lock_order_run(
+        "hang-juc",
+        &["--timeout", "3", "--trace", trace.to_str().unwrap()],
+    );
+    assert_eq!(found.len(), 1, "{found:#?}");
+    let f = &found[0];
+    assert_eq!(
+        f["message"],
+        "deadlock observed: the run deadlocked; threads `takes-left` and `takes-right` wait for each other's locks"
+    );
+    assert_eq!(f["confidence"], "high");
+    assert_eq!(
+        (f["file"].as_str(), f["line"].as_u64()),
+        (Some("LockOrder.java"), Some(107))
+    );
+    let cycle = cycle_note(f);
+    assert!(
+        cycle.starts_with("cycle: thread A (`takes-left`, WAITING) holds `java.util.concurrent.locks.ReentrantLock@")
+            && cycle.contains("(LockOrder.java:103), waits for `java.util.concurrent.locks.ReentrantLock@")
+            && cycle.contains("(LockOrder.java:107); thread B (`takes-right`, WAITING)"),
+        "{cycle}"
+    );
+    // Offline, from the saved trace: the same finding, byte for byte.
+    let out = lockstep()
+        .args(["check-trace", "--checker", "deadlock", "--format", "json"])
+        .arg(&trace)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let offline: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(deadlocks(&offline), vec![f]);
+    // The race checkers alone do not report it.
+    let out = lockstep()
+        .args(["check-trace", "--checker", "lockset", "--format", "json"])
+        .arg(&trace)
+        .output()
+        .unwrap();
+    let races: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(deadlocks(&races).is_empty());
+}
+         .cloned();
+     assert!(count.is_some_and(|f| found_by(&f).contains("happens-before")));
+ }
 
 /// The findings of one run of `main` from the hand-off fixtures, with the
 /// program's own output checked.
@@ -425,65 +491,6 @@ fn class_initialization_orders_static_finals_in_every_run() {
 }
 
 #[test]
-fn reentrant_lock_pairs_in_opposite_orders_are_a_potential_deadlock() {
-    let found = lock_order_run("juc", &[]);
-    assert_eq!(found.len(), 1, "{found:#?}");
-    let cycle = cycle_note(&found[0]);
-    assert!(
-        cycle
-            .matches("`java.util.concurrent.locks.ReentrantLock@")
-            .count()
-            == 4
-            && cycle.contains("(LockOrder.java:74); thread B (`backward`")
-            && cycle.ends_with("(LockOrder.java:84)"),
-        "{cycle}"
-    );
-}
-
-#[test]
-fn a_reentrant_lock_deadlock_is_reported_from_the_hang_dump_and_again_from_its_trace() {
-    let dir = tempfile::tempdir().unwrap();
-    let trace = dir.path().join("hang.trace");
-    let found = lock_order_run(
-        "hang-juc",
-        &["--timeout", "3", "--trace", trace.to_str().unwrap()],
-    );
-    assert_eq!(found.len(), 1, "{found:#?}");
-    let f = &found[0];
-    assert_eq!(
-        f["message"],
-        "deadlock observed: the run deadlocked; threads `takes-left` and `takes-right` wait for each other's locks"
-    );
-    assert_eq!(f["confidence"], "high");
-    assert_eq!(
-        (f["file"].as_str(), f["line"].as_u64()),
-        (Some("LockOrder.java"), Some(107))
-    );
-    let cycle = cycle_note(f);
-    assert!(
-        cycle.starts_with("cycle: thread A (`takes-left`, WAITING) holds `java.util.concurrent.locks.ReentrantLock@")
-            && cycle.contains("(LockOrder.java:103), waits for `java.util.concurrent.locks.ReentrantLock@")
-            && cycle.contains("(LockOrder.java:107); thread B (`takes-right`, WAITING)"),
-        "{cycle}"
-    );
-    // Offline, from the saved trace: the same finding, byte for byte.
-    let out = lockstep()
-        .args(["check-trace", "--checker", "deadlock", "--format", "json"])
-        .arg(&trace)
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(1));
-    let offline: Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(deadlocks(&offline), vec![f]);
-    // The race checkers alone do not report it.
-    let out = lockstep()
-        .args(["check-trace", "--checker", "lockset", "--format", "json"])
-        .arg(&trace)
-        .output()
-        .unwrap();
-    let races: Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert!(deadlocks(&races).is_empty());
-
 fn reads_after_an_atomic_hand_off_and_join_are_silent() {
     let report = handoff_report("ReadRead", "readread 41\n");
     assert!(findings(&report).is_empty(), "{report:#?}");
