@@ -55,7 +55,8 @@ impl Detector for Deadlock {
         let races = cx.facts.races();
         let order = cx.facts.lock_order();
         let edges = lock_order_edges(&order.acquisitions);
-        let cycles = two_cycles(&edges, &races.roots, cx.open_program());
+        let mut cycles = two_cycles(&edges, &races.roots, cx.open_program());
+        cycles.extend(self_cycles(&order.acquisitions, &races.roots, cx.open_program()));
         let mut reporter = Reporter {
             program: cx.program,
             pt: cx.facts.points_to(),
@@ -97,6 +98,11 @@ fn lock_order_edges(
                 .push((h, a));
         }
     }
+    // A statement taking the lock itself is the clearest witness; locks
+    // taken in callees come after it (stable: sorted order otherwise).
+    for witnesses in edges.values_mut() {
+        witnesses.sort_by_key(|(_, a)| a.via.len());
+    }
     edges
 }
 
@@ -132,6 +138,30 @@ fn two_cycles<'a>(
                     break 'pair;
                 }
             }
+        }
+    }
+    out
+}
+
+/// One abstract lock taken inside itself under two names, one of them a
+/// parameter (`synchronized (this) { synchronized (other) ... }` with both
+/// from one allocation site): two threads running the code with the two
+/// objects swapped deadlock. One finding per lock object.
+fn self_cycles<'a>(acqs: &'a [Acquisition], roots: &[Root], open: bool) -> Vec<Cycle<'a>> {
+    let mut out: Vec<Cycle<'a>> = Vec::new();
+    for a in acqs.iter().filter(|a| a.distinct_alias) {
+        if out.iter().any(|c| c.first.1.lock.object == a.lock.object) {
+            continue;
+        }
+        let Some(h) = a.held.iter().find(|h| h.object == a.lock.object) else {
+            continue;
+        };
+        if let Some(roots) = deadlocks(h, a, h, a, roots, open) {
+            out.push(Cycle {
+                first: (h, a),
+                second: (h, a),
+                roots,
+            });
         }
     }
     out
@@ -185,8 +215,25 @@ impl Reporter<'_> {
         )
     }
 
+    /// Where the acquisition happens: its statement, or for a lock taken
+    /// by a callee the call and the path down to the acquisition.
     fn at(&self, a: &Acquisition) -> String {
-        position(self.program, a.site.method, a.site.stmt)
+        let here = position(self.program, a.site.method, a.site.stmt);
+        match a.via.last() {
+            None => here,
+            Some(&(m, stmt)) => {
+                let calls: Vec<String> = a
+                    .via
+                    .iter()
+                    .map(|&(m, _)| short_method(self.program, m))
+                    .collect();
+                format!(
+                    "{here}, in a call to {} at {}",
+                    calls.join(" → "),
+                    position(self.program, m, stmt)
+                )
+            }
+        }
     }
 
     /// Where the thread took the lock it holds: the last acquisition of
@@ -196,7 +243,9 @@ impl Reporter<'_> {
             .acquisitions
             .iter()
             .rev()
-            .filter(|b| b.site.node == a.site.node && b.lock.object == h.object)
+            .filter(|b| {
+                b.site.node == a.site.node && b.lock.object == h.object && b.via.is_empty()
+            })
             .find(|b| match (b.site.stmt, a.site.stmt) {
                 (None, _) => true,
                 (Some(x), Some(y)) => x < y,
@@ -216,6 +265,9 @@ impl Reporter<'_> {
     /// threads of the cycle are real threads of the program, low when
     /// both are only assumed callers of a library.
     fn confidence(&self, c: &Cycle<'_>) -> Confidence {
+        if std::ptr::eq(c.first.1, c.second.1) {
+            return Confidence::Low;
+        }
         let real = |r| crate::util::real_root(self.roots, r);
         match (real(c.roots.0), real(c.roots.1)) {
             (true, true) => Confidence::High,
@@ -231,7 +283,17 @@ impl Reporter<'_> {
         let t2 = root_label(p, self.pt, self.roots, self.open, c.roots.1);
         let held1 = self.held_at(h1, a1);
         let held2 = self.held_at(h2, a2);
-        let message = format!(
+        let message = if std::ptr::eq(a1, a2) {
+            format!(
+                "potential deadlock: {} in {} takes {} while holding {}, another object of the same allocation site; {} running the same code with the two objects swapped takes them in the opposite order",
+                t1,
+                short_method(p, a1.site.method),
+                self.lock_name(a1),
+                held1,
+                t2,
+            )
+        } else {
+            format!(
             "potential deadlock: {} in {} takes {} while holding {}, and {} in {} ({}) takes them in the opposite order",
             t1,
             short_method(p, a1.site.method),
@@ -240,7 +302,8 @@ impl Reporter<'_> {
             t2,
             short_method(p, a2.site.method),
             self.at(a2),
-        );
+        )
+        };
         let mut f = Finding::new(
             RULE.id,
             Severity::Warning,
