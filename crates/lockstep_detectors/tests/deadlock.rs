@@ -163,3 +163,17 @@ fn two_objects_of_one_site_through_a_parameter() {
         dump(&findings)
     );
 }
+
+/// The shape of log4j 1.2's `callAppenders`/`doAppend` deadlock: the
+/// root category (the loop variable is one object in its context) against
+/// the appender, closed by a message whose `toString` logs.
+#[test]
+fn category_loop_like_log4j() {
+    let findings = check("category_loop");
+    assert_complete(&findings);
+    assert!(
+        findings[0].message.contains("Chatty.toString"),
+        "{}",
+        dump(&findings)
+    );
+}

@@ -309,7 +309,7 @@ impl Collector<'_> {
         s: StmtId,
         local: &[(HeldLock, AccessPath)],
     ) {
-        if local.is_empty() {
+        if local.is_empty() || !lock_summary::precise_site(self.races, node, s) {
             return;
         }
         let own: Vec<HeldLock> = local.iter().map(|(l, _)| l.clone()).collect();

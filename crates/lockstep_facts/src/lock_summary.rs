@@ -15,8 +15,9 @@
 //! the call path of the acquisition for messages.
 //!
 //! Bounds: at most [`MAX_ENTRIES`] locks per context (first found first;
-//! the propagation order is deterministic) and witness paths of at most
-//! [`MAX_PATH`] calls. JDK code contributes its `synchronized` methods only
+//! the propagation order is deterministic), locks passed up at most
+//! [`MAX_DEPTH`] calls, and only across call sites with at most
+//! [`MAX_TARGETS`] target methods. JDK code contributes its `synchronized` methods only
 //! (not its blocks or `java.util.concurrent` locks) and passes on nothing
 //! its callees acquire (see [`Translator::application`]).
 
@@ -34,8 +35,34 @@ use crate::locks::{HeldLock, LockResolver};
 /// Locks kept per method context (bounds time and memory on large programs).
 pub const MAX_ENTRIES: usize = 32;
 
+/// Calls a lock is passed up through: deeper chains go through ever
+/// more dispatch guesses of the call graph and name orders no run takes.
+pub const MAX_DEPTH: u8 = 6;
+
 /// Calls followed when a witness path is rebuilt.
-pub const MAX_PATH: usize = 16;
+pub const MAX_PATH: usize = MAX_DEPTH as usize + 1;
+
+/// Summaries cross a call site only when it dispatches to at most this
+/// many methods: a call whose receiver may be nearly anything (`future.
+/// cancel()` on a value of a JDK map) reaches implementations the program
+/// never runs there, and what those lock would make false orders.
+pub const MAX_TARGETS: usize = 2;
+
+/// Does the call site `site` of `node` dispatch to few enough methods?
+pub fn precise_site(races: &RaceFacts, node: u32, site: StmtId) -> bool {
+    let graph = &races.graph;
+    let Some(callees) = graph.callees.get(node as usize) else {
+        return false;
+    };
+    let mut methods: Vec<MethodId> = callees
+        .iter()
+        .filter(|(s, _)| *s == site)
+        .map(|&(_, c)| graph.nodes[c as usize].method)
+        .collect();
+    methods.sort_unstable();
+    methods.dedup();
+    methods.len() <= MAX_TARGETS
+}
 
 /// A lock as a method context sees it.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -67,6 +94,8 @@ struct Entry {
     /// How the acquiring body names the lock.
     named: AccessPath,
     origin: Origin,
+    /// Calls between this context and the acquisition.
+    depth: u8,
 }
 
 /// A lock a callee may acquire, seen from one call site of a caller.
@@ -233,6 +262,7 @@ impl Translator<'_, '_, '_> {
             param,
             named,
             origin,
+            depth: e.depth.saturating_add(1),
         };
         Some((entry, caller_named))
     }
@@ -311,6 +341,7 @@ impl Builder<'_, '_, '_> {
                 param,
                 named: lock.path(&body),
                 origin: Origin::Here(at),
+                depth: 0,
             };
             self.insert(node, entry);
         }
@@ -355,11 +386,17 @@ impl Builder<'_, '_, '_> {
             let fresh: Vec<Entry> = self.sums.entries[callee as usize][from..].to_vec();
             done[callee as usize] = from + fresh.len();
             for &(caller, site) in &callers[callee as usize] {
-                if !self.tr.reached(caller) || !self.tr.application(caller) {
+                if !self.tr.reached(caller)
+                    || !self.tr.application(caller)
+                    || !precise_site(self.tr.races, caller, site)
+                {
                     continue;
                 }
                 let mut grew = false;
                 for (i, e) in fresh.iter().enumerate() {
+                    if e.depth >= MAX_DEPTH {
+                        continue;
+                    }
                     let key = (from + i) as u32;
                     if let Some((t, _)) = self.tr.translate(caller, site, callee, key, e) {
                         grew |= self.insert(caller, t);
