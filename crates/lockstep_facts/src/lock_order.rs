@@ -58,6 +58,9 @@ pub struct Acquisition {
     /// objects of one allocation site may be locked here one inside the
     /// other (`this` then `other`), in either order by two threads.
     pub distinct_alias: bool,
+    /// The acquired lock, or a lock the body holds there, is named by a
+    /// parameter of the method: a caller chooses which objects meet here.
+    pub through_param: bool,
 }
 
 impl Acquisition {
@@ -71,14 +74,27 @@ impl Acquisition {
 /// another path, with one of the two names a parameter of the method
 /// (evidence of two run-time objects; `this` and `this.parent` are not:
 /// such chains rarely loop)?
-fn aliased_by_another_name(local: &[(HeldLock, AccessPath)], lock: &HeldLock, named: &AccessPath) -> bool {
-    let param = |p: &AccessPath| matches!(p, AccessPath::Param(..));
+fn aliased_by_another_name(
+    local: &[(HeldLock, AccessPath)],
+    lock: &HeldLock,
+    named: &AccessPath,
+) -> bool {
     local.iter().any(|(h, p)| {
         h.object == lock.object
             && !matches!(named, AccessPath::Unknown | AccessPath::Local(..))
             && p != named
-            && (param(p) || param(named))
+            && (is_param(p) || is_param(named))
     })
+}
+
+/// Is the path a parameter of the method (not `this`)?
+fn is_param(p: &AccessPath) -> bool {
+    matches!(p, AccessPath::Param(..))
+}
+
+/// Does the body hold a lock it names by a parameter?
+fn held_by_param(local: &[(HeldLock, AccessPath)]) -> bool {
+    local.iter().any(|(_, p)| is_param(p))
 }
 
 /// What a monitor or condition operation does.
@@ -247,6 +263,7 @@ impl Collector<'_> {
                     held: entry.to_vec(),
                     via: Arc::from([]),
                     distinct_alias: false,
+                    through_param: false,
                 });
             }
         }
@@ -294,7 +311,9 @@ impl Collector<'_> {
                 std::slice::from_ref(l),
             );
             if let [one] = resolved.as_slice() {
-                out.push((one.clone(), l.path(here.body)));
+                if lock_summary::plausible(self.program, self.pt, l, one) {
+                    out.push((one.clone(), l.path(here.body)));
+                }
             }
         }
         out
@@ -328,7 +347,9 @@ impl Collector<'_> {
                 (node, s, callee),
             );
             for c in found {
-                let distinct_alias = c.caller_named && aliased_by_another_name(local, &c.lock, &c.named);
+                let distinct_alias =
+                    c.caller_named && aliased_by_another_name(local, &c.lock, &c.named);
+                let through_param = c.caller_named && is_param(&c.named) || held_by_param(local);
                 self.acquisitions.insert(Acquisition {
                     site: self.site(node, method, Some(s)),
                     lock: c.lock,
@@ -336,6 +357,7 @@ impl Collector<'_> {
                     held: held.clone(),
                     via: c.path,
                     distinct_alias,
+                    through_param,
                 });
             }
         }
@@ -402,9 +424,17 @@ impl Collector<'_> {
 
     fn acquire(&mut self, here: &Here<'_>, s: StmtId, lock: LocalLock) {
         let named = lock.path(here.body);
-        let locks = self
+        let locks: Vec<HeldLock> = self
             .resolver
-            .resolve(here.method, here.context, here.body, &[lock]);
+            .resolve(
+                here.method,
+                here.context,
+                here.body,
+                std::slice::from_ref(&lock),
+            )
+            .into_iter()
+            .filter(|h| lock_summary::plausible(self.program, self.pt, &lock, h))
+            .collect();
         if locks.is_empty() {
             return;
         }
@@ -412,6 +442,7 @@ impl Collector<'_> {
         let local = self.named_local(here, s);
         for lock in locks {
             let distinct_alias = aliased_by_another_name(&local, &lock, &named);
+            let through_param = is_param(&named) || held_by_param(&local);
             self.acquisitions.insert(Acquisition {
                 site: self.site(here.node, here.method, Some(s)),
                 lock,
@@ -419,6 +450,7 @@ impl Collector<'_> {
                 held: held.clone(),
                 via: Arc::from([]),
                 distinct_alias,
+                through_param,
             });
         }
     }

@@ -25,12 +25,13 @@ use std::collections::VecDeque;
 use std::sync::Arc;
 
 use lockstep_ir::{AccessPath, Body, Operand, StmtId, StmtKind};
+use lockstep_pointsto::PointsToResult;
 use lockstep_program::{MethodId, Program};
 use rustc_hash::FxHashMap;
 
 use crate::analysis::RaceFacts;
 use crate::local_locks::{self, LocalLock};
-use crate::locks::{HeldLock, LockResolver};
+use crate::locks::{HeldLock, LockObject, LockResolver};
 
 /// Locks kept per method context (bounds time and memory on large programs).
 pub const MAX_ENTRIES: usize = 32;
@@ -154,6 +155,31 @@ pub fn juc_lock(program: &Program, body: &Body, call: &lockstep_ir::Call) -> Opt
     })
 }
 
+/// Can `held`, resolved from `lock`, be that lock? A `java.util.concurrent`
+/// lock must resolve to a lock object (or the synchronizer both views of a
+/// read-write lock share); an imprecise points-to set can make `this.lock`
+/// a single object of some unrelated class, which is no lock at all.
+pub fn plausible(
+    program: &Program,
+    pt: &PointsToResult,
+    lock: &LocalLock,
+    held: &HeldLock,
+) -> bool {
+    let (LocalLock::Juc { .. }, LockObject::Object(o)) = (lock, &held.object) else {
+        return true;
+    };
+    let Some(info) = pt.object(*o) else {
+        return false;
+    };
+    [
+        "java/util/concurrent/locks/Lock",
+        "java/util/concurrent/locks/ReadWriteLock",
+        "java/util/concurrent/locks/AbstractQueuedSynchronizer",
+    ]
+    .iter()
+    .any(|t| program.is_subtype_name(info.type_name, t))
+}
+
 /// The position in `body.params` of the variable a lock is named by.
 fn param_of(body: &Body, lock: &LocalLock) -> Option<u16> {
     let var = match lock {
@@ -179,11 +205,7 @@ fn argument<'c>(call: &'c lockstep_ir::Call, callee: &Body, pos: u16) -> Option<
 }
 
 /// Computes the summaries over the race facts' context call graph.
-pub fn compute(
-    program: &Program,
-    races: &RaceFacts,
-    resolver: &mut LockResolver<'_>,
-) -> Summaries {
+pub fn compute(program: &Program, races: &RaceFacts, resolver: &mut LockResolver<'_>) -> Summaries {
     let n = races.graph.len();
     let mut b = Builder {
         tr: Translator {
@@ -330,6 +352,11 @@ impl Builder<'_, '_, '_> {
                 self.tr
                     .resolver
                     .resolve(mc.method, mc.context, &body, std::slice::from_ref(&lock));
+            let pt = self.tr.resolver.pt;
+            let resolved: Vec<HeldLock> = resolved
+                .into_iter()
+                .filter(|h| plausible(program, pt, &lock, h))
+                .collect();
             let param = param_of(&body, &lock);
             let sym = match (resolved.as_slice(), param) {
                 ([one], _) => SymLock::Fixed(one.clone()),

@@ -55,8 +55,14 @@ impl Detector for Deadlock {
         let races = cx.facts.races();
         let order = cx.facts.lock_order();
         let edges = lock_order_edges(&order.acquisitions);
-        let mut cycles = two_cycles(&edges, &races.roots, cx.open_program());
-        cycles.extend(self_cycles(&order.acquisitions, &races.roots, cx.open_program()));
+        let pt = cx.facts.points_to();
+        let same_class = |x: &LockObject, y: &LockObject| same_class(pt, x, y);
+        let mut cycles = two_cycles(&edges, &races.roots, cx.open_program(), &same_class);
+        cycles.extend(self_cycles(
+            &order.acquisitions,
+            &races.roots,
+            cx.open_program(),
+        ));
         let mut reporter = Reporter {
             program: cx.program,
             pt: cx.facts.points_to(),
@@ -118,6 +124,7 @@ fn two_cycles<'a>(
     edges: &BTreeMap<(&'a LockObject, &'a LockObject), Vec<Witness<'a>>>,
     roots: &[Root],
     open: bool,
+    same_class: &dyn Fn(&LockObject, &LockObject) -> bool,
 ) -> Vec<Cycle<'a>> {
     let mut out = Vec::new();
     for ((x, y), forward) in edges {
@@ -127,8 +134,16 @@ fn two_cycles<'a>(
         let Some(backward) = edges.get(&(*y, *x)) else {
             continue;
         };
+        // Two objects of one class: the same code may reach "both" only
+        // because the analysis cannot tell the objects apart (a session's
+        // `database` is every database); a caller choosing the objects
+        // through a parameter is the evidence that two really meet.
+        let need_param = same_class(x, y);
         'pair: for &(h1, a1) in forward.iter().take(MAX_WITNESSES) {
             for &(h2, a2) in backward.iter().take(MAX_WITNESSES) {
+                if need_param && !(a1.through_param || a2.through_param) {
+                    continue;
+                }
                 if let Some(roots) = deadlocks(h1, a1, h2, a2, roots, open) {
                     out.push(Cycle {
                         first: (h1, a1),
@@ -141,6 +156,20 @@ fn two_cycles<'a>(
         }
     }
     out
+}
+
+/// Are two lock objects objects of one class outside the JDK? (Dedicated
+/// lock objects, `new Object()` or a `ReentrantLock`, are JDK classes: two
+/// of them are told apart by their fields, not confused by the analysis.)
+fn same_class(pt: &PointsToResult, x: &LockObject, y: &LockObject) -> bool {
+    let class = |o: &LockObject| match o {
+        LockObject::Object(id) => pt.object(*id).map(|i| i.type_name.clone()),
+        _ => None,
+    };
+    match (class(x), class(y)) {
+        (Some(a), Some(b)) => a == b && !lockstep_models::is_jdk_class(&a),
+        _ => false,
+    }
 }
 
 /// One abstract lock taken inside itself under two names, one of them a
@@ -243,9 +272,7 @@ impl Reporter<'_> {
             .acquisitions
             .iter()
             .rev()
-            .filter(|b| {
-                b.site.node == a.site.node && b.lock.object == h.object && b.via.is_empty()
-            })
+            .filter(|b| b.site.node == a.site.node && b.lock.object == h.object && b.via.is_empty())
             .find(|b| match (b.site.stmt, a.site.stmt) {
                 (None, _) => true,
                 (Some(x), Some(y)) => x < y,
