@@ -126,3 +126,54 @@ fn same_thread_both_orders_is_silent() {
     let findings = check("same_thread");
     assert!(findings.is_empty(), "{}", dump(&findings));
 }
+
+/// An order taken on one path only: the helper is also called with no
+/// lock held, so no lock is held on every path into it; the lock summary
+/// of the helper gives the order at the call site that holds the lock.
+#[test]
+fn order_on_one_path_through_a_helper() {
+    let findings = check("one_path_helper");
+    assert_complete(&findings);
+    assert!(
+        findings[0].message.contains("in a call to"),
+        "{}",
+        dump(&findings)
+    );
+}
+
+/// A helper locking its parameter, called from one context with two
+/// objects: the lock is decided at each call site from the argument.
+#[test]
+fn lock_summary_translated_through_a_parameter() {
+    assert_complete(&check("param_summary"));
+}
+
+/// Two objects of one allocation site locked one inside the other,
+/// named `this` and a parameter: reported at low confidence; an open call
+/// and a child-then-parent walk are silent.
+#[test]
+fn two_objects_of_one_site_through_a_parameter() {
+    let findings = check("same_site");
+    assert_complete(&findings);
+    assert!(
+        findings
+            .iter()
+            .all(|f| f.confidence == lockstep_report::Confidence::Low),
+        "{}",
+        dump(&findings)
+    );
+}
+
+/// The shape of log4j 1.2's `callAppenders`/`doAppend` deadlock: the
+/// root category (the loop variable is one object in its context) against
+/// the appender, closed by a message whose `toString` logs.
+#[test]
+fn category_loop_like_log4j() {
+    let findings = check("category_loop");
+    assert_complete(&findings);
+    assert!(
+        findings[0].message.contains("Chatty.toString"),
+        "{}",
+        dump(&findings)
+    );
+}

@@ -51,6 +51,7 @@ mod instances;
 pub mod local_locks;
 pub mod lock_order;
 pub mod lock_paths;
+pub mod lock_summary;
 pub mod locks;
 mod pairs;
 mod reach;

@@ -24,6 +24,7 @@ use rustc_hash::FxHashMap;
 
 use crate::analysis::RaceFacts;
 use crate::local_locks::{self, BodyLocks, LocalLock};
+use crate::lock_summary;
 use crate::locks::{union, HeldLock, LockObject, LockResolver};
 
 /// Where a statement runs: its node, method and statement, the roots
@@ -47,6 +48,19 @@ pub struct Acquisition {
     pub named: AccessPath,
     /// The locks held just before (sorted).
     pub held: Vec<HeldLock>,
+    /// Empty when the statement itself acquires the lock; else the site is
+    /// a call and this is the path to the acquisition in a callee: each
+    /// method with the statement it calls on at, the last with the
+    /// acquisition (`None`: entry of a `synchronized` method).
+    pub via: Arc<[(MethodId, Option<StmtId>)]>,
+    /// The lock is the same abstract object as a lock the body holds but
+    /// named by another path, one of them a parameter: two run-time
+    /// objects of one allocation site may be locked here one inside the
+    /// other (`this` then `other`), in either order by two threads.
+    pub distinct_alias: bool,
+    /// The acquired lock, or a lock the body holds there, is named by a
+    /// parameter of the method: a caller chooses which objects meet here.
+    pub through_param: bool,
 }
 
 impl Acquisition {
@@ -54,6 +68,33 @@ impl Acquisition {
     pub fn reentrant(&self) -> bool {
         self.held.iter().any(|h| h.object == self.lock.object)
     }
+}
+
+/// Is `lock`, named `named`, the object of a held lock the body names by
+/// another path, with one of the two names a parameter of the method
+/// (evidence of two run-time objects; `this` and `this.parent` are not:
+/// such chains rarely loop)?
+fn aliased_by_another_name(
+    local: &[(HeldLock, AccessPath)],
+    lock: &HeldLock,
+    named: &AccessPath,
+) -> bool {
+    local.iter().any(|(h, p)| {
+        h.object == lock.object
+            && !matches!(named, AccessPath::Unknown | AccessPath::Local(..))
+            && p != named
+            && (is_param(p) || is_param(named))
+    })
+}
+
+/// Is the path a parameter of the method (not `this`)?
+fn is_param(p: &AccessPath) -> bool {
+    matches!(p, AccessPath::Param(..))
+}
+
+/// Does the body hold a lock it names by a parameter?
+fn held_by_param(local: &[(HeldLock, AccessPath)]) -> bool {
+    local.iter().any(|(_, p)| is_param(p))
 }
 
 /// What a monitor or condition operation does.
@@ -132,11 +173,14 @@ pub struct LockOrderFacts {
 
 /// Computes the facts over every reached node of the race facts' graph.
 pub fn compute(program: &Program, pt: &PointsToResult, races: &RaceFacts) -> LockOrderFacts {
+    let mut resolver = LockResolver::new(program, pt);
+    let summaries = lock_summary::compute(program, races, &mut resolver);
     let mut c = Collector {
         program,
         pt,
         races,
-        resolver: LockResolver::new(program, pt),
+        resolver,
+        summaries,
         body_locks: FxHashMap::default(),
         acquisitions: BTreeSet::new(),
         monitor_ops: BTreeSet::new(),
@@ -159,6 +203,7 @@ struct Collector<'a> {
     pt: &'a PointsToResult,
     races: &'a RaceFacts,
     resolver: LockResolver<'a>,
+    summaries: lock_summary::Summaries,
     body_locks: FxHashMap<MethodId, Arc<BodyLocks>>,
     acquisitions: BTreeSet<Acquisition>,
     monitor_ops: BTreeSet<MonitorOp>,
@@ -216,6 +261,9 @@ impl Collector<'_> {
                     lock,
                     named: named.clone(),
                     held: entry.to_vec(),
+                    via: Arc::from([]),
+                    distinct_alias: false,
+                    through_param: false,
                 });
             }
         }
@@ -241,8 +289,76 @@ impl Collector<'_> {
                     };
                     self.acquire(&here, s, lock);
                 }
-                StmtKind::Invoke { call, .. } => self.call(&here, s, call),
+                StmtKind::Invoke { call, .. } => {
+                    self.call(&here, s, call);
+                    let named = self.named_local(&here, s);
+                    self.through_calls((node, mc.method, &entry), s, &named);
+                }
                 _ => {}
+            }
+        }
+    }
+
+    /// The locks the body itself holds before `s`, each resolved alone
+    /// with the path the body names it by.
+    fn named_local(&mut self, here: &Here<'_>, s: StmtId) -> Vec<(HeldLock, AccessPath)> {
+        let mut out = Vec::new();
+        for l in here.locks.at(s) {
+            let resolved = self.resolver.resolve(
+                here.method,
+                here.context,
+                here.body,
+                std::slice::from_ref(l),
+            );
+            if let [one] = resolved.as_slice() {
+                if lock_summary::plausible(self.program, self.pt, l, one) {
+                    out.push((one.clone(), l.path(here.body)));
+                }
+            }
+        }
+        out
+    }
+
+    /// What the callees of call site `s` may acquire while the body holds
+    /// `local` (nothing to add when it holds none: the callers' call sites
+    /// see those orders with the locks they hold).
+    fn through_calls(
+        &mut self,
+        (node, method, entry): (u32, MethodId, &[HeldLock]),
+        s: StmtId,
+        local: &[(HeldLock, AccessPath)],
+    ) {
+        if local.is_empty() || !lock_summary::precise_site(self.races, node, s) {
+            return;
+        }
+        let own: Vec<HeldLock> = local.iter().map(|(l, _)| l.clone()).collect();
+        let held = union(entry, &own);
+        let graph = &self.races.graph;
+        let callees: Vec<u32> = graph.callees[node as usize]
+            .iter()
+            .filter(|(site, _)| *site == s)
+            .map(|&(_, c)| c)
+            .collect();
+        for callee in callees {
+            let found = self.summaries.at_call(
+                self.program,
+                self.races,
+                &mut self.resolver,
+                (node, s, callee),
+            );
+            for c in found {
+                let distinct_alias =
+                    c.caller_named && aliased_by_another_name(local, &c.lock, &c.named);
+                let through_param = c.caller_named && is_param(&c.named) || held_by_param(local);
+                self.acquisitions.insert(Acquisition {
+                    site: self.site(node, method, Some(s)),
+                    lock: c.lock,
+                    named: c.named,
+                    held: held.clone(),
+                    via: c.path,
+                    distinct_alias,
+                    through_param,
+                });
             }
         }
     }
@@ -308,19 +424,33 @@ impl Collector<'_> {
 
     fn acquire(&mut self, here: &Here<'_>, s: StmtId, lock: LocalLock) {
         let named = lock.path(here.body);
-        let locks = self
+        let locks: Vec<HeldLock> = self
             .resolver
-            .resolve(here.method, here.context, here.body, &[lock]);
+            .resolve(
+                here.method,
+                here.context,
+                here.body,
+                std::slice::from_ref(&lock),
+            )
+            .into_iter()
+            .filter(|h| lock_summary::plausible(self.program, self.pt, &lock, h))
+            .collect();
         if locks.is_empty() {
             return;
         }
         let held = self.held(here, s);
+        let local = self.named_local(here, s);
         for lock in locks {
+            let distinct_alias = aliased_by_another_name(&local, &lock, &named);
+            let through_param = is_param(&named) || held_by_param(&local);
             self.acquisitions.insert(Acquisition {
                 site: self.site(here.node, here.method, Some(s)),
                 lock,
                 named: named.clone(),
                 held: held.clone(),
+                via: Arc::from([]),
+                distinct_alias,
+                through_param,
             });
         }
     }
@@ -359,14 +489,10 @@ impl Collector<'_> {
                 MonitorOpKind::SignalAll
             }
             Some(LockEffect::ConditionSignal) => MonitorOpKind::Signal,
-            Some(LockEffect::Lock(mode)) if local_locks::juc_effect(program, call).is_some() => {
-                let (path, view) = local_locks::lock_name(program, here.body, *recv);
-                let lock = LocalLock::Juc {
-                    var: *recv,
-                    path,
-                    mode: view.unwrap_or(mode),
-                };
-                self.acquire(here, s, lock);
+            Some(LockEffect::Lock(_)) => {
+                if let Some(lock) = lock_summary::juc_lock(program, here.body, call) {
+                    self.acquire(here, s, lock);
+                }
                 return;
             }
             _ => return,

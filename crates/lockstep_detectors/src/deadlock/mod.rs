@@ -55,7 +55,14 @@ impl Detector for Deadlock {
         let races = cx.facts.races();
         let order = cx.facts.lock_order();
         let edges = lock_order_edges(&order.acquisitions);
-        let cycles = two_cycles(&edges, &races.roots, cx.open_program());
+        let pt = cx.facts.points_to();
+        let same_class = |x: &LockObject, y: &LockObject| same_class(pt, x, y);
+        let mut cycles = two_cycles(&edges, &races.roots, cx.open_program(), &same_class);
+        cycles.extend(self_cycles(
+            &order.acquisitions,
+            &races.roots,
+            cx.open_program(),
+        ));
         let mut reporter = Reporter {
             program: cx.program,
             pt: cx.facts.points_to(),
@@ -97,6 +104,11 @@ fn lock_order_edges(
                 .push((h, a));
         }
     }
+    // A statement taking the lock itself is the clearest witness; locks
+    // taken in callees come after it (stable: sorted order otherwise).
+    for witnesses in edges.values_mut() {
+        witnesses.sort_by_key(|(_, a)| a.via.len());
+    }
     edges
 }
 
@@ -112,6 +124,7 @@ fn two_cycles<'a>(
     edges: &BTreeMap<(&'a LockObject, &'a LockObject), Vec<Witness<'a>>>,
     roots: &[Root],
     open: bool,
+    same_class: &dyn Fn(&LockObject, &LockObject) -> bool,
 ) -> Vec<Cycle<'a>> {
     let mut out = Vec::new();
     for ((x, y), forward) in edges {
@@ -121,8 +134,16 @@ fn two_cycles<'a>(
         let Some(backward) = edges.get(&(*y, *x)) else {
             continue;
         };
+        // Two objects of one class: the same code may reach "both" only
+        // because the analysis cannot tell the objects apart (a session's
+        // `database` is every database); a caller choosing the objects
+        // through a parameter is the evidence that two really meet.
+        let need_param = same_class(x, y);
         'pair: for &(h1, a1) in forward.iter().take(MAX_WITNESSES) {
             for &(h2, a2) in backward.iter().take(MAX_WITNESSES) {
+                if need_param && !(a1.through_param || a2.through_param) {
+                    continue;
+                }
                 if let Some(roots) = deadlocks(h1, a1, h2, a2, roots, open) {
                     out.push(Cycle {
                         first: (h1, a1),
@@ -132,6 +153,44 @@ fn two_cycles<'a>(
                     break 'pair;
                 }
             }
+        }
+    }
+    out
+}
+
+/// Are two lock objects objects of one class outside the JDK? (Dedicated
+/// lock objects, `new Object()` or a `ReentrantLock`, are JDK classes: two
+/// of them are told apart by their fields, not confused by the analysis.)
+fn same_class(pt: &PointsToResult, x: &LockObject, y: &LockObject) -> bool {
+    let class = |o: &LockObject| match o {
+        LockObject::Object(id) => pt.object(*id).map(|i| i.type_name.clone()),
+        _ => None,
+    };
+    match (class(x), class(y)) {
+        (Some(a), Some(b)) => a == b && !lockstep_models::is_jdk_class(&a),
+        _ => false,
+    }
+}
+
+/// One abstract lock taken inside itself under two names, one of them a
+/// parameter (`synchronized (this) { synchronized (other) ... }` with both
+/// from one allocation site): two threads running the code with the two
+/// objects swapped deadlock. One finding per lock object.
+fn self_cycles<'a>(acqs: &'a [Acquisition], roots: &[Root], open: bool) -> Vec<Cycle<'a>> {
+    let mut out: Vec<Cycle<'a>> = Vec::new();
+    for a in acqs.iter().filter(|a| a.distinct_alias) {
+        if out.iter().any(|c| c.first.1.lock.object == a.lock.object) {
+            continue;
+        }
+        let Some(h) = a.held.iter().find(|h| h.object == a.lock.object) else {
+            continue;
+        };
+        if let Some(roots) = deadlocks(h, a, h, a, roots, open) {
+            out.push(Cycle {
+                first: (h, a),
+                second: (h, a),
+                roots,
+            });
         }
     }
     out
@@ -185,8 +244,25 @@ impl Reporter<'_> {
         )
     }
 
+    /// Where the acquisition happens: its statement, or for a lock taken
+    /// by a callee the call and the path down to the acquisition.
     fn at(&self, a: &Acquisition) -> String {
-        position(self.program, a.site.method, a.site.stmt)
+        let here = position(self.program, a.site.method, a.site.stmt);
+        match a.via.last() {
+            None => here,
+            Some(&(m, stmt)) => {
+                let calls: Vec<String> = a
+                    .via
+                    .iter()
+                    .map(|&(m, _)| short_method(self.program, m))
+                    .collect();
+                format!(
+                    "{here}, in a call to {} at {}",
+                    calls.join(" → "),
+                    position(self.program, m, stmt)
+                )
+            }
+        }
     }
 
     /// Where the thread took the lock it holds: the last acquisition of
@@ -196,7 +272,7 @@ impl Reporter<'_> {
             .acquisitions
             .iter()
             .rev()
-            .filter(|b| b.site.node == a.site.node && b.lock.object == h.object)
+            .filter(|b| b.site.node == a.site.node && b.lock.object == h.object && b.via.is_empty())
             .find(|b| match (b.site.stmt, a.site.stmt) {
                 (None, _) => true,
                 (Some(x), Some(y)) => x < y,
@@ -216,6 +292,9 @@ impl Reporter<'_> {
     /// threads of the cycle are real threads of the program, low when
     /// both are only assumed callers of a library.
     fn confidence(&self, c: &Cycle<'_>) -> Confidence {
+        if std::ptr::eq(c.first.1, c.second.1) {
+            return Confidence::Low;
+        }
         let real = |r| crate::util::real_root(self.roots, r);
         match (real(c.roots.0), real(c.roots.1)) {
             (true, true) => Confidence::High,
@@ -231,7 +310,17 @@ impl Reporter<'_> {
         let t2 = root_label(p, self.pt, self.roots, self.open, c.roots.1);
         let held1 = self.held_at(h1, a1);
         let held2 = self.held_at(h2, a2);
-        let message = format!(
+        let message = if std::ptr::eq(a1, a2) {
+            format!(
+                "potential deadlock: {} in {} takes {} while holding {}, another object of the same allocation site; {} running the same code with the two objects swapped takes them in the opposite order",
+                t1,
+                short_method(p, a1.site.method),
+                self.lock_name(a1),
+                held1,
+                t2,
+            )
+        } else {
+            format!(
             "potential deadlock: {} in {} takes {} while holding {}, and {} in {} ({}) takes them in the opposite order",
             t1,
             short_method(p, a1.site.method),
@@ -240,7 +329,8 @@ impl Reporter<'_> {
             t2,
             short_method(p, a2.site.method),
             self.at(a2),
-        );
+        )
+        };
         let mut f = Finding::new(
             RULE.id,
             Severity::Warning,

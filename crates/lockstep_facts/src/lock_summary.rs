@@ -1,0 +1,510 @@
+//! Lock summaries: the locks each method context may acquire, itself or
+//! through the calls it makes (transitively, bounded), so a lock order
+//! taken on only some paths into a method is still seen at the call site
+//! that holds the first lock (the bottom-up scheme of Infer's starvation
+//! analysis, over lockstep's context call graph).
+//!
+//! A summary entry is a lock as the callee sees it: one abstract lock
+//! object when the callee's context resolves it to one (must-alias, as in
+//! [`crate::locks`]), or a parameter of the callee (`this` of a
+//! `synchronized` method, `synchronized (p)`) whose object is decided at
+//! each call site from the caller's argument — so a helper locking its
+//! parameter, called with different objects from different places, yields
+//! a different lock at each place. Every entry remembers where it came
+//! from (the acquisition, or the call and the callee's entry), which gives
+//! the call path of the acquisition for messages.
+//!
+//! Bounds: at most [`MAX_ENTRIES`] locks per context (first found first;
+//! the propagation order is deterministic), locks passed up at most
+//! [`MAX_DEPTH`] calls, and only across call sites with at most
+//! [`MAX_TARGETS`] target methods. JDK code contributes its `synchronized` methods only
+//! (not its blocks or `java.util.concurrent` locks) and passes on nothing
+//! its callees acquire (see [`Translator::application`]).
+
+use std::collections::VecDeque;
+use std::sync::Arc;
+
+use lockstep_ir::{AccessPath, Body, Operand, StmtId, StmtKind};
+use lockstep_pointsto::PointsToResult;
+use lockstep_program::{MethodId, Program};
+use rustc_hash::FxHashMap;
+
+use crate::analysis::RaceFacts;
+use crate::local_locks::{self, LocalLock};
+use crate::locks::{HeldLock, LockObject, LockResolver};
+
+/// Locks kept per method context (bounds time and memory on large programs).
+pub const MAX_ENTRIES: usize = 32;
+
+/// Calls a lock is passed up through: deeper chains go through ever
+/// more dispatch guesses of the call graph and name orders no run takes.
+pub const MAX_DEPTH: u8 = 6;
+
+/// Calls followed when a witness path is rebuilt.
+pub const MAX_PATH: usize = MAX_DEPTH as usize + 1;
+
+/// Summaries cross a call site only when it dispatches to at most this
+/// many methods: a call whose receiver may be nearly anything (`future.
+/// cancel()` on a value of a JDK map) reaches implementations the program
+/// never runs there, and what those lock would make false orders.
+pub const MAX_TARGETS: usize = 2;
+
+/// Does the call site `site` of `node` dispatch to few enough methods?
+pub fn precise_site(races: &RaceFacts, node: u32, site: StmtId) -> bool {
+    let graph = &races.graph;
+    let Some(callees) = graph.callees.get(node as usize) else {
+        return false;
+    };
+    let mut methods: Vec<MethodId> = callees
+        .iter()
+        .filter(|(s, _)| *s == site)
+        .map(|&(_, c)| graph.nodes[c as usize].method)
+        .collect();
+    methods.sort_unstable();
+    methods.dedup();
+    methods.len() <= MAX_TARGETS
+}
+
+/// A lock as a method context sees it.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum SymLock {
+    /// One abstract lock object (or a class).
+    Fixed(HeldLock),
+    /// The monitor of parameter `n` of the body (`0` is `this` of an
+    /// instance method), when the context alone does not resolve it.
+    Param(u16),
+}
+
+/// Where a summary entry comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Origin {
+    /// Acquired by the body itself (`None`: the `synchronized` method's entry).
+    Here(Option<StmtId>),
+    /// Acquired by the callee at a call site of the body; `key` indexes
+    /// the callee's entries.
+    Call { stmt: StmtId, callee: u32, key: u32 },
+}
+
+/// One lock a context may acquire.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Entry {
+    lock: SymLock,
+    /// The parameter of the body the lock was named by, if any (kept for
+    /// [`SymLock::Fixed`] too, so a caller can say which of its values it is).
+    param: Option<u16>,
+    /// How the acquiring body names the lock.
+    named: AccessPath,
+    origin: Origin,
+    /// Calls between this context and the acquisition.
+    depth: u8,
+}
+
+/// A lock a callee may acquire, seen from one call site of a caller.
+#[derive(Debug, Clone)]
+pub struct CalleeLock {
+    pub lock: HeldLock,
+    /// How the caller names it (the argument's path) when the callee took
+    /// it through a parameter; else how the acquiring body names it.
+    pub named: AccessPath,
+    /// The name is the caller's own (the lock came through a parameter).
+    pub caller_named: bool,
+    /// The calls from the call site to the acquisition: each method with
+    /// the statement where it calls on, the last with the acquisition
+    /// (`None`: entry of a `synchronized` method).
+    pub path: Arc<[(MethodId, Option<StmtId>)]>,
+}
+
+/// The summaries of every reached method context.
+pub struct Summaries {
+    entries: Vec<Vec<Entry>>,
+    index: Vec<FxHashMap<SymLock, u32>>,
+}
+
+/// What statement `s` of an application body acquires, if anything: a
+/// `synchronized` block or a blocking `java.util.concurrent` lock call
+/// (`tryLock` never blocks and acquires nothing here).
+pub fn stmt_lock(program: &Program, body: &Body, s: StmtId) -> Option<LocalLock> {
+    let stmt = body.stmts.get(s.index())?;
+    match &stmt.kind {
+        StmtKind::MonitorEnter(op) => Some(LocalLock::Monitor {
+            var: op.var(),
+            path: lockstep_ir::operand_path(body, op),
+        }),
+        StmtKind::Invoke { call, .. } => juc_lock(program, body, call),
+        _ => None,
+    }
+}
+
+/// The lock a `java.util.concurrent` `lock()`-like call acquires.
+pub fn juc_lock(program: &Program, body: &Body, call: &lockstep_ir::Call) -> Option<LocalLock> {
+    let Some(Operand::Var(recv)) = call.receiver.as_ref() else {
+        return None;
+    };
+    let m = &call.method;
+    let is_subtype = |a: &str, b: &str| program.is_subtype_name(a, b);
+    let effect = lockstep_models::lock_effect_via(&m.class, &m.name, &m.descriptor, &is_subtype);
+    let Some(lockstep_models::LockEffect::Lock(mode)) = effect else {
+        return None;
+    };
+    local_locks::juc_effect(program, call)?;
+    let (path, view) = local_locks::lock_name(program, body, *recv);
+    Some(LocalLock::Juc {
+        var: *recv,
+        path,
+        mode: view.unwrap_or(mode),
+    })
+}
+
+/// Can `held`, resolved from `lock`, be that lock? A `java.util.concurrent`
+/// lock must resolve to a lock object (or the synchronizer both views of a
+/// read-write lock share); an imprecise points-to set can make `this.lock`
+/// a single object of some unrelated class, which is no lock at all.
+pub fn plausible(
+    program: &Program,
+    pt: &PointsToResult,
+    lock: &LocalLock,
+    held: &HeldLock,
+) -> bool {
+    let (LocalLock::Juc { .. }, LockObject::Object(o)) = (lock, &held.object) else {
+        return true;
+    };
+    let Some(info) = pt.object(*o) else {
+        return false;
+    };
+    [
+        "java/util/concurrent/locks/Lock",
+        "java/util/concurrent/locks/ReadWriteLock",
+        "java/util/concurrent/locks/AbstractQueuedSynchronizer",
+    ]
+    .iter()
+    .any(|t| program.is_subtype_name(info.type_name, t))
+}
+
+/// The position in `body.params` of the variable a lock is named by.
+fn param_of(body: &Body, lock: &LocalLock) -> Option<u16> {
+    let var = match lock {
+        LocalLock::SyncMethod if !body.is_static => return Some(0),
+        LocalLock::Monitor { var: Some(v), .. } => *v,
+        _ => return None,
+    };
+    let pos = body.params.iter().position(|p| *p == var)?;
+    u16::try_from(pos).ok()
+}
+
+/// The operand a call passes as parameter `pos` of a callee body (the
+/// receiver first for instance methods); `None` when the call does not
+/// match the callee's shape.
+fn argument<'c>(call: &'c lockstep_ir::Call, callee: &Body, pos: u16) -> Option<&'c Operand> {
+    let pos = usize::from(pos);
+    match (&call.receiver, callee.is_static) {
+        (Some(r), false) if pos == 0 => Some(r),
+        (Some(_), false) => call.args.get(pos - 1),
+        (None, true) => call.args.get(pos),
+        _ => None,
+    }
+}
+
+/// Computes the summaries over the race facts' context call graph.
+pub fn compute(program: &Program, races: &RaceFacts, resolver: &mut LockResolver<'_>) -> Summaries {
+    let n = races.graph.len();
+    let mut b = Builder {
+        tr: Translator {
+            program,
+            races,
+            resolver,
+        },
+        sums: Summaries {
+            entries: vec![Vec::new(); n],
+            index: vec![FxHashMap::default(); n],
+        },
+    };
+    for node in 0..n as u32 {
+        b.local(node);
+    }
+    b.propagate();
+    b.sums
+}
+
+/// Moves entries from a callee to a caller across one call site.
+struct Translator<'a, 'r, 'p> {
+    program: &'a Program,
+    races: &'a RaceFacts,
+    resolver: &'r mut LockResolver<'p>,
+}
+
+struct Builder<'a, 'r, 'p> {
+    tr: Translator<'a, 'r, 'p>,
+    sums: Summaries,
+}
+
+impl Translator<'_, '_, '_> {
+    fn reached(&self, node: u32) -> bool {
+        matches!(self.races.entry_locks.get(node as usize), Some(Some(_)))
+    }
+
+    /// Summaries are passed up through application code only: JDK code
+    /// dispatches `equals`, `hashCode` and callbacks to nearly every class,
+    /// and passing what those take through it would tie unrelated locks.
+    fn application(&self, node: u32) -> bool {
+        let m = self.races.graph.nodes[node as usize].method;
+        self.program.is_application(self.program.method(m).class)
+    }
+
+    /// The callee's entry `e` (number `key`) as an entry of the caller at
+    /// `site`, and whether its name is now the caller's own.
+    fn translate(
+        &mut self,
+        caller: u32,
+        site: StmtId,
+        callee: u32,
+        key: u32,
+        e: &Entry,
+    ) -> Option<(Entry, bool)> {
+        let origin = Origin::Call {
+            stmt: site,
+            callee,
+            key,
+        };
+        let seen = self.seen_from(caller, site, callee, e);
+        let (lock, param, named, caller_named) = match (&e.lock, seen) {
+            (SymLock::Fixed(l), Some((_, param, named))) => {
+                (SymLock::Fixed(l.clone()), param, named, true)
+            }
+            (SymLock::Fixed(l), None) => (SymLock::Fixed(l.clone()), None, e.named.clone(), false),
+            (SymLock::Param(_), Some((Some(l), param, named))) => {
+                (SymLock::Fixed(l), param, named, true)
+            }
+            (SymLock::Param(_), Some((None, Some(p), named))) => {
+                (SymLock::Param(p), Some(p), named, true)
+            }
+            (SymLock::Param(_), _) => return None,
+        };
+        let entry = Entry {
+            lock,
+            param,
+            named,
+            origin,
+            depth: e.depth.saturating_add(1),
+        };
+        Some((entry, caller_named))
+    }
+
+    /// For an entry named by a callee parameter: the caller's argument as
+    /// a lock (when it denotes one object), the caller's parameter it is
+    /// (if any) and the caller's name for it.
+    fn seen_from(
+        &mut self,
+        caller: u32,
+        site: StmtId,
+        callee: u32,
+        e: &Entry,
+    ) -> Option<(Option<HeldLock>, Option<u16>, AccessPath)> {
+        let pos = e.param?;
+        let graph = &self.races.graph;
+        let (cm, ce) = (graph.nodes[caller as usize], graph.nodes[callee as usize]);
+        let body = self.program.body(cm.method)?;
+        let callee_body = self.program.body(ce.method)?;
+        let StmtKind::Invoke { call, .. } = &body.stmts.get(site.index())?.kind else {
+            return None;
+        };
+        let var = argument(call, &callee_body, pos)?.var()?;
+        let monitor = LocalLock::Monitor {
+            var: Some(var),
+            path: lockstep_ir::access_path(&body, var),
+        };
+        let resolved =
+            self.resolver
+                .resolve(cm.method, cm.context, &body, std::slice::from_ref(&monitor));
+        let one = match resolved.as_slice() {
+            [l] => Some(l.clone()),
+            _ => None,
+        };
+        Some((one, param_of(&body, &monitor), monitor.path(&body)))
+    }
+}
+
+impl Builder<'_, '_, '_> {
+    /// The locks the context's body takes itself.
+    fn local(&mut self, node: u32) {
+        if !self.tr.reached(node) {
+            return;
+        }
+        let program = self.tr.program;
+        let mc = self.tr.races.graph.nodes[node as usize];
+        let data = program.method(mc.method);
+        let Some(body) = program.body(mc.method) else {
+            return;
+        };
+        let mut found: Vec<(LocalLock, Option<StmtId>)> = Vec::new();
+        if data.is_synchronized() {
+            found.push((LocalLock::SyncMethod, None));
+        }
+        if program.is_application(data.class) {
+            for i in 0..body.stmts.len() {
+                let s = StmtId(i as u32);
+                if let Some(l) = stmt_lock(program, &body, s) {
+                    found.push((l, Some(s)));
+                }
+            }
+        }
+        for (lock, at) in found {
+            let resolved =
+                self.tr
+                    .resolver
+                    .resolve(mc.method, mc.context, &body, std::slice::from_ref(&lock));
+            let pt = self.tr.resolver.pt;
+            let resolved: Vec<HeldLock> = resolved
+                .into_iter()
+                .filter(|h| plausible(program, pt, &lock, h))
+                .collect();
+            let param = param_of(&body, &lock);
+            let sym = match (resolved.as_slice(), param) {
+                ([one], _) => SymLock::Fixed(one.clone()),
+                (_, Some(p)) => SymLock::Param(p),
+                _ => continue,
+            };
+            let entry = Entry {
+                lock: sym,
+                param,
+                named: lock.path(&body),
+                origin: Origin::Here(at),
+                depth: 0,
+            };
+            self.insert(node, entry);
+        }
+    }
+
+    /// Adds an entry unless the lock is there already or the summary is full.
+    fn insert(&mut self, node: u32, entry: Entry) -> bool {
+        let (entries, index) = (
+            &mut self.sums.entries[node as usize],
+            &mut self.sums.index[node as usize],
+        );
+        if entries.len() >= MAX_ENTRIES || index.contains_key(&entry.lock) {
+            return false;
+        }
+        index.insert(entry.lock.clone(), entries.len() as u32);
+        entries.push(entry);
+        true
+    }
+
+    /// Passes every callee's entries up to its callers until nothing
+    /// changes; each entry crosses each call edge once.
+    fn propagate(&mut self) {
+        let graph = &self.tr.races.graph;
+        let mut callers: Vec<Vec<(u32, StmtId)>> = vec![Vec::new(); graph.len()];
+        for (caller, callees) in graph.callees.iter().enumerate() {
+            for &(site, callee) in callees {
+                callers[callee as usize].push((caller as u32, site));
+            }
+        }
+        let mut done = vec![0usize; graph.len()];
+        let mut queued = vec![false; graph.len()];
+        let mut work: VecDeque<u32> = VecDeque::new();
+        for node in 0..graph.len() as u32 {
+            if !self.sums.entries[node as usize].is_empty() {
+                queued[node as usize] = true;
+                work.push_back(node);
+            }
+        }
+        while let Some(callee) = work.pop_front() {
+            queued[callee as usize] = false;
+            let from = done[callee as usize];
+            let fresh: Vec<Entry> = self.sums.entries[callee as usize][from..].to_vec();
+            done[callee as usize] = from + fresh.len();
+            for &(caller, site) in &callers[callee as usize] {
+                if !self.tr.reached(caller)
+                    || !self.tr.application(caller)
+                    || !precise_site(self.tr.races, caller, site)
+                {
+                    continue;
+                }
+                let mut grew = false;
+                for (i, e) in fresh.iter().enumerate() {
+                    if e.depth >= MAX_DEPTH {
+                        continue;
+                    }
+                    let key = (from + i) as u32;
+                    if let Some((t, _)) = self.tr.translate(caller, site, callee, key, e) {
+                        grew |= self.insert(caller, t);
+                    }
+                }
+                if grew && !queued[caller as usize] {
+                    queued[caller as usize] = true;
+                    work.push_back(caller);
+                }
+            }
+        }
+    }
+}
+
+impl Summaries {
+    /// The locks the callee context may acquire, seen from the caller's
+    /// call site `site`, resolved to lock objects (entries that stay
+    /// parameters of the caller are left out: they are not one object here).
+    pub fn at_call(
+        &self,
+        program: &Program,
+        races: &RaceFacts,
+        resolver: &mut LockResolver<'_>,
+        (caller, site, callee): (u32, StmtId, u32),
+    ) -> Vec<CalleeLock> {
+        let mut out = Vec::new();
+        let Some(entries) = self.entries.get(callee as usize) else {
+            return out;
+        };
+        let mut tr = Translator {
+            program,
+            races,
+            resolver,
+        };
+        for (key, e) in entries.iter().enumerate() {
+            let Some((t, caller_named)) = tr.translate(caller, site, callee, key as u32, e) else {
+                continue;
+            };
+            let SymLock::Fixed(lock) = t.lock else {
+                continue;
+            };
+            out.push(CalleeLock {
+                lock,
+                named: t.named,
+                caller_named,
+                path: self.path(races, callee, key as u32),
+            });
+        }
+        out
+    }
+
+    /// The call path of entry `key` of `node`: each method and the
+    /// statement it calls on at, ending at the acquisition.
+    fn path(&self, races: &RaceFacts, node: u32, key: u32) -> Arc<[(MethodId, Option<StmtId>)]> {
+        let mut out = Vec::new();
+        let (mut node, mut key) = (node, key);
+        while out.len() < MAX_PATH {
+            let Some(e) = self
+                .entries
+                .get(node as usize)
+                .and_then(|v| v.get(key as usize))
+            else {
+                break;
+            };
+            let method = races.graph.nodes[node as usize].method;
+            match e.origin {
+                Origin::Here(at) => {
+                    out.push((method, at));
+                    break;
+                }
+                Origin::Call {
+                    stmt,
+                    callee,
+                    key: k,
+                } => {
+                    out.push((method, Some(stmt)));
+                    node = callee;
+                    key = k;
+                }
+            }
+        }
+        Arc::from(out)
+    }
+}
