@@ -373,7 +373,7 @@ fn method_kind(p: &Program, m: lockstep_program::MethodId) -> &'static str {
 /// run in the over-budget context), the classes and methods with most.
 fn print_context_spread(p: &Program, r: &lockstep_pointsto::PointsToResult) {
     use std::collections::BTreeMap;
-    let mut by_kind: BTreeMap<&str, (usize, usize)> = BTreeMap::new();
+    let mut by_kind: BTreeMap<&str, (usize, usize, usize)> = BTreeMap::new();
     let mut by_class: BTreeMap<String, usize> = BTreeMap::new();
     let mut by_method: BTreeMap<String, usize> = BTreeMap::new();
     let mut by_ctx_site: BTreeMap<String, usize> = BTreeMap::new();
@@ -387,6 +387,9 @@ fn print_context_spread(p: &Program, r: &lockstep_pointsto::PointsToResult) {
         e.0 += 1;
         if over {
             e.1 += 1;
+        }
+        if sites.is_empty() {
+            e.2 += 1;
         }
         let class = p.class(p.method(mc.method).class).name.to_string();
         *by_class.entry(format!("{kind}: {class}")).or_default() += 1;
@@ -403,9 +406,9 @@ fn print_context_spread(p: &Program, r: &lockstep_pointsto::PointsToResult) {
                 .or_default() += 1;
         }
     }
-    println!("  method contexts by kind (total, over budget):");
-    for (k, (n, o)) in &by_kind {
-        println!("    {k:14} {n:7} {o:7}");
+    println!("  method contexts by kind (total, over budget, empty, within the bound):");
+    for (k, (n, o, e)) in &by_kind {
+        println!("    {k:14} {n:7} {o:7} {e:7} {:7}", n - o - e);
     }
     println!("  method contexts by kind of the context's first site:");
     for (k, n) in &by_ctx_site {
