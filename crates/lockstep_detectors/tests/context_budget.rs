@@ -1,7 +1,8 @@
 //! `data-race` on a program larger than the points-to bound on method
 //! contexts (`lockstep_pointsto::Config::max_contexts`), lowered here to the
 //! fixture's size: with the JDK's share of the bound capped
-//! (`max_library_contexts`, as by default), JDK containers reached first
+//! (`max_library_contexts`; not by default, see BENCHMARKS.md "Context
+//! budget"), JDK containers reached first
 //! cannot spend the contexts the application's own calls need, so objects
 //! two threads hand to a JDK callback stay apart; without the cap they meet
 //! in the one over-budget context and race.

@@ -50,13 +50,12 @@ pub struct Config {
     /// ones are merged into the over-budget context too: a bound on the whole
     /// analysis for very large programs (deterministic like the per-method one).
     pub max_contexts: Option<u32>,
-    /// Of those, at most this many for JDK methods (containers, methods
-    /// running in their caller's context): the rest of the bound is kept for
-    /// application code, whose contexts tell the program's own objects and
-    /// calls apart. Without it the JDK containers, reached first and cloned
-    /// per application receiver, take most of the bound (measured on h2:
-    /// 60% of it) and most application code runs in the over-budget context.
-    /// JDK contexts over this share run in the over-budget context too.
+    /// Of those, at most this many for JDK methods (containers; not the
+    /// methods running in their caller's context, whose copies are the
+    /// caller's): the rest of the bound is kept for application code, whose
+    /// contexts tell the program's own objects and calls apart, when JDK
+    /// containers reached first would otherwise spend it. JDK contexts over
+    /// this share run in the over-budget context too. `None`: no share.
     pub max_library_contexts: Option<u32>,
     /// Track thrown and caught objects: one pointer holds every thrown
     /// object, and a handler's variable gets those matching its catch
@@ -80,14 +79,16 @@ pub struct Config {
 impl Default for Config {
     /// 2-object-sensitive with a 1-object heap context; JDK classes outside
     /// containers and threads context-insensitive; at most 16 contexts per
-    /// method and 10,000 in all.
+    /// method and 10,000 in all. No separate JDK share: measured on h2 and
+    /// jgroups (BENCHMARKS.md, "Context budget"), the JDK takes a quarter of
+    /// the bound and capping it changes next to nothing.
     fn default() -> Config {
         Config {
             sensitivity: Sensitivity::Object { k: 2, heap: 1 },
             library: LibraryContexts::Containers,
             max_contexts_per_method: Some(16),
             max_contexts: Some(10_000),
-            max_library_contexts: Some(2_500),
+            max_library_contexts: None,
             exceptions: true,
             merge_exceptions: true,
             merge_library_objects: true,

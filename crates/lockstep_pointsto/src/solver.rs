@@ -382,7 +382,7 @@ impl<'p> Solver<'p> {
         {
             return true;
         }
-        let library = self.r.spends_library_share(m);
+        let library = cfg.max_library_contexts.is_some() && self.r.spends_library_share(m);
         if library
             && cfg
                 .max_library_contexts
