@@ -185,6 +185,9 @@ fn main() {
             "  thread starts reaching a task: {}",
             r.thread_starts().len()
         );
+        if std::env::var_os("PTA_CONTEXTS").is_some() {
+            print_context_spread(&p, &r);
+        }
         if std::env::var_os("PTA_FIELDS").is_some() {
             let mut v: Vec<(usize, String)> = Vec::new();
             let mut per_obj: Vec<(usize, String)> = Vec::new();
@@ -347,4 +350,78 @@ fn main() {
             );
         }
     }
+}
+
+/// What a method is, for the spread of method contexts: application code,
+/// a JDK container (`keeps_object_contexts`), a JDK method running in its
+/// caller's context (`callbacks`), or other JDK code.
+fn method_kind(p: &Program, m: lockstep_program::MethodId) -> &'static str {
+    let md = p.method(m);
+    let class = &p.class(md.class).name;
+    if !lockstep_models::is_jdk_class(class) {
+        "application"
+    } else if lockstep_models::runs_in_caller_context(class, &md.name, &md.descriptor) {
+        "JDK callback"
+    } else if lockstep_models::keeps_object_contexts(class) {
+        "JDK container"
+    } else {
+        "JDK other"
+    }
+}
+
+/// Where the method contexts go: per kind of method (and how many of them
+/// run in the over-budget context), the classes and methods with most.
+fn print_context_spread(p: &Program, r: &lockstep_pointsto::PointsToResult) {
+    use std::collections::BTreeMap;
+    let mut by_kind: BTreeMap<&str, (usize, usize, usize)> = BTreeMap::new();
+    let mut by_class: BTreeMap<String, usize> = BTreeMap::new();
+    let mut by_method: BTreeMap<String, usize> = BTreeMap::new();
+    let mut by_ctx_site: BTreeMap<String, usize> = BTreeMap::new();
+    for mc in r.method_contexts() {
+        let kind = method_kind(p, mc.method);
+        let sites = r.context(mc.context);
+        let over = sites
+            .iter()
+            .any(|s| matches!(s, lockstep_pointsto::SiteKey::OverBudget));
+        let e = by_kind.entry(kind).or_default();
+        e.0 += 1;
+        if over {
+            e.1 += 1;
+        }
+        if sites.is_empty() {
+            e.2 += 1;
+        }
+        let class = p.class(p.method(mc.method).class).name.to_string();
+        *by_class.entry(format!("{kind}: {class}")).or_default() += 1;
+        *by_method
+            .entry(format!("{kind}: {}", p.method_name(mc.method)))
+            .or_default() += 1;
+        if let Some(first) = sites.first() {
+            let owner = match first.location() {
+                Some((m, _)) => method_kind(p, m).to_string(),
+                None => format!("{first:?}").chars().take(20).collect(),
+            };
+            *by_ctx_site
+                .entry(format!("{kind} on {owner} receiver"))
+                .or_default() += 1;
+        }
+    }
+    println!("  method contexts by kind (total, over budget, empty, within the bound):");
+    for (k, (n, o, e)) in &by_kind {
+        println!("    {k:14} {n:7} {o:7} {e:7} {:7}", n - o - e);
+    }
+    println!("  method contexts by kind of the context's first site:");
+    for (k, n) in &by_ctx_site {
+        println!("    {n:7} {k}");
+    }
+    let top = |m: BTreeMap<String, usize>, what: &str| {
+        let mut v: Vec<(usize, String)> = m.into_iter().map(|(k, n)| (n, k)).collect();
+        v.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
+        println!("  top {what}:");
+        for (n, k) in v.iter().take(30) {
+            println!("    {n:6} {k}");
+        }
+    };
+    top(by_class, "classes");
+    top(by_method, "methods");
 }

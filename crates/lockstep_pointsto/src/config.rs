@@ -50,6 +50,13 @@ pub struct Config {
     /// ones are merged into the over-budget context too: a bound on the whole
     /// analysis for very large programs (deterministic like the per-method one).
     pub max_contexts: Option<u32>,
+    /// Of those, at most this many for JDK methods (containers; not the
+    /// methods running in their caller's context, whose copies are the
+    /// caller's): the rest of the bound is kept for application code, whose
+    /// contexts tell the program's own objects and calls apart, when JDK
+    /// containers reached first would otherwise spend it. JDK contexts over
+    /// this share run in the over-budget context too. `None`: no share.
+    pub max_library_contexts: Option<u32>,
     /// Track thrown and caught objects: one pointer holds every thrown
     /// object, and a handler's variable gets those matching its catch
     /// types. (Per-method exception flow costs about as much as the rest of
@@ -72,13 +79,16 @@ pub struct Config {
 impl Default for Config {
     /// 2-object-sensitive with a 1-object heap context; JDK classes outside
     /// containers and threads context-insensitive; at most 16 contexts per
-    /// method and 10,000 in all.
+    /// method and 10,000 in all. No separate JDK share: measured on h2 and
+    /// jgroups (BENCHMARKS.md, "Context budget"), the JDK takes a quarter of
+    /// the bound and capping it changes next to nothing.
     fn default() -> Config {
         Config {
             sensitivity: Sensitivity::Object { k: 2, heap: 1 },
             library: LibraryContexts::Containers,
             max_contexts_per_method: Some(16),
             max_contexts: Some(10_000),
+            max_library_contexts: None,
             exceptions: true,
             merge_exceptions: true,
             merge_library_objects: true,
@@ -94,6 +104,7 @@ impl Config {
             library: LibraryContexts::None,
             max_contexts_per_method: None,
             max_contexts: None,
+            max_library_contexts: None,
             exceptions: true,
             merge_exceptions: true,
             merge_library_objects: true,
@@ -108,6 +119,7 @@ impl Config {
             library: LibraryContexts::All,
             max_contexts_per_method: None,
             max_contexts: None,
+            max_library_contexts: None,
             exceptions: true,
             merge_exceptions: true,
             merge_library_objects: true,
@@ -141,6 +153,9 @@ impl Config {
             }
             if let Some(n) = self.max_contexts {
                 s.push_str(&format!(", ≤{n} contexts"));
+            }
+            if let Some(n) = self.max_library_contexts {
+                s.push_str(&format!(" (≤{n} of them JDK)"));
             }
         }
         if !self.exceptions {

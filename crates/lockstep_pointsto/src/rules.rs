@@ -251,6 +251,14 @@ impl<'p> Rules<'p> {
         s
     }
 
+    /// Do `m`'s contexts count against the JDK share of the bound
+    /// ([`Config::max_library_contexts`])? JDK methods do, except those
+    /// running in their caller's context: their copies are the caller's,
+    /// keeping application callers apart as the caller's own context does.
+    pub(crate) fn spends_library_share(&mut self, m: MethodId) -> bool {
+        is_jdk_class(&self.p.class(self.p.method(m).class).name) && !self.runs_in_caller_context(m)
+    }
+
     /// Does `m` run in the context of the method calling it, whatever its
     /// receiver (`lockstep_models::callbacks`: JDK code that calls back
     /// into what its caller hands it)? Only when JDK code gets contexts at all.

@@ -141,6 +141,8 @@ pub(crate) struct Solver<'p> {
     contexts_per_method: FxHashMap<MethodId, u32>,
     budget_fallbacks: u64,
     contexts_created: u32,
+    /// The part of `contexts_created` spent on JDK methods.
+    library_contexts_created: u32,
     over_budget_ctx: Option<CtxId>,
 
     pts: Vec<IdSet>,
@@ -194,6 +196,7 @@ impl<'p> Solver<'p> {
             contexts_per_method: FxHashMap::default(),
             budget_fallbacks: 0,
             contexts_created: 0,
+            library_contexts_created: 0,
             over_budget_ctx: None,
             pts: Vec::new(),
             diff: Vec::new(),
@@ -367,12 +370,23 @@ impl<'p> Solver<'p> {
         c
     }
 
-    /// Would a new non-empty context for `m` exceed a bound? Counts it if not.
+    /// Would a new non-empty context for `m` exceed a bound? Counts it if
+    /// not. JDK methods also count against their share
+    /// ([`Config::max_library_contexts`]), so that the JDK containers
+    /// reached first cannot spend the bound application code needs.
     fn over_budget(&mut self, m: MethodId) -> bool {
         let cfg = self.r.cfg;
         if cfg
             .max_contexts
             .is_some_and(|max| self.contexts_created >= max)
+        {
+            return true;
+        }
+        let library = cfg.max_library_contexts.is_some() && self.r.spends_library_share(m);
+        if library
+            && cfg
+                .max_library_contexts
+                .is_some_and(|max| self.library_contexts_created >= max)
         {
             return true;
         }
@@ -384,6 +398,9 @@ impl<'p> Solver<'p> {
             *n += 1;
         }
         self.contexts_created += 1;
+        if library {
+            self.library_contexts_created += 1;
+        }
         false
     }
 

@@ -368,3 +368,51 @@ fn static_entries_run_outside_the_jdks_empty_context() {
     let ci = solve(&p, false, Config::insensitive());
     assert_eq!(ci.contexts_of(main), vec![ContextId::EMPTY]);
 }
+
+/// JDK containers reached before application code, and a bound too small for both.
+const BUDGET: &str = include_str!("fixtures/budget.java");
+
+/// A bound of `max` method contexts, `library` of them at most for JDK
+/// methods, no per-method bound (the containers' sites stay apart).
+fn bounded(max: u32, library: Option<u32>) -> Config {
+    Config {
+        max_contexts_per_method: None,
+        max_contexts: Some(max),
+        max_library_contexts: library,
+        ..Config::default()
+    }
+}
+
+/// Is every context of `Printer.show` the over-budget one?
+fn show_over_budget(p: &lockstep_program::Program, config: Config) -> bool {
+    let r = solve(p, false, config);
+    let show = method(p, "Main$Printer", "show");
+    let ctxs = r.contexts_of(show);
+    assert!(!ctxs.is_empty(), "show unreached");
+    ctxs.iter()
+        .all(|&c| r.context(c) == vec![&SiteKey::OverBudget])
+}
+
+#[test]
+fn the_jdk_share_of_the_bound_keeps_contexts_for_application_code() {
+    let p = program(BUDGET);
+    // Unbounded: one copy of `valueOf` per printer.
+    let apart = vec![set(&["Main$Named"]), set(&["Main$Other"])];
+    assert_eq!(value_of_params(&p, two_obj()), apart);
+    // The JDK containers reached first spend a bound of 16: the printers
+    // run over budget, and so does their copy of `valueOf`, merged.
+    let jdk_first = bounded(16, None);
+    assert!(show_over_budget(&p, jdk_first));
+    assert_eq!(
+        value_of_params(&p, jdk_first),
+        vec![set(&["Main$Named", "Main$Other"])]
+    );
+    // The same bound with at most 4 JDK contexts: the printers keep theirs,
+    // and so do their copies of `valueOf` (running in the caller's context,
+    // they count as the caller's, not against the JDK share).
+    let shared = bounded(16, Some(4));
+    assert!(!show_over_budget(&p, shared));
+    assert_eq!(value_of_params(&p, shared), apart);
+    let r = solve(&p, false, shared);
+    assert!(r.stats().budget_fallbacks > 0, "the share was not reached");
+}

@@ -27,6 +27,7 @@ fn configs() -> Vec<(&'static str, Config)> {
             Config {
                 max_contexts_per_method: None,
                 max_contexts: None,
+                max_library_contexts: None,
                 ..Config::object(1, 0)
             },
         ),

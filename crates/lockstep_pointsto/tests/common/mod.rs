@@ -135,6 +135,7 @@ pub fn two_obj() -> Config {
     Config {
         max_contexts_per_method: None,
         max_contexts: None,
+        max_library_contexts: None,
         ..Config::default()
     }
 }
