@@ -52,6 +52,7 @@ pub mod local_locks;
 pub mod lock_order;
 pub mod lock_paths;
 pub mod locks;
+mod ownership;
 mod pairs;
 mod reach;
 pub mod threads;
