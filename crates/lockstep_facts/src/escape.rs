@@ -17,6 +17,7 @@
 //! Fields of objects the application allocates, or that JDK code allocates
 //! in a context (the nodes of an application's `HashMap`), are always
 //! followed (the `Runnable` in a `Thread`'s `target`, a map's values).
+//! `Unsafe` slots are followed only on objects the application allocated.
 //! The elements of primitive arrays are never followed: they hold no
 //! objects, whatever element set the `Object`-typed native models give
 //! them.
@@ -200,13 +201,19 @@ impl Analysis<'_> {
         if matches!(info.site, SiteKey::Library(_)) {
             return Vec::new();
         }
-        let precise = allocated_by_application(self.program, info.site)
+        let by_application = allocated_by_application(self.program, info.site);
+        let precise = by_application
             || (info.site.is_allocation() && !self.pt.context(info.heap_context).is_empty());
         let primitive_array = holds_no_references(info.type_name);
         self.pt
             .fields_of(o)
             .into_iter()
             .filter(|(key, _)| precise || !written_by_jdk(key))
+            // `Unsafe` slots of what JDK code allocates hold whatever any
+            // JDK code wrote through an untracked offset (on h2 a
+            // `HashMap$TreeNode` of a harness object's set "held" the
+            // parsed commands).
+            .filter(|(key, _)| by_application || !matches!(key, FieldKey::Anywhere))
             .filter(|(key, _)| !(primitive_array && matches!(key, FieldKey::Element)))
             .collect()
     }

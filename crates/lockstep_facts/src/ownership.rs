@@ -275,7 +275,7 @@ impl Analysis<'_> {
             site_args: FxHashMap::default(),
         };
         for &(site, c) in &self.graph.callees[x as usize] {
-            w.callees.entry(site).or_insert_with(Vec::new).push(c);
+            w.callees.entry(site).or_default().push(c);
         }
         let nb = body.blocks.len();
         let mut at_entry: Vec<Option<Vec<bool>>> = vec![None; nb];
@@ -526,14 +526,14 @@ impl NodeWalk<'_, '_> {
             self.out.publishes.iter_mut().for_each(|p| *p = true);
             return;
         };
-        for u in 0..state.len() {
-            if state[u] {
+        for (u, owned) in state.iter_mut().enumerate() {
+            if *owned {
                 let hit = self
                     .pts_of(VarId(u as u32))
                     .iter()
                     .any(|o| reach.contains(o));
                 if hit {
-                    state[u] = false;
+                    *owned = false;
                 }
             }
         }
@@ -575,7 +575,7 @@ impl NodeWalk<'_, '_> {
         }
     }
 
-    fn step(&mut self, s: StmtId, state: &mut Vec<bool>) {
+    fn step(&mut self, s: StmtId, state: &mut [bool]) {
         let Some(stmt) = self.body.stmts.get(s.index()) else {
             return;
         };
@@ -614,10 +614,8 @@ impl NodeWalk<'_, '_> {
                     self.set(state, *r, false);
                 }
             }
-            StmtKind::Return(Some(Operand::Var(v))) => {
-                if !self.owned(state, *v) {
-                    self.out.returns_owned = false;
-                }
+            StmtKind::Return(Some(Operand::Var(v))) if !self.owned(state, *v) => {
+                self.out.returns_owned = false;
             }
             _ => {}
         }
