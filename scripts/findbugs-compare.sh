@@ -8,7 +8,7 @@
 # 1-2) and all including the low-priority (3) warnings.
 #
 #   scripts/findbugs-compare.sh [JAR-SET...]     (default: all sets)
-#   JAR-SET: commons-pool jgroups hsqldb h2 jetty9
+#   JAR-SET: commons-pool log4j jfreechart jgroups hsqldb h2 jetty9
 #
 # Environment:
 #   OUT=/tmp/findbugs-compare   work dir (XML reports, logs, stripped jars)
@@ -40,12 +40,14 @@ EFFORT=${EFFORT:-default}
 FB_HEAP_MB=${FB_HEAP_MB:-4096}
 SHARE=/usr/share/java
 JMODS=${JMODS:-/usr/lib/jvm/java-17-openjdk-amd64/jmods}
-ALL_SETS=(commons-pool jgroups hsqldb h2 jetty9)
+ALL_SETS=(commons-pool log4j jfreechart jgroups hsqldb h2 jetty9)
 
 # Application jars of a set.
 app_jars() {
   case $1 in
     commons-pool) echo commons-pool.jar ;;
+    log4j) echo log4j-1.2.jar ;;
+    jfreechart) echo jfreechart.jar ;;
     jgroups) echo jgroups.jar ;;
     hsqldb) echo hsqldb.jar ;;
     h2) echo h2.jar ;;
@@ -59,6 +61,8 @@ app_jars() {
 aux_jars() {
   case $1 in
     commons-pool) ;;
+    log4j) echo mail.jar activation.jar geronimo-jms_1.1_spec.jar ;;
+    jfreechart) echo jcommon.jar servlet-api.jar ;;
     jgroups) echo log4j-1.2.jar commons-logging.jar bsh.jar ;;
     hsqldb) echo servlet-api.jar hsqldbutil.jar ;;
     h2) echo slf4j-api.jar servlet-api.jar lucene-core.jar ;;

@@ -19,7 +19,26 @@ pub fn short_method(program: &Program, m: MethodId) -> String {
     let data = program.method(m);
     let class = &program.class(data.class).name;
     let simple = class.rsplit('/').next().unwrap_or(class);
-    format!("{simple}.{}", data.name)
+    match lambda_host(&data.name) {
+        Some(host) => format!("a lambda in {simple}.{host}"),
+        None => format!("{simple}.{}", data.name),
+    }
+}
+
+/// The method a compiler-generated lambda body was written in:
+/// `lambda$main$1` → `main`, `lambda$new$0` → `<init>`, `lambda$static$2`
+/// → `<clinit>` (javac's naming; other compilers' names are kept as they are).
+fn lambda_host(name: &str) -> Option<&str> {
+    let rest = name.strip_prefix("lambda$")?;
+    let (host, counter) = rest.rsplit_once('$')?;
+    if host.is_empty() || !counter.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    Some(match host {
+        "new" => "<init>",
+        "static" => "<clinit>",
+        h => h,
+    })
 }
 
 /// A report location for a statement of a method (`None`: the method itself).
@@ -243,24 +262,115 @@ fn with_article(noun: &str) -> String {
 }
 
 /// A held lock for messages: the monitor of an object (see
-/// [`object_text`]), a class literal, or one side of a read-write lock.
+/// [`object_text`]), a class literal, or one side of a read-write lock
+/// (`the write lock in the accessed object's `lock``).
 pub fn lock_text(program: &Program, pt: &PointsToResult, l: &HeldLock) -> String {
-    let base = match &l.object {
-        LockObject::Class(c) => format!("{}.class", dotted(c)),
-        LockObject::Object(o) => format!("the lock of {}", object_text(program, pt, *o)),
-        LockObject::OfAccessed { fields, .. } if fields.is_empty() => {
-            "the lock of the accessed object itself".to_string()
-        }
-        LockObject::OfAccessed { fields, .. } => {
-            let names: Vec<&str> = fields.iter().map(|(_, n)| &**n).collect();
-            format!("the lock in the accessed object's `{}`", names.join("."))
-        }
+    let side = match l.mode {
+        LockMode::Read => Some("the read lock"),
+        LockMode::Write => Some("the write lock"),
+        _ => None,
     };
-    match l.mode {
-        LockMode::Read => format!("the read lock of {base}"),
-        LockMode::Write => format!("the write lock of {base}"),
-        _ => base,
+    match (&l.object, side) {
+        (LockObject::Class(c), None) => format!("{}.class", dotted(c)),
+        (LockObject::Class(c), Some(side)) => format!("{side} of {}.class", dotted(c)),
+        (LockObject::Object(o), None) => format!("the lock of {}", object_text(program, pt, *o)),
+        (LockObject::Object(o), Some(side)) => {
+            format!("{side} of {}", read_write_lock_text(program, pt, *o))
+        }
+        (LockObject::OfAccessed { fields, .. }, side) if fields.is_empty() => {
+            format!(
+                "{} of the accessed object itself",
+                side.unwrap_or("the lock")
+            )
+        }
+        (LockObject::OfAccessed { fields, .. }, side) => {
+            let names: Vec<&str> = fields.iter().map(|(_, n)| &**n).collect();
+            format!(
+                "{} in the accessed object's `{}`",
+                side.unwrap_or("the lock"),
+                names.join(".")
+            )
+        }
     }
+}
+
+/// A read-write lock is known by its internal `sync` object, which the
+/// JDK allocates: name the lock's class then, not the JDK's allocation.
+fn read_write_lock_text(program: &Program, pt: &PointsToResult, o: ObjectId) -> String {
+    let made_by_jdk = pt.object(o).is_some_and(|info| match info.site {
+        SiteKey::Alloc { method, .. } => !program.is_application(program.method(*method).class),
+        SiteKey::Library(_) => true,
+        _ => false,
+    });
+    match pt.object(o) {
+        Some(info) if made_by_jdk => {
+            let outer = info.type_name.split('$').next().unwrap_or(info.type_name);
+            with_article(&java_type(outer))
+        }
+        _ => object_text(program, pt, o),
+    }
+}
+
+/// The locks of an access for messages, each named once: a lock held
+/// both by access path (`the lock in the accessed object's `lock``) and
+/// as the abstract object that path reaches from `objects` (the racing
+/// objects) is the same lock, named by its path.
+pub fn distinct_locks<'a>(
+    pt: &PointsToResult,
+    objects: &[ObjectId],
+    locks: &'a [HeldLock],
+) -> Vec<&'a HeldLock> {
+    let by_path: Vec<(LockMode, Vec<ObjectId>)> = locks
+        .iter()
+        .filter_map(|l| match &l.object {
+            LockObject::OfAccessed { fields, monitor } => {
+                Some((l.mode, path_objects(pt, objects, fields, *monitor)))
+            }
+            _ => None,
+        })
+        .collect();
+    locks
+        .iter()
+        .filter(|l| match l.object {
+            LockObject::Object(o) => !by_path
+                .iter()
+                .any(|(mode, objs)| *mode == l.mode && objs.contains(&o)),
+            _ => true,
+        })
+        .collect()
+}
+
+/// The objects a chain of fields reaches from `objects`; for a
+/// `java.util.concurrent` lock also its `sync` (how a read-write lock's
+/// views are named).
+fn path_objects(
+    pt: &PointsToResult,
+    objects: &[ObjectId],
+    fields: &[lockstep_facts::lock_paths::FieldName],
+    monitor: bool,
+) -> Vec<ObjectId> {
+    let mut current: Vec<ObjectId> = objects.to_vec();
+    for (class, name) in fields {
+        current = current
+            .iter()
+            .flat_map(|&o| pt.field(o, class, name).iter().collect::<Vec<_>>())
+            .collect();
+    }
+    if !monitor {
+        let syncs: Vec<ObjectId> = current
+            .iter()
+            .filter_map(|&o| pt.object(o).map(|info| (o, info.type_name.clone())))
+            .flat_map(|(o, ty)| {
+                pt.field(o, &ty, lockstep_models::READ_WRITE_VIEW_OWNER_FIELD)
+                    .iter()
+                    .collect::<Vec<_>>()
+            })
+            .collect();
+        current.extend(syncs);
+    }
+    current.sort();
+    current.dedup();
+    current
 }
 
 /// Call paths from thread roots, with the BFS of each root computed once.
@@ -347,7 +457,17 @@ fn hide_locals(text: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::hide_locals;
+    use super::{hide_locals, lambda_host};
+
+    #[test]
+    fn lambda_bodies_are_named_by_their_host_method() {
+        assert_eq!(lambda_host("lambda$main$1"), Some("main"));
+        assert_eq!(lambda_host("lambda$new$0"), Some("<init>"));
+        assert_eq!(lambda_host("lambda$static$12"), Some("<clinit>"));
+        assert_eq!(lambda_host("lambda$run$x"), None);
+        assert_eq!(lambda_host("lambda$$0"), None);
+        assert_eq!(lambda_host("run"), None);
+    }
 
     #[test]
     fn unnamed_locals_are_hidden() {

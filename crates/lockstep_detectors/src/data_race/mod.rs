@@ -22,7 +22,7 @@ use lockstep_facts::accesses::{Kind, Target};
 use lockstep_facts::local_locks;
 use lockstep_facts::threads::{Graph, Root};
 use lockstep_facts::{Access, Race, RaceFacts, Verdict};
-use lockstep_pointsto::PointsToResult;
+use lockstep_pointsto::{ObjectId, PointsToResult};
 use lockstep_program::{MethodId, Program};
 use lockstep_report::{Confidence, Finding, Flow, Related, Severity};
 
@@ -206,13 +206,12 @@ impl Reporter<'_> {
         crate::util::call_frames(self.program, graph, parent, node)
     }
 
-    fn locks_text(&self, a: &Access) -> String {
+    fn locks_text(&self, a: &Access, objects: &[ObjectId]) -> String {
         if a.locks.is_empty() {
             "no lock".to_string()
         } else {
-            let names: Vec<String> = a
-                .locks
-                .iter()
+            let names: Vec<String> = crate::util::distinct_locks(self.pt, objects, &a.locks)
+                .into_iter()
                 .map(|l| lock_text(self.program, self.pt, l))
                 .collect();
             names.join(", ")
@@ -297,14 +296,24 @@ impl Reporter<'_> {
         };
         let first_root = self.root_label(r.roots.0);
         let second_root = self.root_label(r.roots.1);
-        let message = format!(
-            "data race ({kind}) on {what}: {} in {} by {first_root} may run at the same time as the {} in {} ({}) by {second_root}, with no common lock",
-            access_word(r.first.kind),
-            short_method(p, r.first.method),
-            access_word(r.second.kind),
-            short_method(p, r.second.method),
-            position(p, r.second.method, Some(r.second.stmt)),
-        );
+        let same_site = r.first.method == r.second.method && r.first.stmt == r.second.stmt;
+        let message = if same_site && first_root == second_root {
+            // One statement racing with itself: say so once.
+            format!(
+                "data race ({kind}) on {what}: the {} in {} may run in two threads at the same time ({first_root}), with no common lock",
+                access_word(r.first.kind),
+                short_method(p, r.first.method),
+            )
+        } else {
+            format!(
+                "data race ({kind}) on {what}: {} in {} by {first_root} may run at the same time as the {} in {} ({}) by {second_root}, with no common lock",
+                access_word(r.first.kind),
+                short_method(p, r.first.method),
+                access_word(r.second.kind),
+                short_method(p, r.second.method),
+                position(p, r.second.method, Some(r.second.stmt)),
+            )
+        };
         let mut f = Finding::new(
             DATA_RACE.id,
             Severity::Warning,
@@ -317,7 +326,7 @@ impl Reporter<'_> {
             format!(
                 "{} of {what} by {second_root}, holding {}",
                 access_word(r.second.kind),
-                self.locks_text(&r.second)
+                self.locks_text(&r.second, &r.objects)
             ),
         );
         const MAX_OTHERS: usize = 8;
@@ -328,7 +337,7 @@ impl Reporter<'_> {
                 format!(
                     "also races: {} by {label}, holding {}",
                     access_word(other.kind),
-                    self.locks_text(other)
+                    self.locks_text(other, &r.objects)
                 ),
             );
         }
@@ -342,7 +351,7 @@ impl Reporter<'_> {
         f = f.with_note(format!(
             "this {} holds {}",
             access_word(r.first.kind),
-            self.locks_text(&r.first)
+            self.locks_text(&r.first, &r.objects)
         ));
         if !r.objects.is_empty() && !matches!(r.target, Target::Static { .. }) {
             let objs: Vec<String> = r
