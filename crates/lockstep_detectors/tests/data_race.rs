@@ -658,3 +658,22 @@ fn jdk_callbacks() {
         dump(&findings)
     );
 }
+
+/// Issue 14 point 4, ownership: a per-call parser builds a command in its
+/// own fields, a factory's fresh object is changed by its caller, a local
+/// list is filled and drained, and only then is the command published in
+/// a shared cache: the accesses made while the thread owns the objects are
+/// silent although their allocation sites escape; the published command
+/// changed by both sessions races.
+#[test]
+fn owned_parse() {
+    check("owned_parse", CLOSED);
+}
+
+/// Issue 14 point 4, twins of `owned_parse`: a parser shared by both
+/// sessions, a node published before it is changed, a list changed after
+/// it was handed to the other thread: all reported.
+#[test]
+fn owned_parse_shared() {
+    check("owned_parse_shared", CLOSED);
+}

@@ -89,6 +89,8 @@ pub struct Explanation {
     pub pairs: BTreeSet<ExplainedPair>,
     /// Accesses dropped before pairing, with the reason.
     pub exempt: BTreeSet<(MethodId, StmtId, Kind, String)>,
+    /// How each object the field's accesses touch escapes its thread.
+    pub escapes: BTreeSet<String>,
 }
 
 pub struct RaceFacts {
@@ -145,6 +147,8 @@ pub struct Analysis<'a> {
     pub(crate) every_class: bool,
     /// Objects each instance of a repeated thread start has to itself.
     pub(crate) per_instance: crate::instances::PerInstance,
+    /// Access statements (per node) whose object the thread still owns.
+    pub(crate) owned: crate::ownership::Owned,
     /// Fields that do not change after construction (lock paths).
     stable: StableFields,
     /// Per access statement: the locks it holds on the object it accesses.
@@ -180,6 +184,7 @@ impl<'a> Analysis<'a> {
             locking_classes: FxHashMap::default(),
             every_class: false,
             per_instance: Default::default(),
+            owned: Default::default(),
             stable: StableFields::default(),
             of_accessed: FxHashMap::default(),
             entry_params: Vec::new(),
@@ -706,8 +711,10 @@ impl Analysis<'_> {
         self.entry_params = self.entry_param_locks(&roots);
         let reach = self.reach_roots(&roots);
         let orderings = self.orderings(&roots);
-        let shared = self.escaped();
-        self.per_instance = self.per_instance(&roots, &shared);
+        let escape = self.escaped();
+        self.per_instance = self.per_instance(&roots, &escape.shared);
+        let reached: Vec<bool> = reach.iter().map(|r| !r.is_empty()).collect();
+        self.owned = self.ownership(&roots, &reached, &escape.seeds());
         let mut explanation = explain.map(|f| Explanation {
             field: f.to_string(),
             ..Explanation::default()
@@ -716,9 +723,19 @@ impl Analysis<'_> {
             entry: &entry,
             roots: &reach,
             orderings: &orderings,
-            shared: &shared,
+            shared: &escape.shared,
         };
         let buckets = self.buckets(reached, explanation.as_mut());
+        if let Some(ex) = explanation.as_mut() {
+            for (target, o) in buckets.keys() {
+                if let (Some(o), Some(name)) = (o, target_name(target)) {
+                    if name == ex.field {
+                        ex.escapes.insert(escape.chain(self.program, self.pt, *o));
+                    }
+                }
+            }
+        }
+        let shared = escape.shared;
         let Pairs { races, racy } = self.pairs(&buckets, &roots, explanation.as_mut());
         RaceFacts {
             races,

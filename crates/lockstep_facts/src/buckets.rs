@@ -66,6 +66,8 @@ struct Bucketing<'x> {
     /// code allocates) are not the application's memory.
     library_object: Vec<bool>,
     thread_local: BTreeSet<(MethodId, StmtId, Kind)>,
+    /// Accesses whose object the running thread owns in some context.
+    owned: BTreeSet<(MethodId, StmtId, Kind)>,
 }
 
 impl Analysis<'_> {
@@ -93,6 +95,7 @@ impl Analysis<'_> {
             seen: FxHashSet::default(),
             library_object,
             thread_local: BTreeSet::new(),
+            owned: BTreeSet::new(),
         };
         for node in 0..self.graph.len() as u32 {
             self.bucket_node(&mut b, node, explanation.as_deref_mut());
@@ -167,6 +170,10 @@ impl Analysis<'_> {
         let objects = self.touched_objects(b, mc, a);
         if objects.is_empty() {
             b.thread_local.insert((mc.method, a.stmt, a.kind));
+            return;
+        }
+        if self.owned.at(here.node, a.stmt) {
+            b.owned.insert((mc.method, a.stmt, a.kind));
             return;
         }
         let body_locks = self.locks_of(mc.method, here.body);
@@ -264,18 +271,23 @@ struct Here<'x> {
 
 /// `--explain`: the accesses of the field that touch only thread-local objects.
 fn explain_thread_local(ex: &mut Explanation, b: &Bucketing<'_>) {
-    for &(m, s, k) in &b.thread_local {
+    let local = b
+        .thread_local
+        .iter()
+        .map(|x| (x, "the object is not shared with another thread"));
+    let owned = b.owned.iter().map(|x| {
+        (
+            x,
+            "the running thread owns the object (made it, not yet published)",
+        )
+    });
+    for (&(m, s, k), why) in local.chain(owned) {
         let t = b
             .bodies
             .get(&m)
             .and_then(|c| c.0.iter().find(|a| a.stmt == s).map(|a| a.target.clone()));
         if t.as_ref().and_then(target_name).as_deref() == Some(&ex.field) {
-            ex.exempt.insert((
-                m,
-                s,
-                k,
-                "the object is not shared with another thread".into(),
-            ));
+            ex.exempt.insert((m, s, k, why.into()));
         }
     }
 }

@@ -17,6 +17,10 @@
 //! Fields of objects the application allocates, or that JDK code allocates
 //! in a context (the nodes of an application's `HashMap`), are always
 //! followed (the `Runnable` in a `Thread`'s `target`, a map's values).
+//! `Unsafe` slots are followed only on objects the application allocated.
+//! The elements of primitive arrays are never followed: they hold no
+//! objects, whatever element set the `Object`-typed native models give
+//! them.
 
 use std::sync::Arc;
 
@@ -27,32 +31,124 @@ use rustc_hash::FxHashMap;
 use crate::analysis::Analysis;
 use crate::annotations::class_policy;
 
+/// Why an object escapes: the seed it is, or the object and field that
+/// hold it (the first found, in a fixed order).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Why {
+    Static(FieldKey),
+    Task,
+    ThreadSafe,
+    /// Made outside the analysed code (harness, JVM, opaque natives).
+    External,
+    Held(ObjectId, FieldKey),
+}
+
+/// The escaped objects, with why each escapes.
+pub(crate) struct Escape {
+    pub shared: Vec<bool>,
+    why: Vec<Option<Why>>,
+}
+
+impl Escape {
+    fn mark(&mut self, o: ObjectId, why: Why, stack: &mut Vec<ObjectId>) {
+        if let Some(s) = self.shared.get_mut(o.0 as usize) {
+            if !*s {
+                *s = true;
+                if let Some(w) = self.why.get_mut(o.0 as usize) {
+                    *w = Some(why);
+                }
+                stack.push(o);
+            }
+        }
+    }
+
+    /// The objects escape starts from (statics, tasks, `@ThreadSafe`
+    /// instances, objects made outside the program).
+    pub(crate) fn seeds(&self) -> Vec<bool> {
+        self.why
+            .iter()
+            .map(|w| w.as_ref().is_some_and(|w| !matches!(w, Why::Held(..))))
+            .collect()
+    }
+
+    /// `--explain`: how `o` escapes, from its seed to it
+    /// (`static A.cache → B @ … .items → C @ …`).
+    pub(crate) fn chain(
+        &self,
+        program: &Program,
+        pt: &lockstep_pointsto::PointsToResult,
+        o: ObjectId,
+    ) -> String {
+        let mut parts: Vec<String> = Vec::new();
+        let mut at = o;
+        for _ in 0..32 {
+            match self.why.get(at.0 as usize).cloned().flatten() {
+                Some(Why::Held(h, f)) => {
+                    parts.push(format!(
+                        ".{} → {}",
+                        short_field(&f),
+                        pt.describe_object(program, at)
+                    ));
+                    at = h;
+                }
+                Some(seed) => {
+                    let head = match seed {
+                        Why::Static(f) => {
+                            format!("static {f} → {}", pt.describe_object(program, at))
+                        }
+                        Why::Task => {
+                            format!("task of a thread start {}", pt.describe_object(program, at))
+                        }
+                        Why::ThreadSafe => {
+                            format!("@ThreadSafe {}", pt.describe_object(program, at))
+                        }
+                        _ => format!(
+                            "made outside the program {}",
+                            pt.describe_object(program, at)
+                        ),
+                    };
+                    parts.push(head);
+                    break;
+                }
+                None => {
+                    parts.push(pt.describe_object(program, at));
+                    break;
+                }
+            }
+        }
+        parts.reverse();
+        parts.join(" ")
+    }
+}
+
+fn short_field(f: &FieldKey) -> String {
+    match f {
+        FieldKey::Field { name, .. } => name.to_string(),
+        other => other.to_string(),
+    }
+}
+
 impl Analysis<'_> {
     /// Objects other threads can reach: everything reachable through
     /// fields from static fields, thread and task objects, objects made
     /// outside the analysed code, and the open-program harness.
-    pub(crate) fn escaped(&self) -> Vec<bool> {
+    pub(crate) fn escaped(&self) -> Escape {
         let n = self.pt.object_count();
-        let mut shared = vec![false; n];
-        let mut stack: Vec<ObjectId> = Vec::new();
-        let push = |o: ObjectId, shared: &mut Vec<bool>, stack: &mut Vec<ObjectId>| {
-            if let Some(s) = shared.get_mut(o.0 as usize) {
-                if !*s {
-                    *s = true;
-                    stack.push(o);
-                }
-            }
+        let mut e = Escape {
+            shared: vec![false; n],
+            why: vec![None; n],
         };
+        let mut stack: Vec<ObjectId> = Vec::new();
         for (key, set) in self.pt.static_fields() {
             if written_by_jdk(key) {
                 continue;
             }
             for o in set.iter() {
-                push(o, &mut shared, &mut stack);
+                e.mark(o, Why::Static(key.clone()), &mut stack);
             }
         }
         for t in self.pt.thread_starts() {
-            push(t.task, &mut shared, &mut stack);
+            e.mark(t.task, Why::Task, &mut stack);
         }
         // Instances of `@ThreadSafe` classes are meant to be shared.
         let mut thread_safe_class: FxHashMap<Arc<str>, bool> = FxHashMap::default();
@@ -66,27 +162,27 @@ impl Analysis<'_> {
                             cl.is_application && class_policy(&cl.file.annotations).thread_safe
                         })
                     });
-                if annotated
-                    || matches!(
-                        info.site,
-                        SiteKey::Entry(_)
-                            | SiteKey::External { .. }
-                            | SiteKey::Vm(_)
-                            | SiteKey::Opaque(_)
-                    )
-                {
-                    push(o, &mut shared, &mut stack);
+                if annotated {
+                    e.mark(o, Why::ThreadSafe, &mut stack);
+                } else if matches!(
+                    info.site,
+                    SiteKey::Entry(_)
+                        | SiteKey::External { .. }
+                        | SiteKey::Vm(_)
+                        | SiteKey::Opaque(_)
+                ) {
+                    e.mark(o, Why::External, &mut stack);
                 }
             }
         }
         while let Some(o) = stack.pop() {
-            for set in self.followed_fields(o) {
+            for (key, set) in self.followed_fields(o) {
                 for x in set.iter() {
-                    push(x, &mut shared, &mut stack);
+                    e.mark(x, Why::Held(o, key.clone()), &mut stack);
                 }
             }
         }
-        shared
+        e
     }
 
     /// The points-to sets of the fields of `o` through which it publishes
@@ -95,22 +191,46 @@ impl Analysis<'_> {
     /// publish whatever any of them ever held (every `Appendable` through
     /// one normalizer buffer); objects the application did not allocate
     /// publish nothing through fields the JDK writes.
-    pub(crate) fn followed_fields(&self, o: ObjectId) -> Vec<lockstep_pointsto::ObjectSet> {
+    pub(crate) fn followed_fields(
+        &self,
+        o: ObjectId,
+    ) -> Vec<(&FieldKey, lockstep_pointsto::ObjectSet)> {
         let Some(info) = self.pt.object(o) else {
             return Vec::new();
         };
         if matches!(info.site, SiteKey::Library(_)) {
             return Vec::new();
         }
-        let precise = allocated_by_application(self.program, info.site)
+        let by_application = allocated_by_application(self.program, info.site);
+        let precise = by_application
             || (info.site.is_allocation() && !self.pt.context(info.heap_context).is_empty());
+        let primitive_array = holds_no_references(info.type_name);
         self.pt
             .fields_of(o)
             .into_iter()
             .filter(|(key, _)| precise || !written_by_jdk(key))
-            .map(|(_, set)| set)
+            // `Unsafe` slots of what JDK code allocates hold whatever any
+            // JDK code wrote through an untracked offset (on h2 a
+            // `HashMap$TreeNode` of a harness object's set "held" the
+            // parsed commands).
+            .filter(|(key, _)| by_application || !matches!(key, FieldKey::Anywhere))
+            .filter(|(key, _)| !(primitive_array && matches!(key, FieldKey::Element)))
             .collect()
     }
+}
+
+/// Is the type an array of a primitive type (`[B`, `[I`, ...), whose
+/// elements are no objects? Points-to can still give such an array an
+/// element set: natives and `System.arraycopy` are modelled on `Object`
+/// parameters, so on h2 one opaque `byte[]` "held" every parsed command
+/// object and published them all.
+fn holds_no_references(type_name: &str) -> bool {
+    type_name.len() == 2
+        && type_name.starts_with('[')
+        && matches!(
+            type_name.as_bytes().get(1),
+            Some(b'B' | b'C' | b'D' | b'F' | b'I' | b'J' | b'S' | b'Z')
+        )
 }
 
 /// Is this field written by JDK code that runs without contexts: a field

@@ -109,7 +109,7 @@ impl Analysis<'_> {
     fn holders(&self) -> FxHashMap<ObjectId, Vec<ObjectId>> {
         let mut map: FxHashMap<ObjectId, Vec<ObjectId>> = FxHashMap::default();
         for o in self.pt.objects() {
-            for set in self.followed_fields(o) {
+            for (_, set) in self.followed_fields(o) {
                 for x in set.iter() {
                     map.entry(x).or_default().push(o);
                 }

@@ -53,6 +53,7 @@ pub mod lock_order;
 pub mod lock_paths;
 pub mod lock_summary;
 pub mod locks;
+mod ownership;
 mod pairs;
 mod reach;
 pub mod threads;

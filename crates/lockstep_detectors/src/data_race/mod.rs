@@ -111,6 +111,9 @@ fn explain(p: &Program, facts: &RaceFacts, field: &str) -> Vec<String> {
     for (m, s, k, why) in &ex.exempt {
         lines.push(format!("  {}: cannot race: {why}", at(*m, *s, *k)));
     }
+    for chain in &ex.escapes {
+        lines.push(format!("  shared object: {chain}"));
+    }
     lines
 }
 

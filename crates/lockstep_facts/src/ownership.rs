@@ -1,0 +1,752 @@
+//! Ownership (RacerD's, per method context): an object this thread made
+//! and has not yet handed to anyone else cannot race, whatever other
+//! objects of its allocation site do.
+//!
+//! Escape ([`crate::escape`]) asks whether an abstract object is *ever*
+//! reachable by another thread; an allocation site stands for the objects
+//! of every call, so one object of the site that is published (h2 keeps
+//! its parsed commands in a per-session cache) makes every access to every
+//! object of the site shared, including those a parser makes on its own
+//! objects while it builds them. Ownership is the temporal half: at each
+//! statement, which variables hold an object that is still the thread's
+//! own.
+//!
+//! Per node of the context call graph (a method in one context), a forward
+//! must-analysis over the CFG says which variables are owned before each
+//! statement:
+//! - a `new` (object or array) is owned; copies and casts keep ownership;
+//! - a field, element or container read of an owned object is owned when
+//!   that object's slot only ever received owned values while its holder
+//!   was owned (an owned container holds owned objects: a per-call
+//!   `Parser` and the `Select` it keeps in a field);
+//! - a parameter is owned when every caller passes an owned value (a
+//!   greatest fixpoint over the context call graph; root entries and
+//!   callbacks from JDK code pass nothing owned); a call's result is owned
+//!   when every callee returns an owned value;
+//! - a value is published, and with it everything reachable from it (the
+//!   variables of the method that may point there lose ownership), when it
+//!   is stored into a static field or into a field, element or container
+//!   of an object that is not owned, thrown, captured by a lambda, passed
+//!   to JDK code that may keep it (anything but the container model and a
+//!   few calls that keep nothing), or passed to an application method that
+//!   publishes that parameter.
+//!
+//! Objects published anywhere (and the seeds of escape: statics, tasks,
+//! objects made outside the program) are never owned when loaded or
+//! accessed, so a second path to a published object does not count as
+//! owned.
+//!
+//! Known limit (RacerD's too): an object kept in an owned container and
+//! published only through *another* object in another method is still
+//! taken as owned when read back from the owned container.
+//!
+//! Bounded: reachability from a published value stops at
+//! [`MAX_REACH`] objects (past it, every variable of the method loses
+//! ownership and every parameter counts as published), and the fixpoint
+//! stops at [`MAX_ROUNDS`] (past it, nothing is owned).
+
+use std::sync::Arc;
+
+use lockstep_ir::{Body, Call, Operand, Rvalue, StmtId, StmtKind, VarId};
+use lockstep_pointsto::ObjectId;
+use rustc_hash::{FxHashMap, FxHashSet};
+
+use crate::analysis::Analysis;
+use crate::threads::Root;
+
+/// Objects visited from one published value before giving up.
+const MAX_REACH: usize = 512;
+/// Rounds of the whole-program fixpoint before giving up.
+const MAX_ROUNDS: usize = 40;
+
+/// A slot of an object that can hold a reference.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+enum Slot {
+    Field(Arc<str>),
+    Element,
+    Contents,
+}
+
+/// The result: per node, the statements whose accessed object is owned.
+#[derive(Debug, Default)]
+pub struct Owned(FxHashSet<(u32, StmtId)>);
+
+impl Owned {
+    /// Is the object that `stmt` of `node` accesses (field, element or
+    /// container) owned by the running thread there?
+    pub fn at(&self, node: u32, stmt: StmtId) -> bool {
+        self.0.contains(&(node, stmt))
+    }
+}
+
+/// The whole-program facts the nodes share (each moves only towards
+/// "less owned", so the iteration ends).
+struct Facts {
+    /// Objects published somewhere (or made outside the program).
+    published: Vec<bool>,
+    /// (object, slot) that received a value not owned while it was owned.
+    mixed: FxHashSet<(ObjectId, Slot)>,
+    /// Per node and parameter: the node may publish it.
+    publishes: Vec<Vec<bool>>,
+    /// Per node: every value it returns is owned.
+    returns_owned: Vec<bool>,
+    /// Per node and parameter: every caller passes an owned value.
+    entry: Vec<Vec<bool>>,
+}
+
+/// What one pass over a node found.
+#[derive(Default)]
+struct NodeOut {
+    /// Per call site, sorted: is each argument (receiver first) owned
+    /// (over every visit of the site)?
+    args: Vec<(StmtId, Vec<bool>)>,
+    publishes: Vec<bool>,
+    returns_owned: bool,
+    published: Vec<ObjectId>,
+    mixed: Vec<(ObjectId, Slot)>,
+    owned_bases: Vec<StmtId>,
+}
+
+impl Analysis<'_> {
+    /// Ownership of every reached application node (`reached[n]`: some
+    /// root reaches node `n`; `seeds`: the objects escape starts from).
+    pub(crate) fn ownership(&self, roots: &[Root], reached: &[bool], seeds: &[bool]) -> Owned {
+        let n = self.graph.len();
+        let nodes: Vec<u32> = (0..n as u32)
+            .filter(|&x| reached.get(x as usize).copied().unwrap_or(false) && self.is_app_node(x))
+            .collect();
+        let bodies: FxHashMap<u32, Arc<Body>> = nodes
+            .iter()
+            .filter_map(|&x| {
+                self.program
+                    .body(self.graph.nodes[x as usize].method)
+                    .map(|b| (x, b))
+            })
+            .collect();
+        let params = |x: u32| bodies.get(&x).map_or(0, |b| b.params.len());
+        let mut facts = Facts {
+            published: seeds.to_vec(),
+            mixed: FxHashSet::default(),
+            publishes: (0..n as u32).map(|x| vec![false; params(x)]).collect(),
+            returns_owned: vec![true; n],
+            entry: (0..n as u32).map(|x| vec![true; params(x)]).collect(),
+        };
+        let root_entries: Vec<u32> = roots
+            .iter()
+            .flat_map(|r| r.entries.iter().copied())
+            .collect();
+        self.close_entries(&mut facts, &nodes, &bodies, &root_entries, None);
+        let mut outs: FxHashMap<u32, NodeOut> = FxHashMap::default();
+        for _ in 0..MAX_ROUNDS {
+            let mut changed = false;
+            for &x in &nodes {
+                let Some(body) = bodies.get(&x) else { continue };
+                let out = self.analyse_node(x, body, &facts, false);
+                changed |= merge(&mut facts, x, &out);
+                outs.insert(x, out);
+            }
+            changed |= self.close_entries(&mut facts, &nodes, &bodies, &root_entries, Some(&outs));
+            if !changed {
+                let mut owned = Owned::default();
+                for &x in &nodes {
+                    if let Some(body) = bodies.get(&x) {
+                        let out = self.analyse_node(x, body, &facts, true);
+                        owned.0.extend(out.owned_bases.iter().map(|&s| (x, s)));
+                    }
+                }
+                return owned;
+            }
+        }
+        Owned::default()
+    }
+
+    fn is_app_node(&self, x: u32) -> bool {
+        let m = self.graph.nodes[x as usize].method;
+        self.program.is_application(self.program.method(m).class)
+    }
+
+    /// Parameters owned on entry: false at root entries and wherever a
+    /// caller that is not analysed (JDK code, a callback) or a call that
+    /// does not map its arguments reaches the node; otherwise the
+    /// intersection of what the analysed callers pass. Returns whether
+    /// anything changed.
+    fn close_entries(
+        &self,
+        facts: &mut Facts,
+        nodes: &[u32],
+        bodies: &FxHashMap<u32, Arc<Body>>,
+        root_entries: &[u32],
+        outs: Option<&FxHashMap<u32, NodeOut>>,
+    ) -> bool {
+        let n = self.graph.len();
+        let mut incoming: Vec<Option<Vec<bool>>> = vec![None; n];
+        let mut unknown = vec![false; n];
+        let analysed: FxHashSet<u32> = nodes.iter().copied().collect();
+        for caller in 0..n as u32 {
+            for &(site, callee) in &self.graph.callees[caller as usize] {
+                let passed = if analysed.contains(&caller) {
+                    outs.and_then(|o| o.get(&caller)).and_then(|o| {
+                        o.args
+                            .binary_search_by_key(&site, |(s, _)| *s)
+                            .ok()
+                            .map(|i| o.args[i].1.clone())
+                    })
+                } else {
+                    None
+                };
+                let maps = bodies.get(&callee).is_some_and(|b| {
+                    passed.as_ref().is_some_and(|p| p.len() == b.params.len())
+                        && self.calls_by_name(caller, site, callee)
+                });
+                match (passed, maps) {
+                    (Some(p), true) => {
+                        let slot = &mut incoming[callee as usize];
+                        match slot {
+                            None => *slot = Some(p),
+                            Some(old) => {
+                                for (o, v) in old.iter_mut().zip(p) {
+                                    *o &= v;
+                                }
+                            }
+                        }
+                    }
+                    // Before the first pass every analysed caller passes
+                    // owned values (the optimistic start).
+                    (None, _) if outs.is_none() && analysed.contains(&caller) => {}
+                    _ => unknown[callee as usize] = true,
+                }
+            }
+        }
+        for &r in root_entries {
+            if let Some(u) = unknown.get_mut(r as usize) {
+                *u = true;
+            }
+        }
+        let mut changed = false;
+        for &x in nodes {
+            let entry = &mut facts.entry[x as usize];
+            for (i, e) in entry.iter_mut().enumerate() {
+                let now = !unknown[x as usize]
+                    && incoming[x as usize]
+                        .as_ref()
+                        .is_none_or(|v| v.get(i).copied().unwrap_or(false));
+                if *e && !now {
+                    *e = false;
+                    changed = true;
+                }
+            }
+        }
+        changed
+    }
+
+    /// Is the edge `caller`→`callee` at `site` a call of the callee's own
+    /// name (so arguments map to parameters)?
+    fn calls_by_name(&self, caller: u32, site: StmtId, callee: u32) -> bool {
+        let Some(body) = self.program.body(self.graph.nodes[caller as usize].method) else {
+            return false;
+        };
+        let target = self
+            .program
+            .method(self.graph.nodes[callee as usize].method);
+        match body.stmts.get(site.index()).map(|s| &s.kind) {
+            Some(StmtKind::Invoke { call, .. }) => {
+                call.method.name == target.name && call.method.descriptor == target.descriptor
+            }
+            _ => false,
+        }
+    }
+
+    /// One pass of the must-analysis over a node's CFG.
+    fn analyse_node(&self, x: u32, body: &Body, facts: &Facts, record: bool) -> NodeOut {
+        // `record`: also list the access statements whose base is owned.
+        let mut w = NodeWalk {
+            a: self,
+            x,
+            body,
+            facts,
+            pts: vec![None; body.vars.len()],
+            out: NodeOut {
+                publishes: vec![false; body.params.len()],
+                returns_owned: true,
+                ..NodeOut::default()
+            },
+            record: false,
+            callees: FxHashMap::default(),
+            site_args: FxHashMap::default(),
+        };
+        for &(site, c) in &self.graph.callees[x as usize] {
+            w.callees.entry(site).or_default().push(c);
+        }
+        let nb = body.blocks.len();
+        let mut at_entry: Vec<Option<Vec<bool>>> = vec![None; nb];
+        if nb == 0 {
+            return w.out;
+        }
+        let mut start = vec![true; body.vars.len()];
+        for (i, p) in body.params.iter().enumerate() {
+            if let Some(s) = start.get_mut(p.index()) {
+                *s = facts.entry[x as usize].get(i).copied().unwrap_or(false);
+            }
+        }
+        at_entry[0] = Some(start);
+        // Blocks in id order until nothing changes; a must-analysis
+        // (states only lose ownership), so it ends.
+        let mut dirty = vec![false; nb];
+        dirty[0] = true;
+        let mut passes = 0;
+        while let Some(b) = dirty.iter().position(|&d| d) {
+            dirty[b] = false;
+            passes += 1;
+            if passes > nb * 64 {
+                // Pathological: give up on this node.
+                w.out = NodeOut {
+                    publishes: vec![true; body.params.len()],
+                    returns_owned: false,
+                    ..NodeOut::default()
+                };
+                return w.out;
+            }
+            let Some(mut state) = at_entry[b].clone() else {
+                continue;
+            };
+            let block = &body.blocks[b];
+            let mut exc = state.clone();
+            for s in block.first.0..block.end.0 {
+                w.step(StmtId(s), &mut state);
+                and_into(&mut exc, &state);
+            }
+            let normal = block.succs.iter().map(|s| (s.index(), &state));
+            let handlers = block.exceptional.iter().map(|e| (e.handler.index(), &exc));
+            for (succ, st) in normal.chain(handlers).collect::<Vec<_>>() {
+                if succ >= nb {
+                    continue;
+                }
+                let changed = match &mut at_entry[succ] {
+                    None => {
+                        at_entry[succ] = Some(st.clone());
+                        true
+                    }
+                    Some(old) => and_into(old, st),
+                };
+                if changed {
+                    dirty[succ] = true;
+                }
+            }
+        }
+        if record {
+            // Replay every block once with its final entry state: a
+            // statement's base counts as owned only in that state.
+            w.record = true;
+            for (b, entry) in at_entry.iter().enumerate() {
+                let Some(mut state) = entry.clone() else {
+                    continue;
+                };
+                let block = &body.blocks[b];
+                for s in block.first.0..block.end.0 {
+                    w.step(StmtId(s), &mut state);
+                }
+            }
+        }
+        let mut args: Vec<(StmtId, Vec<bool>)> = w.site_args.into_iter().collect();
+        args.sort_by_key(|(s, _)| *s);
+        w.out.args = args;
+        w.out
+    }
+}
+
+/// `into &= from`; did `into` change?
+fn and_into(into: &mut [bool], from: &[bool]) -> bool {
+    let mut changed = false;
+    for (a, b) in into.iter_mut().zip(from) {
+        if *a && !*b {
+            *a = false;
+            changed = true;
+        }
+    }
+    changed
+}
+
+/// Folds a node's pass into the shared facts; did any change?
+fn merge(facts: &mut Facts, x: u32, out: &NodeOut) -> bool {
+    let mut changed = false;
+    for &o in &out.published {
+        if let Some(p) = facts.published.get_mut(o.0 as usize) {
+            changed |= !*p;
+            *p = true;
+        }
+    }
+    for m in &out.mixed {
+        changed |= facts.mixed.insert(m.clone());
+    }
+    if let Some(p) = facts.publishes.get_mut(x as usize) {
+        for (a, &b) in p.iter_mut().zip(&out.publishes) {
+            changed |= b && !*a;
+            *a |= b;
+        }
+    }
+    if let Some(r) = facts.returns_owned.get_mut(x as usize) {
+        changed |= *r && !out.returns_owned;
+        *r &= out.returns_owned;
+    }
+    changed
+}
+
+/// The walk over one node's statements.
+struct NodeWalk<'w, 'a> {
+    a: &'w Analysis<'a>,
+    x: u32,
+    body: &'w Body,
+    facts: &'w Facts,
+    /// Points-to sets of variables in this node, on demand.
+    pts: Vec<Option<Vec<ObjectId>>>,
+    out: NodeOut,
+    record: bool,
+    callees: FxHashMap<StmtId, Vec<u32>>,
+    /// Per call site: the intersection over its visits.
+    site_args: FxHashMap<StmtId, Vec<bool>>,
+}
+
+/// JDK calls that keep none of their arguments (nor the receiver).
+fn keeps_nothing(class: &str, name: &str) -> bool {
+    matches!(
+        name,
+        "hashCode"
+            | "equals"
+            | "toString"
+            | "getClass"
+            | "compareTo"
+            | "length"
+            | "size"
+            | "isEmpty"
+            | "contains"
+            | "containsKey"
+            | "indexOf"
+            | "hasNext"
+            | "hasPrevious"
+            | "hasMoreElements"
+            | "nextIndex"
+            | "previousIndex"
+    ) || class == "java/util/Objects"
+        || (class == "java/lang/String" && name == "valueOf")
+        || class == "java/lang/StringBuilder"
+        || class == "java/lang/StringBuffer"
+}
+
+/// JDK container and iterator calls that return an element of the receiver.
+fn reads_contents(name: &str) -> bool {
+    matches!(
+        name,
+        "get"
+            | "getFirst"
+            | "getLast"
+            | "peek"
+            | "peekFirst"
+            | "peekLast"
+            | "poll"
+            | "pollFirst"
+            | "pollLast"
+            | "pop"
+            | "element"
+            | "first"
+            | "last"
+            | "iterator"
+            | "listIterator"
+            | "next"
+            | "previous"
+            | "values"
+            | "keySet"
+            | "entrySet"
+            | "getKey"
+            | "getValue"
+            | "remove"
+            | "removeFirst"
+            | "removeLast"
+    )
+}
+
+impl NodeWalk<'_, '_> {
+    fn pts_of(&mut self, v: VarId) -> &[ObjectId] {
+        let i = v.index();
+        if self.pts.get(i).is_some_and(Option::is_none) {
+            let mc = self.a.graph.nodes[self.x as usize];
+            let set: Vec<ObjectId> = self.a.pt.var_in(mc.method, mc.context, v).iter().collect();
+            self.pts[i] = Some(set);
+        }
+        self.pts.get(i).and_then(|p| p.as_deref()).unwrap_or(&[])
+    }
+
+    fn owned(&self, state: &[bool], v: VarId) -> bool {
+        state.get(v.index()).copied().unwrap_or(false)
+    }
+
+    fn none_published(&mut self, v: VarId) -> bool {
+        let published = &self.facts.published;
+        let set = self.pts_of(v).to_vec();
+        set.iter()
+            .all(|o| !published.get(o.0 as usize).copied().unwrap_or(true))
+    }
+
+    /// Is a value read from `slot` of the owned `base` owned (into `dst`)?
+    fn read_owned(&mut self, state: &[bool], base: VarId, slot: Slot, dst: VarId) -> bool {
+        if !self.owned(state, base) {
+            return false;
+        }
+        let holders = self.pts_of(base).to_vec();
+        let mixed = &self.facts.mixed;
+        holders.iter().all(|&o| !mixed.contains(&(o, slot.clone()))) && self.none_published(dst)
+    }
+
+    /// A store of `value` into `slot` of `base`.
+    fn store(&mut self, state: &mut [bool], base: VarId, slot: Slot, value: &Operand) {
+        let Some(v) = value.var() else { return };
+        if !self.owned(state, base) {
+            self.publish(state, v);
+        } else if !self.owned(state, v) {
+            let holders = self.pts_of(base).to_vec();
+            self.out
+                .mixed
+                .extend(holders.into_iter().map(|o| (o, slot.clone())));
+        }
+    }
+
+    fn set(&self, state: &mut [bool], v: VarId, owned: bool) {
+        if let Some(s) = state.get_mut(v.index()) {
+            *s = owned;
+        }
+    }
+
+    /// `v` is handed to code that may keep it where other threads see it:
+    /// it and everything it reaches are published.
+    fn publish(&mut self, state: &mut [bool], v: VarId) {
+        let roots = self.pts_of(v).to_vec();
+        self.out.published.extend(roots.iter().copied());
+        self.set(state, v, false);
+        let Some(reach) = self.reach(&roots) else {
+            state.iter_mut().for_each(|s| *s = false);
+            self.out.publishes.iter_mut().for_each(|p| *p = true);
+            return;
+        };
+        for (u, owned) in state.iter_mut().enumerate() {
+            if *owned {
+                let hit = self
+                    .pts_of(VarId(u as u32))
+                    .iter()
+                    .any(|o| reach.contains(o));
+                if hit {
+                    *owned = false;
+                }
+            }
+        }
+        for i in 0..self.body.params.len() {
+            let p = self.body.params[i];
+            let hit = p == v || self.pts_of(p).iter().any(|o| reach.contains(o));
+            if hit {
+                self.out.publishes[i] = true;
+            }
+        }
+    }
+
+    /// The objects reachable from `roots` through the fields escape
+    /// follows; `None` past [`MAX_REACH`].
+    fn reach(&self, roots: &[ObjectId]) -> Option<FxHashSet<ObjectId>> {
+        let mut seen: FxHashSet<ObjectId> = roots.iter().copied().collect();
+        let mut stack: Vec<ObjectId> = roots.to_vec();
+        while let Some(o) = stack.pop() {
+            for (_, set) in self.a.followed_fields(o) {
+                for y in set.iter() {
+                    if seen.insert(y) {
+                        if seen.len() > MAX_REACH {
+                            return None;
+                        }
+                        stack.push(y);
+                    }
+                }
+            }
+        }
+        Some(seen)
+    }
+
+    /// Records the base of an access statement when it is owned.
+    fn note_base(&mut self, s: StmtId, state: &[bool], base: Option<VarId>) {
+        if let Some(b) = base {
+            if self.record && self.owned(state, b) && self.none_published(b) {
+                self.out.owned_bases.push(s);
+            }
+        }
+    }
+
+    fn step(&mut self, s: StmtId, state: &mut [bool]) {
+        let Some(stmt) = self.body.stmts.get(s.index()) else {
+            return;
+        };
+        match &stmt.kind {
+            StmtKind::Assign { dst, value } => self.assign(s, state, *dst, value),
+            StmtKind::FieldStore {
+                object,
+                field,
+                value,
+            } => {
+                self.note_base(s, state, object.var());
+                if let Some(b) = object.var() {
+                    self.store(state, b, Slot::Field(field.name.clone()), value);
+                }
+            }
+            StmtKind::ArrayStore { array, value, .. } => {
+                self.note_base(s, state, array.var());
+                if let Some(b) = array.var() {
+                    self.store(state, b, Slot::Element, value);
+                }
+            }
+            StmtKind::StaticStore { value, .. } | StmtKind::Throw(value) => {
+                if let Some(v) = value.var() {
+                    self.publish(state, v);
+                }
+            }
+            StmtKind::Invoke { result, call } => {
+                self.note_base(s, state, call.receiver.as_ref().and_then(Operand::var));
+                self.invoke(s, state, *result, call);
+            }
+            StmtKind::InvokeDynamic { result, call } => {
+                for v in call.args.iter().filter_map(Operand::var) {
+                    self.publish(state, v);
+                }
+                if let Some(r) = result {
+                    self.set(state, *r, false);
+                }
+            }
+            StmtKind::Return(Some(Operand::Var(v))) if !self.owned(state, *v) => {
+                self.out.returns_owned = false;
+            }
+            _ => {}
+        }
+    }
+
+    fn assign(&mut self, s: StmtId, state: &mut [bool], dst: VarId, value: &Rvalue) {
+        let owned = match value {
+            Rvalue::New(_) | Rvalue::NewArray(..) => true,
+            Rvalue::Use(Operand::Var(v)) | Rvalue::Cast(Operand::Var(v), _) => {
+                self.owned(state, *v)
+            }
+            Rvalue::Use(Operand::Const(_)) | Rvalue::Cast(Operand::Const(_), _) => true,
+            Rvalue::FieldLoad { object, field } => {
+                self.note_base(s, state, object.var());
+                object.var().is_some_and(|b| {
+                    self.read_owned(state, b, Slot::Field(field.name.clone()), dst)
+                })
+            }
+            Rvalue::ArrayLoad { array, .. } => {
+                self.note_base(s, state, array.var());
+                array
+                    .var()
+                    .is_some_and(|b| self.read_owned(state, b, Slot::Element, dst))
+            }
+            _ => false,
+        };
+        self.set(state, dst, owned);
+    }
+
+    fn invoke(&mut self, s: StmtId, state: &mut [bool], result: Option<VarId>, call: &Call) {
+        let operands: Vec<&Operand> = call.receiver.iter().chain(call.args.iter()).collect();
+        let passed: Vec<bool> = operands
+            .iter()
+            .map(|o| o.var().is_none_or(|v| self.owned(state, v)))
+            .collect();
+        match self.site_args.get_mut(&s) {
+            Some(old) => {
+                and_into(old, &passed);
+            }
+            None => {
+                self.site_args.insert(s, passed);
+            }
+        }
+        let callees = self.callees.get(&s).cloned().unwrap_or_default();
+        let (app, jdk): (Vec<u32>, Vec<u32>) =
+            callees.iter().partition(|&&c| self.a.is_app_node(c));
+        let mut result_owned = true;
+        let mut to_publish: Vec<VarId> = Vec::new();
+        for &c in &app {
+            result_owned &= self
+                .facts
+                .returns_owned
+                .get(c as usize)
+                .copied()
+                .unwrap_or(false);
+            let publishes = self
+                .facts
+                .publishes
+                .get(c as usize)
+                .filter(|p| p.len() == operands.len());
+            for (i, o) in operands.iter().enumerate() {
+                let Some(v) = o.var() else { continue };
+                if publishes.is_none_or(|p| p.get(i).copied().unwrap_or(true)) {
+                    to_publish.push(v);
+                }
+            }
+        }
+        if !jdk.is_empty() || callees.is_empty() {
+            let (owned, publish) = self.library_call(state, call);
+            result_owned &= owned;
+            to_publish.extend(publish);
+        }
+        to_publish.sort_unstable();
+        to_publish.dedup();
+        for v in to_publish {
+            self.publish(state, v);
+        }
+        if let Some(r) = result {
+            let owned = result_owned && self.none_published(r);
+            self.set(state, r, owned);
+        }
+    }
+
+    /// A call into code this analysis does not walk: is the result owned,
+    /// and which operands may it keep?
+    fn library_call(&mut self, state: &[bool], call: &Call) -> (bool, Vec<VarId>) {
+        let class: &str = &call.method.class;
+        let name: &str = &call.method.name;
+        let recv = call.receiver.as_ref().and_then(Operand::var);
+        let args: Vec<VarId> = call.args.iter().filter_map(Operand::var).collect();
+        if name == "<init>" {
+            return (false, args);
+        }
+        if keeps_nothing(class, name) {
+            return (false, Vec::new());
+        }
+        let is_subtype = |x: &str, y: &str| self.a.program.is_subtype_name(x, y);
+        let access = lockstep_models::container_access_via(class, name, &is_subtype);
+        if let Some(r) = recv {
+            if reads_contents(name) {
+                let owned = self.owned(state, r) && {
+                    let holders = self.pts_of(r).to_vec();
+                    holders
+                        .iter()
+                        .all(|&o| !self.facts.mixed.contains(&(o, Slot::Contents)))
+                };
+                return (owned, Vec::new());
+            }
+            if access == Some(lockstep_models::ContainerAccess::Read) {
+                return (false, Vec::new());
+            }
+            if access == Some(lockstep_models::ContainerAccess::Write) {
+                if !self.owned(state, r) {
+                    return (false, args);
+                }
+                let unowned: Vec<VarId> = args
+                    .iter()
+                    .copied()
+                    .filter(|&a| !self.owned(state, a))
+                    .collect();
+                if !unowned.is_empty() {
+                    let holders = self.pts_of(r).to_vec();
+                    self.out
+                        .mixed
+                        .extend(holders.into_iter().map(|o| (o, Slot::Contents)));
+                }
+                return (false, Vec::new());
+            }
+        }
+        let mut all = args;
+        all.extend(recv);
+        (false, all)
+    }
+}
