@@ -171,13 +171,9 @@ pub fn plausible(
     let Some(info) = pt.object(*o) else {
         return false;
     };
-    [
-        "java/util/concurrent/locks/Lock",
-        "java/util/concurrent/locks/ReadWriteLock",
-        "java/util/concurrent/locks/AbstractQueuedSynchronizer",
-    ]
-    .iter()
-    .any(|t| program.is_subtype_name(info.type_name, t))
+    lockstep_models::locks::LOCK_OBJECT_TYPES
+        .iter()
+        .any(|t| program.is_subtype_name(info.type_name, t))
 }
 
 /// The position in `body.params` of the variable a lock is named by.

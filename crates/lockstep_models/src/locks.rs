@@ -187,6 +187,14 @@ pub const LOCK_INTERFACE: &str = "java/util/concurrent/locks/Lock";
 /// Package of the JDK's locks and their synchronizers, internal form.
 pub const LOCKS_PACKAGE: &str = "java/util/concurrent/locks/";
 
+/// Types a `java.util.concurrent` lock object is a subtype of: the lock
+/// interfaces and the synchronizer a read-write lock's views are named by.
+pub const LOCK_OBJECT_TYPES: [&str; 3] = [
+    LOCK_INTERFACE,
+    "java/util/concurrent/locks/ReadWriteLock",
+    "java/util/concurrent/locks/AbstractQueuedSynchronizer",
+];
+
 /// The base of the JDK's synchronizers with an exclusive owner (the `Sync`
 /// of `ReentrantLock` and `ReentrantReadWriteLock`): a thread parked with
 /// one as its `Thread.parkBlocker` waits for the thread in its
