@@ -297,18 +297,19 @@ pub fn lock_text(program: &Program, pt: &PointsToResult, l: &HeldLock) -> String
 /// A read-write lock is known by its internal `sync` object, which the
 /// JDK allocates: name the lock's class then, not the JDK's allocation.
 fn read_write_lock_text(program: &Program, pt: &PointsToResult, o: ObjectId) -> String {
-    let made_by_jdk = pt.object(o).is_some_and(|info| match info.site {
+    let Some(info) = pt.object(o) else {
+        return object_text(program, pt, o);
+    };
+    let made_by_jdk = match info.site {
         SiteKey::Alloc { method, .. } => !program.is_application(program.method(*method).class),
         SiteKey::Library(_) => true,
         _ => false,
-    });
-    match pt.object(o) {
-        Some(info) if made_by_jdk => {
-            let outer = info.type_name.split('$').next().unwrap_or(info.type_name);
-            with_article(&java_type(outer))
-        }
-        _ => object_text(program, pt, o),
+    };
+    if !made_by_jdk {
+        return object_text(program, pt, o);
     }
+    let outer = info.type_name.split('$').next().unwrap_or(info.type_name);
+    with_article(&java_type(outer))
 }
 
 /// The locks of an access for messages, each named once: a lock held
