@@ -29,8 +29,6 @@ pub(crate) struct Filters {
     filters_of_type: FxHashMap<TypeId, Vec<u32>>,
     /// For each class, the object types seen so far that are below it.
     types_below: FxHashMap<ClassId, Vec<TypeId>>,
-    /// Object types whose class does not load (every filter keeps them).
-    unknown_types: Vec<TypeId>,
     /// Array object types seen so far (array filters check them one by one).
     array_types: Vec<TypeId>,
     /// Filters by the classes they name.
@@ -50,7 +48,6 @@ impl Filters {
             objs_of_type: FxHashMap::default(),
             filters_of_type: FxHashMap::default(),
             types_below: FxHashMap::default(),
-            unknown_types: Vec::new(),
             array_types: Vec::new(),
             by_class: FxHashMap::default(),
             other_filters: Vec::new(),
@@ -62,27 +59,19 @@ impl Filters {
     pub(crate) fn add_object(&mut self, r: &mut Rules<'_>, o: u32, ty: TypeId) {
         if !self.objs_of_type.contains_key(&ty) {
             let mut keep: Vec<u32> = Vec::new();
-            match r.t.types.class_supers(r.p, ty) {
-                Some(supers) => {
-                    for s in supers {
-                        self.types_below.entry(s).or_default().push(ty);
-                        if let Some(fs) = self.by_class.get(&s) {
-                            keep.extend_from_slice(fs);
-                        }
-                    }
-                    for &f in &self.other_filters {
-                        if r.accepts(ty, self.lists.key(f)) {
-                            keep.push(f);
-                        }
-                    }
-                    if matches!(r.t.types.key(ty), TypeKey::Array(_)) {
-                        self.array_types.push(ty);
-                    }
+            for s in r.t.types.class_supers(r.p, ty) {
+                self.types_below.entry(s).or_default().push(ty);
+                if let Some(fs) = self.by_class.get(&s) {
+                    keep.extend_from_slice(fs);
                 }
-                None => {
-                    keep.extend((0..self.lists.len() as u32).filter(|&f| Some(f) != self.nothing));
-                    self.unknown_types.push(ty);
+            }
+            for &f in &self.other_filters {
+                if r.accepts(ty, self.lists.key(f)) {
+                    keep.push(f);
                 }
+            }
+            if matches!(r.t.types.key(ty), TypeKey::Array(_)) {
+                self.array_types.push(ty);
             }
             keep.sort_unstable();
             keep.dedup();
@@ -110,7 +99,7 @@ impl Filters {
             self.masks.push(IdSet::new());
             return f;
         }
-        let mut accepted: Vec<TypeId> = self.unknown_types.clone();
+        let mut accepted: Vec<TypeId> = Vec::new();
         let mut other = false;
         for &t in types.iter() {
             match r.t.types.key(t).clone() {

@@ -43,10 +43,6 @@ impl<K: Hash + Eq + Clone, I: Id> Interner<K, I> {
         &self.keys[id.index()]
     }
 
-    pub(crate) fn len(&self) -> usize {
-        self.keys.len()
-    }
-
     pub(crate) fn into_keys(self) -> Vec<K> {
         self.keys
     }

@@ -111,7 +111,9 @@ impl Types {
         t
     }
 
-    /// Is a value of type `sub` assignable to `sup`? `true` when unknown.
+    /// Is a value of type `sub` assignable to `sup`? `true` when `sup` does
+    /// not load; an object of a class that does not load is taken as a
+    /// plain `Object` (see [`Types::class_supers`]).
     pub(crate) fn is_subtype(&mut self, p: &Program, sub: TypeId, sup: TypeId) -> bool {
         if sub == sup {
             return true;
@@ -126,7 +128,9 @@ impl Types {
 
     fn compute(&self, p: &Program, sub: TypeId, sup: TypeId) -> bool {
         match (self.keys.key(sub), self.keys.key(sup)) {
-            (_, TypeKey::Unknown(_)) | (TypeKey::Unknown(_), _) => true,
+            (_, TypeKey::Unknown(_)) => true,
+            (TypeKey::Unknown(_), TypeKey::Class(b)) => Some(*b) == self.object,
+            (TypeKey::Unknown(_), _) => false,
             (TypeKey::Class(a), TypeKey::Class(b)) => p.is_subtype(*a, *b),
             (TypeKey::Array(_), TypeKey::Class(b)) => {
                 ARRAY_SUPERTYPES.contains(&&*p.class(*b).name)
@@ -143,19 +147,21 @@ impl Types {
     }
 
     /// The classes and interfaces an object of type `t` is an instance of
-    /// (itself included); `None` for classes that do not load, which every
-    /// filter keeps.
-    pub(crate) fn class_supers(&self, p: &Program, t: TypeId) -> Option<Vec<ClassId>> {
+    /// (itself included). An object of a class that does not load (a
+    /// missing optional dependency, such as JTS's `Geometry` for h2) is
+    /// taken as an instance of `Object` only: letting it through every
+    /// filter made one such object reach every cast in the program
+    /// (h2: a `Geometry` held as a `ReentrantLock`, a `List`, a `Map`...).
+    /// Filters naming a class that does not load still keep every object.
+    pub(crate) fn class_supers(&self, p: &Program, t: TypeId) -> Vec<ClassId> {
         match self.keys.key(t) {
-            TypeKey::Class(c) => Some(p.supertypes(*c).to_vec()),
-            TypeKey::Array(_) => Some(
-                ARRAY_SUPERTYPES
-                    .iter()
-                    .filter_map(|n| p.class_by_name(n))
-                    .collect(),
-            ),
-            TypeKey::Lambda(..) => Some(self.lambda_supers.get(&t).cloned().unwrap_or_default()),
-            TypeKey::Unknown(_) => None,
+            TypeKey::Class(c) => p.supertypes(*c).to_vec(),
+            TypeKey::Array(_) => ARRAY_SUPERTYPES
+                .iter()
+                .filter_map(|n| p.class_by_name(n))
+                .collect(),
+            TypeKey::Lambda(..) => self.lambda_supers.get(&t).cloned().unwrap_or_default(),
+            TypeKey::Unknown(_) => self.object.into_iter().collect(),
         }
     }
 

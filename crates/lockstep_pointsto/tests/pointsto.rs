@@ -416,3 +416,38 @@ fn the_jdk_share_of_the_bound_keeps_contexts_for_application_code() {
     let r = solve(&p, false, shared);
     assert!(r.stats().budget_fallbacks > 0, "the share was not reached");
 }
+
+/// An object of a class that does not load (here `SimpleDateFormat`, cut
+/// from the small JDK, as a missing optional dependency is from a real
+/// classpath) stored in an `Object` field next to a list.
+const MISSING_CLASS: &str = r#"
+public class Main {
+    static Object any;
+    public static void main(String[] args) {
+        any = new java.text.SimpleDateFormat();
+        if (args.length > 0) {
+            any = new java.util.ArrayList<String>();
+        }
+        java.util.ArrayList<?> list = (java.util.ArrayList<?>) any;
+        Object plain = any;
+        System.out.println(list.size() + "" + plain);
+    }
+}
+"#;
+
+#[test]
+fn objects_of_classes_that_do_not_load_pass_only_object_filters() {
+    let p = small_program(MISSING_CLASS);
+    let main = method(&p, "Main", "main");
+    let r = solve(&p, false, Config::default());
+    let plain = types(&r, &r.var(main, var(&p, main, "plain")));
+    assert!(
+        plain.iter().any(|t| t.contains("SimpleDateFormat")),
+        "an `Object` variable keeps the object of the missing class: {plain:?}"
+    );
+    let list = types(&r, &r.var(main, var(&p, main, "list")));
+    assert!(
+        list.iter().all(|t| t.contains("ArrayList")) && !list.is_empty(),
+        "a cast to a class that loads keeps only its instances: {list:?}"
+    );
+}
