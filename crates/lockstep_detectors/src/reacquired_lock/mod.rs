@@ -10,6 +10,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use lockstep_ir::{AccessPath, Body, MonitorKind, StmtId, VarId};
+use lockstep_pointsto::PtaCallGraph;
 use lockstep_program::{EdgeKind, MethodId, Program};
 use lockstep_report::{Confidence, Finding, Severity};
 
@@ -37,7 +38,12 @@ pub struct ReacquiredLock;
 
 struct ProgramView<'a> {
     program: &'a Program,
-    cx: &'a Context<'a>,
+    /// The points-to call graph: it resolves a virtual call by the objects
+    /// its receiver may hold. RTA (every instantiated class with the
+    /// method) sent `map.get()` on a `HashMap` field into any application
+    /// class implementing `Map`: 18 of 25 sampled findings were false on
+    /// such edges (`docs/reacquired-lock-sample.md`).
+    graph: &'a PtaCallGraph,
 }
 
 impl LockProgram for ProgramView<'_> {
@@ -47,8 +53,7 @@ impl LockProgram for ProgramView<'_> {
     }
     fn callees(&self, m: MethodId, site: StmtId) -> Vec<MethodId> {
         let mut v: Vec<MethodId> = self
-            .cx
-            .call_graph
+            .graph
             .callees_at(m, site)
             .iter()
             .filter(|e| is_call(e.kind))
@@ -60,8 +65,7 @@ impl LockProgram for ProgramView<'_> {
     }
     fn callers(&self, m: MethodId) -> Vec<(MethodId, StmtId)> {
         let mut v: Vec<(MethodId, StmtId)> = self
-            .cx
-            .call_graph
+            .graph
             .callers(m)
             .filter(|e| is_call(e.kind))
             .map(|e| (e.caller, e.site))
@@ -125,9 +129,9 @@ impl Detector for ReacquiredLock {
         }
         let view = ProgramView {
             program: cx.program,
-            cx,
+            graph: cx.facts.points_to().call_graph(),
         };
-        let methods = cx.call_graph.reachable.clone();
+        let methods = view.graph.reachable.clone();
         let analysis = Analysis::new(
             &view,
             &methods,
