@@ -238,7 +238,11 @@ fn block_reports(ctx: &Ctx, of_event: &[u32], notes: &mut Vec<String>) -> Vec<Re
     notes.extend(result.notes);
     let mut out = Vec::new();
     let label = |i: u32| ctx.txn_text(ctx.txn_of(i, of_event));
+    let mut seen = std::collections::BTreeSet::new();
     for p in result.pairs {
+        if !seen.insert(ctx.txns.get(p.txn).and_then(|t| t.method)) {
+            continue;
+        }
         let block = |b: &[u32]| {
             let parts: Vec<String> = b.iter().map(|&i| ctx.event_text(i)).collect();
             format!("({})", parts.join("; "))

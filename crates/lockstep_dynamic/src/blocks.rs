@@ -423,10 +423,12 @@ fn cycles(
     };
     let bad = |x: usize, y: usize| bad_pairs.contains(&(x, y)) || bad_pairs.contains(&(y, x));
     let mut found = Vec::new();
-    let mut reported: FastSet<Option<u32>> = FastSet::default();
+    // One report per set of methods: the same cycle read from another
+    // transaction is the same violation.
+    let mut reported: FastSet<Vec<Option<u32>>> = FastSet::default();
     let mut steps = 0usize;
     'start: for t1 in 0..txns.len() {
-        if txns[t1].method.is_none() || reported.contains(&txns[t1].method) {
+        if txns[t1].method.is_none() {
             continue;
         }
         for (a1, e2) in out_edges(t1) {
@@ -457,10 +459,11 @@ fn cycles(
                         let ev = &log.events[x.at as usize];
                         log.locks_of(ev.held).any(|l| span.contains(&l))
                     });
-                    if blocked {
+                    let mut methods = vec![txns[t1].method, txns[t2].method, txns[t3].method];
+                    methods.sort_unstable();
+                    if blocked || !reported.insert(methods) {
                         continue;
                     }
-                    reported.insert(txns[t1].method);
                     let mut order = vec![a1.at, e2.acc.at, a2.at, e3.acc.at, a3.at, e1.acc.at];
                     order.dedup();
                     found.push(CycleViolation {
