@@ -248,8 +248,12 @@ pub enum AtomicityChoice {
 
 /// The checkers and patterns as the run-time engine takes them; patterns
 /// alone turn every checker on.
-pub fn atomic_spec(choices: &[AtomicityChoice], patterns: &[String]) -> lockstep_dynamic::AtomicSpec {
-    let all = choices.contains(&AtomicityChoice::All) || (choices.is_empty() && !patterns.is_empty());
+pub fn atomic_spec(
+    choices: &[AtomicityChoice],
+    patterns: &[String],
+) -> lockstep_dynamic::AtomicSpec {
+    let all =
+        choices.contains(&AtomicityChoice::All) || (choices.is_empty() && !patterns.is_empty());
     let on = |c| all || choices.contains(&c);
     lockstep_dynamic::AtomicSpec {
         reduction_online: on(AtomicityChoice::ReductionOnline),

@@ -73,6 +73,9 @@ pub struct LogEvent {
     pub site: SiteId,
     /// Lock instances held at the event (after an acquire, before a release).
     pub held: HeldId,
+    /// The thread's start/join/hand-off clock at the event (index in
+    /// [`AtomicLog::clocks`]).
+    pub clock: u32,
     /// What.
     pub kind: LogKind,
 }
@@ -127,6 +130,8 @@ impl VarShadow {
 struct ThreadLocks {
     held: Vec<(ObjId, u32)>,
     held_id: HeldId,
+    /// Index of the thread's current clock snapshot.
+    clock: u32,
 }
 
 /// The log and the lockset state behind its classification.
@@ -143,7 +148,10 @@ pub struct AtomicLog {
     /// second thread did.
     pub lock_users: FastMap<ObjId, Option<Tid>>,
     threads: Vec<ThreadLocks>,
-    clocks: Vec<VectorClock>,
+    /// Snapshots of threads' clocks, one per change (events point at them).
+    pub clocks: Vec<VectorClock>,
+    /// Each thread's current clock.
+    current: Vec<VectorClock>,
     fork_join: ForkJoin,
     syncs: SyncClocks,
     next_instance: u32,
@@ -161,6 +169,7 @@ impl Default for AtomicLog {
             lock_users: FastMap::default(),
             threads: Vec::new(),
             clocks: Vec::new(),
+            current: Vec::new(),
             fork_join: ForkJoin::default(),
             syncs: SyncClocks::default(),
             next_instance: 0,
@@ -173,10 +182,26 @@ impl AtomicLog {
     pub fn ensure(&mut self, t: Tid) {
         while self.threads.len() <= t as usize {
             let mut c = VectorClock::default();
-            c.set(self.clocks.len() as Tid, 1);
-            self.clocks.push(c);
-            self.threads.push(ThreadLocks::default());
+            c.set(self.current.len() as Tid, 1);
+            self.threads.push(ThreadLocks {
+                clock: self.clocks.len() as u32,
+                ..ThreadLocks::default()
+            });
+            self.clocks.push(c.clone());
+            self.current.push(c);
         }
+    }
+
+    /// Did event `a` happen before event `b` by start/join and hand-offs
+    /// alone (so no interleaving can put `b` first)?
+    pub fn ordered(&self, a: &LogEvent, b: &LogEvent) -> bool {
+        let (Some(ca), Some(cb)) = (
+            self.clocks.get(a.clock as usize),
+            self.clocks.get(b.clock as usize),
+        ) else {
+            return false;
+        };
+        a.thread != b.thread && cb.covers(ca.epoch(a.thread))
     }
 
     /// The locks (objects, without instances) of a held set.
@@ -200,9 +225,14 @@ impl AtomicLog {
             }
             (_, LockStep::Released(lock, _)) => LogKind::Release(lock),
             _ => {
-                let c = &mut self.clocks[t as usize];
+                let c = &mut self.current[t as usize];
+                let before = c.clone();
                 if !self.syncs.step(c, t, e) {
                     self.fork_join.step(c, t, thread, e);
+                }
+                if *c != before {
+                    self.threads[t as usize].clock = self.clocks.len() as u32;
+                    self.clocks.push(c.clone());
                 }
                 return;
             }
@@ -213,6 +243,7 @@ impl AtomicLog {
             thread: t,
             site,
             held: ts.held_id,
+            clock: ts.clock,
             kind,
         });
         if let LockStep::Released(lock, _) = step {
@@ -270,7 +301,7 @@ impl AtomicLog {
     pub fn access(&mut self, t: Tid, id: VarId, var: Var, write: bool, site: SiteId, atomic: bool) {
         let held = self.threads[t as usize].held_id;
         let locks: Vec<ObjId> = self.locks_of(held).collect();
-        let now = self.clocks[t as usize].epoch(t);
+        let now = self.current[t as usize].epoch(t);
         let i = id as usize;
         if i >= self.vars.len() {
             self.vars.resize_with(i + 1, || None);
@@ -282,13 +313,18 @@ impl AtomicLog {
             candidates: None,
             atomic,
         });
-        let mover = classify(shadow, &self.clocks[t as usize], t, now, write, locks);
+        let mover = classify(shadow, &self.current[t as usize], t, now, write, locks);
         let mover = if atomic { Mover::Atomic } else { mover };
         self.events.push(LogEvent {
             thread: t,
             site,
             held,
-            kind: LogKind::Access { var: id, write, mover },
+            clock: self.threads[t as usize].clock,
+            kind: LogKind::Access {
+                var: id,
+                write,
+                mover,
+            },
         });
     }
 }

@@ -43,7 +43,11 @@ impl Ctx<'_> {
 
     fn txn_text(&self, txn: usize) -> String {
         let thread = self.txns.get(txn).map_or(0, |t| t.thread);
-        format!("`{}` in thread {}", self.method(txn), thread_name(self.view, thread))
+        format!(
+            "`{}` in thread {}",
+            self.method(txn),
+            thread_name(self.view, thread)
+        )
     }
 
     fn variable(&self, var: crate::race::VarId) -> String {
@@ -68,7 +72,11 @@ impl Ctx<'_> {
         };
         let what = match e.kind {
             LogKind::Access { var, write, .. } => {
-                format!("{} {}", if write { "write of" } else { "read of" }, self.variable(var))
+                format!(
+                    "{} {}",
+                    if write { "write of" } else { "read of" },
+                    self.variable(var)
+                )
             }
             LogKind::Acquire(l) => format!("acquire of {}", object_name(self.tables(), l)),
             LogKind::Release(l) => format!("release of {}", object_name(self.tables(), l)),
@@ -199,8 +207,14 @@ fn reduction_reports(ctx: &Ctx, variant: Variant, of_event: &[u32]) -> Vec<Repor
         };
         seen.insert(txn.method);
         let mut steps = vec![
-            (bad.commit, "commit point (a non-mover or a release)".to_string()),
-            (bad.breaking, "then a non-mover or an acquire, which cannot move".to_string()),
+            (
+                bad.commit,
+                "commit point (a non-mover or a release)".to_string(),
+            ),
+            (
+                bad.breaking,
+                "then a non-mover or an acquire, which cannot move".to_string(),
+            ),
         ];
         let mut notes = vec![format!(
             "its events do not match R* N? L* ({} classification: acquire R, release L, race-free access B, other N)",
@@ -223,8 +237,9 @@ fn reduction_reports(ctx: &Ctx, variant: Variant, of_event: &[u32]) -> Vec<Repor
             checker,
             txn: t,
             what: format!(
-                "a {} follows its commit point",
-                ctx.event_text(bad.breaking)
+                "{} after its commit point ({})",
+                ctx.event_text(bad.breaking),
+                ctx.event_text(bad.commit)
             ),
             steps,
             notes,
@@ -285,7 +300,11 @@ fn serializability_reports(ctx: &Ctx, of_event: &[u32]) -> Vec<Report> {
                 steps.push((a, format!("{} before", ctx.txn_text(from))));
                 steps.push((b, ctx.txn_text(to)));
             }
-            let chain: Vec<String> = c.edges.iter().map(|e| format!("`{}`", ctx.method(e.0))).collect();
+            let chain: Vec<String> = c
+                .edges
+                .iter()
+                .map(|e| format!("`{}`", ctx.method(e.0)))
+                .collect();
             Report {
                 checker: AtomicChecker::Serializability,
                 txn: c.txn,

@@ -163,13 +163,21 @@ pub fn blocks_of(txn: &Txn, log: &AtomicLog) -> (Vec<Block>, Vec<Block>) {
     let ends = endpoints(&accs);
     for (j, e2) in accs.iter().enumerate() {
         let before = &accs[..j];
-        let same = |w: bool| before.iter().rev().find(|a| a.var == e2.var && a.write == w);
+        let same = |w: bool| {
+            before
+                .iter()
+                .rev()
+                .find(|a| a.var == e2.var && a.write == w)
+        };
         match same(true).or_else(|| same(false)) {
             Some(e1) => push(&mut one, vec![*e1, *e2]),
             None => push(&mut one, vec![*e2]),
         }
         if e2.write && ends.contains(e2) {
-            for r in ends.iter().filter(|r| !r.write && r.var == e2.var && r.at < e2.at) {
+            for r in ends
+                .iter()
+                .filter(|r| !r.write && r.var == e2.var && r.at < e2.at)
+            {
                 push(&mut one, vec![*r, *e2]);
             }
         }
@@ -254,13 +262,22 @@ fn feasible(seq: &[Slot], blocks: [&Block; 2], log: &AtomicLog) -> bool {
 fn non_serializable(b1: &Block, b2: &Block, log: &AtomicLog) -> Option<Vec<Slot>> {
     let blocks = [b1, b2];
     let writes = b1.events.iter().chain(&b2.events).any(|a| a.write);
-    let shared = b1.events.iter().any(|a| b2.events.iter().any(|b| a.var == b.var));
+    let shared = b1
+        .events
+        .iter()
+        .any(|a| b2.events.iter().any(|b| a.var == b.var));
     if !writes || !shared {
         return None;
     }
     let (n, m) = (b1.events.len(), b2.events.len());
-    let serial1: Vec<Slot> = (0..n).map(|k| (0, k)).chain((0..m).map(|k| (1, k))).collect();
-    let serial2: Vec<Slot> = (0..m).map(|k| (1, k)).chain((0..n).map(|k| (0, k))).collect();
+    let serial1: Vec<Slot> = (0..n)
+        .map(|k| (0, k))
+        .chain((0..m).map(|k| (1, k)))
+        .collect();
+    let serial2: Vec<Slot> = (0..m)
+        .map(|k| (1, k))
+        .chain((0..n).map(|k| (0, k)))
+        .collect();
     let (v1, v2) = (view(&serial1, blocks), view(&serial2, blocks));
     merges(n, m).into_iter().find(|seq| {
         let v = view(seq, blocks);
@@ -317,6 +334,15 @@ fn touches(txns: &[Txn], log: &AtomicLog) -> FastMap<VarId, Vec<(usize, bool)>> 
     by_var
 }
 
+/// Is all of `a` ordered before all of `b` by start/join and hand-offs?
+fn serial(a: &Txn, b: &Txn, log: &AtomicLog) -> bool {
+    let event = |i: Option<&u32>| i.and_then(|&i| log.events.get(i as usize));
+    match (event(a.events.last()), event(b.events.first())) {
+        (Some(x), Some(y)) => log.ordered(x, y),
+        _ => false,
+    }
+}
+
 /// Candidate pairs: different threads, a common variable one of them
 /// writes, at least one a real (non-unary) transaction; in a fixed order.
 fn candidate_pairs(txns: &[Txn], log: &AtomicLog, notes: &mut Vec<String>) -> Vec<(usize, usize)> {
@@ -330,7 +356,12 @@ fn candidate_pairs(txns: &[Txn], log: &AtomicLog, notes: &mut Vec<String>) -> Ve
         for (i, &(t1, w1)) in list.iter().enumerate() {
             for &(t2, w2) in &list[i + 1..] {
                 let (x, y) = (&txns[t1], &txns[t2]);
-                if x.thread == y.thread || !(w1 || w2) || (x.method.is_none() && y.method.is_none()) {
+                if x.thread == y.thread
+                    || !(w1 || w2)
+                    || (x.method.is_none() && y.method.is_none())
+                    || serial(x, y, log)
+                    || serial(y, x, log)
+                {
                     continue;
                 }
                 if pairs.len() >= MAX_PAIRS {
@@ -407,14 +438,21 @@ fn cycles(
     let mut by_var: FastMap<VarId, Vec<End>> = FastMap::default();
     for (t, list) in ends.iter().enumerate() {
         for a in list {
-            by_var.entry(a.var).or_default().push(End { txn: t, acc: *a });
+            by_var
+                .entry(a.var)
+                .or_default()
+                .push(End { txn: t, acc: *a });
         }
     }
     let out_edges = |t: usize| -> Vec<(Acc, End)> {
         let mut out = Vec::new();
         for a in &ends[t] {
             for b in by_var.get(&a.var).into_iter().flatten() {
-                if txns[b.txn].thread != txns[t].thread && (a.write || b.acc.write) {
+                let conflict = a.write || b.acc.write;
+                if conflict
+                    && txns[b.txn].thread != txns[t].thread
+                    && !serial(&txns[b.txn], &txns[t], log)
+                {
                     out.push((*a, *b));
                 }
             }
@@ -440,7 +478,10 @@ fn cycles(
                 let t3 = e3.txn;
                 steps += 1;
                 if steps > MAX_CYCLE_STEPS {
-                    notes.push("block-based: the multi-transaction search stopped at its step budget".into());
+                    notes.push(
+                        "block-based: the multi-transaction search stopped at its step budget"
+                            .into(),
+                    );
                     break 'start;
                 }
                 if t3 == t1 || txns[t3].thread == txns[t1].thread || bad(t2, t3) || bad(t1, t3) {

@@ -120,7 +120,11 @@ pub fn shared_classes<'t>(log: &AtomicLog, tables: &'t Tables) -> FastSet<&'t st
 }
 
 /// The transaction methods of the trace's method table.
-pub fn transaction_methods(log: &AtomicLog, tables: &Tables, spec: &AtomicSpec) -> FastSet<MethodId> {
+pub fn transaction_methods(
+    log: &AtomicLog,
+    tables: &Tables,
+    spec: &AtomicSpec,
+) -> FastSet<MethodId> {
     let shared = shared_classes(log, tables);
     tables
         .methods

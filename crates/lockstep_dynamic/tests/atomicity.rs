@@ -205,7 +205,12 @@ fn slide_17() -> Trace {
     let mut t = Trace::new(3);
     // Thread 2 reads x under l first: x becomes shared when thread 1 comes.
     t.acq(2, L).rd(2, X).rel(2, L).then(2, 1);
-    t.enter(1, 0).acq(1, L).rd(1, X).wr(1, X).rel(1, L).exit(1, 0);
+    t.enter(1, 0)
+        .acq(1, L)
+        .rd(1, X)
+        .wr(1, X)
+        .rel(1, L)
+        .exit(1, 0);
     t.wr(1, X);
     t
 }
@@ -218,7 +223,11 @@ fn slide_17_on_line_and_off_line_reduction_classify_differently() {
     assert_eq!(methods(&off), ["p.Acct.t1 reduction-offline"]);
     let f = &off[0];
     assert_eq!(f.provenance.as_deref(), Some("run"));
-    assert!(f.message.contains("read of `p.Acct.x`") || f.message.contains("write of `p.Acct.x`"), "{}", f.message);
+    assert!(
+        f.message.contains("read of `p.Acct.x`") || f.message.contains("write of `p.Acct.x`"),
+        "{}",
+        f.message
+    );
     assert!(f.related.len() >= 2, "{:?}", f.related);
     assert_eq!(f.location.line, Some(110), "{:?}", f.location);
 }
@@ -250,8 +259,18 @@ fn slide_18_is_a_reduction_false_alarm_that_blocks_avoid() {
 fn lost_update(locked: bool) -> Trace {
     let mut t = Trace::new(3);
     if locked {
-        t.enter(1, 0).acq(1, L).rd(1, X).wr(1, X).rel(1, L).exit(1, 0);
-        t.then(1, 2).enter(2, 1).acq(2, L).wr(2, X).rel(2, L).exit(2, 1);
+        t.enter(1, 0)
+            .acq(1, L)
+            .rd(1, X)
+            .wr(1, X)
+            .rel(1, L)
+            .exit(1, 0);
+        t.then(1, 2)
+            .enter(2, 1)
+            .acq(2, L)
+            .wr(2, X)
+            .rel(2, L)
+            .exit(2, 1);
         return t;
     }
     t.wr(2, X).then(2, 0).wr(0, X).then(0, 1);
@@ -277,9 +296,18 @@ fn a_lost_update_is_reported_by_every_checker_and_its_locked_twin_by_none() {
     let blocks = bad.iter().find(|f| found_by(f) == "block-based").unwrap();
     let steps: Vec<&str> = blocks.related.iter().map(|r| r.message.as_str()).collect();
     assert_eq!(steps.len(), 3, "{steps:?}");
-    assert!(steps[0].contains("read of `p.Acct.x`") && steps[0].contains("p.Acct.t1"), "{steps:?}");
-    assert!(steps[1].contains("write of `p.Acct.x`") && !steps[1].contains("p.Acct.t1"), "{steps:?}");
-    assert!(steps[2].contains("write of `p.Acct.x`") && steps[2].contains("p.Acct.t1"), "{steps:?}");
+    assert!(
+        steps[0].contains("read of `p.Acct.x`") && steps[0].contains("p.Acct.t1"),
+        "{steps:?}"
+    );
+    assert!(
+        steps[1].contains("write of `p.Acct.x`") && !steps[1].contains("p.Acct.t1"),
+        "{steps:?}"
+    );
+    assert!(
+        steps[2].contains("write of `p.Acct.x`") && steps[2].contains("p.Acct.t1"),
+        "{steps:?}"
+    );
     assert!(atomicity(&lost_update(true), AtomicSpec::all()).is_empty());
 }
 
@@ -294,7 +322,11 @@ fn slide_24_three_transaction_cycle_is_found_by_the_multi_transaction_check() {
     let fs = atomicity(&t, spec(false, false, true, false));
     assert_eq!(methods(&fs), ["p.Acct.t1 block-based (multi-transaction)"]);
     let f = &fs[0];
-    assert!(f.message.contains("p.Acct.t2") && f.message.contains("p.Acct.t3"), "{}", f.message);
+    assert!(
+        f.message.contains("p.Acct.t2") && f.message.contains("p.Acct.t3"),
+        "{}",
+        f.message
+    );
     let steps: Vec<&str> = f.related.iter().map(|r| r.message.as_str()).collect();
     assert_eq!(steps.len(), 6, "{steps:?}");
     assert!(steps[0].contains("write of `p.Acct.x`"), "{steps:?}");
@@ -309,7 +341,12 @@ fn slide_24_three_transaction_cycle_is_found_by_the_multi_transaction_check() {
 fn nested_transactions_count_once_and_patterns_add_transactions() {
     let mut t = Trace::new(3);
     // Thread 1: t1 calls t2 and is interrupted by thread 2's write in between.
-    t.enter(1, 0).acq(1, L).rd(1, X).rel(1, L).enter(1, 1).then(1, 2);
+    t.enter(1, 0)
+        .acq(1, L)
+        .rd(1, X)
+        .rel(1, L)
+        .enter(1, 1)
+        .then(1, 2);
     t.acq(2, L).wr(2, X).rel(2, L).then(2, 1);
     t.acq(1, L).wr(1, X).rel(1, L).exit(1, 1).exit(1, 0);
     let fs = atomicity(&t, spec(true, false, false, false));
@@ -320,9 +357,19 @@ fn nested_transactions_count_once_and_patterns_add_transactions() {
 fn patterns_name_transactions_the_heuristic_does_not_see() {
     // One thread only: no class is shared, so no transaction by default.
     let mut t = Trace::new(1);
-    t.enter(0, 3).acq(0, L).rd(0, X).rel(0, L).acq(0, L).wr(0, X).rel(0, L).exit(0, 3);
+    t.enter(0, 3)
+        .acq(0, L)
+        .rd(0, X)
+        .rel(0, L)
+        .acq(0, L)
+        .wr(0, X)
+        .rel(0, L)
+        .exit(0, 3);
     assert!(atomicity(&t, spec(true, false, false, false)).is_empty());
     let mut s = spec(true, false, false, false);
     s.patterns = vec!["p.Acct.oth*".into()];
-    assert_eq!(methods(&atomicity(&t, s)), ["p.Acct.other reduction-online"]);
+    assert_eq!(
+        methods(&atomicity(&t, s)),
+        ["p.Acct.other reduction-online"]
+    );
 }

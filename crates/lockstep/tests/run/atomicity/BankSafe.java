@@ -1,0 +1,34 @@
+/** The correct twin of Bank: the whole withdrawal holds the account's lock. */
+public class BankSafe {
+    private int balance = 1000;
+
+    public synchronized int balance() {
+        return balance;
+    }
+
+    public synchronized void set(int value) {
+        balance = value;
+    }
+
+    public synchronized void withdraw(int amount) {
+        int b = balance();
+        set(b - amount);
+    }
+
+    public static void main(String[] args) throws Exception {
+        BankSafe bank = new BankSafe();
+        Thread[] ts = new Thread[2];
+        for (int i = 0; i < ts.length; i++) {
+            ts[i] = new Thread(() -> {
+                for (int k = 0; k < 20; k++) {
+                    bank.withdraw(1);
+                }
+            });
+            ts[i].start();
+        }
+        for (Thread t : ts) {
+            t.join();
+        }
+        System.out.println("done " + bank.balance());
+    }
+}
