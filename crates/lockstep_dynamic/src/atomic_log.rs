@@ -306,7 +306,7 @@ impl AtomicLog {
         if i >= self.vars.len() {
             self.vars.resize_with(i + 1, || None);
         }
-        let shadow = self.vars[i].get_or_insert_with(|| VarShadow {
+        let shadow = self.vars[i].get_or_insert(VarShadow {
             var,
             owner: Owner::Exclusive(now),
             written_shared: false,

@@ -223,7 +223,10 @@ fn merges(n: usize, m: usize) -> Vec<Vec<Slot>> {
 }
 
 /// Reads-from and final writes of a sequence (view equivalence, slide 9).
-fn view(seq: &[Slot], blocks: [&Block; 2]) -> (Vec<(Slot, Option<Slot>)>, Vec<(VarId, Slot)>) {
+/// Each read with the write it reads from, and each variable's last write.
+type View = (Vec<(Slot, Option<Slot>)>, Vec<(VarId, Slot)>);
+
+fn view(seq: &[Slot], blocks: [&Block; 2]) -> View {
     let acc = |s: Slot| blocks[s.0].events[s.1];
     let mut reads = Vec::new();
     let mut finals: FastMap<VarId, Slot> = FastMap::default();

@@ -28,8 +28,10 @@ struct Trace {
 
 impl Trace {
     fn new(n: usize) -> Self {
-        let mut t = Trace::default();
-        t.threads = vec![Vec::new(); n];
+        let mut t = Trace {
+            threads: vec![Vec::new(); n],
+            ..Trace::default()
+        };
         t.threads[0].push(Event::ThreadBegin { parent: None });
         for c in 1..n {
             t.threads[0].push(Event::ThreadStart {
