@@ -663,3 +663,18 @@ fn atomic_patterns_add_transactions_and_atomicity_is_off_by_default() {
         pairs(&[("Bank.lambda$main$0", "reduction-online")])
     );
 }
+
+#[test]
+fn at_atomic_methods_are_transactions_and_package_private_ones_are_not_by_default() {
+    let fx = fixture("atomicity", &CompileOptions::release(17));
+    let (_, report) = run(
+        &["--atomicity", "reduction-online"],
+        &java17(),
+        &fx.classes_dir,
+        "Tally",
+    );
+    assert_eq!(
+        atomicity_findings(&report),
+        pairs(&[("Tally.bumpAnnotated", "reduction-online")])
+    );
+}

@@ -1,23 +1,24 @@
 //! Which code blocks are transactions (paper 003, slide 27's heuristic) and
 //! the run cut into transaction instances.
 //!
-//! A method is a transaction when its class's objects were used by several
-//! threads in this run (a field of one was accessed by two threads, or one
-//! was locked by two threads, or a static field of the class was shared),
-//! or when it matches a `--atomic` pattern ([`AtomicSpec::patterns`]; the
-//! hook where methods the static `non-atomic-method` rule wants atomic can
-//! be added too). Constructors, class initializers, `main`, thread bodies
-//! (`run`) and compiler-made methods (`lambda$…`, `access$…`) never are by
-//! default. The trace's method table carries no access flags, so "public or
-//! `synchronized`" cannot be told apart from other methods: every method of
-//! a shared class counts (more transactions, never fewer).
+//! A method is a transaction when it is public or `synchronized` and its
+//! class's objects were used by several threads in this run (a field of one
+//! was accessed by two threads, or one was locked by two threads, or a
+//! static field of the class was shared), when it is annotated `@Atomic`
+//! (any package; the method record's flags), or when it matches a
+//! `--atomic` pattern ([`AtomicSpec::patterns`]; the hook where methods the
+//! static `non-atomic-method` rule wants atomic can be added too).
+//! Constructors, class initializers, `main`, thread bodies (`run`) and
+//! compiler-made methods (`lambda$…`, `access$…`) never are by default. A
+//! trace whose method records carry no flags (older recorders) counts every
+//! method of a shared class.
 //!
 //! Nested transactions count once: a transaction opens at the outermost
 //! entry of a transaction method and closes at its exit. Every access made
 //! outside a transaction is a unary transaction of its own: it can
 //! interfere with transactions but is never reported.
 
-use lockstep_trace::{MethodId, Tables};
+use lockstep_trace::{method_flags, Method, MethodId, Tables};
 
 use crate::atomic_log::{AtomicLog, LogKind};
 use crate::context::Tid;
@@ -91,11 +92,22 @@ pub fn glob_matches(pattern: &str, text: &str) -> bool {
     remaining.len() >= last.len() && remaining.ends_with(last)
 }
 
-/// Methods that are never transactions by default.
-fn excluded_by_default(name: &str) -> bool {
-    matches!(name, "<init>" | "<clinit>" | "main" | "run")
+/// Is `m` a transaction by default when its class is shared (paper 003's
+/// heuristic: public or `synchronized`, and not a constructor, class
+/// initializer, entry point or compiler-made method)?
+fn transaction_by_default(m: &Method) -> bool {
+    let name = m.name.as_str();
+    let excluded = matches!(name, "<init>" | "<clinit>" | "main" | "run")
         || name.starts_with("lambda$")
-        || name.starts_with("access$")
+        || name.starts_with("access$");
+    let visible = m
+        .flags
+        .is_none_or(|f| f & (method_flags::PUBLIC | method_flags::SYNCHRONIZED) != 0);
+    visible && !excluded
+}
+
+fn annotated_atomic(m: &Method) -> bool {
+    m.flags.is_some_and(|f| f & method_flags::ATOMIC != 0)
 }
 
 /// Internal class names (`pkg/Cls`) whose objects or statics were used by
@@ -134,7 +146,9 @@ pub fn transaction_methods(
                 let full = format!("{}.{}", m.class.replace('/', "."), m.name);
                 spec.patterns.iter().any(|p| glob_matches(p, &full))
             };
-            (shared.contains(m.class.as_str()) && !excluded_by_default(&m.name)) || by_pattern()
+            (shared.contains(m.class.as_str()) && transaction_by_default(m))
+                || annotated_atomic(m)
+                || by_pattern()
         })
         .map(|(&id, _)| id)
         .collect()

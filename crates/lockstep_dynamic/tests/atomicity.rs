@@ -127,6 +127,7 @@ impl Trace {
                 class: "p/Acct".into(),
                 name: (*name).into(),
                 descriptor: "()V".into(),
+                flags: None,
             };
             w.method(id as u32, &m).unwrap();
         }
