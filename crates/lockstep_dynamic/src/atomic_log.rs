@@ -9,8 +9,10 @@
 //! escape, start/join and hand-off ownership transfer, Eraser candidate
 //! set): the race checkers' state is not shared, so their options cannot
 //! change what the atomicity checkers see. Calls on thread-safe JDK
-//! containers are logged as [`Mover::Atomic`] accesses: atomic on their
-//! own, never movers (two of them in one transaction are check-then-act).
+//! containers hold the container as a lock for their duration: on their
+//! own they are [`Mover::Atomic`] non-movers (two of them in one
+//! transaction are check-then-act), made while the thread holds the
+//! container's monitor they are protected movers.
 //!
 //! The checkers run at the end ([`crate::transactions`]): which methods are
 //! transactions depends on which classes the whole run shared.
@@ -105,8 +107,10 @@ pub struct VarShadow {
     written_shared: bool,
     /// Locks held at every access since sharing (`None`: not shared yet).
     candidates: Option<Vec<ObjId>>,
-    /// Accesses on a thread-safe container (always atomic, never movers).
-    atomic: bool,
+    /// Accesses on a thread-safe container: each call holds the
+    /// container itself as a lock (true of `Vector`, `Hashtable` and the
+    /// synchronized wrappers; assumed of the concurrent collections).
+    pub atomic: bool,
 }
 
 impl VarShadow {
@@ -118,10 +122,9 @@ impl VarShadow {
     /// The final verdict (slide 17, off-line): shared, written while
     /// shared and no lock common to all accesses since sharing.
     pub fn racy_at_end(&self) -> bool {
-        self.atomic
-            || (self.owner == Owner::Shared
-                && self.written_shared
-                && self.candidates.as_ref().is_none_or(Vec::is_empty))
+        self.owner == Owner::Shared
+            && self.written_shared
+            && self.candidates.as_ref().is_none_or(Vec::is_empty)
     }
 }
 
@@ -132,6 +135,9 @@ struct ThreadLocks {
     held_id: HeldId,
     /// Index of the thread's current clock snapshot.
     clock: u32,
+    /// The thread-safe container whose call is being recorded (its access
+    /// is logged; the call's hand-off events are not logged again).
+    open_call: Option<ObjId>,
 }
 
 /// The log and the lockset state behind its classification.
@@ -211,6 +217,20 @@ impl AtomicLog {
             .into_iter()
             .flatten()
             .map(|h| h.0)
+    }
+
+    /// The locks held at event `e`, with the container a thread-safe
+    /// container call holds for its duration.
+    pub fn event_locks(&self, e: &LogEvent) -> Vec<ObjId> {
+        let mut locks: Vec<ObjId> = self.locks_of(e.held).collect();
+        if let LogKind::Access { var, .. } = e.kind {
+            if let Some(s) = self.vars.get(var as usize).and_then(Option::as_ref) {
+                if s.atomic {
+                    locks.push(s.var.obj);
+                }
+            }
+        }
+        locks
     }
 
     /// Logs a non-access event of thread `t` (`step`: what it did to the
@@ -296,11 +316,32 @@ impl AtomicLog {
         self.threads[t as usize].held_id = id;
     }
 
+    /// Logs the `SyncRelease`/`SyncAcquire` of a call on a thread-safe
+    /// container (`var` is its contents): the only event of a call through
+    /// a thread-safe static type (a write call releases then acquires, a
+    /// read call acquires), or the hand-off after a logged container access.
+    pub fn collection_call(&mut self, t: Tid, id: VarId, var: Var, release: bool, site: SiteId) {
+        let open = &mut self.threads[t as usize].open_call;
+        if *open == Some(var.obj) {
+            if !release {
+                *open = None;
+            }
+            return;
+        }
+        self.access(t, id, var, release, site, true);
+        self.threads[t as usize].open_call = release.then_some(var.obj);
+    }
+
     /// Logs an access of thread `t` to `var` (id `id`); `atomic` for a call
     /// on a thread-safe container.
     pub fn access(&mut self, t: Tid, id: VarId, var: Var, write: bool, site: SiteId, atomic: bool) {
+        self.threads[t as usize].open_call = atomic.then_some(var.obj);
         let held = self.threads[t as usize].held_id;
-        let locks: Vec<ObjId> = self.locks_of(held).collect();
+        let mut locks: Vec<ObjId> = self.locks_of(held).collect();
+        let holds_container = atomic && locks.contains(&var.obj);
+        if atomic {
+            locks.push(var.obj);
+        }
         let now = self.current[t as usize].epoch(t);
         let i = id as usize;
         if i >= self.vars.len() {
@@ -314,7 +355,13 @@ impl AtomicLog {
             atomic,
         });
         let mover = classify(shadow, &self.current[t as usize], t, now, write, locks);
-        let mover = if atomic { Mover::Atomic } else { mover };
+        // A synchronized collection locks itself: a call made while the
+        // thread holds the collection's monitor is protected like any other.
+        let mover = match atomic {
+            true if holds_container => Mover::Protected,
+            true => Mover::Atomic,
+            false => mover,
+        };
         self.events.push(LogEvent {
             thread: t,
             site,

@@ -253,7 +253,7 @@ fn feasible(seq: &[Slot], blocks: [&Block; 2], log: &AtomicLog) -> bool {
         let (p, q) = (pos(0), pos(1));
         for &(ob, ok) in &seq[p + 1..q] {
             let ev = &log.events[blocks[ob].events[ok].at as usize];
-            if log.locks_of(ev.held).any(|l| block.across.contains(&l)) {
+            if log.event_locks(ev).iter().any(|l| block.across.contains(l)) {
                 return false;
             }
         }
@@ -501,7 +501,7 @@ fn cycles(
                     let inside = [e2.acc, a2, e3.acc, a3];
                     let blocked = inside.iter().any(|x| {
                         let ev = &log.events[x.at as usize];
-                        log.locks_of(ev.held).any(|l| span.contains(&l))
+                        log.event_locks(ev).iter().any(|l| span.contains(l))
                     });
                     let mut methods = vec![txns[t1].method, txns[t2].method, txns[t3].method];
                     methods.sort_unstable();

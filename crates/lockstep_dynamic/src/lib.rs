@@ -317,6 +317,17 @@ impl Engine {
             return;
         }
         if let Some((log, _)) = &mut self.atomic {
+            if let Event::SyncRelease { obj, key, site, .. }
+            | Event::SyncAcquire { obj, key, site, .. } = *e
+            {
+                if key == lockstep_trace::keys::COLLECTION {
+                    let release = matches!(e, Event::SyncRelease { .. });
+                    if let Some((var, _)) = Var::of(&Event::ContainerRead { obj, site }) {
+                        let id = self.var_ids.id(var);
+                        log.collection_call(t, id, var, release, site);
+                    }
+                }
+            }
             log.step(t, thread, e, step);
         }
         if let Some(tl) = &mut self.timeline {
