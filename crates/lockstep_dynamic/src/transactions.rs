@@ -71,27 +71,6 @@ pub struct Txn {
     pub events: Vec<u32>,
 }
 
-/// Does `text` match the glob `pattern` (`*` = any run of characters)?
-pub fn glob_matches(pattern: &str, text: &str) -> bool {
-    let parts: Vec<&str> = pattern.split('*').collect();
-    let Some((first, rest)) = parts.split_first() else {
-        return text.is_empty();
-    };
-    let Some(mut remaining) = text.strip_prefix(first) else {
-        return false;
-    };
-    let Some((last, middle)) = rest.split_last() else {
-        return remaining.is_empty();
-    };
-    for part in middle {
-        match remaining.find(part) {
-            Some(i) => remaining = &remaining[i + part.len()..],
-            None => return false,
-        }
-    }
-    remaining.len() >= last.len() && remaining.ends_with(last)
-}
-
 /// Is `m` a transaction by default when its class is shared (paper 003's
 /// heuristic: public or `synchronized`, and not a constructor, class
 /// initializer, entry point or compiler-made method)?
@@ -144,7 +123,9 @@ pub fn transaction_methods(
         .filter(|(_, m)| {
             let by_pattern = || {
                 let full = format!("{}.{}", m.class.replace('/', "."), m.name);
-                spec.patterns.iter().any(|p| glob_matches(p, &full))
+                spec.patterns
+                    .iter()
+                    .any(|p| lockstep_report::glob_matches(p, &full))
             };
             (shared.contains(m.class.as_str()) && transaction_by_default(m))
                 || annotated_atomic(m)
@@ -208,21 +189,4 @@ pub fn split(log: &AtomicLog, methods: &FastSet<MethodId>) -> (Vec<Txn>, Vec<u32
         }
     }
     (txns, of_event)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::glob_matches;
-
-    #[test]
-    fn globs_match_whole_names_with_stars_anywhere() {
-        assert!(glob_matches("p.Bank.transfer", "p.Bank.transfer"));
-        assert!(!glob_matches("p.Bank.transfer", "p.Bank.transferAll"));
-        assert!(glob_matches("p.Bank.*", "p.Bank.transfer"));
-        assert!(glob_matches("*.transfer", "p.Bank.transfer"));
-        assert!(glob_matches("p.*.get*", "p.Map.getOrAdd"));
-        assert!(!glob_matches("p.*.get*", "q.Map.getOrAdd"));
-        assert!(glob_matches("*", "anything"));
-        assert!(!glob_matches("a*a", "a"));
-    }
 }

@@ -83,20 +83,19 @@ impl Trace {
         self
     }
     fn rd(&mut self, t: usize, field: FieldId) -> &mut Self {
-        let site = 10 + field * 2;
-        self.threads[t].push(Event::Read {
-            obj: OBJ,
-            field,
-            site,
-        });
-        self
+        self.access(t, field, false)
     }
     fn wr(&mut self, t: usize, field: FieldId) -> &mut Self {
-        let site = 11 + field * 2;
-        self.threads[t].push(Event::Write {
-            obj: OBJ,
-            field,
-            site,
+        self.access(t, field, true)
+    }
+    /// Reads are at sites 10, 12, 14 and writes at 11, 13, 15 (x, y, z).
+    fn access(&mut self, t: usize, field: FieldId, write: bool) -> &mut Self {
+        let site = 10 + field * 2 + u32::from(write);
+        let obj = OBJ;
+        self.threads[t].push(if write {
+            Event::Write { obj, field, site }
+        } else {
+            Event::Read { obj, field, site }
         });
         self
     }

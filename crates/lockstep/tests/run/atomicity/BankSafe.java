@@ -17,18 +17,11 @@ public class BankSafe {
 
     public static void main(String[] args) throws Exception {
         BankSafe bank = new BankSafe();
-        Thread[] ts = new Thread[2];
-        for (int i = 0; i < ts.length; i++) {
-            ts[i] = new Thread(() -> {
-                for (int k = 0; k < 20; k++) {
-                    bank.withdraw(1);
-                }
-            });
-            ts[i].start();
-        }
-        for (Thread t : ts) {
-            t.join();
-        }
+        Workers.twice(() -> {
+            for (int k = 0; k < 20; k++) {
+                bank.withdraw(1);
+            }
+        });
         System.out.println("done " + bank.balance());
     }
 }

@@ -11,18 +11,11 @@ public class CacheSafe {
 
     public static void main(String[] args) throws Exception {
         CacheSafe cache = new CacheSafe();
-        Thread[] ts = new Thread[2];
-        for (int i = 0; i < ts.length; i++) {
-            ts[i] = new Thread(() -> {
-                for (int k = 0; k < 10; k++) {
-                    cache.getOrAdd("key" + k);
-                }
-            });
-            ts[i].start();
-        }
-        for (Thread t : ts) {
-            t.join();
-        }
+        Workers.twice(() -> {
+            for (int k = 0; k < 10; k++) {
+                cache.getOrAdd("key" + k);
+            }
+        });
         System.out.println("done");
     }
 }

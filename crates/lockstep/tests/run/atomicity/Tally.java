@@ -25,19 +25,12 @@ public class Tally {
 
     public static void main(String[] args) throws Exception {
         Tally tally = new Tally();
-        Thread[] ts = new Thread[2];
-        for (int i = 0; i < ts.length; i++) {
-            ts[i] = new Thread(() -> {
-                for (int k = 0; k < 5; k++) {
-                    tally.bumpAnnotated();
-                    tally.bumpPlain();
-                }
-            });
-            ts[i].start();
-        }
-        for (Thread t : ts) {
-            t.join();
-        }
+        Workers.twice(() -> {
+            for (int k = 0; k < 5; k++) {
+                tally.bumpAnnotated();
+                tally.bumpPlain();
+            }
+        });
         System.out.println("done");
     }
 }

@@ -20,20 +20,15 @@ public class LazyInit {
     public static void main(String[] args) throws Exception {
         int n = Integer.parseInt(args[0]);
         LazyInit holder = new LazyInit();
-        long[] sums = new long[2];
-        Thread[] ts = new Thread[2];
-        for (int i = 0; i < ts.length; i++) {
-            int me = i;
-            ts[i] = new Thread(() -> {
-                for (int k = 0; k < n; k++) {
-                    sums[me] += holder.table().length;
-                }
-            });
-            ts[i].start();
-        }
-        for (Thread t : ts) {
-            t.join();
-        }
-        System.out.println(sums[0] + sums[1] == 6L * n ? "sum kept" : "sum changed");
+        Workers.twice(() -> {
+            long sum = 0;
+            for (int k = 0; k < n; k++) {
+                sum += holder.table().length;
+            }
+            if (sum != 3L * n) {
+                throw new AssertionError("sum changed");
+            }
+        });
+        System.out.println("sum kept");
     }
 }

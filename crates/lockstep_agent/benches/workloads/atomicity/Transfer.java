@@ -26,18 +26,11 @@ public class Transfer {
     public static void main(String[] args) throws Exception {
         int n = Integer.parseInt(args[0]);
         Transfer bank = new Transfer();
-        Thread[] ts = new Thread[2];
-        for (int i = 0; i < ts.length; i++) {
-            ts[i] = new Thread(() -> {
-                for (int k = 0; k < n; k++) {
-                    bank.transfer(1);
-                }
-            });
-            ts[i].start();
-        }
-        for (Thread t : ts) {
-            t.join();
-        }
+        Workers.twice(() -> {
+            for (int k = 0; k < n; k++) {
+                bank.transfer(1);
+            }
+        });
         System.out.println(bank.total() == 2_000_000 ? "total kept" : "total changed");
     }
 }
