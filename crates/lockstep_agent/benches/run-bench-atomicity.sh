@@ -4,7 +4,7 @@
 # `lockstep run` with the race checkers only, and with each atomicity
 # checker (best of RUNS), and the `non-atomic-method` findings of each
 # checker as `method:checker`. Not a test: a measurement for BENCHMARKS.md.
-# Usage: run-bench-atomicity.sh LOCKSTEP_BINARY [RUNS] [N]
+# Usage: [ONLY="W1 W2"] run-bench-atomicity.sh LOCKSTEP_BINARY [RUNS] [N]
 set -eu
 LOCKSTEP=${1:?usage: run-bench-atomicity.sh LOCKSTEP_BINARY [RUNS] [N]}
 RUNS=${2:-3}
@@ -17,7 +17,7 @@ javac -d "$WORK" "$HERE"/workloads/atomicity/*.java
 time_it() { /usr/bin/time -f "%e" -o "$WORK/time" "$@" >/dev/null 2>&1 || true; tail -1 "$WORK/time"; }
 best() { sort -n | head -1; }
 ratio() { echo "scale=1; $1 / $2" | bc; }
-for W in Transfer TransferSafe LazyInit LazyInitSafe VectorCopy VectorCopySafe; do
+for W in ${ONLY:-Transfer TransferSafe LazyInit LazyInitSafe VectorCopy VectorCopySafe}; do
     plain=$(for i in $(seq "$RUNS"); do time_it java -cp "$WORK" "$W" "$N"; done | best)
     line="$W N=$N plain=${plain}s"
     races=$(for i in $(seq "$RUNS"); do time_it "$LOCKSTEP" run -q -o /dev/null -- java -cp "$WORK" "$W" "$N"; done | best)
