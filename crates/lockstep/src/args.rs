@@ -214,6 +214,12 @@ pub struct RunArgs {
     /// Do not record method entry and exit (smaller traces, faster runs).
     #[arg(long)]
     pub no_method_events: bool,
+    /// Atomicity checkers to run as well (rule `non-atomic-method`; none by default; separate with ',').
+    #[arg(long, value_enum, value_delimiter = ',', value_name = "CHECKERS")]
+    pub atomicity: Vec<AtomicityChoice>,
+    /// More transactions for the atomicity checkers: `pkg.Class.method` patterns (`*` matches anything; separate with ','). Without `--atomicity`, runs all of them.
+    #[arg(long, value_delimiter = ',', value_name = "PATTERNS")]
+    pub atomic: Vec<String>,
     /// Print nothing but the report (no summary on stderr).
     #[arg(long, short = 'q')]
     pub quiet: bool,
@@ -223,6 +229,39 @@ pub struct RunArgs {
     /// The program: `java [JVM options] (MAIN | -jar APP.jar) [ARGS]`, after `--`.
     #[arg(last = true, required = true, value_name = "COMMAND")]
     pub command: Vec<std::ffi::OsString>,
+}
+
+/// An atomicity checker (paper 003; rule `non-atomic-method`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum AtomicityChoice {
+    /// Reduction (R* N? L*), each access classified by its lockset at that moment.
+    ReductionOnline,
+    /// Reduction, each access classified by its variable's final lockset.
+    ReductionOffline,
+    /// 1v/2v blocks: every feasible interleaving of two transactions' blocks serializable, then cycles of three.
+    BlockBased,
+    /// The observed run's conflict graph of transactions has no cycle (Velodrome-style).
+    Serializability,
+    /// All four.
+    All,
+}
+
+/// The checkers and patterns as the run-time engine takes them; patterns
+/// alone turn every checker on.
+pub fn atomic_spec(
+    choices: &[AtomicityChoice],
+    patterns: &[String],
+) -> lockstep_dynamic::AtomicSpec {
+    let all =
+        choices.contains(&AtomicityChoice::All) || (choices.is_empty() && !patterns.is_empty());
+    let on = |c| all || choices.contains(&c);
+    lockstep_dynamic::AtomicSpec {
+        reduction_online: on(AtomicityChoice::ReductionOnline),
+        reduction_offline: on(AtomicityChoice::ReductionOffline),
+        blocks: on(AtomicityChoice::BlockBased),
+        serializability: on(AtomicityChoice::Serializability),
+        patterns: patterns.to_vec(),
+    }
 }
 
 #[derive(Debug, Subcommand)]

@@ -23,7 +23,17 @@ pub enum CheckerChoice {
     HappensBefore,
     /// Lock-order graph (GoodLock) and the hang dump's wait-for cycle: rule `deadlock`.
     Deadlock,
-    /// All of them.
+    /// Atomicity, reduction with on-line classification: rule `non-atomic-method`.
+    ReductionOnline,
+    /// Atomicity, reduction with off-line (final lockset) classification.
+    ReductionOffline,
+    /// Atomicity, 1v/2v blocks, pairwise and multi-transaction.
+    BlockBased,
+    /// Atomicity, conflict serializability of the run (Velodrome-style).
+    Serializability,
+    /// The four atomicity checkers.
+    Atomicity,
+    /// The race and deadlock checkers (the atomicity ones are asked for by name).
     All,
 }
 
@@ -35,6 +45,9 @@ pub struct CheckTraceArgs {
     /// The checker to run.
     #[arg(long, value_enum, default_value = "all")]
     pub checker: CheckerChoice,
+    /// More transactions for the atomicity checkers: `pkg.Class.method` patterns (`*` matches anything; separate with ','). With `--checker all`, adds the four atomicity checkers.
+    #[arg(long, value_delimiter = ',', value_name = "PATTERNS")]
+    pub atomic: Vec<String>,
     /// Output format.
     #[arg(long, value_enum, default_value = "text")]
     pub format: Format,
@@ -55,6 +68,20 @@ fn checker_set(choice: CheckerChoice) -> CheckerSet {
         lockset: all || choice == CheckerChoice::Lockset,
         happens_before: all || choice == CheckerChoice::HappensBefore,
     }
+}
+
+fn atomicity(choice: CheckerChoice, patterns: &[String]) -> lockstep_dynamic::AtomicSpec {
+    use crate::args::AtomicityChoice as A;
+    let picked = match choice {
+        CheckerChoice::ReductionOnline => vec![A::ReductionOnline],
+        CheckerChoice::ReductionOffline => vec![A::ReductionOffline],
+        CheckerChoice::BlockBased => vec![A::BlockBased],
+        CheckerChoice::Serializability => vec![A::Serializability],
+        CheckerChoice::Atomicity => vec![A::All],
+        CheckerChoice::All if !patterns.is_empty() => vec![A::All],
+        _ => return lockstep_dynamic::AtomicSpec::default(),
+    };
+    crate::args::atomic_spec(&picked, patterns)
 }
 
 /// Runs the command; returns the exit code.
@@ -87,6 +114,7 @@ pub fn run(args: &CheckTraceArgs) -> u8 {
         checkers: checker_set(args.checker),
         deadlocks: matches!(args.checker, CheckerChoice::All | CheckerChoice::Deadlock),
         timeline: args.timeline.is_some(),
+        atomicity: atomicity(args.checker, &args.atomic),
         ..Options::default()
     };
     let outcome = check_traces(&traces, &options);

@@ -268,6 +268,7 @@ fn record_and_check(args: &RunArgs) -> Result<u8, String> {
     let done = Arc::new(AtomicBool::new(false));
     let options = CheckOptions {
         timeline: args.timeline.is_some(),
+        atomicity: crate::args::atomic_spec(&args.atomicity, &args.atomic),
         ..CheckOptions::default()
     };
     let reader = spawn_reader(fifo.clone(), copy, options, done.clone());

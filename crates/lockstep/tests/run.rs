@@ -523,3 +523,158 @@ fn thread_safe_collections_are_hand_offs_and_a_shared_hash_map_races() {
     );
     assert_no_read_read(&fs);
 }
+
+/// The `non-atomic-method` findings of one run of an atomicity fixture
+/// with every atomicity checker, as `(method, checker)` pairs; the run's
+/// other findings must be none (the fixtures are race-free).
+fn atomicity_run(main: &str, trace: &Path) -> Vec<(String, String)> {
+    let fx = fixture("atomicity", &CompileOptions::release(17));
+    let t = trace.to_str().unwrap();
+    let (out, report) = run(
+        &["--atomicity", "all", "--trace", t],
+        &java17(),
+        &fx.classes_dir,
+        main,
+    );
+    assert!(
+        String::from_utf8_lossy(&out.stdout).starts_with("done"),
+        "stderr:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    atomicity_findings(&report)
+}
+
+fn atomicity_findings(report: &Value) -> Vec<(String, String)> {
+    let fs = findings(report);
+    let others: Vec<&&Value> = fs
+        .iter()
+        .filter(|f| f["rule"] != "non-atomic-method")
+        .collect();
+    assert!(others.is_empty(), "{others:#?}");
+    let mut v: Vec<(String, String)> = fs
+        .iter()
+        .map(|f| {
+            assert_eq!(f["provenance"], "run");
+            let m = f["message"].as_str().unwrap().split('`').nth(1).unwrap();
+            let by = found_by(f).trim_start_matches("found by: ").to_owned();
+            (m.to_owned(), by)
+        })
+        .collect();
+    v.sort();
+    v
+}
+
+fn pairs(list: &[(&str, &str)]) -> Vec<(String, String)> {
+    list.iter()
+        .map(|(m, c)| (m.to_string(), c.to_string()))
+        .collect()
+}
+
+#[test]
+fn a_lock_released_half_way_is_caught_by_reduction_and_blocks_and_its_twin_is_silent() {
+    let dir = tempfile::tempdir().unwrap();
+    let trace = dir.path().join("bank.trace");
+    let found = atomicity_run("Bank", &trace);
+    // Whether the run itself interleaved two withdrawals is up to the scheduler.
+    let found: Vec<_> = found
+        .into_iter()
+        .filter(|(_, c)| c != "conflict-serializability")
+        .collect();
+    assert_eq!(
+        found,
+        pairs(&[
+            ("Bank.withdraw", "block-based"),
+            ("Bank.withdraw", "reduction-offline"),
+            ("Bank.withdraw", "reduction-online"),
+        ])
+    );
+    // The same trace checked off-line, one checker at a time.
+    let out = lockstep()
+        .args([
+            "check-trace",
+            "--format",
+            "json",
+            "--checker",
+            "block-based",
+        ])
+        .arg(&trace)
+        .output()
+        .unwrap();
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        atomicity_findings(&report),
+        pairs(&[("Bank.withdraw", "block-based")])
+    );
+    let f = &findings(&report)[0];
+    let steps: Vec<&str> = f["related"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["message"].as_str().unwrap())
+        .collect();
+    assert_eq!(steps.len(), 4, "{steps:?}");
+    assert!(
+        steps.iter().all(|s| s.contains("Bank.balance")),
+        "{steps:?}"
+    );
+    assert!(f["related"][0]["line"].as_u64().is_some(), "{f:#}");
+    assert!(atomicity_run("BankSafe", &trace).is_empty());
+}
+
+#[test]
+fn check_then_act_on_a_concurrent_map_is_caught_and_the_single_call_twin_is_silent() {
+    let dir = tempfile::tempdir().unwrap();
+    let trace = dir.path().join("cache.trace");
+    let found: Vec<_> = atomicity_run("Cache", &trace)
+        .into_iter()
+        .filter(|(_, c)| c != "conflict-serializability")
+        .collect();
+    assert_eq!(
+        found,
+        pairs(&[
+            ("Cache.getOrAdd", "block-based"),
+            ("Cache.getOrAdd", "reduction-offline"),
+            ("Cache.getOrAdd", "reduction-online"),
+        ])
+    );
+    assert!(atomicity_run("CacheSafe", &trace).is_empty());
+}
+
+#[test]
+fn atomic_patterns_add_transactions_and_atomicity_is_off_by_default() {
+    let fx = fixture("atomicity", &CompileOptions::release(17));
+    let (_, report) = run(&[], &java17(), &fx.classes_dir, "Bank");
+    assert!(atomicity_findings(&report).is_empty());
+    // Thread bodies (lambdas) are no transactions by default; named, the
+    // lambda is one and the withdrawals inside it count once, as part of it.
+    let (_, report) = run(
+        &[
+            "--atomicity",
+            "reduction-online",
+            "--atomic",
+            "Bank.lambda$*",
+        ],
+        &java17(),
+        &fx.classes_dir,
+        "Bank",
+    );
+    assert_eq!(
+        atomicity_findings(&report),
+        pairs(&[("Bank.lambda$main$0", "reduction-online")])
+    );
+}
+
+#[test]
+fn at_atomic_methods_are_transactions_and_package_private_ones_are_not_by_default() {
+    let fx = fixture("atomicity", &CompileOptions::release(17));
+    let (_, report) = run(
+        &["--atomicity", "reduction-online"],
+        &java17(),
+        &fx.classes_dir,
+        "Tally",
+    );
+    assert_eq!(
+        atomicity_findings(&report),
+        pairs(&[("Tally.bumpAnnotated", "reduction-online")])
+    );
+}

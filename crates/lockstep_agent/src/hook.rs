@@ -153,6 +153,7 @@ fn rewrite(r: &Recorder, name: &str, bytes: &[u8]) -> Option<Vec<u8>> {
         r.note(&format!("{name}: probe table full; class loaded unchanged"));
         return None;
     }
+    r.remember_method_flags(&out.class, &out.methods);
     r.register_probes(*next, &out.probes);
     *next += count;
     out.bytes

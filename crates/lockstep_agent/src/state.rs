@@ -113,6 +113,9 @@ pub struct Tables {
     pub sites: HashMap<SiteKey, u32>,
     pub fields: HashMap<(String, String, String), u32>,
     pub methods: HashMap<(String, String, String), u32>,
+    /// Access flags (and `@Atomic`) of instrumented methods, written with
+    /// their method record.
+    pub method_flags: HashMap<(String, String, String), u32>,
     pub classes: HashMap<String, u32>,
     pub class_entries: HashMap<String, ClassEntry>,
 }
@@ -311,12 +314,14 @@ impl Recorder {
             return id;
         }
         let id = t.methods.len() as u32;
+        let flags = t.method_flags.get(&key).copied();
         t.methods.insert(key, id);
         drop(t);
         let m = Method {
             class: class.to_owned(),
             name: name.to_owned(),
             descriptor: desc.to_owned(),
+            flags,
         };
         self.write(|w| w.method(id, &m));
         id
@@ -397,6 +402,16 @@ impl Recorder {
             volatile,
             class,
         })
+    }
+
+    /// Remembers the flags of one instrumented class's methods (before its
+    /// probes are registered: the method records carry them).
+    pub fn remember_method_flags(&self, class: &str, methods: &[lockstep_instrument::MethodDecl]) {
+        let mut t = lock(&self.tables);
+        for m in methods {
+            let key = (class.to_owned(), m.name.clone(), m.descriptor.clone());
+            t.method_flags.insert(key, m.flags);
+        }
     }
 
     /// Registers the probes of one instrumented class (ids from `first`).

@@ -12,9 +12,17 @@
 //! `run` ([`findings`]). With [`Options::deadlocks`], [`lock_order`] builds
 //! the run's lock-order graph (GoodLock) and [`deadlock`] reports its
 //! potential deadlocks and the wait-for cycle of a run that hung, rule id
-//! `deadlock`. [`timeline`] exports the run as Chrome trace-event
+//! `deadlock`. With [`Options::atomicity`], [`atomic_log`] logs the run
+//! for the atomicity checkers — [`reduction`] (on-line and off-line),
+//! [`blocks`] (1v/2v blocks, pairwise and multi-transaction) and
+//! [`serializability`] (Velodrome-style) — over the transactions of
+//! [`transactions`]; [`atomicity`] reports them as rule `non-atomic-method`.
+//! [`timeline`] exports the run as Chrome trace-event
 //! JSON. No I/O beyond the `Read` handed in; nothing printed.
 
+pub mod atomic_log;
+pub mod atomicity;
+pub mod blocks;
 pub mod context;
 pub mod deadlock;
 pub mod fast_hash;
@@ -24,7 +32,10 @@ pub mod hb;
 pub mod lock_order;
 pub mod lockset;
 pub mod race;
+pub mod reduction;
+pub mod serializability;
 pub mod timeline;
+pub mod transactions;
 pub mod vc;
 
 use std::io::Read;
@@ -45,6 +56,7 @@ use crate::race::{Races, Var, VarIds};
 use crate::timeline::TimelineRecorder;
 
 pub use race::CheckerKind;
+pub use transactions::AtomicSpec;
 
 /// Which checkers run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -64,7 +76,7 @@ impl CheckerSet {
 }
 
 /// What to check and how.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Options {
     /// The checkers to run.
     pub checkers: CheckerSet,
@@ -81,6 +93,9 @@ pub struct Options {
     /// Rule `deadlock`: the lock-order graph's potential deadlocks and the
     /// wait-for cycle of a hang dump.
     pub deadlocks: bool,
+    /// Rule `non-atomic-method`: the atomicity checkers to run (none by
+    /// default) and the extra transaction patterns.
+    pub atomicity: AtomicSpec,
 }
 
 impl Default for Options {
@@ -92,6 +107,7 @@ impl Default for Options {
             multi_lockset: true,
             timeline: false,
             deadlocks: true,
+            atomicity: AtomicSpec::default(),
         }
     }
 }
@@ -173,6 +189,7 @@ pub struct Engine {
     timeline: Option<TimelineRecorder>,
     lock_order: Option<LockOrder>,
     hangs: Vec<lockstep_trace::Hang>,
+    atomic: Option<(atomic_log::AtomicLog, AtomicSpec)>,
     notes: Vec<String>,
 }
 
@@ -202,6 +219,10 @@ impl Engine {
             timeline: options.timeline.then(TimelineRecorder::default),
             lock_order: options.deadlocks.then(LockOrder::default),
             hangs: Vec::new(),
+            atomic: options
+                .atomicity
+                .any()
+                .then(|| (atomic_log::AtomicLog::default(), options.atomicity.clone())),
             notes: Vec::new(),
         }
     }
@@ -271,6 +292,9 @@ impl Engine {
             if let Some(lo) = &mut self.lock_order {
                 lo.ensure(t);
             }
+            if let Some((log, _)) = &mut self.atomic {
+                log.ensure(t);
+            }
         }
         self.last_thread = Some((thread, t));
         t
@@ -284,12 +308,27 @@ impl Engine {
         let at = self.events;
         self.events += 1;
         if !self.thread_safe.counts(e, &self.tables) {
+            self.atomic_container_call(t, e);
             return;
         }
         let step = self.ctx.step(t, e);
         if let Some((var, write)) = Var::of(e) {
             self.access(t, var, write, e, at);
             return;
+        }
+        if let Some((log, _)) = &mut self.atomic {
+            if let Event::SyncRelease { obj, key, site, .. }
+            | Event::SyncAcquire { obj, key, site, .. } = *e
+            {
+                if key == lockstep_trace::keys::COLLECTION {
+                    let release = matches!(e, Event::SyncRelease { .. });
+                    if let Some((var, _)) = Var::of(&Event::ContainerRead { obj, site }) {
+                        let id = self.var_ids.id(var);
+                        log.collection_call(t, id, var, release, site);
+                    }
+                }
+            }
+            log.step(t, thread, e, step);
         }
         if let Some(tl) = &mut self.timeline {
             tl.step(thread, e, step, at);
@@ -312,9 +351,23 @@ impl Engine {
         }
     }
 
+    /// A call on a thread-safe container: no access for the race checkers,
+    /// an atomic (non-mover) one for the atomicity checkers.
+    fn atomic_container_call(&mut self, t: Tid, e: &Event) {
+        if let Some((log, _)) = &mut self.atomic {
+            if let Some((var, write)) = Var::of(e) {
+                let id = self.var_ids.id(var);
+                log.access(t, id, var, write, site_of(e), true);
+            }
+        }
+    }
+
     #[inline]
     fn access(&mut self, t: Tid, var: Var, write: bool, e: &Event, at: u64) {
         let id = self.var_ids.id(var);
+        if let Some((log, _)) = &mut self.atomic {
+            log.access(t, id, var, write, site_of(e), false);
+        }
         let ts = &self.ctx.threads[t as usize];
         let acc = Access {
             thread: t,
@@ -368,6 +421,11 @@ impl Engine {
             };
             findings.extend(deadlock::hang_findings(&self.hangs, &view, &threads));
         }
+        if let Some((log, spec)) = &self.atomic {
+            let (atomic, notes) = atomicity::check(log, spec, &view);
+            findings.extend(atomic);
+            self.notes.extend(notes);
+        }
         let timeline = self
             .timeline
             .take()
@@ -393,6 +451,21 @@ impl Engine {
             stats,
             timeline,
         }
+    }
+}
+
+/// The site of any event that has one (0 otherwise).
+pub(crate) fn event_site(e: &Event) -> u32 {
+    match *e {
+        Event::Acquire { site, .. }
+        | Event::Release { site, .. }
+        | Event::Wait { site, .. }
+        | Event::Notify { site, .. }
+        | Event::SyncRelease { site, .. }
+        | Event::SyncAcquire { site, .. }
+        | Event::ThreadStart { site, .. }
+        | Event::ThreadJoin { site, .. } => site,
+        _ => site_of(e),
     }
 }
 

@@ -153,6 +153,7 @@ impl Builder {
                 class: "p/Main".into(),
                 name: "run".into(),
                 descriptor: "()V".into(),
+                flags: None,
             },
         )
         .unwrap();

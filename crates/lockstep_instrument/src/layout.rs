@@ -114,10 +114,29 @@ pub(crate) fn instrument_class(
                 is_volatile: f.access_flags & access::VOLATILE != 0,
             })
             .collect(),
+        methods: class.methods.iter().map(method_decl).collect(),
         probes: if changed { probes } else { Vec::new() },
         id_field,
         notes,
     })
+}
+
+/// A method's name, descriptor and flags (`@Atomic` of any package as
+/// [`lockstep_trace::method_flags::ATOMIC`]).
+fn method_decl(m: &MethodInfo) -> crate::MethodDecl {
+    let atomic = m.annotations.iter().any(|a| {
+        let t = a.type_descriptor.as_ref();
+        t == "LAtomic;" || t.ends_with("/Atomic;")
+    });
+    let mut flags = u32::from(m.access_flags);
+    if atomic {
+        flags |= lockstep_trace::method_flags::ATOMIC;
+    }
+    crate::MethodDecl {
+        name: m.name.to_string(),
+        descriptor: m.descriptor.to_string(),
+        flags,
+    }
 }
 
 /// Does `class` get the object-id field? Only the topmost application

@@ -232,6 +232,17 @@ pub struct FieldDecl {
     pub is_volatile: bool,
 }
 
+/// A method declared by the instrumented class, with what the run-time
+/// atomicity checkers need to pick transactions.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MethodDecl {
+    pub name: String,
+    pub descriptor: String,
+    /// JVM access flags, plus `lockstep_trace::method_flags::ATOMIC` when
+    /// annotated `@Atomic` (any package, visible or not).
+    pub flags: u32,
+}
+
 /// The result of [`instrument`].
 #[derive(Debug, Clone)]
 pub struct Instrumented {
@@ -240,6 +251,8 @@ pub struct Instrumented {
     pub class: String,
     pub super_class: Option<String>,
     pub fields: Vec<FieldDecl>,
+    /// Its methods (with or without code).
+    pub methods: Vec<MethodDecl>,
     pub probes: Vec<Probe>,
     /// Whether the new bytes declare [`ID_FIELD`].
     pub id_field: bool,

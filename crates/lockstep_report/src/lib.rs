@@ -18,6 +18,7 @@
 pub mod descriptor;
 pub mod fingerprint;
 pub mod github;
+pub mod glob;
 pub mod json;
 pub mod model;
 pub mod sarif;
@@ -30,6 +31,7 @@ use std::str::FromStr;
 pub use descriptor::pretty_params;
 pub use fingerprint::{fingerprint, FINGERPRINT_KEY};
 pub use github::{render_github, GithubOptions};
+pub use glob::glob_matches;
 pub use json::{render_json, JSON_FORMAT_VERSION, TOOL_NAME};
 pub use model::{
     Confidence, Finding, Flow, InputProblem, Location, ParseConfidenceError, ParseSeverityError,

@@ -191,6 +191,19 @@ pub struct Method {
     pub name: String,
     /// Method descriptor.
     pub descriptor: String,
+    /// The JVM access flags (`public` 0x0001, `synchronized` 0x0020, …)
+    /// and [`method_flags::ATOMIC`]; `None` in traces whose recorder wrote none.
+    pub flags: Option<u32>,
+}
+
+/// Bits of [`Method::flags`].
+pub mod method_flags {
+    /// `public`.
+    pub const PUBLIC: u32 = 0x0001;
+    /// `synchronized`.
+    pub const SYNCHRONIZED: u32 = 0x0020;
+    /// Annotated `@Atomic` (any package), above the JVM's 16 flag bits.
+    pub const ATOMIC: u32 = 1 << 16;
 }
 
 /// A class.

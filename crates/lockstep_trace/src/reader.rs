@@ -423,12 +423,22 @@ fn decode_field(c: &mut Cursor) -> Result<Record, DecodeError> {
 }
 
 fn decode_method(c: &mut Cursor) -> Result<Record, DecodeError> {
+    let id = c.u32("method id")?;
+    let class = c.str("method class")?;
+    let name = c.str("method name")?;
+    let descriptor = c.str("method descriptor")?;
+    let flags = if c.at_end() {
+        None
+    } else {
+        Some(c.u32("method flags")?)
+    };
     Ok(Record::Method(
-        c.u32("method id")?,
+        id,
         Method {
-            class: c.str("method class")?,
-            name: c.str("method name")?,
-            descriptor: c.str("method descriptor")?,
+            class,
+            name,
+            descriptor,
+            flags,
         },
     ))
 }

@@ -160,6 +160,10 @@ impl<W: Write> TraceWriter<W> {
             put_str(p, &m.class);
             put_str(p, &m.name);
             put_str(p, &m.descriptor);
+            // Optional trailing field: readers that predate it ignore it.
+            if let Some(flags) = m.flags {
+                put_u32(p, flags);
+            }
         })
     }
 

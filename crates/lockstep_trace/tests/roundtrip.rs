@@ -162,6 +162,7 @@ fn small_trace() -> (Vec<u8>, Vec<Vec<Event>>) {
             class: "p/Main".into(),
             name: "run".into(),
             descriptor: "()V".into(),
+            flags: Some(method_flags::PUBLIC | method_flags::ATOMIC),
         },
     )
     .unwrap();

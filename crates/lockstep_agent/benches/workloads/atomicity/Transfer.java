@@ -1,0 +1,36 @@
+/** Bug: a transfer between two balances reads them under the bank's lock, lets go, and writes them under it again (lost updates). Usage: Transfer N */
+public class Transfer {
+    private final Object lock = new Object();
+    private int a = 1_000_000;
+    private int b = 1_000_000;
+
+    public void transfer(int amount) {
+        int fromA;
+        int toB;
+        synchronized (lock) {
+            fromA = a;
+            toB = b;
+        }
+        synchronized (lock) {
+            a = fromA - amount;
+            b = toB + amount;
+        }
+    }
+
+    public int total() {
+        synchronized (lock) {
+            return a + b;
+        }
+    }
+
+    public static void main(String[] args) throws Exception {
+        int n = Integer.parseInt(args[0]);
+        Transfer bank = new Transfer();
+        Workers.twice(() -> {
+            for (int k = 0; k < n; k++) {
+                bank.transfer(1);
+            }
+        });
+        System.out.println(bank.total() == 2_000_000 ? "total kept" : "total changed");
+    }
+}
