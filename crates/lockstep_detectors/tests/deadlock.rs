@@ -8,11 +8,10 @@
 mod common;
 
 use common::{
-    actual, check_fixture_in_mode, compile_fixture, dump, expectations_for, workspace_of,
+    actual, check_fixture_in_mode, compile_fixture, dump, expectations_for, run_with_points_to,
 };
 use lockstep_detectors::deadlock::Deadlock;
-use lockstep_detectors::{Detector, Options, RuleSet};
-use lockstep_driver::{CheckSettings, Quiet};
+use lockstep_detectors::Options;
 use lockstep_report::Finding;
 use lockstep_testkit::assert_expectations;
 
@@ -207,21 +206,12 @@ fn read_write_locks_named_by_their_allocation() {
 #[test]
 fn read_write_locks_apart_over_the_context_bound() {
     let fixture = compile_fixture("deadlock/read_write_owner");
-    let settings = CheckSettings {
-        rules: RULES
-            .iter()
-            .map(|r| r.parse().unwrap())
-            .collect::<RuleSet>(),
-        open: false,
-        points_to: lockstep_pointsto::Config {
-            max_contexts_per_method: None,
-            max_contexts: Some(1),
-            ..lockstep_pointsto::Config::default()
-        },
-        ..CheckSettings::default()
+    let points_to = lockstep_pointsto::Config {
+        max_contexts_per_method: None,
+        max_contexts: Some(1),
+        ..lockstep_pointsto::Config::default()
     };
-    let findings = workspace_of(&fixture)
-        .with_context(&settings, &mut Quiet, |s| Deadlock.run(&s.context).findings);
+    let findings = run_with_points_to(&fixture, &Deadlock, RULES, points_to);
     assert_expectations(&expectations_for(&fixture, RULES), &actual(&findings));
     assert_complete(&findings);
 }

@@ -541,7 +541,7 @@ impl Collector<'_> {
         let mut any = false;
         for o in objects.iter() {
             match self.pt.object(o) {
-                Some(info) if !lockstep_models::is_jdk_class(&info.type_name) => any = true,
+                Some(info) if !lockstep_models::is_jdk_class(info.type_name) => any = true,
                 _ => return false,
             }
         }
