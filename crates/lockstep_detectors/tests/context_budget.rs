@@ -9,10 +9,8 @@
 
 mod common;
 
-use common::{actual, compile_fixture, dump, expectations_for, line_of, workspace_of};
+use common::{actual, compile_fixture, dump, expectations_for, line_of, run_with_points_to};
 use lockstep_detectors::data_race::DataRace;
-use lockstep_detectors::{Detector, RuleSet};
-use lockstep_driver::{CheckSettings, Quiet};
 use lockstep_report::Finding;
 use lockstep_testkit::{assert_expectations, CompiledFixture};
 
@@ -21,19 +19,7 @@ const FIXTURE: &str = "data_race/context_budget";
 
 /// The data races of the fixture, closed, with `points_to` as the analysis' settings.
 fn races(fixture: &CompiledFixture, points_to: lockstep_pointsto::Config) -> Vec<Finding> {
-    let settings = CheckSettings {
-        rules: RULES
-            .iter()
-            .map(|r| r.parse().unwrap())
-            .collect::<RuleSet>(),
-        open: false,
-        points_to,
-        ..CheckSettings::default()
-    };
-    let mut findings = workspace_of(fixture)
-        .with_context(&settings, &mut Quiet, |s| DataRace.run(&s.context).findings);
-    findings.retain(|f| RULES.contains(&f.rule.as_str()));
-    findings
+    run_with_points_to(fixture, &DataRace, RULES, points_to)
 }
 
 /// A bound of `max` method contexts, `library` of them at most for the JDK.

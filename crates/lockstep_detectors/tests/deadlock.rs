@@ -7,10 +7,13 @@
 
 mod common;
 
-use common::{check_fixture_in_mode, dump};
+use common::{
+    actual, check_fixture_in_mode, compile_fixture, dump, expectations_for, run_with_points_to,
+};
 use lockstep_detectors::deadlock::Deadlock;
 use lockstep_detectors::Options;
 use lockstep_report::Finding;
+use lockstep_testkit::assert_expectations;
 
 const RULES: &[&str] = &["deadlock"];
 
@@ -176,4 +179,39 @@ fn category_loop_like_log4j() {
         "{}",
         dump(&findings)
     );
+}
+
+/// A read-write lock is named by its application allocation: two locks
+/// allocated by two classes are two locks (their synchronizers and views
+/// are made inside the JDK constructor), one lock taken both ways is a
+/// cycle.
+#[test]
+fn read_write_locks_named_by_their_allocation() {
+    let findings = check("read_write_owner");
+    assert_complete(&findings);
+    assert!(
+        findings[0]
+            .message
+            .contains("the read lock of the ReentrantReadWriteLock created in Catalog.<init>"),
+        "{}",
+        dump(&findings)
+    );
+}
+
+/// The same when the points-to analysis is over its bound on method
+/// contexts before it reaches the locks' constructors (hsqldb: every
+/// `ReentrantReadWriteLock` of the program was one abstract lock, whose
+/// views and synchronizer the over-budget context allocated): the JDK's
+/// lock classes keep their receivers' contexts whatever the bound.
+#[test]
+fn read_write_locks_apart_over_the_context_bound() {
+    let fixture = compile_fixture("deadlock/read_write_owner");
+    let points_to = lockstep_pointsto::Config {
+        max_contexts_per_method: None,
+        max_contexts: Some(1),
+        ..lockstep_pointsto::Config::default()
+    };
+    let findings = run_with_points_to(&fixture, &Deadlock, RULES, points_to);
+    assert_expectations(&expectations_for(&fixture, RULES), &actual(&findings));
+    assert_complete(&findings);
 }

@@ -48,6 +48,33 @@ fn wait_not_in_a_loop() {
     wait_notify("not_in_loop");
 }
 
+/// A helper whose wait is not a loop of its own, called in a loop by
+/// every caller, is silent; the same helper with one caller that does
+/// not loop is reported (JGroups' `Promise.doWait`).
+#[test]
+fn wait_in_a_helper_called_in_loops() {
+    let findings = wait_notify("caller_loop");
+    assert_eq!(findings.len(), 1, "{}", dump(&findings));
+}
+
+/// An `await` forwarded to the program's own `Condition` implementation
+/// is its code, not a JDK wait (JGroups' `Locking.down`).
+#[test]
+fn await_on_the_programs_own_condition() {
+    let findings = wait_notify("app_condition");
+    assert_eq!(findings.len(), 1, "{}", dump(&findings));
+}
+
+/// A notify whose class waits on the same name in a method the
+/// analysis does not reach is no lost wake-up; one whose class waits
+/// only on another object is.
+#[test]
+fn notify_with_an_unreached_waiter_of_its_class() {
+    let findings = wait_notify("unreached_waiter");
+    assert_eq!(findings.len(), 1, "{}", dump(&findings));
+    assert_eq!(findings[0].severity, Severity::Note, "{}", dump(&findings));
+}
+
 #[test]
 fn notify_where_notify_all_is_needed() {
     let findings = wait_notify("notify_all");

@@ -20,7 +20,7 @@ use lockstep_ir::{AccessPath, Body, Operand, StmtId, StmtKind};
 use lockstep_models::{BlockingKind, LockEffect};
 use lockstep_pointsto::{ObjectId, PointsToResult};
 use lockstep_program::{MethodId, Program};
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::analysis::RaceFacts;
 use crate::local_locks::{self, BodyLocks, LocalLock};
@@ -146,7 +146,8 @@ pub struct MonitorOp {
     pub held_by_name: bool,
     /// The locks held there (sorted).
     pub held: Vec<HeldLock>,
-    /// The statement is on a CFG cycle of its method.
+    /// The statement is on a CFG cycle of its method, or the method is
+    /// not but every call into this context is on one of its caller's.
     pub in_loop: bool,
     /// Some lock, resolved to an object or not, may be held here on some
     /// path: by the body before the statement or by a caller on some path
@@ -186,6 +187,12 @@ pub fn compute(program: &Program, pt: &PointsToResult, races: &RaceFacts) -> Loc
         monitor_ops: BTreeSet::new(),
         blocking: BTreeSet::new(),
         maybe_locked: Vec::new(),
+        callers: callers(&races.graph),
+        entries: races
+            .roots
+            .iter()
+            .flat_map(|r| r.entries.iter().copied())
+            .collect(),
     };
     c.maybe_locked = c.callers_may_lock();
     for node in 0..races.graph.len() as u32 {
@@ -196,6 +203,19 @@ pub fn compute(program: &Program, pt: &PointsToResult, races: &RaceFacts) -> Loc
         monitor_ops: c.monitor_ops.into_iter().collect(),
         blocking: c.blocking.into_iter().collect(),
     }
+}
+
+/// Per node of the call graph: its callers and their call sites.
+fn callers(graph: &crate::threads::Graph) -> Vec<Vec<(u32, StmtId)>> {
+    let mut out: Vec<Vec<(u32, StmtId)>> = vec![Vec::new(); graph.len()];
+    for (n, callees) in graph.callees.iter().enumerate() {
+        for &(site, c) in callees {
+            if let Some(list) = out.get_mut(c as usize) {
+                list.push((n as u32, site));
+            }
+        }
+    }
+    out
 }
 
 struct Collector<'a> {
@@ -210,6 +230,10 @@ struct Collector<'a> {
     blocking: BTreeSet<BlockingCall>,
     /// Per node: some path into it may hold a lock (see [`MonitorOp::maybe_locked`]).
     maybe_locked: Vec<bool>,
+    /// Per node: the (caller node, call site) pairs calling it.
+    callers: Vec<Vec<(u32, StmtId)>>,
+    /// Nodes that thread roots enter (called from outside the program).
+    entries: FxHashSet<u32>,
 }
 
 /// One node being scanned.
@@ -482,6 +506,11 @@ impl Collector<'_> {
             Some(LockEffect::MonitorWait) => MonitorOpKind::Wait { timed },
             Some(LockEffect::MonitorNotify) if &*m.name == "notifyAll" => MonitorOpKind::NotifyAll,
             Some(LockEffect::MonitorNotify) => MonitorOpKind::Notify,
+            Some(LockEffect::ConditionAwait | LockEffect::ConditionSignal)
+                if self.own_condition(here, *recv) =>
+            {
+                return;
+            }
             Some(LockEffect::ConditionAwait) => MonitorOpKind::Await {
                 timed: !m.name.starts_with("await") || timed,
             },
@@ -498,6 +527,49 @@ impl Collector<'_> {
             _ => return,
         };
         self.monitor_op(here, s, *recv, kind);
+    }
+
+    /// Is the receiver of a `Condition` call one of the program's own
+    /// `Condition` implementations (every object it may be is of a non-JDK
+    /// class)? Their `await` and `signal` are code the analysis reads,
+    /// not the JDK's semantics: a forwarding `await` (JGroups'
+    /// `Locking.down` for its `ClientCondition`) leaves the loop that
+    /// re-checks the condition to the user, and the implementation waits
+    /// in loops of its own.
+    fn own_condition(&self, here: &Here<'_>, recv: lockstep_ir::VarId) -> bool {
+        let objects = self.pt.var_in(here.method, here.context, recv);
+        let mut any = false;
+        for o in objects.iter() {
+            match self.pt.object(o) {
+                Some(info) if !lockstep_models::is_jdk_class(info.type_name) => any = true,
+                _ => return false,
+            }
+        }
+        any
+    }
+
+    /// Is statement `s` on a loop, of its method or, when the method is
+    /// not, of every caller around the call into this context (a helper
+    /// such as JGroups' `Promise.doWait`, called in `while (!hasResult)`)?
+    /// A context that thread roots enter is called from outside the
+    /// program, in no loop the analysis sees.
+    fn in_loop(&mut self, here: &Here<'_>, s: StmtId) -> bool {
+        if crate::threads::in_loop(here.body, s) {
+            return true;
+        }
+        if self.entries.contains(&here.node) {
+            return false;
+        }
+        let Some(callers) = self.callers.get(here.node as usize) else {
+            return false;
+        };
+        !callers.is_empty()
+            && callers.iter().all(|&(n, site)| {
+                let m = self.races.graph.nodes[n as usize].method;
+                self.program
+                    .body(m)
+                    .is_some_and(|b| crate::threads::in_loop(&b, site))
+            })
     }
 
     fn monitor_op(
@@ -526,7 +598,7 @@ impl Collector<'_> {
                     && l.path(here.body) == path
             });
         let held = self.held(here, s);
-        let in_loop = crate::threads::in_loop(here.body, s);
+        let in_loop = self.in_loop(here, s);
         let maybe_locked = !here.locks.at(s).is_empty()
             || !held.is_empty()
             || self

@@ -85,6 +85,9 @@ pub struct LockResolver<'a> {
     pub pt: &'a PointsToResult,
     /// `ReentrantReadWriteLock$ReadLock/WriteLock` objects → the lock they view.
     view_owner: FxHashMap<ObjectId, Option<ObjectId>>,
+    /// A read-write lock's synchronizer → the `ReentrantReadWriteLock`
+    /// object holding it, when exactly one does (built on first use).
+    sync_owner: Option<FxHashMap<ObjectId, Option<ObjectId>>>,
 }
 
 impl<'a> LockResolver<'a> {
@@ -93,6 +96,7 @@ impl<'a> LockResolver<'a> {
             program,
             pt,
             view_owner: FxHashMap::default(),
+            sync_owner: None,
         }
     }
 
@@ -103,8 +107,12 @@ impl<'a> LockResolver<'a> {
         it.next().is_none().then_some(first)
     }
 
-    /// A read or write view of a read-write lock is named by its `sync`
-    /// objects, which both views of one lock share (the first stands for them).
+    /// A read or write view of a read-write lock is named by the
+    /// `ReentrantReadWriteLock` object it views: the application's
+    /// allocation, found through the `sync` both views of one lock share
+    /// (the synchronizer and the views are allocated inside the JDK's
+    /// constructor). When the synchronizer has no single owner, by its
+    /// `sync` objects (the first stands for them).
     fn canonical(&mut self, o: ObjectId) -> (ObjectId, Option<LockMode>) {
         let Some(info) = self.pt.object(o) else {
             return (o, None);
@@ -116,14 +124,50 @@ impl<'a> LockResolver<'a> {
         // The `sync` of one read-write lock may be a fair or a non-fair
         // one (two objects); both views of that lock see the same set, a
         // view of another lock (another heap context) a different one.
-        let owner = *self.view_owner.entry(o).or_insert_with(|| {
-            let sync = self
-                .pt
-                .field(o, &class, lockstep_models::READ_WRITE_VIEW_OWNER_FIELD);
-            let first = sync.iter().next();
-            first
-        });
+        if let Some(&owner) = self.view_owner.get(&o) {
+            return (owner.unwrap_or(o), Some(mode));
+        }
+        let sync = self
+            .pt
+            .field(o, &class, lockstep_models::READ_WRITE_VIEW_OWNER_FIELD);
+        let owners = self.sync_owners();
+        let mut lock_objects = sync.iter().map(|s| owners.get(&s).copied().flatten());
+        let first = lock_objects.next().flatten();
+        let one_lock = first.is_some() && lock_objects.all(|l| l == first);
+        let owner = if one_lock { first } else { sync.iter().next() };
+        self.view_owner.insert(o, owner);
         (owner.unwrap_or(o), Some(mode))
+    }
+
+    /// Each read-write lock synchronizer with the `ReentrantReadWriteLock`
+    /// objects whose `sync` it may be (`None` when more than one).
+    fn sync_owners(&mut self) -> &FxHashMap<ObjectId, Option<ObjectId>> {
+        let pt = self.pt;
+        self.sync_owner.get_or_insert_with(|| {
+            let mut owners: FxHashMap<ObjectId, Option<ObjectId>> = FxHashMap::default();
+            for r in pt.objects() {
+                let Some(info) = pt.object(r) else { continue };
+                if &**info.type_name != lockstep_models::READ_WRITE_LOCK {
+                    continue;
+                }
+                let syncs = pt.field(
+                    r,
+                    info.type_name,
+                    lockstep_models::READ_WRITE_VIEW_OWNER_FIELD,
+                );
+                for s in syncs.iter() {
+                    owners
+                        .entry(s)
+                        .and_modify(|o| {
+                            if *o != Some(r) {
+                                *o = None
+                            }
+                        })
+                        .or_insert(Some(r));
+                }
+            }
+            owners
+        })
     }
 
     fn var_objects(&self, m: MethodId, c: ContextId, v: lockstep_ir::VarId) -> ObjectSet {

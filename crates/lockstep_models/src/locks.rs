@@ -212,8 +212,34 @@ pub fn read_write_view(class: &str) -> Option<LockMode> {
     }
 }
 
-/// The field of a read-write lock view that names the lock it views.
+/// The field of a read-write lock view that names the lock it views: its
+/// synchronizer, which the lock holds in a field of the same name.
 pub const READ_WRITE_VIEW_OWNER_FIELD: &str = "sync";
+
+/// The JDK's read-write lock, whose constructor allocates its synchronizer
+/// and both views: a view is named by the object of this class holding
+/// its synchronizer (the application's allocation).
+pub const READ_WRITE_LOCK: &str = "java/util/concurrent/locks/ReentrantReadWriteLock";
+
+/// Does a JDK lock-class method build or hand out the parts of the lock
+/// it is called on: a constructor of a class of
+/// `java.util.concurrent.locks` (a `ReentrantReadWriteLock` allocates its
+/// synchronizer and both views in its constructor, a view copies the
+/// lock's `sync`), or a read-write lock's view getter? The analysis names a
+/// lock's views by their synchronizer ([`READ_WRITE_VIEW_OWNER_FIELD`]),
+/// so these methods must run in their receiver's context whatever the
+/// points-to bound on contexts: in the one over-budget context every
+/// read-write lock of the program would share one synchronizer and be one
+/// lock (hsqldb: a false lock-order cycle between `SchemaManager`'s and
+/// `TransactionManagerCommon`'s locks). There are a handful of them per
+/// lock object.
+pub fn builds_lock_parts(class: &str, name: &str) -> bool {
+    class.starts_with(LOCKS_PACKAGE)
+        && matches!(
+            name,
+            "<init>" | "readLock" | "writeLock" | "asReadLock" | "asWriteLock" | "asReadWriteLock"
+        )
+}
 
 /// Does a field of this descriptor hold a `java.util.concurrent` object
 /// (a sign that its class is meant for concurrent use)?

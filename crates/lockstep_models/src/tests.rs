@@ -138,6 +138,20 @@ fn lock_effects() {
 }
 
 #[test]
+fn lock_parts_are_built_by_lock_constructors_and_view_getters() {
+    use crate::builds_lock_parts;
+    let rw = "java/util/concurrent/locks/ReentrantReadWriteLock";
+    assert!(builds_lock_parts(rw, "<init>"));
+    assert!(builds_lock_parts(rw, "readLock"));
+    assert!(builds_lock_parts("java/util/concurrent/locks/ReentrantReadWriteLock$WriteLock", "<init>"));
+    assert!(builds_lock_parts("java/util/concurrent/locks/ReentrantReadWriteLock$FairSync", "<init>"));
+    assert!(!builds_lock_parts(rw, "isFair"));
+    assert!(!builds_lock_parts("java/util/concurrent/locks/ReentrantReadWriteLock$ReadLock", "lock"));
+    assert!(!builds_lock_parts("java/util/HashMap", "<init>"));
+    assert!(!builds_lock_parts("app/locks/MyLock", "<init>"));
+}
+
+#[test]
 fn ordering_effects() {
     assert_eq!(ordering_effect_via("app/MyThread", "join", "()V", &is_subtype), Some(OrderingEffect::JoinThread));
     assert_eq!(ordering_effect_via("java/util/concurrent/CompletableFuture", "join", "()Ljava/lang/Object;", &is_subtype), Some(OrderingEffect::AwaitFuture));

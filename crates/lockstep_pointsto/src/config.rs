@@ -43,6 +43,9 @@ pub struct Config {
     /// Once a method has this many contexts, calls that would give it a new
     /// one run it in the one over-budget context instead (merging them, apart
     /// from the JDK code analysed without contexts). `None`: no bound.
+    /// Neither bound applies to the JDK lock methods that build a lock's
+    /// parts (`lockstep_models::builds_lock_parts`): each application lock
+    /// keeps a synchronizer and views of its own.
     /// The fallback depends on the order in which contexts appear, which is
     /// fixed, so results stay deterministic.
     pub max_contexts_per_method: Option<u32>,

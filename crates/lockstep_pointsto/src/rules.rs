@@ -10,7 +10,9 @@ use std::sync::Arc;
 
 use lockstep_classfile::access;
 use lockstep_ir::StmtId;
-use lockstep_models::{is_jdk_class, keeps_object_contexts, runs_in_caller_context, HeapEffect};
+use lockstep_models::{
+    builds_lock_parts, is_jdk_class, keeps_object_contexts, runs_in_caller_context, HeapEffect,
+};
 use lockstep_program::{ClassId, MethodId, Program};
 use rustc_hash::FxHashMap;
 
@@ -257,6 +259,16 @@ impl<'p> Rules<'p> {
     /// keeping application callers apart as the caller's own context does.
     pub(crate) fn spends_library_share(&mut self, m: MethodId) -> bool {
         is_jdk_class(&self.p.class(self.p.method(m).class).name) && !self.runs_in_caller_context(m)
+    }
+
+    /// Is `m` a JDK lock method that builds or hands out its receiver's
+    /// parts (`lockstep_models::builds_lock_parts`)? Those keep their
+    /// receiver's context over the bounds on contexts, so that each lock of
+    /// the application keeps a synchronizer and views of its own.
+    pub(crate) fn exempt_from_bounds(&mut self, m: MethodId) -> bool {
+        let md = self.p.method(m);
+        let class = &self.p.class(md.class).name;
+        is_jdk_class(class) && builds_lock_parts(class, &md.name)
     }
 
     /// Does `m` run in the context of the method calling it, whatever its

@@ -339,7 +339,11 @@ impl<'p> Solver<'p> {
             return mc;
         }
         let mut c = c;
-        if c != CtxId::EMPTY && Some(c) != self.over_budget_ctx && self.over_budget(m) {
+        if c != CtxId::EMPTY
+            && Some(c) != self.over_budget_ctx
+            && !self.r.exempt_from_bounds(m)
+            && self.over_budget(m)
+        {
             self.budget_fallbacks += 1;
             c = self.over_budget_ctx();
             if let Some(mc) = self.mctxs.get(&(m, c)) {

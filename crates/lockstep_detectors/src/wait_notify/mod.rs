@@ -9,12 +9,16 @@
 //!   any context (it throws `IllegalMonitorStateException`);
 //! - `wait`/`await` while holding a second lock (nested monitor lock-out:
 //!   `wait` releases only its own lock, so the notifier blocks on the other);
-//! - an untimed `wait`/`await` that is on no loop of its method (a
-//!   spurious or stolen wake-up goes on with the condition false);
+//! - an untimed `wait`/`await` that is on no loop of its method, nor
+//!   (in some context) on a loop of every caller of that context (a
+//!   spurious or stolen wake-up goes on with the condition false); the
+//!   program's own `Condition` implementations are code, not waits;
 //! - `notify()` on an object whose waiters wait in different methods
 //!   (different conditions, approximated): `notifyAll()` is needed;
 //! - an untimed `wait` on an object nothing ever notifies, and a `notify`
-//!   on an object nothing waits on (lost wake-up);
+//!   on an object nothing waits on (lost wake-up) unless a method of its
+//!   class waits on the same `this`- or static-rooted path (a waiter the
+//!   analysis did not reach or resolved elsewhere);
 //! - under `blocking-under-lock` (severity note): a blocking JDK call
 //!   (`lockstep_models::blocking`) made while holding a lock.
 
@@ -22,7 +26,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use lockstep_facts::lock_order::{BlockingCall, MonitorOp, MonitorOpKind};
 use lockstep_facts::locks;
-use lockstep_ir::StmtId;
+use lockstep_ir::{AccessPath, Body, Operand, StmtId, StmtKind};
 use lockstep_pointsto::{ObjectId, PointsToResult};
 use lockstep_program::{MethodId, Program};
 use lockstep_report::{Finding, Severity};
@@ -193,7 +197,7 @@ impl Judge<'_> {
                     op.kind,
                     MonitorOpKind::Wait { timed: false } | MonitorOpKind::Await { timed: false }
                 );
-                if untimed && !op.in_loop {
+                if untimed && contexts.iter().any(|o| !o.in_loop) {
                     out.push(
                         self.finding(rule, Severity::Warning, m, s, format!(
                             "{name} in {method} is not in a loop that re-checks its condition: a spurious wake-up, or another thread taking the state first, lets it go on with the condition false"
@@ -211,7 +215,7 @@ impl Judge<'_> {
                     )));
                 }
             } else if op.kind.on_monitor() && !objects.is_empty() {
-                if objects.iter().all(|o| !waited.contains(o)) {
+                if objects.iter().all(|o| !waited.contains(o)) && !self.named_waiter(m, s) {
                     out.push(self.finding(rule, Severity::Note, m, s, format!(
                         "{name} in {method} on an object no wait() of the program waits on: the wake-up is lost, or the waiter is elsewhere"
                     )));
@@ -239,6 +243,28 @@ impl Judge<'_> {
             }
         }
         out
+    }
+
+    /// Does a method of the notifying method's class wait on the object
+    /// the notify names, by the same `this`-, field- or static-rooted
+    /// path, reached or not? Then the waiter exists and only the
+    /// analysis lost it: its method is unreached (a closed program's
+    /// `main` does not call it) or its receiver resolves elsewhere
+    /// (h2's `Transaction.waitForThisToEnd`, found on another
+    /// transaction of the array it is read from).
+    fn named_waiter(&self, m: MethodId, s: StmtId) -> bool {
+        let p = self.program;
+        let Some(path) = p.body(m).and_then(|b| receiver_path(&b, s)) else {
+            return false;
+        };
+        p.class(p.method(m).class).methods.iter().any(|&x| {
+            p.body(x).is_some_and(|b| {
+                (0..b.stmts.len()).any(|i| {
+                    let s = StmtId(i as u32);
+                    is_wait_call(&b, s) && receiver_path(&b, s).as_ref() == Some(&path)
+                })
+            })
+        })
     }
 
     fn blocking_findings(&self, calls: &[BlockingCall]) -> Vec<Finding> {
@@ -269,4 +295,35 @@ impl Judge<'_> {
         }
         out
     }
+}
+
+/// The receiver of the call at `s`, when a path rooted at `this` or a
+/// static field names it (a local or parameter names nothing that
+/// another method could name the same way).
+fn receiver_path(body: &Body, s: StmtId) -> Option<AccessPath> {
+    let StmtKind::Invoke { call, .. } = &body.stmts.get(s.index())?.kind else {
+        return None;
+    };
+    let Some(Operand::Var(v)) = call.receiver.as_ref() else {
+        return None;
+    };
+    let path = lockstep_ir::access_path(body, *v);
+    rooted_in_object(&path).then_some(path)
+}
+
+fn rooted_in_object(path: &AccessPath) -> bool {
+    match path {
+        AccessPath::This | AccessPath::Static(..) => true,
+        AccessPath::Field(base, _) | AccessPath::OuterThis(base, _) => rooted_in_object(base),
+        _ => false,
+    }
+}
+
+/// Is the statement a call of `Object.wait` (any overload)?
+fn is_wait_call(body: &Body, s: StmtId) -> bool {
+    matches!(
+        body.stmts.get(s.index()).map(|st| &st.kind),
+        Some(StmtKind::Invoke { call, .. })
+            if &*call.method.name == "wait" && matches!(&*call.method.descriptor, "()V" | "(J)V" | "(JI)V")
+    )
 }

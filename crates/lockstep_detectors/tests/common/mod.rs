@@ -90,6 +90,29 @@ pub fn with_context<T>(
     workspace_of(fixture).with_context(&settings, &mut Quiet, |session| f(&session.context))
 }
 
+/// The findings of `detector` on the fixture, closed, with exactly
+/// `rules` enabled and `points_to` as the points-to analysis' settings.
+pub fn run_with_points_to(
+    fixture: &CompiledFixture,
+    detector: &dyn Detector,
+    rules: &[&str],
+    points_to: lockstep_pointsto::Config,
+) -> Vec<Finding> {
+    let settings = CheckSettings {
+        rules: rules
+            .iter()
+            .map(|r| r.parse().unwrap_or_else(|e| panic!("{e}")))
+            .collect::<RuleSet>(),
+        open: false,
+        points_to,
+        ..CheckSettings::default()
+    };
+    let mut findings = workspace_of(fixture)
+        .with_context(&settings, &mut Quiet, |s| detector.run(&s.context).findings);
+    findings.retain(|f| rules.contains(&f.rule.as_str()));
+    findings
+}
+
 /// The findings as the testkit compares them (file base name and line).
 pub fn actual(findings: &[Finding]) -> Vec<ActualFinding> {
     findings
