@@ -523,3 +523,79 @@ fn thread_safe_collections_are_hand_offs_and_a_shared_hash_map_races() {
     );
     assert_no_read_read(&fs);
 }
+
+/// Runs a fixture of `tests/run/precision` and checks its output.
+fn precision_run(main: &str, stdout: &str) -> Vec<Value> {
+    let fx = fixture("precision", &CompileOptions::release(17));
+    let (out, report) = run(&[], &java17(), &fx.classes_dir, main);
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        stdout,
+        "the program's behaviour changed; stderr:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    findings(&report).into_iter().cloned().collect()
+}
+
+#[test]
+fn final_fields_never_race_and_racy_twins_are_found() {
+    let fs = precision_run("FinalFields", "final 62 true\n");
+    let names = fields(&fs);
+    for quiet in ["FinalFields$Fin.value", "FinalFields$Base.base"] {
+        assert!(!names.contains(&quiet), "{quiet} false alarm: {fs:#?}");
+    }
+    let racy = fs
+        .iter()
+        .find(|f| f["field"] == "FinalFields$Racy.value")
+        .unwrap_or_else(|| panic!("racy twin FinalFields$Racy.value not found: {fs:#?}"));
+    assert!(found_by(racy).contains("happens-before"), "{racy:#?}");
+    // Only the field is frozen: the element of the array it holds, written
+    // after the publication, still races.
+    assert!(
+        fs.iter().any(|f| {
+            let m = f["message"].as_str().unwrap_or("");
+            m.contains("element [0] of array [I") && found_by(f).contains("happens-before")
+        }),
+        "array held by a final field not checked: {fs:#?}"
+    );
+    assert_no_read_read(&fs);
+}
+
+#[test]
+fn views_and_iterators_of_concurrent_maps_hand_off_and_the_racy_twin_is_found() {
+    let fs = precision_run("ConcurrentViews", "views 1225 1225 1225 1225 true\n");
+    let names = fields(&fs);
+    assert!(
+        !names.contains(&"ConcurrentViews$Item.v"),
+        "hand-off through a view or iterator: {fs:#?}"
+    );
+    let late = fs
+        .iter()
+        .find(|f| f["field"] == "ConcurrentViews$Item.late")
+        .unwrap_or_else(|| panic!("racy twin ConcurrentViews$Item.late not found: {fs:#?}"));
+    assert!(found_by(late).contains("happens-before"), "{late:#?}");
+    assert!(
+        !fs.iter().any(|f| f["message"]
+            .as_str()
+            .unwrap_or("")
+            .contains("contents of java.util.concurrent")),
+        "a thread-safe container raced through a view: {fs:#?}"
+    );
+    assert_no_read_read(&fs);
+}
+
+#[test]
+fn tasks_handed_to_an_application_executor_subclass_are_ordered() {
+    let fs = precision_run("AppExecutor", "app executor true true\n");
+    let names = fields(&fs);
+    assert!(
+        !names.contains(&"AppExecutor$Item.v"),
+        "hand-off through an application executor: {fs:#?}"
+    );
+    let late = fs
+        .iter()
+        .find(|f| f["field"] == "AppExecutor$Item.late")
+        .unwrap_or_else(|| panic!("racy twin AppExecutor$Item.late not found: {fs:#?}"));
+    assert!(found_by(late).contains("happens-before"), "{late:#?}");
+    assert_no_read_read(&fs);
+}

@@ -6,7 +6,8 @@
 //! the enabled checkers: [`lockset`] (Eraser with the paper's extensions)
 //! and [`hb`] (vector clocks with FastTrack's epochs), which share the
 //! hand-off edges of [`handoff`] (and its filter: calls on thread-safe
-//! JDK containers are hand-offs, not accesses). Races are
+//! JDK containers are hand-offs, not accesses), minus the accesses of
+//! `final` fields ([`finality`]). Races are
 //! deduplicated per field and pair of sites and become
 //! `lockstep_report::Finding`s with rule id `data-race` and provenance
 //! `run` ([`findings`]). With [`Options::deadlocks`], [`lock_order`] builds
@@ -18,6 +19,7 @@
 pub mod context;
 pub mod deadlock;
 pub mod fast_hash;
+pub mod finality;
 pub mod findings;
 pub mod handoff;
 pub mod hb;
@@ -37,6 +39,7 @@ use lockstep_trace::{
 
 use crate::context::{Access, Context, LockStep, Tid};
 use crate::fast_hash::{FastMap, FastSet};
+use crate::finality::FinalFields;
 use crate::handoff::ThreadSafeObjects;
 use crate::hb::HappensBefore;
 use crate::lock_order::LockOrder;
@@ -170,6 +173,7 @@ pub struct Engine {
     events: u64,
     statics_seen: FastSet<(Tid, FieldId)>,
     thread_safe: ThreadSafeObjects,
+    final_fields: FinalFields,
     timeline: Option<TimelineRecorder>,
     lock_order: Option<LockOrder>,
     hangs: Vec<lockstep_trace::Hang>,
@@ -199,6 +203,7 @@ impl Engine {
             events: 0,
             statics_seen: FastSet::default(),
             thread_safe: ThreadSafeObjects::default(),
+            final_fields: FinalFields::default(),
             timeline: options.timeline.then(TimelineRecorder::default),
             lock_order: options.deadlocks.then(LockOrder::default),
             hangs: Vec::new(),
@@ -283,7 +288,7 @@ impl Engine {
         let t = self.tid(thread);
         let at = self.events;
         self.events += 1;
-        if !self.thread_safe.counts(e, &self.tables) {
+        if !self.thread_safe.counts(e, &self.tables) || self.final_fields.skips(e, &self.tables) {
             return;
         }
         let step = self.ctx.step(t, e);
