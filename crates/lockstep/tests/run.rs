@@ -599,3 +599,18 @@ fn tasks_handed_to_an_application_executor_subclass_are_ordered() {
     assert!(found_by(late).contains("happens-before"), "{late:#?}");
     assert_no_read_read(&fs);
 }
+
+#[test]
+fn clones_get_their_own_identity_and_copy_on_write_is_silent() {
+    let fs = precision_run("CloneCopies", "clone 200 true true\n");
+    let names = fields(&fs);
+    for quiet in ["CloneCopies$Node.v", "CloneCopies$Node.count"] {
+        assert!(!names.contains(&quiet), "{quiet} false alarm: {fs:#?}");
+    }
+    let late = fs
+        .iter()
+        .find(|f| f["field"] == "CloneCopies$Node.late")
+        .unwrap_or_else(|| panic!("racy twin CloneCopies$Node.late not found: {fs:#?}"));
+    assert!(found_by(late).contains("happens-before"), "{late:#?}");
+    assert_no_read_read(&fs);
+}

@@ -441,6 +441,12 @@ pub unsafe extern "system" fn oo(
     let ProbeEvent::Call { event, .. } = &p.event else {
         return;
     };
+    if *event == CallEvent::Cloned {
+        if !((**env).v1_4.IsSameObject)(env, recv, res) {
+            ident::forget_copied_id(r, env, res);
+        }
+        return;
+    }
     if let CallEvent::ContainerView { known_safe } = *event {
         with_buf(r, env, |b| container_view(r, env, b, recv, res, known_safe));
         return;

@@ -198,6 +198,10 @@ pub enum CallEvent {
     /// An iterator step: acquires the iterated container's sync variable
     /// when the receiver is a view of a thread-safe container.
     ViewStep,
+    /// Post with the result of `clone()`: `Object.clone` copied the
+    /// receiver's object-id field ([`ID_FIELD`]) into the new object, which
+    /// must get an id of its own (unless the result is the receiver).
+    Cloned,
 }
 
 /// What a probe records.

@@ -48,6 +48,7 @@ pub(crate) fn needs_result(e: CallEvent) -> bool {
             | CallEvent::AcquireIfTrue(_)
             | CallEvent::FutureOf
             | CallEvent::ContainerView { .. }
+            | CallEvent::Cloned
     )
 }
 
@@ -65,6 +66,15 @@ fn side(mode: LockMode) -> Option<LockSide> {
 
 /// The probes for a call of `owner.name desc`, or an empty plan.
 pub(crate) fn call_plan(kind: InvokeKind, owner: &str, name: &str, desc: &str) -> CallPlan {
+    let mut plan = modelled_call_plan(kind, owner, name, desc);
+    if kind != InvokeKind::Static && name == "clone" && desc.starts_with("()L") {
+        plan.post.push(CallEvent::Cloned);
+    }
+    plan
+}
+
+/// The probes the JDK models call for around `owner.name desc`.
+fn modelled_call_plan(kind: InvokeKind, owner: &str, name: &str, desc: &str) -> CallPlan {
     let mut plan = CallPlan::default();
     if owner.starts_with("lockstep/") || owner.starts_with('[') {
         return plan;
