@@ -614,3 +614,19 @@ fn clones_get_their_own_identity_and_copy_on_write_is_silent() {
     assert!(found_by(late).contains("happens-before"), "{late:#?}");
     assert_no_read_read(&fs);
 }
+
+#[test]
+fn reads_in_callbacks_of_a_thread_safe_map_are_ordered_after_the_put() {
+    let fs = precision_run("KeyCallbacks", "callbacks true\n");
+    let names = fields(&fs);
+    assert!(
+        !names.contains(&"KeyCallbacks$Key.id"),
+        "equals called by ConcurrentHashMap.get: {fs:#?}"
+    );
+    let late = fs
+        .iter()
+        .find(|f| f["field"] == "KeyCallbacks$Value.late")
+        .unwrap_or_else(|| panic!("racy twin KeyCallbacks$Value.late not found: {fs:#?}"));
+    assert!(found_by(late).contains("happens-before"), "{late:#?}");
+    assert_no_read_read(&fs);
+}

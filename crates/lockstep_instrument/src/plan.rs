@@ -158,8 +158,7 @@ fn atomic_calls(plan: &mut CallPlan, owner: &str, name: &str) {
 /// keeps the one the object's run-time class calls for.
 fn container_calls(plan: &mut CallPlan, owner: &str, name: &str) {
     if let Some(access) = thread_safe_container_access(owner, name) {
-        let write = access == ContainerAccess::Write;
-        release_and_acquire(plan, write, true, SyncKind::Collection);
+        container_hand_off(plan, access == ContainerAccess::Write);
         return;
     }
     let Some(access) = container_access_via(owner, name, &is_jdk_subtype) else {
@@ -172,8 +171,19 @@ fn container_calls(plan: &mut CallPlan, owner: &str, name: &str) {
         CallEvent::ContainerRead
     });
     if may_be_thread_safe_container(owner) {
-        release_and_acquire(plan, write, true, SyncKind::Collection);
+        container_hand_off(plan, write);
     }
+}
+
+/// The hand-off of a call on a thread-safe container. Besides the acquire
+/// after the call, one before it: the container calls back into the
+/// program during the call (`equals`/`hashCode`/`compareTo` of the stored
+/// keys, a `forEach` action), and those reads of what other threads put
+/// must be ordered after their puts already (jgroups' `UUID.equals` called
+/// by `ConcurrentHashMap.get` on a key another thread put).
+fn container_hand_off(plan: &mut CallPlan, write: bool) {
+    plan.pre.push(CallEvent::Acquire(SyncKind::Collection));
+    release_and_acquire(plan, write, true, SyncKind::Collection);
 }
 
 fn thread_calls(plan: &mut CallPlan, _owner: &str, name: &str, desc: &str, app_or_thread: bool) {
@@ -434,7 +444,13 @@ mod tests {
             "put",
             "(Ljava/lang/Object;Ljava/lang/Object;)Ljava/lang/Object;",
         );
-        assert_eq!(put.pre, vec![CallEvent::Release(SyncKind::Collection)]);
+        assert_eq!(
+            put.pre,
+            vec![
+                CallEvent::Acquire(SyncKind::Collection),
+                CallEvent::Release(SyncKind::Collection)
+            ]
+        );
         assert_eq!(put.post, vec![CallEvent::Acquire(SyncKind::Collection)]);
         let get = call_plan(
             InvokeKind::Interface,
@@ -442,7 +458,13 @@ mod tests {
             "get",
             "(Ljava/lang/Object;)Ljava/lang/Object;",
         );
-        assert_eq!(get.pre, vec![CallEvent::ContainerRead]);
+        assert_eq!(
+            get.pre,
+            vec![
+                CallEvent::ContainerRead,
+                CallEvent::Acquire(SyncKind::Collection)
+            ]
+        );
         assert_eq!(get.post, vec![CallEvent::Acquire(SyncKind::Collection)]);
         let hash = call_plan(
             InvokeKind::Virtual,
