@@ -428,7 +428,12 @@ fn handoff_run(main: &str, stdout: &str) -> Vec<Value> {
 }
 
 fn handoff_report(main: &str, stdout: &str) -> Value {
-    let fx = fixture("handoffs", &CompileOptions::release(17));
+    fixture_report("handoffs", main, stdout)
+}
+
+/// Runs `main` of fixture directory `case` and checks its output.
+fn fixture_report(case: &str, main: &str, stdout: &str) -> Value {
+    let fx = fixture(case, &CompileOptions::release(17));
     let (out, report) = run(&[], &java17(), &fx.classes_dir, main);
     assert_eq!(
         String::from_utf8_lossy(&out.stdout),
@@ -524,31 +529,33 @@ fn thread_safe_collections_are_hand_offs_and_a_shared_hash_map_races() {
     assert_no_read_read(&fs);
 }
 
-/// Runs a fixture of `tests/run/precision` and checks its output.
-fn precision_run(main: &str, stdout: &str) -> Vec<Value> {
-    let fx = fixture("precision", &CompileOptions::release(17));
-    let (out, report) = run(&[], &java17(), &fx.classes_dir, main);
-    assert_eq!(
-        String::from_utf8_lossy(&out.stdout),
-        stdout,
-        "the program's behaviour changed; stderr:\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    findings(&report).into_iter().cloned().collect()
+/// Runs a fixture of `tests/run/precision`, checks its output, that none
+/// of the `quiet` fields is reported and that the racy `twin` is, by
+/// happens-before; returns the findings.
+fn precision_run(main: &str, stdout: &str, quiet: &[&str], twin: &str) -> Vec<Value> {
+    let report = fixture_report("precision", main, stdout);
+    let fs: Vec<Value> = findings(&report).into_iter().cloned().collect();
+    let names = fields(&fs);
+    for q in quiet {
+        assert!(!names.contains(q), "{q} false alarm: {fs:#?}");
+    }
+    let found = fs
+        .iter()
+        .find(|f| f["field"] == twin)
+        .unwrap_or_else(|| panic!("racy twin {twin} not found: {fs:#?}"));
+    assert!(found_by(found).contains("happens-before"), "{found:#?}");
+    assert_no_read_read(&fs);
+    fs
 }
 
 #[test]
 fn final_fields_never_race_and_racy_twins_are_found() {
-    let fs = precision_run("FinalFields", "final 62 true\n");
-    let names = fields(&fs);
-    for quiet in ["FinalFields$Fin.value", "FinalFields$Base.base"] {
-        assert!(!names.contains(&quiet), "{quiet} false alarm: {fs:#?}");
-    }
-    let racy = fs
-        .iter()
-        .find(|f| f["field"] == "FinalFields$Racy.value")
-        .unwrap_or_else(|| panic!("racy twin FinalFields$Racy.value not found: {fs:#?}"));
-    assert!(found_by(racy).contains("happens-before"), "{racy:#?}");
+    let fs = precision_run(
+        "FinalFields",
+        "final 62 true\n",
+        &["FinalFields$Fin.value", "FinalFields$Base.base"],
+        "FinalFields$Racy.value",
+    );
     // Only the field is frozen: the element of the array it holds, written
     // after the publication, still races.
     assert!(
@@ -558,22 +565,16 @@ fn final_fields_never_race_and_racy_twins_are_found() {
         }),
         "array held by a final field not checked: {fs:#?}"
     );
-    assert_no_read_read(&fs);
 }
 
 #[test]
 fn views_and_iterators_of_concurrent_maps_hand_off_and_the_racy_twin_is_found() {
-    let fs = precision_run("ConcurrentViews", "views 1225 1225 1225 1225 true\n");
-    let names = fields(&fs);
-    assert!(
-        !names.contains(&"ConcurrentViews$Item.v"),
-        "hand-off through a view or iterator: {fs:#?}"
+    let fs = precision_run(
+        "ConcurrentViews",
+        "views 1225 1225 1225 1225 true\n",
+        &["ConcurrentViews$Item.v"],
+        "ConcurrentViews$Item.late",
     );
-    let late = fs
-        .iter()
-        .find(|f| f["field"] == "ConcurrentViews$Item.late")
-        .unwrap_or_else(|| panic!("racy twin ConcurrentViews$Item.late not found: {fs:#?}"));
-    assert!(found_by(late).contains("happens-before"), "{late:#?}");
     assert!(
         !fs.iter().any(|f| f["message"]
             .as_str()
@@ -581,52 +582,34 @@ fn views_and_iterators_of_concurrent_maps_hand_off_and_the_racy_twin_is_found() 
             .contains("contents of java.util.concurrent")),
         "a thread-safe container raced through a view: {fs:#?}"
     );
-    assert_no_read_read(&fs);
 }
 
 #[test]
 fn tasks_handed_to_an_application_executor_subclass_are_ordered() {
-    let fs = precision_run("AppExecutor", "app executor true true\n");
-    let names = fields(&fs);
-    assert!(
-        !names.contains(&"AppExecutor$Item.v"),
-        "hand-off through an application executor: {fs:#?}"
+    precision_run(
+        "AppExecutor",
+        "app executor true true\n",
+        &["AppExecutor$Item.v"],
+        "AppExecutor$Item.late",
     );
-    let late = fs
-        .iter()
-        .find(|f| f["field"] == "AppExecutor$Item.late")
-        .unwrap_or_else(|| panic!("racy twin AppExecutor$Item.late not found: {fs:#?}"));
-    assert!(found_by(late).contains("happens-before"), "{late:#?}");
-    assert_no_read_read(&fs);
 }
 
 #[test]
 fn clones_get_their_own_identity_and_copy_on_write_is_silent() {
-    let fs = precision_run("CloneCopies", "clone 200 true true\n");
-    let names = fields(&fs);
-    for quiet in ["CloneCopies$Node.v", "CloneCopies$Node.count"] {
-        assert!(!names.contains(&quiet), "{quiet} false alarm: {fs:#?}");
-    }
-    let late = fs
-        .iter()
-        .find(|f| f["field"] == "CloneCopies$Node.late")
-        .unwrap_or_else(|| panic!("racy twin CloneCopies$Node.late not found: {fs:#?}"));
-    assert!(found_by(late).contains("happens-before"), "{late:#?}");
-    assert_no_read_read(&fs);
+    precision_run(
+        "CloneCopies",
+        "clone 200 true true\n",
+        &["CloneCopies$Node.v", "CloneCopies$Node.count"],
+        "CloneCopies$Node.late",
+    );
 }
 
 #[test]
 fn reads_in_callbacks_of_a_thread_safe_map_are_ordered_after_the_put() {
-    let fs = precision_run("KeyCallbacks", "callbacks true\n");
-    let names = fields(&fs);
-    assert!(
-        !names.contains(&"KeyCallbacks$Key.id"),
-        "equals called by ConcurrentHashMap.get: {fs:#?}"
+    precision_run(
+        "KeyCallbacks",
+        "callbacks true\n",
+        &["KeyCallbacks$Key.id"],
+        "KeyCallbacks$Value.late",
     );
-    let late = fs
-        .iter()
-        .find(|f| f["field"] == "KeyCallbacks$Value.late")
-        .unwrap_or_else(|| panic!("racy twin KeyCallbacks$Value.late not found: {fs:#?}"));
-    assert!(found_by(late).contains("happens-before"), "{late:#?}");
-    assert_no_read_read(&fs);
 }
