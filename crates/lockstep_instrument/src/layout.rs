@@ -587,7 +587,7 @@ fn probe_insn(
                 .field_ref(*idx)
                 .ok_or_else(|| Error::new("bad field reference"))?;
             let is_static = matches!(insn, Insn::GetStatic(_) | Insn::PutStatic(_));
-            if !is_static && cx.is_own_final_instance_field(&r) {
+            if !is_static && cx.is_own_final_instance_field(r) {
                 return Ok(());
             }
             let kind =
