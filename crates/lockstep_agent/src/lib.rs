@@ -271,7 +271,9 @@ unsafe fn define_runtime(env: *mut JNIEnv) -> Result<(), String> {
         ((**env).v1_4.NewGlobalRef)(env, thread).cast(),
         Ordering::Release,
     );
-    let executor = ((**env).v1_4.FindClass)(env, c"java/util/concurrent/Executor".as_ptr());
+    let executor_name =
+        CString::new(lockstep_models::threads::EXECUTOR_INTERFACE).map_err(|e| e.to_string())?;
+    let executor = ((**env).v1_4.FindClass)(env, executor_name.as_ptr());
     if executor.is_null() {
         ((**env).v1_4.ExceptionClear)(env);
         return Err("cannot find java.util.concurrent.Executor".to_owned());

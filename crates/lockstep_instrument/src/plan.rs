@@ -303,10 +303,10 @@ fn hand_off_calls(plan: &mut CallPlan, owner: &str, name: &str, desc: &str) {
     }
 }
 
-/// The JDK executor type whose methods stand for those of an application
-/// class: every hand-off method of `Executor`, `ExecutorService` and
-/// `ScheduledExecutorService` is declared by (or inherited into) it.
-const EXECUTOR_MODEL: &str = "java/util/concurrent/ScheduledThreadPoolExecutor";
+// The JDK executor type whose methods stand for those of an application
+// class: every hand-off method of `Executor`, `ExecutorService` and
+// `ScheduledExecutorService` is declared by (or inherited into) it.
+use lockstep_models::threads::EXECUTOR_MODEL_CLASS as EXECUTOR_MODEL;
 
 /// A call of an executor method (`execute(Runnable)`, `submit`,
 /// `schedule`...) on an application class, such as jgroups'
