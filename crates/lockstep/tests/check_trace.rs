@@ -29,6 +29,7 @@ fn racy_trace() -> Vec<u8> {
             descriptor: "I".into(),
             is_static: false,
             is_volatile: false,
+            is_final: false,
         },
     )
     .unwrap();

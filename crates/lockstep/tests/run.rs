@@ -428,7 +428,12 @@ fn handoff_run(main: &str, stdout: &str) -> Vec<Value> {
 }
 
 fn handoff_report(main: &str, stdout: &str) -> Value {
-    let fx = fixture("handoffs", &CompileOptions::release(17));
+    fixture_report("handoffs", main, stdout)
+}
+
+/// Runs `main` of fixture directory `case` and checks its output.
+fn fixture_report(case: &str, main: &str, stdout: &str) -> Value {
+    let fx = fixture(case, &CompileOptions::release(17));
     let (out, report) = run(&[], &java17(), &fx.classes_dir, main);
     assert_eq!(
         String::from_utf8_lossy(&out.stdout),
@@ -676,5 +681,90 @@ fn at_atomic_methods_are_transactions_and_package_private_ones_are_not_by_defaul
     assert_eq!(
         atomicity_findings(&report),
         pairs(&[("Tally.bumpAnnotated", "reduction-online")])
+    );
+}
+
+/// Runs a fixture of `tests/run/precision`, checks its output, that none
+/// of the `quiet` fields is reported and that the racy `twin` is, by
+/// happens-before; returns the findings.
+fn precision_run(main: &str, stdout: &str, quiet: &[&str], twin: &str) -> Vec<Value> {
+    let report = fixture_report("precision", main, stdout);
+    let fs: Vec<Value> = findings(&report).into_iter().cloned().collect();
+    let names = fields(&fs);
+    for q in quiet {
+        assert!(!names.contains(q), "{q} false alarm: {fs:#?}");
+    }
+    let found = fs
+        .iter()
+        .find(|f| f["field"] == twin)
+        .unwrap_or_else(|| panic!("racy twin {twin} not found: {fs:#?}"));
+    assert!(found_by(found).contains("happens-before"), "{found:#?}");
+    assert_no_read_read(&fs);
+    fs
+}
+
+#[test]
+fn final_fields_never_race_and_racy_twins_are_found() {
+    let fs = precision_run(
+        "FinalFields",
+        "final 62 true\n",
+        &["FinalFields$Fin.value", "FinalFields$Base.base"],
+        "FinalFields$Racy.value",
+    );
+    // Only the field is frozen: the element of the array it holds, written
+    // after the publication, still races.
+    assert!(
+        fs.iter().any(|f| {
+            let m = f["message"].as_str().unwrap_or("");
+            m.contains("element [0] of array [I") && found_by(f).contains("happens-before")
+        }),
+        "array held by a final field not checked: {fs:#?}"
+    );
+}
+
+#[test]
+fn views_and_iterators_of_concurrent_maps_hand_off_and_the_racy_twin_is_found() {
+    let fs = precision_run(
+        "ConcurrentViews",
+        "views 1225 1225 1225 1225 true\n",
+        &["ConcurrentViews$Item.v"],
+        "ConcurrentViews$Item.late",
+    );
+    assert!(
+        !fs.iter().any(|f| f["message"]
+            .as_str()
+            .unwrap_or("")
+            .contains("contents of java.util.concurrent")),
+        "a thread-safe container raced through a view: {fs:#?}"
+    );
+}
+
+#[test]
+fn tasks_handed_to_an_application_executor_subclass_are_ordered() {
+    precision_run(
+        "AppExecutor",
+        "app executor true true\n",
+        &["AppExecutor$Item.v"],
+        "AppExecutor$Item.late",
+    );
+}
+
+#[test]
+fn clones_get_their_own_identity_and_copy_on_write_is_silent() {
+    precision_run(
+        "CloneCopies",
+        "clone 200 true true\n",
+        &["CloneCopies$Node.v", "CloneCopies$Node.count"],
+        "CloneCopies$Node.late",
+    );
+}
+
+#[test]
+fn reads_in_callbacks_of_a_thread_safe_map_are_ordered_after_the_put() {
+    precision_run(
+        "KeyCallbacks",
+        "callbacks true\n",
+        &["KeyCallbacks$Key.id"],
+        "KeyCallbacks$Value.late",
     );
 }

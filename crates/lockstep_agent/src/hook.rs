@@ -8,7 +8,7 @@ use std::sync::Mutex;
 use jni_sys::{jclass, jint, jobject, JNIEnv};
 
 use crate::jvmti::JvmtiEnv;
-use crate::state::{lock, ClassEntry, ProbeTable, Recorder, RECORDER};
+use crate::state::{lock, ClassEntry, FieldFlags, ProbeTable, Recorder, RECORDER};
 use crate::READY;
 
 /// The next free probe id; held while a class is rewritten so ids are
@@ -88,7 +88,7 @@ fn remember_class(
     r: &Recorder,
     class: &str,
     super_class: Option<String>,
-    fields: Vec<(String, String, bool)>,
+    fields: Vec<FieldFlags>,
     id_field: bool,
 ) {
     lock(&r.tables).class_entries.insert(
@@ -110,12 +110,11 @@ fn rewrite(r: &Recorder, name: &str, bytes: &[u8]) -> Option<Vec<u8>> {
             let fields = c
                 .fields
                 .iter()
-                .map(|f| {
-                    (
-                        f.name.to_string(),
-                        f.descriptor.to_string(),
-                        f.access_flags & 0x0040 != 0,
-                    )
+                .map(|f| FieldFlags {
+                    name: f.name.to_string(),
+                    descriptor: f.descriptor.to_string(),
+                    is_volatile: f.access_flags & 0x0040 != 0,
+                    is_final: f.access_flags & 0x0010 != 0,
                 })
                 .collect();
             remember_class(r, name, c.super_class.map(|s| s.to_string()), fields, false);
@@ -134,7 +133,12 @@ fn rewrite(r: &Recorder, name: &str, bytes: &[u8]) -> Option<Vec<u8>> {
     let fields = out
         .fields
         .iter()
-        .map(|f| (f.name.clone(), f.descriptor.clone(), f.is_volatile))
+        .map(|f| FieldFlags {
+            name: f.name.clone(),
+            descriptor: f.descriptor.clone(),
+            is_volatile: f.is_volatile,
+            is_final: f.is_final,
+        })
         .collect();
     let count = out.probes.len() as u32;
     let fits = next.saturating_add(count) <= ProbeTable::capacity();

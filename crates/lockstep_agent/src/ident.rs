@@ -108,6 +108,17 @@ unsafe fn resolved(r: &Recorder, env: *mut JNIEnv, obj: jobject) -> Identity {
     finish_resolved(env, found)
 }
 
+/// `obj` was just made by `Object.clone`, which copied the object-id field
+/// of the original: clear it, so the copy gets an id of its own at its
+/// first probe (a shared id made the copy's private writes look like
+/// writes of the published original: h2's copy-on-write B-tree pages).
+/// Tags are not copied by `clone`, so tagged objects need nothing.
+pub unsafe fn forget_copied_id(r: &Recorder, env: *mut JNIEnv, obj: jobject) {
+    if let Identity::Field(field) = resolved(r, env, obj) {
+        ((**env).v1_4.SetLongField)(env, obj, field, 0);
+    }
+}
+
 /// The identity a resolution gave; its local class reference is dropped.
 unsafe fn finish_resolved(env: *mut JNIEnv, found: Option<IdField>) -> Identity {
     match found {

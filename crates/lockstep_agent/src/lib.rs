@@ -30,6 +30,7 @@ mod natives;
 mod owned;
 mod state;
 mod threads;
+mod views;
 
 use std::ffi::{c_char, c_void, CStr, CString};
 use std::fs::OpenOptions;
@@ -268,6 +269,17 @@ unsafe fn define_runtime(env: *mut JNIEnv) -> Result<(), String> {
     natives::TASK_INIT.store(init.cast(), Ordering::Release);
     natives::THREAD_CLASS.store(
         ((**env).v1_4.NewGlobalRef)(env, thread).cast(),
+        Ordering::Release,
+    );
+    let executor_name =
+        CString::new(lockstep_models::threads::EXECUTOR_INTERFACE).map_err(|e| e.to_string())?;
+    let executor = ((**env).v1_4.FindClass)(env, executor_name.as_ptr());
+    if executor.is_null() {
+        ((**env).v1_4.ExceptionClear)(env);
+        return Err("cannot find java.util.concurrent.Executor".to_owned());
+    }
+    natives::EXECUTOR_CLASS.store(
+        ((**env).v1_4.NewGlobalRef)(env, executor).cast(),
         Ordering::Release,
     );
     Ok(())

@@ -21,6 +21,9 @@ use crate::threads::{object, object_as, thread_id_for_tag, with_buf};
 /// the wrapper's constructor, set at VM init.
 pub static THREAD_CLASS: AtomicPtr<c_void> = AtomicPtr::new(std::ptr::null_mut());
 pub static TASK_CLASS: AtomicPtr<c_void> = AtomicPtr::new(std::ptr::null_mut());
+/// `java.util.concurrent.Executor`: an application class's `execute(Runnable)`
+/// is a hand-off only on one.
+pub static EXECUTOR_CLASS: AtomicPtr<c_void> = AtomicPtr::new(std::ptr::null_mut());
 pub static TASK_INIT: AtomicPtr<c_void> = AtomicPtr::new(std::ptr::null_mut());
 
 fn recorder_and_probe(probe: jint) -> Option<(&'static Recorder, &'static ProbeSlot)> {
@@ -177,6 +180,11 @@ fn field_access(r: &Recorder, b: &mut ThreadBuf, p: &ProbeSlot, obj: u64) {
     if let Some(class) = f.class {
         class_used(r, b, class, write, p.site);
     }
+    if f.is_final {
+        // Never races (the JMM's final-field guarantee); a `static final`
+        // read still acquired the class's initialization above.
+        return;
+    }
     match (f.volatile, write) {
         (true, true) => release(r, b, obj, f.id, p.site),
         (true, false) => acquire(r, b, obj, f.id, p.site),
@@ -224,6 +232,14 @@ pub unsafe extern "system" fn o(env: *mut JNIEnv, _c: jclass, obj: jobject, prob
         return;
     };
     if obj.is_null() && !matches!(p.event, ProbeEvent::Call { .. }) {
+        return;
+    }
+    if let ProbeEvent::Call {
+        event: CallEvent::ViewStep,
+        ..
+    } = p.event
+    {
+        view_step(r, env, obj, p.site);
         return;
     }
     with_buf(r, env, |b| {
@@ -298,6 +314,12 @@ unsafe fn call_event(
             let (l, k) = juc_lock(r, l, LockSide::Exclusive);
             lock_event(r, b, l, k, site, true);
         }
+        CallEvent::Release(SyncKind::Collection) => {
+            release(r, b, r.container_views.root(id), key::COLLECTION, site)
+        }
+        CallEvent::Acquire(SyncKind::Collection) => {
+            acquire(r, b, r.container_views.root(id), key::COLLECTION, site)
+        }
         CallEvent::Release(k) => release(r, b, id, sync_key(k), site),
         CallEvent::Acquire(SyncKind::Future) => {
             if let Some(&w) = lock(&r.links).futures.get(&id) {
@@ -305,9 +327,53 @@ unsafe fn call_event(
             }
         }
         CallEvent::Acquire(k) => acquire(r, b, id, sync_key(k), site),
-        CallEvent::ContainerRead => r.push(b, &Event::ContainerRead { obj: id, site }),
-        CallEvent::ContainerWrite => r.push(b, &Event::ContainerWrite { obj: id, site }),
+        CallEvent::ContainerRead => {
+            let obj = r.container_views.root(id);
+            r.push(b, &Event::ContainerRead { obj, site })
+        }
+        CallEvent::ContainerWrite => {
+            let obj = r.container_views.root(id);
+            r.push(b, &Event::ContainerWrite { obj, site })
+        }
         _ => {}
+    }
+}
+
+/// An iterator step on `obj`: when it iterates a thread-safe container,
+/// acquire the container. Objects never identified (tag 0: every iterator
+/// of a plain collection) cannot be mapped views, so they cost one tag
+/// look-up and no id or event.
+unsafe fn view_step(r: &Recorder, env: *mut JNIEnv, obj: jobject, site: u32) {
+    if obj.is_null() || !r.container_views.may_have_views() {
+        return;
+    }
+    let tag = r.jvmti.get_tag(obj);
+    if tag == 0 {
+        return;
+    }
+    let Some(root) = r.container_views.root_of_view(tag as u64) else {
+        return;
+    };
+    with_buf(r, env, |b| acquire(r, b, root, key::COLLECTION, site));
+}
+
+/// `result` is a view of (or an iterator over) `recv`: map it to the
+/// container when that is thread-safe. The result gets an id only then.
+unsafe fn container_view(
+    r: &Recorder,
+    env: *mut JNIEnv,
+    b: &mut ThreadBuf,
+    recv: jobject,
+    res: jobject,
+    known_safe: bool,
+) {
+    let recv_id = object(r, env, b, recv);
+    if recv_id == 0 {
+        return;
+    }
+    if let Some(root) = r.container_views.container_for(recv_id, known_safe) {
+        let res_id = object(r, env, b, res);
+        r.container_views.map(res_id, root);
     }
 }
 
@@ -375,6 +441,16 @@ pub unsafe extern "system" fn oo(
     let ProbeEvent::Call { event, .. } = &p.event else {
         return;
     };
+    if *event == CallEvent::Cloned {
+        if !((**env).v1_4.IsSameObject)(env, recv, res) {
+            ident::forget_copied_id(r, env, res);
+        }
+        return;
+    }
+    if let CallEvent::ContainerView { known_safe } = *event {
+        with_buf(r, env, |b| container_view(r, env, b, recv, res, known_safe));
+        return;
+    }
     with_buf(r, env, |b| {
         let recv_id = object(r, env, b, recv);
         let res_id = object(r, env, b, res);
@@ -420,6 +496,11 @@ pub unsafe extern "system" fn w(
     if task.is_null() || class.is_null() || init.is_null() {
         return task;
     }
+    if !is_executor_call(env, p, recv) {
+        // Not a hand-off: its result must not be taken for a task's future.
+        with_buf(r, env, |b| b.last_wrapper = 0);
+        return task;
+    }
     let wrapper = ((**env).v1_4.NewObject)(env, class as jclass, init as jmethodID, task);
     if wrapper.is_null() {
         ((**env).v1_4.ExceptionClear)(env);
@@ -435,6 +516,20 @@ pub unsafe extern "system" fn w(
         release(r, b, wid, key::TASK_START, p.site);
     });
     wrapper
+}
+
+/// Is the wrapped call a hand-off? Calls on JDK types are (the rewriter
+/// matched them by type); a call on an application class only when the
+/// receiver is a `java.util.concurrent.Executor`.
+unsafe fn is_executor_call(env: *mut JNIEnv, p: &ProbeSlot, recv: jobject) -> bool {
+    let ProbeEvent::Call { owner, .. } = &p.event else {
+        return false;
+    };
+    if lockstep_models::is_jdk_class(owner) {
+        return true;
+    }
+    let exec = EXECUTOR_CLASS.load(Ordering::Acquire);
+    !recv.is_null() && !exec.is_null() && ((**env).v1_4.IsInstanceOf)(env, recv, exec as jclass)
 }
 
 /// `t(Object wrapper, int phase)`: the wrapped task begins (0) or ends (1).

@@ -35,6 +35,8 @@ pub use lockstep_trace::keys as key;
 pub struct ResolvedField {
     pub id: u32,
     pub volatile: bool,
+    /// `final`: its accesses are not recorded (they never race).
+    pub is_final: bool,
     /// The declaring class's id, for static fields (class-init edges).
     pub class: Option<u32>,
 }
@@ -90,9 +92,17 @@ impl ProbeTable {
 #[derive(Default)]
 pub struct ClassEntry {
     pub super_class: Option<String>,
-    pub fields: Vec<(String, String, bool)>,
+    pub fields: Vec<FieldFlags>,
     /// The rewriter added the object-id field to this class.
     pub id_field: bool,
+}
+
+/// A field a class declares, with the flags the recorder needs.
+pub struct FieldFlags {
+    pub name: String,
+    pub descriptor: String,
+    pub is_volatile: bool,
+    pub is_final: bool,
 }
 
 type SiteKey = (String, String, String, Option<u32>, Option<String>);
@@ -189,6 +199,8 @@ pub struct Recorder {
     pub tables: Mutex<Tables>,
     pub threads: Mutex<Threads>,
     pub links: Mutex<Links>,
+    /// Views and iterators of thread-safe containers → their container.
+    pub container_views: crate::views::ContainerViews,
     seqs: Vec<SeqShard>,
     next_obj: AtomicU64,
     /// Serialises the first id of an object (JVMTI has no compare-and-set
@@ -218,6 +230,7 @@ impl Recorder {
             tables: Mutex::new(Tables::default()),
             threads: Mutex::new(Threads::default()),
             links: Mutex::new(Links::default()),
+            container_views: Default::default(),
             seqs: (0..SEQ_SHARDS).map(|_| SeqShard::default()).collect(),
             next_obj: AtomicU64::new(1),
             tag_lock: Mutex::new(()),
@@ -353,12 +366,12 @@ impl Recorder {
             let Some(entry) = t.class_entries.get(&class) else {
                 break;
             };
-            if let Some((_, _, v)) = entry
+            if let Some(d) = entry
                 .fields
                 .iter()
-                .find(|(n, d, _)| *n == f.name && *d == f.descriptor)
+                .find(|d| d.name == f.name && d.descriptor == f.descriptor)
             {
-                found = Some((class.clone(), *v));
+                found = Some((class.clone(), d.is_volatile, d.is_final));
                 break;
             }
             match &entry.super_class {
@@ -366,12 +379,12 @@ impl Recorder {
                 None => break,
             }
         }
-        let (declaring, volatile) = match found {
+        let (declaring, volatile, is_final) = match found {
             Some(x) => x,
             None if lockstep_models::is_jdk_class(&class)
                 || t.class_entries.contains_key(&f.owner) =>
             {
-                (class, false)
+                (class, false, false)
             }
             None => return None,
         };
@@ -382,6 +395,7 @@ impl Recorder {
             return Some(ResolvedField {
                 id,
                 volatile,
+                is_final,
                 class,
             });
         }
@@ -394,12 +408,14 @@ impl Recorder {
             descriptor: f.descriptor.clone(),
             is_static: f.is_static,
             is_volatile: volatile,
+            is_final,
         };
         self.write(|w| w.field(id, &field));
         let class = f.is_static.then(|| self.class_id(&field.class));
         Some(ResolvedField {
             id,
             volatile,
+            is_final,
             class,
         })
     }

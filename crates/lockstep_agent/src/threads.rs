@@ -63,6 +63,7 @@ pub unsafe fn object_as(
         if !class.is_null() {
             ((**env).v1_4.DeleteLocalRef)(env, class);
         }
+        r.container_views.note_class(id, &name);
         let info = ObjectInfo {
             id,
             class: name,

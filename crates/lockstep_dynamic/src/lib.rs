@@ -6,7 +6,8 @@
 //! the enabled checkers: [`lockset`] (Eraser with the paper's extensions)
 //! and [`hb`] (vector clocks with FastTrack's epochs), which share the
 //! hand-off edges of [`handoff`] (and its filter: calls on thread-safe
-//! JDK containers are hand-offs, not accesses). Races are
+//! JDK containers are hand-offs, not accesses), minus the accesses of
+//! `final` fields ([`finality`]). Races are
 //! deduplicated per field and pair of sites and become
 //! `lockstep_report::Finding`s with rule id `data-race` and provenance
 //! `run` ([`findings`]). With [`Options::deadlocks`], [`lock_order`] builds
@@ -26,6 +27,7 @@ pub mod blocks;
 pub mod context;
 pub mod deadlock;
 pub mod fast_hash;
+pub mod finality;
 pub mod findings;
 pub mod handoff;
 pub mod hb;
@@ -48,6 +50,7 @@ use lockstep_trace::{
 
 use crate::context::{Access, Context, LockStep, Tid};
 use crate::fast_hash::{FastMap, FastSet};
+use crate::finality::FinalFields;
 use crate::handoff::ThreadSafeObjects;
 use crate::hb::HappensBefore;
 use crate::lock_order::LockOrder;
@@ -186,6 +189,7 @@ pub struct Engine {
     events: u64,
     statics_seen: FastSet<(Tid, FieldId)>,
     thread_safe: ThreadSafeObjects,
+    final_fields: FinalFields,
     timeline: Option<TimelineRecorder>,
     lock_order: Option<LockOrder>,
     hangs: Vec<lockstep_trace::Hang>,
@@ -216,6 +220,7 @@ impl Engine {
             events: 0,
             statics_seen: FastSet::default(),
             thread_safe: ThreadSafeObjects::default(),
+            final_fields: FinalFields::default(),
             timeline: options.timeline.then(TimelineRecorder::default),
             lock_order: options.deadlocks.then(LockOrder::default),
             hangs: Vec::new(),
@@ -309,6 +314,9 @@ impl Engine {
         self.events += 1;
         if !self.thread_safe.counts(e, &self.tables) {
             self.atomic_container_call(t, e);
+            return;
+        }
+        if self.final_fields.skips(e, &self.tables) {
             return;
         }
         let step = self.ctx.step(t, e);

@@ -133,6 +133,7 @@ impl Builder {
                 descriptor: "I".into(),
                 is_static: false,
                 is_volatile: false,
+                is_final: false,
             },
         )
         .unwrap();
@@ -144,6 +145,7 @@ impl Builder {
                 descriptor: "Z".into(),
                 is_static: false,
                 is_volatile: true,
+                is_final: false,
             },
         )
         .unwrap();

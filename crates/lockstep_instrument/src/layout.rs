@@ -8,7 +8,9 @@
 //! prologue (entry probes) comes before the first unit, so a loop back to
 //! offset 0 does not repeat it; the catch-all handler comes after the last.
 
-use lockstep_classfile::{access, ArrayKind, ClassFile, Code, Insn, InvokeKind, Kind, MethodInfo};
+use lockstep_classfile::{
+    access, ArrayKind, ClassFile, Code, Insn, InvokeKind, Kind, MemberRef, MethodInfo,
+};
 
 use crate::emit::{self, Emitter, Native, ACONST_NULL, ALOAD_0, ATHROW, DUP, DUP2, DUP2_X1, POP2};
 use crate::plan::{call_plan, needs_result, CallPlan};
@@ -112,6 +114,7 @@ pub(crate) fn instrument_class(
                 descriptor: f.descriptor.to_string(),
                 is_static: f.access_flags & access::STATIC != 0,
                 is_volatile: f.access_flags & access::VOLATILE != 0,
+                is_final: f.access_flags & access::FINAL != 0,
             })
             .collect(),
         methods: class.methods.iter().map(method_decl).collect(),
@@ -184,6 +187,23 @@ impl MethodCx<'_> {
 
     fn is_static(&self) -> bool {
         self.method.access_flags & access::STATIC != 0
+    }
+
+    /// Does `r` name a `final` instance field declared by the class being
+    /// rewritten? Its only writes are the constructor's, before the object
+    /// is published, and the Java memory model makes them visible to every
+    /// thread that reaches the object, even through a racy publication: the
+    /// field can never race, so it gets no probe (fewer events, too). Only
+    /// the field is frozen: an array or object it holds is still checked
+    /// through its own accesses. `static final` fields keep their probes
+    /// (the recorder needs them for class-initialization ordering).
+    fn is_own_final_instance_field(&self, r: &MemberRef) -> bool {
+        *r.class == *self.class.this_class
+            && self.class.fields.iter().any(|f| {
+                f.access_flags & (access::FINAL | access::STATIC) == access::FINAL
+                    && *f.name == *r.name
+                    && *f.descriptor == *r.descriptor
+            })
     }
 }
 
@@ -585,6 +605,10 @@ fn probe_insn(
             let r = pool
                 .field_ref(*idx)
                 .ok_or_else(|| Error::new("bad field reference"))?;
+            let is_static = matches!(insn, Insn::GetStatic(_) | Insn::PutStatic(_));
+            if !is_static && cx.is_own_final_instance_field(r) {
+                return Ok(());
+            }
             let kind =
                 emit::kind_of(&r.descriptor).ok_or_else(|| Error::new("bad field descriptor"))?;
             let is_static = matches!(insn, Insn::GetStatic(_) | Insn::PutStatic(_));

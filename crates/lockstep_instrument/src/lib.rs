@@ -189,6 +189,19 @@ pub enum CallEvent {
     HandOff,
     /// Post with the result: the future returned for the task just handed off.
     FutureOf,
+    /// Post with the result: the result is a view of (or an iterator over)
+    /// the receiver container; `known_safe`: the receiver's static type is a
+    /// thread-safe container (else the recorder checks its run-time class).
+    ContainerView {
+        known_safe: bool,
+    },
+    /// An iterator step: acquires the iterated container's sync variable
+    /// when the receiver is a view of a thread-safe container.
+    ViewStep,
+    /// Post with the result of `clone()`: `Object.clone` copied the
+    /// receiver's object-id field ([`ID_FIELD`]) into the new object, which
+    /// must get an id of its own (unless the result is the receiver).
+    Cloned,
 }
 
 /// What a probe records.
@@ -230,6 +243,9 @@ pub struct FieldDecl {
     pub descriptor: String,
     pub is_static: bool,
     pub is_volatile: bool,
+    /// `final`: accesses never race (the recorder drops them; the rewriter
+    /// does not even probe the class's own final instance fields).
+    pub is_final: bool,
 }
 
 /// A method declared by the instrumented class, with what the run-time

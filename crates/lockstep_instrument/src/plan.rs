@@ -13,8 +13,8 @@ use lockstep_models::threads::{EntryMethod, CALLABLE, RUNNABLE, SUPPLIER, THREAD
 use lockstep_models::{
     atomic_access, container_access_via, is_jdk_class, lock_effect_via,
     may_be_thread_safe_container, ordering_effect_via, thread_safe_container_access,
-    thread_starts_via, AtomicAccess, ContainerAccess, LaunchKind, LockEffect, LockMode, Operand,
-    OrderingEffect, TaskShape,
+    thread_starts_via, view_effect, AtomicAccess, ContainerAccess, LaunchKind, LockEffect,
+    LockMode, Operand, OrderingEffect, TaskShape, ViewEffect,
 };
 
 use crate::{CallEvent, LockSide, SyncKind};
@@ -47,6 +47,8 @@ pub(crate) fn needs_result(e: CallEvent) -> bool {
             | CallEvent::NewCondition
             | CallEvent::AcquireIfTrue(_)
             | CallEvent::FutureOf
+            | CallEvent::ContainerView { .. }
+            | CallEvent::Cloned
     )
 }
 
@@ -64,6 +66,15 @@ fn side(mode: LockMode) -> Option<LockSide> {
 
 /// The probes for a call of `owner.name desc`, or an empty plan.
 pub(crate) fn call_plan(kind: InvokeKind, owner: &str, name: &str, desc: &str) -> CallPlan {
+    let mut plan = modelled_call_plan(kind, owner, name, desc);
+    if kind != InvokeKind::Static && name == "clone" && desc.starts_with("()L") {
+        plan.post.push(CallEvent::Cloned);
+    }
+    plan
+}
+
+/// The probes the JDK models call for around `owner.name desc`.
+fn modelled_call_plan(kind: InvokeKind, owner: &str, name: &str, desc: &str) -> CallPlan {
     let mut plan = CallPlan::default();
     if owner.starts_with("lockstep/") || owner.starts_with('[') {
         return plan;
@@ -78,6 +89,9 @@ pub(crate) fn call_plan(kind: InvokeKind, owner: &str, name: &str, desc: &str) -
         return plan;
     }
     if !is_jdk_class(owner) {
+        if instance && name != "<init>" {
+            app_executor_calls(&mut plan, name, desc);
+        }
         return plan;
     }
     if instance {
@@ -91,7 +105,24 @@ pub(crate) fn call_plan(kind: InvokeKind, owner: &str, name: &str, desc: &str) -
     if plan.is_empty() && instance && name != "<init>" {
         container_calls(&mut plan, owner, name);
     }
+    if instance && name != "<init>" {
+        view_calls(&mut plan, owner, name, desc);
+    }
     plan
+}
+
+/// Views and iterators of thread-safe containers stand for their container
+/// (`lockstep_models::views`): the call making one tells the recorder whose
+/// view the result is, and each iterator step acquires the container.
+fn view_calls(plan: &mut CallPlan, owner: &str, name: &str, desc: &str) {
+    match view_effect(owner, name, desc) {
+        Some(ViewEffect::MakesView { known_safe }) => {
+            plan.post.push(CallEvent::ContainerView { known_safe })
+        }
+        Some(ViewEffect::Step { before: true }) => plan.pre.push(CallEvent::ViewStep),
+        Some(ViewEffect::Step { before: false }) => plan.post.push(CallEvent::ViewStep),
+        None => {}
+    }
 }
 
 /// The release side of a hand-off goes before the call (nothing the call
@@ -127,8 +158,7 @@ fn atomic_calls(plan: &mut CallPlan, owner: &str, name: &str) {
 /// keeps the one the object's run-time class calls for.
 fn container_calls(plan: &mut CallPlan, owner: &str, name: &str) {
     if let Some(access) = thread_safe_container_access(owner, name) {
-        let write = access == ContainerAccess::Write;
-        release_and_acquire(plan, write, true, SyncKind::Collection);
+        container_hand_off(plan, access == ContainerAccess::Write);
         return;
     }
     let Some(access) = container_access_via(owner, name, &is_jdk_subtype) else {
@@ -141,8 +171,19 @@ fn container_calls(plan: &mut CallPlan, owner: &str, name: &str) {
         CallEvent::ContainerRead
     });
     if may_be_thread_safe_container(owner) {
-        release_and_acquire(plan, write, true, SyncKind::Collection);
+        container_hand_off(plan, write);
     }
+}
+
+/// The hand-off of a call on a thread-safe container. Besides the acquire
+/// after the call, one before it: the container calls back into the
+/// program during the call (`equals`/`hashCode`/`compareTo` of the stored
+/// keys, a `forEach` action), and those reads of what other threads put
+/// must be ordered after their puts already (jgroups' `UUID.equals` called
+/// by `ConcurrentHashMap.get` on a key another thread put).
+fn container_hand_off(plan: &mut CallPlan, write: bool) {
+    plan.pre.push(CallEvent::Acquire(SyncKind::Collection));
+    release_and_acquire(plan, write, true, SyncKind::Collection);
 }
 
 fn thread_calls(plan: &mut CallPlan, _owner: &str, name: &str, desc: &str, app_or_thread: bool) {
@@ -260,6 +301,21 @@ fn hand_off_calls(plan: &mut CallPlan, owner: &str, name: &str, desc: &str) {
             return;
         }
     }
+}
+
+// The JDK executor type whose methods stand for those of an application
+// class: every hand-off method of `Executor`, `ExecutorService` and
+// `ScheduledExecutorService` is declared by (or inherited into) it.
+use lockstep_models::threads::EXECUTOR_MODEL_CLASS as EXECUTOR_MODEL;
+
+/// A call of an executor method (`execute(Runnable)`, `submit`,
+/// `schedule`...) on an application class, such as jgroups'
+/// `ThreadManagerThreadPoolExecutor extends ThreadPoolExecutor`: the task
+/// is wrapped as for a JDK executor, and the recorder's wrapper checks at
+/// run time that the receiver is a `java.util.concurrent.Executor` (else it
+/// hands the task on unwrapped and records nothing).
+fn app_executor_calls(plan: &mut CallPlan, name: &str, desc: &str) {
+    hand_off_calls(plan, EXECUTOR_MODEL, name, desc);
 }
 
 /// The descriptor of parameter `n` of a method descriptor.
@@ -388,7 +444,13 @@ mod tests {
             "put",
             "(Ljava/lang/Object;Ljava/lang/Object;)Ljava/lang/Object;",
         );
-        assert_eq!(put.pre, vec![CallEvent::Release(SyncKind::Collection)]);
+        assert_eq!(
+            put.pre,
+            vec![
+                CallEvent::Acquire(SyncKind::Collection),
+                CallEvent::Release(SyncKind::Collection)
+            ]
+        );
         assert_eq!(put.post, vec![CallEvent::Acquire(SyncKind::Collection)]);
         let get = call_plan(
             InvokeKind::Interface,
@@ -396,7 +458,13 @@ mod tests {
             "get",
             "(Ljava/lang/Object;)Ljava/lang/Object;",
         );
-        assert_eq!(get.pre, vec![CallEvent::ContainerRead]);
+        assert_eq!(
+            get.pre,
+            vec![
+                CallEvent::ContainerRead,
+                CallEvent::Acquire(SyncKind::Collection)
+            ]
+        );
         assert_eq!(get.post, vec![CallEvent::Acquire(SyncKind::Collection)]);
         let hash = call_plan(
             InvokeKind::Virtual,
@@ -406,5 +474,55 @@ mod tests {
         );
         assert_eq!(hash.pre, vec![CallEvent::ContainerRead]);
         assert!(hash.post.is_empty());
+    }
+
+    #[test]
+    fn views_of_concurrent_maps_are_mapped_and_iterator_steps_acquire() {
+        let head = call_plan(
+            InvokeKind::Virtual,
+            "java/util/concurrent/ConcurrentSkipListMap",
+            "headMap",
+            "(Ljava/lang/Object;Z)Ljava/util/concurrent/ConcurrentNavigableMap;",
+        );
+        assert_eq!(
+            head.post.last(),
+            Some(&CallEvent::ContainerView { known_safe: true })
+        );
+        assert!(needs_result(CallEvent::ContainerView { known_safe: true }));
+        let iter = call_plan(
+            InvokeKind::Interface,
+            "java/util/Set",
+            "iterator",
+            "()Ljava/util/Iterator;",
+        );
+        assert_eq!(
+            iter.post.last(),
+            Some(&CallEvent::ContainerView { known_safe: false })
+        );
+        let next = call_plan(
+            InvokeKind::Interface,
+            "java/util/Iterator",
+            "next",
+            "()Ljava/lang/Object;",
+        );
+        assert_eq!(next.post, vec![CallEvent::ViewStep]);
+        let each = call_plan(
+            InvokeKind::Interface,
+            "java/util/Iterator",
+            "forEachRemaining",
+            "(Ljava/util/function/Consumer;)V",
+        );
+        assert_eq!(each.pre, vec![CallEvent::ViewStep]);
+        // A HashMap's views are not mapped (the checkers treat them as reads).
+        let plain = call_plan(
+            InvokeKind::Virtual,
+            "java/util/HashMap",
+            "values",
+            "()Ljava/util/Collection;",
+        );
+        assert!(!plain
+            .post
+            .iter()
+            .any(|e| matches!(e, CallEvent::ContainerView { .. })));
     }
 }

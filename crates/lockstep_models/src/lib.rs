@@ -5,7 +5,8 @@
 //! of which operand it runs ([`threads`]), which calls order threads
 //! ([`ordering`], as release/acquire hand-offs in [`handoff`]), which calls acquire or release locks ([`locks`]), which
 //! types are safe to share ([`safety`]), which calls read or write a
-//! non-thread-safe container ([`containers`]) and which calls hint at thread
+//! non-thread-safe container ([`containers`]), which results are views of
+//! or iterators over a thread-safe one ([`views`]), and which calls hint at thread
 //! confinement ([`confinement`]), which values a thread owns or cannot go
 //! stale ([`ownership`]), and what natives and intrinsics do to the
 //! heap for the points-to analysis ([`heap`]). Keeping all of this in one crate of static
@@ -43,6 +44,7 @@ pub mod ownership;
 pub mod safety;
 mod table;
 pub mod threads;
+pub mod views;
 
 pub use atomics::{atomic_access, is_atomic_class, AtomicAccess};
 pub use blocking::{all_blocking_models, blocking_call_via, BlockingKind, BlockingModel};
@@ -75,6 +77,7 @@ pub use threads::{
     thread_start, thread_start_via, thread_starts, thread_starts_via, Async, EntryMethod,
     LaunchKind, Repeat, TaskLaunch, TaskShape, THREAD_CLASS,
 };
+pub use views::{view_effect, ViewEffect};
 
 /// Which descriptors an entry matches.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

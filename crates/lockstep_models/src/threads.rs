@@ -373,3 +373,12 @@ fn most_specific(
 /// `java.lang.Thread`: a class whose `run()` is the task unless a subclass
 /// overrides it.
 pub const THREAD_CLASS: &str = "java/lang/Thread";
+
+/// `java.util.concurrent.Executor`: an application class's `execute(Runnable)`
+/// is a hand-off only on an instance of it (checked by the recorder).
+pub const EXECUTOR_INTERFACE: &str = "java/util/concurrent/Executor";
+
+/// The JDK executor whose hand-off methods stand for those of an
+/// application executor class (it declares or inherits every method of
+/// `Executor`, `ExecutorService` and `ScheduledExecutorService`).
+pub const EXECUTOR_MODEL_CLASS: &str = "java/util/concurrent/ScheduledThreadPoolExecutor";

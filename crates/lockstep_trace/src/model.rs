@@ -180,6 +180,9 @@ pub struct Field {
     pub is_static: bool,
     /// `volatile`.
     pub is_volatile: bool,
+    /// `final`: its accesses never race (the Java memory model makes a
+    /// constructed object's final fields visible through any publication).
+    pub is_final: bool,
 }
 
 /// A method.

@@ -418,6 +418,7 @@ fn decode_field(c: &mut Cursor) -> Result<Record, DecodeError> {
             descriptor,
             is_static: flags & 1 != 0,
             is_volatile: flags & 2 != 0,
+            is_final: flags & 4 != 0,
         },
     ))
 }

@@ -149,7 +149,11 @@ impl<W: Write> TraceWriter<W> {
             put_str(p, &f.class);
             put_str(p, &f.name);
             put_str(p, &f.descriptor);
-            p.push(u8::from(f.is_static) | (u8::from(f.is_volatile) << 1));
+            p.push(
+                u8::from(f.is_static)
+                    | (u8::from(f.is_volatile) << 1)
+                    | (u8::from(f.is_final) << 2),
+            );
         })
     }
 

@@ -153,6 +153,7 @@ fn small_trace() -> (Vec<u8>, Vec<Vec<Event>>) {
             descriptor: "I".into(),
             is_static: false,
             is_volatile: false,
+            is_final: true,
         },
     )
     .unwrap();
@@ -289,6 +290,7 @@ fn every_record_kind_round_trips() {
     assert_eq!(t.chunks[0].events, events[0]);
     assert_eq!(t.tables.sites[&0].line, Some(12));
     assert_eq!(t.tables.fields[&0].name, "count");
+    assert!(t.tables.fields[&0].is_final, "the final flag round-trips");
     assert_eq!(t.tables.methods[&0].name, "run");
     assert_eq!(t.tables.classes[&0].name, "p/Main");
     assert_eq!(t.tables.threads[&0].name, "main");
