@@ -118,6 +118,7 @@ impl Trace {
                 descriptor: "I".into(),
                 is_static: false,
                 is_volatile: false,
+                is_final: false,
             };
             w.field(id as u32, &field).unwrap();
         }
