@@ -188,6 +188,9 @@ fn main() {
         if std::env::var_os("PTA_CONTEXTS").is_some() {
             print_context_spread(&p, &r);
         }
+        if let Some(spec) = std::env::var("PTA_PATH").ok() {
+            print_context_path(&p, &r, &spec);
+        }
         if std::env::var_os("PTA_FIELDS").is_some() {
             let mut v: Vec<(usize, String)> = Vec::new();
             let mut per_obj: Vec<(usize, String)> = Vec::new();
@@ -350,6 +353,55 @@ fn main() {
             );
         }
     }
+}
+
+/// The shortest chain of context call edges from a method whose name
+/// contains `FROM` to one whose name contains `TO` (`PTA_PATH=FROM>TO`),
+/// each frame with its context: where a call edge is made, and in which
+/// context, edge by edge.
+fn print_context_path(p: &Program, r: &lockstep_pointsto::PointsToResult, spec: &str) {
+    use lockstep_pointsto::MethodContext;
+    use std::collections::{HashMap, VecDeque};
+    let Some((from, to)) = spec.split_once('>') else {
+        println!("  PTA_PATH wants FROM>TO");
+        return;
+    };
+    let describe = |mc: MethodContext| {
+        let ctx: Vec<String> = r.context(mc.context).iter().map(|s| s.display(p)).collect();
+        format!("{} [{}]", p.method_name(mc.method), ctx.join(", "))
+    };
+    let mut parent: HashMap<MethodContext, Option<(MethodContext, u32)>> = HashMap::new();
+    let mut queue = VecDeque::new();
+    for mc in r.method_contexts() {
+        if p.method_name(mc.method).contains(from) {
+            parent.insert(mc, None);
+            queue.push_back(mc);
+        }
+    }
+    while let Some(mc) = queue.pop_front() {
+        if p.method_name(mc.method).contains(to) {
+            let mut chain = vec![(mc, None)];
+            let mut cur = mc;
+            while let Some(Some((up, site))) = parent.get(&cur).copied() {
+                chain.push((up, Some(site)));
+                cur = up;
+            }
+            chain.reverse();
+            println!("  path {from} > {to}:");
+            for (mc, site) in chain {
+                let at = site.map(|s| format!(" @{s}")).unwrap_or_default();
+                println!("    {}{at}", describe(mc));
+            }
+            return;
+        }
+        for e in r.context_callees(mc) {
+            if !parent.contains_key(&e.callee) {
+                parent.insert(e.callee, Some((mc, e.site.0)));
+                queue.push_back(e.callee);
+            }
+        }
+    }
+    println!("  no path {from} > {to}");
 }
 
 /// What a method is, for the spread of method contexts: application code,
