@@ -191,6 +191,9 @@ fn main() {
         if let Some(spec) = std::env::var("PTA_PATH").ok() {
             print_context_path(&p, &r, &spec);
         }
+        if let Some(ty) = std::env::var("PTA_WHO").ok() {
+            print_holders(&p, &r, &ty);
+        }
         if std::env::var_os("PTA_FIELDS").is_some() {
             let mut v: Vec<(usize, String)> = Vec::new();
             let mut per_obj: Vec<(usize, String)> = Vec::new();
@@ -358,7 +361,7 @@ fn main() {
 /// The shortest chain of context call edges from a method whose name
 /// contains `FROM` to one whose name contains `TO` (`PTA_PATH=FROM>TO`),
 /// each frame with its context: where a call edge is made, and in which
-/// context, edge by edge.
+/// context, edge by edge (`PTA_PATH_JDK=1`: with only JDK frames between).
 fn print_context_path(p: &Program, r: &lockstep_pointsto::PointsToResult, spec: &str) {
     use lockstep_pointsto::MethodContext;
     use std::collections::{HashMap, VecDeque};
@@ -394,6 +397,14 @@ fn print_context_path(p: &Program, r: &lockstep_pointsto::PointsToResult, spec: 
             }
             return;
         }
+        // `PTA_PATH_JDK=1`: only through JDK frames between the two ends.
+        let through_jdk = std::env::var_os("PTA_PATH_JDK").is_some();
+        if through_jdk
+            && parent.get(&mc).is_some_and(Option::is_some)
+            && !lockstep_models::is_jdk_class(&p.class(p.method(mc.method).class).name)
+        {
+            continue;
+        }
         for e in r.context_callees(mc) {
             if !parent.contains_key(&e.callee) {
                 parent.insert(e.callee, Some((mc, e.site.0)));
@@ -402,6 +413,40 @@ fn print_context_path(p: &Program, r: &lockstep_pointsto::PointsToResult, spec: 
         }
     }
     println!("  no path {from} > {to}");
+}
+
+/// Which variables of JDK methods in the empty context, and which fields
+/// of objects without heap context, hold an object whose type contains
+/// `ty` (`PTA_WHO=ty`): where the JDK's shared copies see it.
+fn print_holders(p: &Program, r: &lockstep_pointsto::PointsToResult, ty: &str) {
+    let holds = |set: &lockstep_pointsto::ObjectSet| {
+        set.iter()
+            .any(|o| r.object(o).is_some_and(|i| i.type_name.contains(ty)))
+    };
+    let mut shown = 0;
+    for mc in r.method_contexts() {
+        if !r.context(mc.context).is_empty()
+            || !lockstep_models::is_jdk_class(&p.class(p.method(mc.method).class).name)
+        {
+            continue;
+        }
+        let Some(b) = p.body(mc.method) else { continue };
+        for i in 0..b.vars.len() {
+            let set = r.var_in(mc.method, mc.context, lockstep_ir::VarId(i as u32));
+            if holds(&set) && shown < 200 {
+                shown += 1;
+                println!("    var {} v{i} ({} objects)", p.method_name(mc.method), set.len());
+            }
+        }
+    }
+    for o in r.objects() {
+        for (f, set) in r.fields_of(o) {
+            if holds(&set) && shown < 400 {
+                shown += 1;
+                println!("    field {} .{f} ({} objects)", r.describe_object(p, o), set.len());
+            }
+        }
+    }
 }
 
 /// What a method is, for the spread of method contexts: application code,
