@@ -659,6 +659,33 @@ fn jdk_callbacks() {
     );
 }
 
+/// Issue 14 cause 1, the JDK's shared empty context: JDK code that runs
+/// without contexts (`new AssertionError(x)` renders `x` with
+/// `String.valueOf`, `printStackTrace` prints the exception) no longer
+/// connects one thread to the objects another thread hands the same JDK
+/// code: each thread's own report objects are silent, the ledger both
+/// threads render still races, on a path from each thread's own code.
+#[test]
+fn jdk_shared_copy() {
+    let findings = check("jdk_shared_copy", CLOSED);
+    let fixture = compile_fixture("data_race/jdk_shared_copy");
+    let shared = line_of(&fixture, "Printed.java", "renders++; // expect: data-race");
+    let hits = at(&findings, "Printed.java", shared);
+    assert_eq!(hits.len(), 1, "{}", dump(&findings));
+    let paths: Vec<&String> = hits[0]
+        .notes
+        .iter()
+        .filter(|n| n.starts_with("path to"))
+        .collect();
+    assert!(
+        paths
+            .iter()
+            .any(|n| n.contains("Printed.orders") || n.contains("Printed.invoices")),
+        "{}",
+        dump(&findings)
+    );
+}
+
 /// Issue 14 point 4, ownership: a per-call parser builds a command in its
 /// own fields, a factory's fresh object is changed by its caller, a local
 /// list is filled and drained, and only then is the command published in

@@ -435,7 +435,11 @@ fn print_holders(p: &Program, r: &lockstep_pointsto::PointsToResult, ty: &str) {
             let set = r.var_in(mc.method, mc.context, lockstep_ir::VarId(i as u32));
             if holds(&set) && shown < 200 {
                 shown += 1;
-                println!("    var {} v{i} ({} objects)", p.method_name(mc.method), set.len());
+                println!(
+                    "    var {} v{i} ({} objects)",
+                    p.method_name(mc.method),
+                    set.len()
+                );
             }
         }
     }
@@ -443,7 +447,11 @@ fn print_holders(p: &Program, r: &lockstep_pointsto::PointsToResult, ty: &str) {
         for (f, set) in r.fields_of(o) {
             if holds(&set) && shown < 400 {
                 shown += 1;
-                println!("    field {} .{f} ({} objects)", r.describe_object(p, o), set.len());
+                println!(
+                    "    field {} .{f} ({} objects)",
+                    r.describe_object(p, o),
+                    set.len()
+                );
             }
         }
     }
