@@ -188,10 +188,10 @@ fn main() {
         if std::env::var_os("PTA_CONTEXTS").is_some() {
             print_context_spread(&p, &r);
         }
-        if let Some(spec) = std::env::var("PTA_PATH").ok() {
+        if let Ok(spec) = std::env::var("PTA_PATH") {
             print_context_path(&p, &r, &spec);
         }
-        if let Some(ty) = std::env::var("PTA_WHO").ok() {
+        if let Ok(ty) = std::env::var("PTA_WHO") {
             print_holders(&p, &r, &ty);
         }
         if std::env::var_os("PTA_FIELDS").is_some() {
@@ -406,8 +406,8 @@ fn print_context_path(p: &Program, r: &lockstep_pointsto::PointsToResult, spec: 
             continue;
         }
         for e in r.context_callees(mc) {
-            if !parent.contains_key(&e.callee) {
-                parent.insert(e.callee, Some((mc, e.site.0)));
+            if let std::collections::hash_map::Entry::Vacant(slot) = parent.entry(e.callee) {
+                slot.insert(Some((mc, e.site.0)));
                 queue.push_back(e.callee);
             }
         }
