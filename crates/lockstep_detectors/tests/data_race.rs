@@ -637,26 +637,45 @@ fn lift_shared() {
 #[test]
 fn jdk_callbacks() {
     let findings = check("jdk_callbacks", CLOSED);
-    let fixture = compile_fixture("data_race/jdk_callbacks");
-    let shared = line_of(
-        &fixture,
-        "Callbacks.java",
-        "renders++; // expect: data-race",
-    );
-    let hits = at(&findings, "Callbacks.java", shared);
-    assert_eq!(hits.len(), 1, "{}", dump(&findings));
-    let paths: Vec<&String> = hits[0]
-        .notes
-        .iter()
-        .filter(|n| n.starts_with("path to"))
-        .collect();
+    assert_one_race_with_path(&findings, "jdk_callbacks", "Callbacks.java", |n| {
+        n.contains("Callbacks.work") && n.contains("String.valueOf")
+    });
+}
+
+/// The one finding on the `renders++; // expect: data-race` line of
+/// `file` in fixture `case` has a path note that `wanted` accepts.
+fn assert_one_race_with_path(
+    findings: &[Finding],
+    case: &str,
+    file: &str,
+    wanted: impl Fn(&str) -> bool,
+) {
+    let fixture = compile_fixture(&format!("data_race/{case}"));
+    let shared = line_of(&fixture, file, "renders++; // expect: data-race");
+    let hits = at(findings, file, shared);
+    assert_eq!(hits.len(), 1, "{}", dump(findings));
     assert!(
-        paths
+        hits[0]
+            .notes
             .iter()
-            .any(|n| n.contains("Callbacks.work") && n.contains("String.valueOf")),
+            .any(|n| n.starts_with("path to") && wanted(n)),
         "{}",
-        dump(&findings)
+        dump(findings)
     );
+}
+
+/// Issue 14 cause 1, the JDK's shared empty context: JDK code that runs
+/// without contexts (`new AssertionError(x)` renders `x` with
+/// `String.valueOf`, `printStackTrace` prints the exception) no longer
+/// connects one thread to the objects another thread hands the same JDK
+/// code: each thread's own report objects are silent, the ledger both
+/// threads render still races, on a path from each thread's own code.
+#[test]
+fn jdk_shared_copy() {
+    let findings = check("jdk_shared_copy", CLOSED);
+    assert_one_race_with_path(&findings, "jdk_shared_copy", "Printed.java", |n| {
+        n.contains("Printed.orders") || n.contains("Printed.invoices")
+    });
 }
 
 /// Issue 14 point 4, ownership: a per-call parser builds a command in its

@@ -15,8 +15,10 @@
 //! objects, and `ClassLoader.assertionLock` every object of the parser),
 //! so following them published every per-call object of the program.
 //! Fields of objects the application allocates, or that JDK code allocates
-//! in a context (the nodes of an application's `HashMap`), are always
-//! followed (the `Runnable` in a `Thread`'s `target`, a map's values).
+//! in a context naming an object (the nodes of an application's
+//! `HashMap`), are always followed (the `Runnable` in a `Thread`'s
+//! `target`, a map's values); a context made only of context-only sites
+//! (over the bound, a `main`'s entry) names no object and counts as none.
 //! `Unsafe` slots are followed only on objects the application allocated.
 //! The elements of primitive arrays are never followed: they hold no
 //! objects, whatever element set the `Object`-typed native models give
@@ -203,7 +205,8 @@ impl Analysis<'_> {
         }
         let by_application = allocated_by_application(self.program, info.site);
         let precise = by_application
-            || (info.site.is_allocation() && !self.pt.context(info.heap_context).is_empty());
+            || (info.site.is_allocation()
+                && heap_context_tells_apart(&self.pt.context(info.heap_context)));
         let primitive_array = holds_no_references(info.type_name);
         self.pt
             .fields_of(o)
@@ -217,6 +220,18 @@ impl Analysis<'_> {
             .filter(|(key, _)| !(primitive_array && matches!(key, FieldKey::Element)))
             .collect()
     }
+}
+
+/// Does a heap context made of `sites` tell one object of a JDK
+/// allocation site apart from the others, so that its JDK-written fields
+/// hold only what that one object holds? Only when one of its sites stands
+/// for an object: a context made only of context-only sites (the
+/// over-budget context, a `main`'s entry context) is shared by every call
+/// that falls into it, so its object is one for the whole program (on h2
+/// the one `HashMap$TreeNode` that `LinkedHashMap.newTreeNode` allocates
+/// over the bound "held" every parsed command of every map).
+fn heap_context_tells_apart(sites: &[&SiteKey]) -> bool {
+    sites.iter().any(|s| !s.is_context_only())
 }
 
 /// Is the type an array of a primitive type (`[B`, `[I`, ...), whose
@@ -247,4 +262,29 @@ fn written_by_jdk(key: &FieldKey) -> bool {
 fn allocated_by_application(program: &Program, site: &SiteKey) -> bool {
     site.location()
         .is_some_and(|(m, _)| program.is_application(program.method(m).class))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn context_only_heap_contexts_do_not_tell_objects_apart() {
+        let over = SiteKey::OverBudget;
+        let main = SiteKey::Main(Arc::from("app/Main"));
+        let entry = SiteKey::Entry(Arc::from("app/Server"));
+        let alloc = SiteKey::Alloc {
+            method: lockstep_program::MethodId(3),
+            stmt: lockstep_ir::StmtId(1),
+            dim: 0,
+        };
+        assert!(!heap_context_tells_apart(&[]));
+        assert!(!heap_context_tells_apart(&[&over]));
+        assert!(!heap_context_tells_apart(&[&main]));
+        assert!(!heap_context_tells_apart(&[&over, &main]));
+        assert!(heap_context_tells_apart(&[&entry]));
+        assert!(heap_context_tells_apart(&[&over, &entry]));
+        assert!(heap_context_tells_apart(&[&alloc]));
+        assert!(heap_context_tells_apart(&[&main, &alloc]));
+    }
 }

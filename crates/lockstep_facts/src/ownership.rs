@@ -40,6 +40,12 @@
 //! published only through *another* object in another method is still
 //! taken as owned when read back from the owned container.
 //!
+//! A worklist: after a first round over every node, a round re-analyses
+//! only the nodes that read a fact that changed (the `published` or
+//! `mixed` facts of an object one of their variables may point to, a
+//! callee's summary, their own parameters' entry ownership), in the same
+//! order, so the result is that of re-analysing every node every round.
+//!
 //! Bounded: reachability from a published value stops at
 //! [`MAX_REACH`] objects (past it, every variable of the method loses
 //! ownership and every parameter counts as published), and the fixpoint
@@ -137,20 +143,39 @@ impl Analysis<'_> {
             .collect();
         self.close_entries(&mut facts, &nodes, &bodies, &root_entries, None);
         let mut outs: FxHashMap<u32, NodeOut> = FxHashMap::default();
+        let mut deps = Dependents::new(&self.graph.callees);
+        // Every node is analysed in the first round; later rounds analyse
+        // only the nodes a changed fact they read makes dirty, in the same
+        // order: a clean node would give the out it gave before, which
+        // changes nothing, so the rounds and the result are those of
+        // analysing every node every round.
+        let mut dirty = vec![true; n];
         for _ in 0..MAX_ROUNDS {
             let mut changed = false;
             for &x in &nodes {
+                if !std::mem::take(&mut dirty[x as usize]) {
+                    continue;
+                }
                 let Some(body) = bodies.get(&x) else { continue };
-                let out = self.analyse_node(x, body, &facts, false);
-                changed |= merge(&mut facts, x, &out);
+                let (out, read) = self.analyse_node(x, body, &facts, false);
+                deps.note_reads(x, read);
+                let changes = merge(&mut facts, x, &out);
+                changed |= changes.any();
+                deps.mark(&changes, x, &mut dirty);
                 outs.insert(x, out);
             }
+            let entries_before = facts.entry.clone();
             changed |= self.close_entries(&mut facts, &nodes, &bodies, &root_entries, Some(&outs));
+            for &x in &nodes {
+                if facts.entry[x as usize] != entries_before[x as usize] {
+                    dirty[x as usize] = true;
+                }
+            }
             if !changed {
                 let mut owned = Owned::default();
                 for &x in &nodes {
                     if let Some(body) = bodies.get(&x) {
-                        let out = self.analyse_node(x, body, &facts, true);
+                        let (out, _) = self.analyse_node(x, body, &facts, true);
                         owned.0.extend(out.owned_bases.iter().map(|&s| (x, s)));
                     }
                 }
@@ -256,8 +281,31 @@ impl Analysis<'_> {
         }
     }
 
-    /// One pass of the must-analysis over a node's CFG.
-    fn analyse_node(&self, x: u32, body: &Body, facts: &Facts, record: bool) -> NodeOut {
+    /// One pass of the must-analysis over a node's CFG, with the objects
+    /// whose shared facts (`published`, `mixed`) it may have read: those
+    /// of every variable whose points-to set it looked at.
+    fn analyse_node(
+        &self,
+        x: u32,
+        body: &Body,
+        facts: &Facts,
+        record: bool,
+    ) -> (NodeOut, Vec<ObjectId>) {
+        let (out, pts) = self.walk_node(x, body, facts, record);
+        let mut read: Vec<ObjectId> = pts.into_iter().flatten().flatten().collect();
+        read.sort_unstable();
+        read.dedup();
+        (out, read)
+    }
+
+    /// The walk of [`Self::analyse_node`], with the points-to sets it fetched.
+    fn walk_node(
+        &self,
+        x: u32,
+        body: &Body,
+        facts: &Facts,
+        record: bool,
+    ) -> (NodeOut, Vec<Option<Vec<ObjectId>>>) {
         // `record`: also list the access statements whose base is owned.
         let mut w = NodeWalk {
             a: self,
@@ -280,7 +328,7 @@ impl Analysis<'_> {
         let nb = body.blocks.len();
         let mut at_entry: Vec<Option<Vec<bool>>> = vec![None; nb];
         if nb == 0 {
-            return w.out;
+            return (w.out, w.pts);
         }
         let mut start = vec![true; body.vars.len()];
         for (i, p) in body.params.iter().enumerate() {
@@ -304,7 +352,7 @@ impl Analysis<'_> {
                     returns_owned: false,
                     ..NodeOut::default()
                 };
-                return w.out;
+                return (w.out, w.pts);
             }
             let Some(mut state) = at_entry[b].clone() else {
                 continue;
@@ -350,7 +398,85 @@ impl Analysis<'_> {
         let mut args: Vec<(StmtId, Vec<bool>)> = w.site_args.into_iter().collect();
         args.sort_by_key(|(s, _)| *s);
         w.out.args = args;
-        w.out
+        (w.out, w.pts)
+    }
+}
+
+/// Which nodes read which shared facts, so that a change re-examines only
+/// them: the nodes that looked at an object (its `published` flag, its
+/// `mixed` slots), and the callers of a node (its `publishes` and
+/// `returns_owned`).
+struct Dependents {
+    by_object: FxHashMap<ObjectId, Vec<u32>>,
+    /// Per node, the objects it is registered under.
+    registered: Vec<FxHashSet<ObjectId>>,
+    callers: Vec<Vec<u32>>,
+}
+
+impl Dependents {
+    fn new(callees: &[Vec<(StmtId, u32)>]) -> Dependents {
+        let mut callers: Vec<Vec<u32>> = vec![Vec::new(); callees.len()];
+        for (caller, list) in callees.iter().enumerate() {
+            for &(_, callee) in list {
+                if let Some(c) = callers.get_mut(callee as usize) {
+                    c.push(caller as u32);
+                }
+            }
+        }
+        for c in &mut callers {
+            c.dedup();
+        }
+        Dependents {
+            by_object: FxHashMap::default(),
+            registered: vec![FxHashSet::default(); callees.len()],
+            callers,
+        }
+    }
+
+    /// Node `x` read the facts of `objects`.
+    fn note_reads(&mut self, x: u32, objects: Vec<ObjectId>) {
+        let Some(seen) = self.registered.get_mut(x as usize) else {
+            return;
+        };
+        for o in objects {
+            if seen.insert(o) {
+                self.by_object.entry(o).or_default().push(x);
+            }
+        }
+    }
+
+    /// Marks dirty the nodes that read what `changes` (made by node `x`) changed.
+    fn mark(&self, changes: &Changes, x: u32, dirty: &mut [bool]) {
+        let mut set = |y: u32| {
+            if let Some(d) = dirty.get_mut(y as usize) {
+                *d = true;
+            }
+        };
+        for o in &changes.objects {
+            for &y in self.by_object.get(o).map_or(&[][..], Vec::as_slice) {
+                set(y);
+            }
+        }
+        if changes.summary {
+            for &y in self.callers.get(x as usize).map_or(&[][..], Vec::as_slice) {
+                set(y);
+            }
+        }
+    }
+}
+
+/// What one merge changed: the objects whose `published` or `mixed`
+/// facts changed, and whether the node's own summary (`publishes`,
+/// `returns_owned`) did.
+#[derive(Default)]
+struct Changes {
+    objects: Vec<ObjectId>,
+    summary: bool,
+}
+
+impl Changes {
+    fn any(&self) -> bool {
+        self.summary || !self.objects.is_empty()
     }
 }
 
@@ -366,29 +492,33 @@ fn and_into(into: &mut [bool], from: &[bool]) -> bool {
     changed
 }
 
-/// Folds a node's pass into the shared facts; did any change?
-fn merge(facts: &mut Facts, x: u32, out: &NodeOut) -> bool {
-    let mut changed = false;
+/// Folds a node's pass into the shared facts; what changed?
+fn merge(facts: &mut Facts, x: u32, out: &NodeOut) -> Changes {
+    let mut changes = Changes::default();
     for &o in &out.published {
         if let Some(p) = facts.published.get_mut(o.0 as usize) {
-            changed |= !*p;
+            if !*p {
+                changes.objects.push(o);
+            }
             *p = true;
         }
     }
     for m in &out.mixed {
-        changed |= facts.mixed.insert(m.clone());
+        if facts.mixed.insert(m.clone()) {
+            changes.objects.push(m.0);
+        }
     }
     if let Some(p) = facts.publishes.get_mut(x as usize) {
         for (a, &b) in p.iter_mut().zip(&out.publishes) {
-            changed |= b && !*a;
+            changes.summary |= b && !*a;
             *a |= b;
         }
     }
     if let Some(r) = facts.returns_owned.get_mut(x as usize) {
-        changed |= *r && !out.returns_owned;
+        changes.summary |= *r && !out.returns_owned;
         *r &= out.returns_owned;
     }
-    changed
+    changes
 }
 
 /// The walk over one node's statements.

@@ -12,7 +12,9 @@
 //! from another's, at the cost of one copy per calling context.
 //!
 //! Listed: a few methods by name (the `toString`/`print`/`format`
-//! family that calls `toString`, `Iterable.forEach`), and whole packages
+//! family that calls `toString`, `Iterable.forEach`, the `AssertionError`
+//! constructor that renders its detail object, `Throwable`'s printing),
+//! and whole packages
 //! or classes whose public entry points take callbacks and then run
 //! private helpers of their own (stream pipelines, `AccessController`),
 //! where every method, helpers included, inherits the context.
@@ -69,6 +71,20 @@ static METHODS: &[CallerContextMethod] = &[
     m("java/io/PrintWriter", "format", Any),
     // The default method runs the action on every element.
     m("java/lang/Iterable", "forEach", Any),
+    // `String.valueOf` on the detail object: called from application code
+    // in the JDK's one shared copy, every `new AssertionError(x)` of the
+    // program rendered every `x` of every other (measured on h2: the first
+    // JDK frames of the path `RecoverTester.log → … → AbstractPipeline.close
+    // → TcpServerThread.run` are `StringUTF16.getChar → AssertionError.<init>
+    // → String.valueOf`).
+    m("java/lang/AssertionError", "<init>", Params(OBJ)),
+    // Printing an exception prints `toString()` (`getMessage()`, which
+    // applications override) of it and of its causes through private
+    // helpers and the wrapper classes below.
+    m("java/lang/Throwable", "printStackTrace", Any),
+    m("java/lang/Throwable", "printEnclosedStackTrace", Any),
+    m("java/lang/Throwable", "toString", Exact("()Ljava/lang/String;")),
+    m("java/lang/Throwable", "getLocalizedMessage", Exact("()Ljava/lang/String;")),
 ];
 
 static TABLE: Table<CallerContextMethod> = Table::new(METHODS);
@@ -82,6 +98,10 @@ const CLASSES: &[&str] = &[
     "java/util/stream/",
     // `doPrivileged(action)` runs `action.run()` through private helpers.
     "java/security/AccessController",
+    // `printStackTrace` prints through these wrappers of its stream.
+    "java/lang/Throwable$PrintStreamOrWriter",
+    "java/lang/Throwable$WrappedPrintStream",
+    "java/lang/Throwable$WrappedPrintWriter",
 ];
 
 /// Every listed method (for documentation and exhaustive tests).
@@ -140,6 +160,35 @@ mod tests {
             "app/Printer",
             "println",
             "(Ljava/lang/Object;)V"
+        ));
+    }
+
+    #[test]
+    fn exception_rendering() {
+        assert!(runs_in_caller_context(
+            "java/lang/AssertionError",
+            "<init>",
+            "(Ljava/lang/Object;)V"
+        ));
+        assert!(!runs_in_caller_context(
+            "java/lang/AssertionError",
+            "<init>",
+            "(Ljava/lang/String;Ljava/lang/Throwable;)V"
+        ));
+        assert!(runs_in_caller_context(
+            "java/lang/Throwable",
+            "printStackTrace",
+            "(Ljava/io/PrintStream;)V"
+        ));
+        assert!(runs_in_caller_context(
+            "java/lang/Throwable$WrappedPrintStream",
+            "println",
+            "(Ljava/lang/Object;)V"
+        ));
+        assert!(!runs_in_caller_context(
+            "java/lang/Throwable",
+            "fillInStackTrace",
+            "()Ljava/lang/Throwable;"
         ));
     }
 

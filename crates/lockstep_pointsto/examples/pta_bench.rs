@@ -188,6 +188,12 @@ fn main() {
         if std::env::var_os("PTA_CONTEXTS").is_some() {
             print_context_spread(&p, &r);
         }
+        if let Ok(spec) = std::env::var("PTA_PATH") {
+            print_context_path(&p, &r, &spec);
+        }
+        if let Ok(ty) = std::env::var("PTA_WHO") {
+            print_holders(&p, &r, &ty);
+        }
         if std::env::var_os("PTA_FIELDS").is_some() {
             let mut v: Vec<(usize, String)> = Vec::new();
             let mut per_obj: Vec<(usize, String)> = Vec::new();
@@ -348,6 +354,105 @@ fn main() {
                 g.reachable.len(),
                 g.edges.len()
             );
+        }
+    }
+}
+
+/// The shortest chain of context call edges from a method whose name
+/// contains `FROM` to one whose name contains `TO` (`PTA_PATH=FROM>TO`),
+/// each frame with its context: where a call edge is made, and in which
+/// context, edge by edge (`PTA_PATH_JDK=1`: with only JDK frames between).
+fn print_context_path(p: &Program, r: &lockstep_pointsto::PointsToResult, spec: &str) {
+    use lockstep_pointsto::MethodContext;
+    use std::collections::{HashMap, VecDeque};
+    let Some((from, to)) = spec.split_once('>') else {
+        println!("  PTA_PATH wants FROM>TO");
+        return;
+    };
+    let describe = |mc: MethodContext| {
+        let ctx: Vec<String> = r.context(mc.context).iter().map(|s| s.display(p)).collect();
+        format!("{} [{}]", p.method_name(mc.method), ctx.join(", "))
+    };
+    let mut parent: HashMap<MethodContext, Option<(MethodContext, u32)>> = HashMap::new();
+    let mut queue = VecDeque::new();
+    for mc in r.method_contexts() {
+        if p.method_name(mc.method).contains(from) {
+            parent.insert(mc, None);
+            queue.push_back(mc);
+        }
+    }
+    while let Some(mc) = queue.pop_front() {
+        if p.method_name(mc.method).contains(to) {
+            let mut chain = vec![(mc, None)];
+            let mut cur = mc;
+            while let Some(Some((up, site))) = parent.get(&cur).copied() {
+                chain.push((up, Some(site)));
+                cur = up;
+            }
+            chain.reverse();
+            println!("  path {from} > {to}:");
+            for (mc, site) in chain {
+                let at = site.map(|s| format!(" @{s}")).unwrap_or_default();
+                println!("    {}{at}", describe(mc));
+            }
+            return;
+        }
+        // `PTA_PATH_JDK=1`: only through JDK frames between the two ends.
+        let through_jdk = std::env::var_os("PTA_PATH_JDK").is_some();
+        if through_jdk
+            && parent.get(&mc).is_some_and(Option::is_some)
+            && !lockstep_models::is_jdk_class(&p.class(p.method(mc.method).class).name)
+        {
+            continue;
+        }
+        for e in r.context_callees(mc) {
+            if let std::collections::hash_map::Entry::Vacant(slot) = parent.entry(e.callee) {
+                slot.insert(Some((mc, e.site.0)));
+                queue.push_back(e.callee);
+            }
+        }
+    }
+    println!("  no path {from} > {to}");
+}
+
+/// Which variables of JDK methods in the empty context, and which fields
+/// of objects without heap context, hold an object whose type contains
+/// `ty` (`PTA_WHO=ty`): where the JDK's shared copies see it.
+fn print_holders(p: &Program, r: &lockstep_pointsto::PointsToResult, ty: &str) {
+    let holds = |set: &lockstep_pointsto::ObjectSet| {
+        set.iter()
+            .any(|o| r.object(o).is_some_and(|i| i.type_name.contains(ty)))
+    };
+    let mut shown = 0;
+    for mc in r.method_contexts() {
+        if !r.context(mc.context).is_empty()
+            || !lockstep_models::is_jdk_class(&p.class(p.method(mc.method).class).name)
+        {
+            continue;
+        }
+        let Some(b) = p.body(mc.method) else { continue };
+        for i in 0..b.vars.len() {
+            let set = r.var_in(mc.method, mc.context, lockstep_ir::VarId(i as u32));
+            if holds(&set) && shown < 200 {
+                shown += 1;
+                println!(
+                    "    var {} v{i} ({} objects)",
+                    p.method_name(mc.method),
+                    set.len()
+                );
+            }
+        }
+    }
+    for o in r.objects() {
+        for (f, set) in r.fields_of(o) {
+            if holds(&set) && shown < 400 {
+                shown += 1;
+                println!(
+                    "    field {} .{f} ({} objects)",
+                    r.describe_object(p, o),
+                    set.len()
+                );
+            }
         }
     }
 }

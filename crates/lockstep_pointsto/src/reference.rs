@@ -243,8 +243,14 @@ impl Ref<'_> {
     }
 
     fn load(&mut self, dst: &P, base: &P, f: FieldId) {
+        self.load_from(dst, base, f, false);
+    }
+
+    /// `load`, skipping application objects when `internal`
+    /// ([`Rules::unsafe_skips_application`]).
+    fn load_from(&mut self, dst: &P, base: &P, f: FieldId, internal: bool) {
         for o in self.get(base) {
-            if !self.has_field(&o, f) {
+            if !self.has_field(&o, f) || (internal && self.r.site_in_application(o.0)) {
                 continue;
             }
             for g in self.fields_for(&o, f) {
@@ -255,8 +261,13 @@ impl Ref<'_> {
     }
 
     fn store(&mut self, base: &P, f: FieldId, src: &P) {
+        self.store_into(base, f, src, false);
+    }
+
+    /// `store`, skipping application objects when `internal`.
+    fn store_into(&mut self, base: &P, f: FieldId, src: &P, internal: bool) {
         for o in self.get(base) {
-            if !self.has_field(&o, f) {
+            if !self.has_field(&o, f) || (internal && self.r.site_in_application(o.0)) {
                 continue;
             }
             for g in self.fields_for(&o, f) {
@@ -653,6 +664,9 @@ impl Ref<'_> {
                 ModelOperand::Result => result.cloned(),
             }
         };
+        let internal = self
+            .r
+            .unsafe_skips_application(site.method, site.ctx.is_empty());
         for e in effects.iter() {
             match *e {
                 HeapEffect::ReturnsReceiver => {
@@ -679,13 +693,13 @@ impl Ref<'_> {
                 HeapEffect::StoresAnywhere { object, value } => {
                     if let (Some(o), Some(v)) = (operand(object), operand(value)) {
                         let f = self.r.t.anywhere();
-                        self.store(&o, f, &v);
+                        self.store_into(&o, f, &v, internal);
                     }
                 }
                 HeapEffect::LoadsAnywhere { object } => {
                     if let (Some(o), Some(res)) = (operand(object), result) {
                         let f = self.r.t.anywhere();
-                        self.load(res, &o, f);
+                        self.load_from(res, &o, f, internal);
                     }
                 }
                 HeapEffect::StoresField {

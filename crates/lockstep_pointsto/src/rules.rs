@@ -352,6 +352,22 @@ impl<'p> Rules<'p> {
         b
     }
 
+    /// Do `Unsafe` accesses at untracked offsets that `caller` makes in the
+    /// empty context reach only objects the JDK made? They do when the
+    /// analysis has contexts and the caller is JDK code: JDK code running
+    /// without contexts sees, through its shared variables, every object
+    /// any JDK-internal caller handed it, and an untracked-offset store on
+    /// each writes every reference field of each, so one
+    /// `putReference(o, offset, v)` would store every such object into
+    /// every field of every application object (on h2, an h2 server
+    /// thread became the `onClose` action of every stream the JDK closes).
+    /// The JDK writes application fields at offsets only through field
+    /// updaters and `VarHandle`s, which application code calls, in its own
+    /// contexts.
+    pub(crate) fn unsafe_skips_application(&mut self, caller: MethodId, empty: bool) -> bool {
+        self.k > 0 && empty && is_jdk_class(&self.p.class(self.p.method(caller).class).name)
+    }
+
     /// The heap effects modelled for `m` (after dispatch).
     pub(crate) fn effects(&mut self, m: MethodId) -> Arc<[HeapEffect]> {
         if let Some(e) = self.effects.get(&m) {

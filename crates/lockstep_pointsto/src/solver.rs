@@ -74,6 +74,10 @@ enum Use {
     Call(u32),
     /// A thread start with this task: call instance, launch index.
     Launch(u32, u16),
+    /// `dst = this.f` and `this.f = src` for objects the application did
+    /// not make only ([`Rules::unsafe_skips_application`]).
+    LoadInternal(FieldId, PtrId),
+    StoreInternal(FieldId, PtrId),
     /// The receiver of a lambda's implementation ([`Solver::lambda_recvs`]).
     LambdaRecv(u32),
 }
@@ -599,6 +603,16 @@ impl<'p> Solver<'p> {
 
     fn apply(&mut self, u: Use, o: ObjId) {
         match u {
+            Use::LoadInternal(f, dst) => {
+                if !self.r.site_in_application(self.objs.key(o).0) {
+                    self.apply(Use::Load(f, dst), o);
+                }
+            }
+            Use::StoreInternal(f, src) => {
+                if !self.r.site_in_application(self.objs.key(o).0) {
+                    self.apply(Use::Store(f, src), o);
+                }
+            }
             Use::Load(f, _) | Use::Store(f, _) if !self.has_field(o, f) => {}
             Use::Load(f, dst) => {
                 self.each_field_ptr(o, f, |s, fp| s.add_edge(fp, dst, NO_FILTER));
@@ -1173,8 +1187,12 @@ impl<'p> Solver<'p> {
                 self.cs_edges.push((site.caller, site.stmt, site.kind, mc));
             }
             let effects = self.r.effects(callee);
+            let (caller_method, caller_ctx) = *self.mctxs.key(site.caller);
+            let internal = self
+                .r
+                .unsafe_skips_application(caller_method, caller_ctx == CtxId::EMPTY);
             for e in effects.iter() {
-                self.effect(*e, callee, recv, args, result);
+                self.effect(*e, callee, recv, args, result, internal);
             }
         }
         if !new_edge && this.is_none() {
@@ -1235,6 +1253,8 @@ impl<'p> Solver<'p> {
         }
     }
 
+    /// One modelled effect of a call; `internal`: its untracked-offset
+    /// accesses reach only objects the JDK made.
     fn effect(
         &mut self,
         e: HeapEffect,
@@ -1242,6 +1262,7 @@ impl<'p> Solver<'p> {
         recv: Option<PtrId>,
         args: &[Option<PtrId>],
         result: Option<PtrId>,
+        internal: bool,
     ) {
         let operand = |op: ModelOperand| match op {
             ModelOperand::Receiver => recv,
@@ -1279,13 +1300,23 @@ impl<'p> Solver<'p> {
             HeapEffect::StoresAnywhere { object, value } => {
                 if let (Some(o), Some(v)) = (operand(object), operand(value)) {
                     let f = self.r.t.anywhere();
-                    self.add_use(o, Use::Store(f, v));
+                    let u = if internal {
+                        Use::StoreInternal(f, v)
+                    } else {
+                        Use::Store(f, v)
+                    };
+                    self.add_use(o, u);
                 }
             }
             HeapEffect::LoadsAnywhere { object } => {
                 if let (Some(o), Some(res)) = (operand(object), result) {
                     let f = self.r.t.anywhere();
-                    self.add_use(o, Use::Load(f, res));
+                    let u = if internal {
+                        Use::LoadInternal(f, res)
+                    } else {
+                        Use::Load(f, res)
+                    };
+                    self.add_use(o, u);
                 }
             }
             HeapEffect::StoresField {
