@@ -232,6 +232,7 @@ fn docs_json_example_is_rendered_output() {
         tool_version: common::VERSION.to_owned(),
         suppressed: Vec::new(),
         below_min_confidence: None,
+        evidence_runs: None,
     };
     assert_eq!(render_json(&report), example);
 }
