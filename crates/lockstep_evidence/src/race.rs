@@ -38,14 +38,19 @@ impl Matcher for DataRace {
         if let Some(partner) = observed(field, primary, &partners, run) {
             // Named by the static side: the run's order of the two
             // accesses varies from run to run, the output must not.
-            return Judgement::new(
-                EvidenceStatus::Observed,
+            let detail = if same_place(primary, partner) {
+                format!(
+                    "a run saw two threads make the access at {} unordered",
+                    place(primary)
+                )
+            } else {
                 format!(
                     "a run saw the accesses at {} and {} unordered",
                     place(primary),
                     place(partner)
-                ),
-            );
+                )
+            };
+            return Judgement::new(EvidenceStatus::Observed, detail);
         }
         let primary_ran = run.executed.accessed(primary, field);
         let partner_ran = partners
@@ -53,10 +58,17 @@ impl Matcher for DataRace {
             .copied()
             .find(|p| run.executed.accessed(p, field));
         match (primary_ran, partner_ran) {
+            (true, Some(p)) if same_place(primary, p) => Judgement::new(
+                EvidenceStatus::Reached,
+                format!(
+                    "the access at {} ran, but no run saw two threads make it unordered on one object",
+                    place(primary)
+                ),
+            ),
             (true, Some(p)) => Judgement::new(
                 EvidenceStatus::Reached,
                 format!(
-                    "both accesses ran ({} and {}) but no run saw them unordered on one object",
+                    "both accesses ran ({} and {}), but no run saw them unordered on one object",
                     place(primary),
                     place(p)
                 ),
