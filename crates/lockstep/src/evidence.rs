@@ -12,7 +12,7 @@ use lockstep_trace::Trace;
 
 /// Reads every trace; `Err` names the first file that gave nothing.
 pub fn read_traces(paths: &[PathBuf]) -> Result<Vec<Trace>, String> {
-    paths.iter().map(|p| read_trace(p)).collect()
+    paths.iter().map(read_trace).collect()
 }
 
 fn read_trace(path: &PathBuf) -> Result<Trace, String> {

@@ -111,7 +111,12 @@ fn status_of<'a>(report: &'a Value, field: &str) -> &'a Value {
 #[test]
 fn races_are_observed_reached_and_not_reached() {
     let out = check(races(), "data-race", "json", 1);
-    assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let report = json(&out);
     assert_eq!(status_of(&report, "Races.observed"), "observed");
     assert_eq!(status_of(&report, "Races.ordered"), "reached");
@@ -177,7 +182,8 @@ fn a_lock_order_cycle_taken_without_hanging_is_observed() {
     };
     assert_eq!(status("in Locks.ab"), "observed", "{report:#}");
     assert_eq!(status("in Locks.cd"), "not-reached", "{report:#}");
-    let text = String::from_utf8_lossy(&check_no_jdk(locks(), "deadlock", "text").stdout).into_owned();
+    let text =
+        String::from_utf8_lossy(&check_no_jdk(locks(), "deadlock", "text").stdout).into_owned();
     insta::assert_snapshot!("locks.text", text);
 }
 
@@ -215,7 +221,10 @@ fn a_corrupt_trace_is_an_error_naming_the_file() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("bad.trace") && err.contains("not a lockstep trace"), "{err}");
+    assert!(
+        err.contains("bad.trace") && err.contains("not a lockstep trace"),
+        "{err}"
+    );
     assert!(out.stdout.is_empty());
 }
 
@@ -239,7 +248,15 @@ fn a_truncated_trace_gives_what_it_holds_with_a_note() {
     let cut = dir.path().join("cut.trace");
     std::fs::write(&cut, &whole[..whole.len() * 2 / 3]).unwrap();
     let out = lockstep()
-        .args(["check", "--no-jdk", "--no-progress", "--select", "data-race", "--format", "json"])
+        .args([
+            "check",
+            "--no-jdk",
+            "--no-progress",
+            "--select",
+            "data-race",
+            "--format",
+            "json",
+        ])
         .arg(&races().fx.classes_dir)
         .arg("--evidence")
         .arg(&cut)
@@ -247,7 +264,10 @@ fn a_truncated_trace_gives_what_it_holds_with_a_note() {
         .unwrap();
     assert_eq!(out.status.code(), Some(1));
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("cut.trace") && err.contains("uses what it holds"), "{err}");
+    assert!(
+        err.contains("cut.trace") && err.contains("uses what it holds"),
+        "{err}"
+    );
     let report = json(&out);
     for f in report["findings"].as_array().unwrap() {
         assert!(f["evidence"]["status"].is_string(), "{f:#}");
@@ -258,8 +278,16 @@ fn a_truncated_trace_gives_what_it_holds_with_a_note() {
 fn without_traces_there_is_no_evidence() {
     let report = json(&{
         let mut cmd = lockstep();
-        cmd.args(["check", "-q", "--no-jdk", "--select", "data-race", "--format", "json"])
-            .arg(&races().fx.classes_dir);
+        cmd.args([
+            "check",
+            "-q",
+            "--no-jdk",
+            "--select",
+            "data-race",
+            "--format",
+            "json",
+        ])
+        .arg(&races().fx.classes_dir);
         cmd.output().unwrap()
     });
     assert!(report["summary"].get("evidence").is_none());

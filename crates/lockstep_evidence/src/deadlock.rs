@@ -57,7 +57,10 @@ impl Matcher for Deadlock {
             );
         }
         if ran.is_empty() {
-            return Judgement::new(EvidenceStatus::NotReached, "no acquisition of the cycle ran");
+            return Judgement::new(
+                EvidenceStatus::NotReached,
+                "no acquisition of the cycle ran",
+            );
         }
         Judgement::new(
             EvidenceStatus::NotReached,
@@ -93,6 +96,8 @@ fn observed<'r>(places: &[&Location], run: &'r Run) -> Option<&'r Finding> {
         places
             .iter()
             .all(|p| theirs.iter().any(|t| same_place(p, t)))
-            && theirs.iter().all(|t| places.iter().any(|p| same_place(p, t)))
+            && theirs
+                .iter()
+                .all(|t| places.iter().any(|p| same_place(p, t)))
     })
 }

@@ -52,7 +52,8 @@ impl Runs {
     pub fn check(traces: &[Trace]) -> Runs {
         let mut out = Runs::default();
         for (i, trace) in traces.iter().enumerate() {
-            let outcome = lockstep_dynamic::check_traces(std::slice::from_ref(trace), &Options::default());
+            let outcome =
+                lockstep_dynamic::check_traces(std::slice::from_ref(trace), &Options::default());
             let prefix = if traces.len() > 1 {
                 format!("run {}: ", i + 1)
             } else {
@@ -143,7 +144,10 @@ pub fn evidence(m: &dyn Matcher, finding: &Finding, runs: &Runs) -> Evidence {
             detail: "no run to match".into(),
         };
     };
-    let in_runs = judgements.iter().filter(|j| j.status == best.status).count() as u64;
+    let in_runs = judgements
+        .iter()
+        .filter(|j| j.status == best.status)
+        .count() as u64;
     let total = judgements.len() as u64;
     let detail = if total > 1 && best.status != EvidenceStatus::NotReached {
         format!("{} (in {in_runs} of {total} runs)", best.detail)

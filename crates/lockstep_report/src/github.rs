@@ -74,7 +74,12 @@ fn finding_command(out: &mut String, finding: &Finding, options: &GithubOptions)
     let mut message = finding.message.clone();
     let _ = write!(message, "\nin {}", loc.display_method());
     if let Some(evidence) = &finding.evidence {
-        let _ = write!(message, "\n{}: {}", evidence.status.label(), evidence.detail);
+        let _ = write!(
+            message,
+            "\n{}: {}",
+            evidence.status.label(),
+            evidence.detail
+        );
     }
     for related in &finding.related {
         let _ = write!(

@@ -47,12 +47,18 @@ fn observed_findings_come_first_with_their_label() {
             "warning[data-race]: race in D",
         ]
     );
-    assert!(text.contains("   = observed in a run: detail of C\n"), "{text}");
+    assert!(
+        text.contains("   = observed in a run: detail of C\n"),
+        "{text}"
+    );
     assert!(
         text.contains("   = reached in a run (not observed): detail of B\n"),
         "{text}"
     );
-    assert!(text.contains("   = not reached in a run: detail of A\n"), "{text}");
+    assert!(
+        text.contains("   = not reached in a run: detail of A\n"),
+        "{text}"
+    );
     assert!(text.contains(
         "evidence from 1 run: 1 observed, 1 reached, 1 not reached; 1 finding of rules runs do not check\nFound 4 findings"
     ), "{text}");
@@ -66,8 +72,14 @@ fn concise_lines_end_with_the_label() {
     };
     let text = render_text(&report(), &options);
     let lines: Vec<&str> = text.lines().take(4).collect();
-    assert!(lines[0].ends_with("race in C [observed in a run]"), "{text}");
-    assert!(lines[1].ends_with("race in A [not reached in a run]"), "{text}");
+    assert!(
+        lines[0].ends_with("race in C [observed in a run]"),
+        "{text}"
+    );
+    assert!(
+        lines[1].ends_with("race in A [not reached in a run]"),
+        "{text}"
+    );
     assert!(lines[3].ends_with("race in D"), "{text}");
 }
 
