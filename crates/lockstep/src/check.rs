@@ -33,6 +33,14 @@ pub fn run(args: &CheckArgs) -> u8 {
             return 2;
         }
     }
+    // Traces first: a bad one is an error before minutes of analysis.
+    let traces = match crate::evidence::read_traces(&args.evidence) {
+        Ok(t) => t,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return 2;
+        }
+    };
     let mut phases = Phases::new(!args.quiet && !args.no_progress);
     phases.start("read and parse");
     let workspace = match Workspace::load(&crate::inputs(&args.input)) {
@@ -51,6 +59,10 @@ pub fn run(args: &CheckArgs) -> u8 {
         phases.finish();
         eprintln!("error: {e}");
         return 2;
+    }
+    if !traces.is_empty() {
+        phases.start("evidence");
+        crate::evidence::apply(&mut outcome.report, &traces, args.quiet);
     }
     // After suppressions, so a suppressed finding stays listed as such
     // whatever its confidence.
@@ -84,6 +96,9 @@ pub fn run(args: &CheckArgs) -> u8 {
     if args.stats {
         print_stats(&outcome, &phases, total);
     } else if !args.quiet && args.output.is_some() {
+        if let Some(counts) = lockstep_report::EvidenceCounts::of(&outcome.report) {
+            eprintln!("{}", counts.line());
+        }
         eprintln!("{}", lockstep_report::summary_line(&outcome.report));
     }
     if !args.quiet {

@@ -6,6 +6,7 @@ mod check;
 mod check_trace;
 mod config;
 mod debug;
+mod evidence;
 mod explain_hint;
 mod post;
 mod preflight;

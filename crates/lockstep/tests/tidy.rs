@@ -194,6 +194,7 @@ fn analysis_layers_read_no_environment_and_never_print() {
         "lockstep_detectors",
         "lockstep_report",
         "lockstep_driver",
+        "lockstep_evidence",
     ];
     let needles = [
         "env::var",

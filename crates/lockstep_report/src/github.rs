@@ -73,6 +73,14 @@ fn finding_command(out: &mut String, finding: &Finding, options: &GithubOptions)
     // renderer prints as a block goes on extra lines here.
     let mut message = finding.message.clone();
     let _ = write!(message, "\nin {}", loc.display_method());
+    if let Some(evidence) = &finding.evidence {
+        let _ = write!(
+            message,
+            "\n{}: {}",
+            evidence.status.label(),
+            evidence.detail
+        );
+    }
     for related in &finding.related {
         let _ = write!(
             message,

@@ -13,6 +13,7 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
+use crate::evidence::{EvidenceCountsOut, EvidenceOut};
 use crate::fingerprint::fingerprint;
 use crate::model::{
     Confidence, Finding, InputProblem, Location, ProblemKind, Related, Report, Severity,
@@ -75,6 +76,9 @@ struct JsonFinding<'a> {
     /// Additive (absent for static findings): `run` when observed in an execution.
     #[serde(skip_serializing_if = "Option::is_none")]
     provenance: Option<&'a str>,
+    /// Additive (only with `check --evidence`): what the runs showed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    evidence: Option<EvidenceOut<'a>>,
 }
 
 #[derive(Serialize)]
@@ -115,6 +119,9 @@ struct JsonSummary<'a> {
     /// Additive: findings not listed because of `--min-confidence`
     /// (0 without it).
     below_min_confidence: u64,
+    /// Additive (only with `check --evidence`): findings per evidence status.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    evidence: Option<EvidenceCountsOut>,
 }
 
 /// Renders the report as pretty-printed JSON (2-space indent) with a
@@ -158,6 +165,7 @@ pub fn render_json(report: &Report) -> String {
             open_program: report.summary.open_program,
             suppressed: suppressed.len() as u64,
             below_min_confidence: report.below_min_confidence.map_or(0, |(_, n)| n),
+            evidence: EvidenceCountsOut::of(report),
         },
         suppressed: suppressed.iter().map(|s| json_suppressed(s)).collect(),
     };
@@ -198,6 +206,7 @@ fn json_finding(finding: &Finding) -> JsonFinding<'_> {
         notes: &finding.notes,
         fingerprint: fingerprint(finding),
         provenance: finding.provenance.as_deref(),
+        evidence: EvidenceOut::of(finding),
     }
 }
 

@@ -16,6 +16,7 @@
 //! - [`github`]: GitHub Actions workflow commands.
 
 pub mod descriptor;
+pub mod evidence;
 pub mod fingerprint;
 pub mod github;
 pub mod glob;
@@ -29,6 +30,7 @@ use std::fmt;
 use std::str::FromStr;
 
 pub use descriptor::pretty_params;
+pub use evidence::{Evidence, EvidenceCounts, EvidenceStatus};
 pub use fingerprint::{fingerprint, FINGERPRINT_KEY};
 pub use github::{render_github, GithubOptions};
 pub use glob::glob_matches;

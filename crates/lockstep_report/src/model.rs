@@ -11,6 +11,7 @@ use std::fmt;
 use std::str::FromStr;
 
 use crate::descriptor::pretty_params;
+use crate::evidence::{Evidence, EvidenceStatus};
 
 /// Exit code when the analysis ran and found nothing.
 pub const EXIT_OK: i32 = 0;
@@ -359,6 +360,9 @@ pub struct Finding {
     /// race), for renderers that can show them (SARIF `codeFlows`); the
     /// same paths are usually in `notes` as text.
     pub flows: Vec<Flow>,
+    /// What runs said about a static finding (`check --evidence`); `None`
+    /// without traces or for rules runs do not check.
+    pub evidence: Option<Evidence>,
 }
 
 impl Finding {
@@ -381,6 +385,7 @@ impl Finding {
             notes: Vec::new(),
             provenance: None,
             flows: Vec::new(),
+            evidence: None,
         }
     }
 
@@ -444,6 +449,7 @@ impl Finding {
         (&str, Option<&str>, Option<&str>, &str),
         (Option<&str>, Option<&str>, Severity, Confidence),
         (&[Related], &[String], &[Flow], Option<&str>),
+        Option<&Evidence>,
     ) {
         let loc = &self.location;
         (
@@ -466,6 +472,7 @@ impl Finding {
                 &self.flows,
                 self.provenance.as_deref(),
             ),
+            self.evidence.as_ref(),
         )
     }
 }
@@ -679,6 +686,9 @@ pub struct Report {
     /// `--min-confidence` when one was given: the threshold and how many
     /// findings fell below it and are not listed.
     pub below_min_confidence: Option<(Confidence, u64)>,
+    /// `check --evidence`: how many runs (traces) the findings were
+    /// matched against; `None` without traces.
+    pub evidence_runs: Option<u64>,
 }
 
 impl Report {
@@ -731,12 +741,19 @@ impl Report {
         problems
     }
 
-    /// Findings in the order the text report shows them: most confident
-    /// first, then canonically.
+    /// Findings in the order the text report shows them: those a run
+    /// observed first (`check --evidence`), then most confident first,
+    /// then canonically.
     pub fn findings_by_confidence(&self) -> Vec<&Finding> {
         let mut findings = self.canonical_findings();
         // A stable sort keeps the canonical order within each confidence.
-        findings.sort_by_key(|f| f.confidence);
+        findings.sort_by_key(|f| {
+            let observed = f
+                .evidence
+                .as_ref()
+                .is_some_and(|e| e.status == EvidenceStatus::Observed);
+            (!observed, f.confidence)
+        });
         findings
     }
 

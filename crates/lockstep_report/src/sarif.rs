@@ -17,6 +17,7 @@ use serde::Serialize;
 
 use std::collections::BTreeMap;
 
+use crate::evidence::{EvidenceCountsOut, EvidenceOut};
 use crate::fingerprint::{fingerprint, FINGERPRINT_KEY};
 use crate::json::TOOL_NAME;
 use crate::model::{
@@ -118,6 +119,9 @@ struct RunProperties {
     unreadable: u64,
     /// Notifications about classes missing from the class path.
     missing_classes: u64,
+    /// With `check --evidence`: findings per evidence status.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    evidence: Option<EvidenceCountsOut>,
 }
 
 #[derive(Serialize)]
@@ -172,6 +176,9 @@ struct ResultProperties<'a> {
     lock: Option<&'a str>,
     /// `high`, `medium` or `low`, as in the JSON output.
     confidence: &'static str,
+    /// With `check --evidence`: what the runs showed, as in the JSON output.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    evidence: Option<EvidenceOut<'a>>,
 }
 
 /// The SARIF `rank` of a confidence: viewers sort and filter by it, and
@@ -279,6 +286,7 @@ pub fn render_sarif(report: &Report, rules: &[RuleMeta], options: &SarifOptions)
                 open_program: report.summary.open_program,
                 unreadable: report.problems_of_kind(ProblemKind::Unreadable).len() as u64,
                 missing_classes: report.problems_of_kind(ProblemKind::MissingClass).len() as u64,
+                evidence: EvidenceCountsOut::of(report),
             },
         }],
     };
@@ -383,6 +391,7 @@ fn sarif_result<'a>(
             field: finding.field.as_deref(),
             lock: finding.lock.as_deref(),
             confidence: finding.confidence.as_str(),
+            evidence: EvidenceOut::of(finding),
         },
     }
 }

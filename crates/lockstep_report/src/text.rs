@@ -13,7 +13,10 @@
 //! ```
 //!
 //! followed by input problems (`error: file!entry: message`) and a summary
-//! line. Findings come most confident first (then canonically). The
+//! line (after the evidence counts, with `check --evidence`). Findings
+//! come observed in a run first, then most confident first (then
+//! canonically); a finding's evidence is a `= observed in a run: …` line
+//! (a `[…]` suffix in the concise form). The
 //! concise form prints one line per finding. Colors are optional
 //! and off by default so tests and pipes see plain text.
 
@@ -21,6 +24,7 @@ use std::fmt::Write as _;
 
 use anstyle::{AnsiColor, Color, Style};
 
+use crate::evidence::EvidenceCounts;
 use crate::model::{Finding, InputProblem, ProblemKind, Report, Scope, Severity};
 use crate::sources::Sources;
 
@@ -64,6 +68,10 @@ pub fn render_text_with_sources(
     let problems = report.canonical_problems();
     problem_lines(&mut out, &problems, &paint);
     if !problems.is_empty() {
+        out.push('\n');
+    }
+    if let Some(counts) = EvidenceCounts::of(report) {
+        out.push_str(&paint.paint(BOLD, &counts.line()));
         out.push('\n');
     }
     out.push_str(&paint.paint(BOLD, &summary_line(report)));
@@ -212,6 +220,14 @@ fn full_finding(out: &mut String, finding: &Finding, paint: &Paint, sources: &So
     if finding.provenance.as_deref() == Some("run") {
         let _ = writeln!(out, "   {eq} observed in a run");
     }
+    if let Some(evidence) = &finding.evidence {
+        let _ = writeln!(
+            out,
+            "   {eq} {}: {}",
+            paint.paint(BOLD, evidence.status.label()),
+            indent_continuation(&evidence.detail)
+        );
+    }
     if let Some(field) = &finding.field {
         let _ = writeln!(out, "   {eq} field: {field}");
     }
@@ -266,6 +282,11 @@ fn concise_finding(out: &mut String, finding: &Finding, paint: &Paint) {
         finding.confidence,
         finding.message.replace('\n', " ")
     );
+    if let Some(evidence) = &finding.evidence {
+        // Before the newline: one line per finding stays one line.
+        out.pop();
+        let _ = writeln!(out, " [{}]", evidence.status.label());
+    }
 }
 
 /// Problems shown per input file: a damaged jar can have thousands of bad

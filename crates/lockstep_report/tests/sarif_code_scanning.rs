@@ -103,6 +103,7 @@ fn report() -> Report {
         },
         suppressed: vec![suppressed],
         below_min_confidence: None,
+        evidence_runs: None,
         ..Report::new(VERSION)
     }
 }

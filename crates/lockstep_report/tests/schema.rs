@@ -16,7 +16,7 @@ const SCHEMA: &str = include_str!("../../../docs/lockstep-report-v1.schema.json"
 const DOCS: &str = include_str!("../../../docs/output-formats.md");
 
 /// Keys the output omits when they do not apply (additive, optional by design).
-const OPTIONAL_KEYS: &[&str] = &["provenance"];
+const OPTIONAL_KEYS: &[&str] = &["provenance", "evidence"];
 
 fn published_schema() -> Value {
     serde_json::from_str(SCHEMA).unwrap()
@@ -108,6 +108,43 @@ fn run_provenance_matches_the_strict_schema() {
     assert!(!errors(&validator, &unknown).is_empty());
     let text = lockstep_report::render_text(&report, &lockstep_report::TextOptions::default());
     assert!(text.contains("= observed in a run"), "{text}");
+}
+
+#[test]
+fn evidence_matches_the_strict_schema() {
+    use lockstep_report::{Evidence, EvidenceStatus};
+    let validator = strict_validator();
+    let mut report = full_report();
+    report.findings[0].evidence = Some(Evidence {
+        status: EvidenceStatus::Observed,
+        runs: 2,
+        in_runs: 1,
+        detail: "a run saw the accesses at A.java:1 and A.java:2 unordered".into(),
+    });
+    report.evidence_runs = Some(2);
+    let instance = rendered(&report);
+    assert_eq!(errors(&validator, &instance), Vec::<String>::new());
+    let summary = &instance["summary"]["evidence"];
+    assert_eq!(summary["runs"], 2);
+    assert_eq!(summary["observed"], 1);
+    let others = instance["summary"]["findings"].as_u64().unwrap() - 1;
+    assert_eq!(summary["unmatched"], others);
+    let marked: Vec<&Value> = instance["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f.get("evidence").is_some())
+        .collect();
+    assert_eq!(marked.len(), 1, "only the marked finding has the key");
+    let mut unknown = instance.clone();
+    let i = instance["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .position(|f| f.get("evidence").is_some())
+        .unwrap();
+    unknown["findings"][i]["evidence"]["status"] = Value::from("maybe");
+    assert!(!errors(&validator, &unknown).is_empty());
 }
 
 #[test]
@@ -232,6 +269,7 @@ fn docs_json_example_is_rendered_output() {
         tool_version: common::VERSION.to_owned(),
         suppressed: Vec::new(),
         below_min_confidence: None,
+        evidence_runs: None,
     };
     assert_eq!(render_json(&report), example);
 }

@@ -173,6 +173,7 @@ pub fn full_report() -> Report {
         tool_version: VERSION.to_owned(),
         suppressed: Vec::new(),
         below_min_confidence: None,
+        evidence_runs: None,
     }
 }
 
