@@ -29,11 +29,19 @@ pub(crate) struct CallPlan {
     pub post: Vec<CallEvent>,
     /// The argument (0-based) replaced by the runtime's hand-off wrapper.
     pub wrap_arg: Option<usize>,
+    /// Probes before the call on (receiver, argument n).
+    pub pre_args: Vec<(usize, CallEvent)>,
+    /// Probes after a normal return on (receiver, argument n).
+    pub post_args: Vec<(usize, CallEvent)>,
 }
 
 impl CallPlan {
     pub(crate) fn is_empty(&self) -> bool {
-        self.pre.is_empty() && self.post.is_empty() && self.wrap_arg.is_none()
+        self.pre.is_empty()
+            && self.post.is_empty()
+            && self.wrap_arg.is_none()
+            && self.pre_args.is_empty()
+            && self.post_args.is_empty()
     }
 }
 
@@ -47,6 +55,7 @@ pub(crate) fn needs_result(e: CallEvent) -> bool {
             | CallEvent::NewCondition
             | CallEvent::AcquireIfTrue(_)
             | CallEvent::FutureOf
+            | CallEvent::OptimisticRead
     )
 }
 
@@ -77,7 +86,10 @@ pub(crate) fn call_plan(kind: InvokeKind, owner: &str, name: &str, desc: &str) -
     if !plan.is_empty() {
         return plan;
     }
-    if !is_jdk_class(owner) {
+    if name != "<init>" {
+        crate::handoffs::task_calls(&mut plan, kind, owner, name, desc);
+    }
+    if !plan.is_empty() || !is_jdk_class(owner) {
         return plan;
     }
     if instance {
