@@ -13,6 +13,7 @@ use jni_sys::{jclass, jint, jmethodID, jobject, JNIEnv};
 use lockstep_instrument::{CallEvent, LockSide, ProbeEvent, SyncKind};
 use lockstep_trace::{Event, LockKind};
 
+use crate::handoffs;
 use crate::ident::{self, Identity};
 use crate::state::{key, lock, ProbeSlot, Recorder, ResolvedField, ThreadBuf, RECORDER};
 use crate::threads::{object, object_as, thread_id_for_tag, with_buf};
@@ -52,10 +53,11 @@ fn sync_key(k: SyncKind) -> u32 {
         SyncKind::Executor => key::EXECUTOR,
         SyncKind::Atomic => key::ATOMIC,
         SyncKind::Collection => key::COLLECTION,
+        SyncKind::TaskStart => key::TASK_START,
     }
 }
 
-fn release(r: &Recorder, b: &mut ThreadBuf, obj: u64, key: u32, site: u32) {
+pub(crate) fn release(r: &Recorder, b: &mut ThreadBuf, obj: u64, key: u32, site: u32) {
     let seq = r.next_seq(obj, key);
     r.push(
         b,
@@ -68,7 +70,7 @@ fn release(r: &Recorder, b: &mut ThreadBuf, obj: u64, key: u32, site: u32) {
     );
 }
 
-fn acquire(r: &Recorder, b: &mut ThreadBuf, obj: u64, key: u32, site: u32) {
+pub(crate) fn acquire(r: &Recorder, b: &mut ThreadBuf, obj: u64, key: u32, site: u32) {
     let seq = r.next_seq(obj, key);
     r.push(
         b,
@@ -81,7 +83,7 @@ fn acquire(r: &Recorder, b: &mut ThreadBuf, obj: u64, key: u32, site: u32) {
     );
 }
 
-fn lock_event(r: &Recorder, b: &mut ThreadBuf, lock_id: u64, kind: LockKind, site: u32, acq: bool) {
+pub(crate) fn lock_event(r: &Recorder, b: &mut ThreadBuf, lock_id: u64, kind: LockKind, site: u32, acq: bool) {
     let seq = r.next_seq(lock_id, u32::MAX);
     let e = if acq {
         Event::Acquire {
@@ -233,6 +235,8 @@ pub unsafe extern "system" fn o(env: *mut JNIEnv, _c: jclass, obj: jobject, prob
             ProbeEvent::FieldRead(_) | ProbeEvent::FieldWrite(_) => field_access(r, b, p, id),
             ProbeEvent::MonitorEnter => lock_event(r, b, id, LockKind::Monitor, site, true),
             ProbeEvent::MonitorExit => lock_event(r, b, id, LockKind::Monitor, site, false),
+            ProbeEvent::TaskBegin => handoffs::task_body(r, b, id, true, site),
+            ProbeEvent::TaskEnd => handoffs::task_body(r, b, id, false, site),
             ProbeEvent::Call { event, .. } => call_event(r, env, b, obj, id, *event, site),
             _ => {}
         }
@@ -300,9 +304,10 @@ unsafe fn call_event(
         }
         CallEvent::Release(k) => release(r, b, id, sync_key(k), site),
         CallEvent::Acquire(SyncKind::Future) => {
-            if let Some(&w) = lock(&r.links).futures.get(&id) {
-                acquire(r, b, w, key::TASK_END, site);
-            }
+            // A future of a wrapped task, or a task object (`ForkJoinTask`)
+            // whose body released its end on itself.
+            let task = lock(&r.links).futures.get(&id).copied().unwrap_or(id);
+            acquire(r, b, task, key::TASK_END, site);
         }
         CallEvent::Acquire(k) => acquire(r, b, id, sync_key(k), site),
         CallEvent::ContainerRead => r.push(b, &Event::ContainerRead { obj: id, site }),
@@ -316,6 +321,14 @@ pub unsafe extern "system" fn oi(env: *mut JNIEnv, _c: jclass, obj: jobject, v: 
     let Some((r, p)) = recorder_and_probe(probe) else {
         return;
     };
+    if let ProbeEvent::Call {
+        event: CallEvent::ProgramExit,
+        ..
+    } = p.event
+    {
+        with_buf(r, env, |b| handoffs::program_end(r, b, p.site));
+        return;
+    }
     if obj.is_null() {
         return;
     }
@@ -353,6 +366,9 @@ pub unsafe extern "system" fn oi(env: *mut JNIEnv, _c: jclass, obj: jobject, v: 
                 event: CallEvent::AcquireIfTrue(k),
                 ..
             } if v != 0 => acquire(r, b, id, sync_key(*k), site),
+            ProbeEvent::Call { event, .. } => {
+                handoffs::int_event(r, b, id, v, *event, site);
+            }
             _ => {}
         }
     });
@@ -375,6 +391,9 @@ pub unsafe extern "system" fn oo(
     let ProbeEvent::Call { event, .. } = &p.event else {
         return;
     };
+    if handoffs::object_arg_event(r, env, recv, res, *event, p.site) {
+        return;
+    }
     with_buf(r, env, |b| {
         let recv_id = object(r, env, b, recv);
         let res_id = object(r, env, b, res);
