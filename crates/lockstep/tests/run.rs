@@ -523,3 +523,55 @@ fn thread_safe_collections_are_hand_offs_and_a_shared_hash_map_races() {
     );
     assert_no_read_read(&fs);
 }
+
+/// The findings of a hand-off fixture must be exactly its racy twin, found
+/// by happens-before (lockset may or may not join in: the twin is unlocked).
+fn assert_only_the_twin(fs: &[Value], twin: &str) {
+    assert_eq!(fields(fs), vec![twin], "false alarms or no twin: {fs:#?}");
+    assert_eq!(fs.len(), 1, "{fs:#?}");
+    assert!(found_by(&fs[0]).contains("happens-before"), "{fs:#?}");
+    assert_no_read_read(fs);
+}
+
+#[test]
+fn timer_tasks_see_what_was_written_before_schedule_and_the_racy_twin_is_found() {
+    // Without the schedule → run edge: `Job.data` and its element,
+    // `payload`, `Job.done`, `Base.step`, `Base.done` were reported.
+    let fs = handoff_run("TimerTasks", "timer 42 3 6 6\n");
+    assert_only_the_twin(&fs, "TimerTasks.late");
+}
+
+#[test]
+fn fork_join_tasks_are_ordered_by_fork_join_invoke_and_invoke_all() {
+    // Without the task-object edges: `data` and its elements, `filled`,
+    // `Sum.partial`, `Sum.lo/hi`, `Fill.lo/hi`, `Box.v` were reported.
+    let fs = handoff_run("ForkJoins", "forkjoin 6000 6000 5999 2 2 6000\n");
+    assert_only_the_twin(&fs, "ForkJoins.late");
+}
+
+#[test]
+fn stamped_lock_stamps_views_conversions_and_a_validated_optimistic_read_are_silent() {
+    // Without stamps: `x`, `y` and `counter` were reported by both
+    // checkers (unlock(stamp), tryWriteLock, tryReadLock, conversions and
+    // the optimistic read were not recorded).
+    let fs = handoff_run("StampedLocks", "stamped 2236\ncounter 2000\n");
+    assert_only_the_twin(&fs, "StampedLocks.late");
+}
+
+#[test]
+fn a_shutdown_hook_starts_after_the_ended_threads_and_after_exit() {
+    // Without the hook edges: `session` (written by a worker that ended,
+    // and by the hook) and `config` (written by main after registering).
+    let fx = fixture("handoffs", &CompileOptions::release(17));
+    for args in [&["ShutdownHooks"][..], &["ShutdownHooks", "exit"][..]] {
+        let (out, report) = run_with_args(&[], &java17(), &fx.classes_dir, args);
+        assert_eq!(
+            String::from_utf8_lossy(&out.stdout),
+            "main done\nhook true 7 true\n",
+            "{args:?}: the program's behaviour changed; stderr:\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let fs: Vec<Value> = findings(&report).into_iter().cloned().collect();
+        assert_only_the_twin(&fs, "ShutdownHooks.late");
+    }
+}
