@@ -575,3 +575,11 @@ fn a_shutdown_hook_starts_after_the_ended_threads_and_after_exit() {
         assert_only_the_twin(&fs, "ShutdownHooks.late");
     }
 }
+
+#[test]
+fn executor_invoke_all_orders_each_task_after_the_call_and_before_its_return() {
+    // Without wrapping the collection: `Cell.in` (read by the tasks) and
+    // `Cell.out` (read by main after `invokeAll` returned) were reported.
+    let fs = handoff_run("InvokeAll", "invokeAll 82 82\n");
+    assert_only_the_twin(&fs, "InvokeAll.late");
+}

@@ -15,9 +15,10 @@
 //! - a shutdown hook thread begins after its registration and after every
 //!   thread end and `exit` call recorded so far ([`key::PROGRAM_END`]).
 
+use std::ffi::{CStr, CString};
 use std::sync::OnceLock;
 
-use jni_sys::{jmethodID, jobject, jobjectArray, JNIEnv};
+use jni_sys::{jclass, jmethodID, jobject, jobjectArray, jvalue, JNIEnv};
 use lockstep_instrument::{CallEvent, StampTarget, TaskArg, CONVERTED};
 use lockstep_models::recorder::{stamp_mode, StampMode, COLLECTION_INTERFACE};
 use lockstep_trace::LockKind;
@@ -26,32 +27,103 @@ use crate::natives::{acquire, lock_event, release};
 use crate::state::{key, lock, Recorder, ThreadBuf};
 use crate::threads::{object, with_buf};
 
-/// `Collection.toArray()`, resolved on first use (a bootstrap class: the
-/// id stays valid).
-static TO_ARRAY: OnceLock<usize> = OnceLock::new();
+/// A JDK method resolved on first use (bootstrap classes: ids stay valid).
+struct JdkMethod {
+    class: &'static str,
+    name: &'static CStr,
+    desc: &'static CStr,
+    id: OnceLock<usize>,
+}
 
-unsafe fn to_array_method(env: *mut JNIEnv) -> Option<jmethodID> {
-    if let Some(&m) = TO_ARRAY.get() {
-        return Some(m as jmethodID);
+impl JdkMethod {
+    const fn new(class: &'static str, name: &'static CStr, desc: &'static CStr) -> JdkMethod {
+        JdkMethod {
+            class,
+            name,
+            desc,
+            id: OnceLock::new(),
+        }
     }
-    let name = std::ffi::CString::new(COLLECTION_INTERFACE).ok()?;
+
+    unsafe fn get(&self, env: *mut JNIEnv) -> Option<jmethodID> {
+        if let Some(&m) = self.id.get() {
+            return Some(m as jmethodID);
+        }
+        let class = find_class(env, self.class)?;
+        let m = ((**env).v1_4.GetMethodID)(env, class, self.name.as_ptr(), self.desc.as_ptr());
+        ((**env).v1_4.DeleteLocalRef)(env, class);
+        if m.is_null() {
+            ((**env).v1_4.ExceptionClear)(env);
+            return None;
+        }
+        Some(*self.id.get_or_init(|| m as usize) as jmethodID)
+    }
+}
+
+unsafe fn find_class(env: *mut JNIEnv, name: &str) -> Option<jclass> {
+    let name = CString::new(name).ok()?;
     let class = ((**env).v1_4.FindClass)(env, name.as_ptr());
     if class.is_null() {
         ((**env).v1_4.ExceptionClear)(env);
         return None;
     }
-    let m = ((**env).v1_4.GetMethodID)(
-        env,
-        class,
-        c"toArray".as_ptr(),
-        c"()[Ljava/lang/Object;".as_ptr(),
-    );
+    Some(class)
+}
+
+static TO_ARRAY: JdkMethod =
+    JdkMethod::new(COLLECTION_INTERFACE, c"toArray", c"()[Ljava/lang/Object;");
+static LIST_NEW: JdkMethod = JdkMethod::new(LIST_CLASS, c"<init>", c"(I)V");
+static LIST_ADD: JdkMethod = JdkMethod::new(LIST_CLASS, c"add", c"(Ljava/lang/Object;)Z");
+
+/// The list `invokeAll`'s tasks are wrapped into.
+const LIST_CLASS: &str = "java/util/ArrayList";
+
+/// `invokeAll(tasks)`/`invokeAny(tasks)` on executor `recv`: a new list of
+/// one wrapper per task (each linked to the executor, its start released),
+/// or `tasks` itself when the list cannot be built.
+pub unsafe fn wrap_all(
+    r: &Recorder,
+    env: *mut JNIEnv,
+    recv: jobject,
+    tasks: jobject,
+    site: u32,
+) -> jobject {
+    let (Some(new), Some(add)) = (LIST_NEW.get(env), LIST_ADD.get(env)) else {
+        return tasks;
+    };
+    let Some(class) = find_class(env, LIST_CLASS) else {
+        return tasks;
+    };
+    let items = tasks_of(env, tasks, TaskArg::Collection);
+    let size = jvalue {
+        i: items.len().try_into().unwrap_or(i32::MAX),
+    };
+    let list = ((**env).v1_4.NewObjectA)(env, class, new, &size);
     ((**env).v1_4.DeleteLocalRef)(env, class);
-    if m.is_null() {
-        ((**env).v1_4.ExceptionClear)(env);
-        return None;
+    let mut ok = !list.is_null();
+    for task in items {
+        let wrapper = if ok {
+            crate::natives::new_wrapper(env, task)
+        } else {
+            std::ptr::null_mut()
+        };
+        ok = ok && !wrapper.is_null();
+        if ok {
+            with_buf(r, env, |b| {
+                crate::natives::hand_off_wrapper(r, env, b, recv, wrapper, site)
+            });
+            let arg = jvalue { l: wrapper };
+            ((**env).v1_4.CallBooleanMethodA)(env, list, add, &arg);
+            ok = !((**env).v1_4.ExceptionCheck)(env);
+            ((**env).v1_4.DeleteLocalRef)(env, wrapper);
+        }
+        ((**env).v1_4.DeleteLocalRef)(env, task);
     }
-    Some(*TO_ARRAY.get_or_init(|| m as usize) as jmethodID)
+    if ok {
+        return list;
+    }
+    ((**env).v1_4.ExceptionClear)(env);
+    tasks
 }
 
 /// The tasks an argument names, as local references the caller deletes.
@@ -60,7 +132,7 @@ unsafe fn tasks_of(env: *mut JNIEnv, arg: jobject, shape: TaskArg) -> Vec<jobjec
         TaskArg::One => return vec![((**env).v1_4.NewLocalRef)(env, arg)],
         TaskArg::Array => arg,
         TaskArg::Collection => {
-            let Some(m) = to_array_method(env) else {
+            let Some(m) = TO_ARRAY.get(env) else {
                 return Vec::new();
             };
             let a = ((**env).v1_4.CallObjectMethodA)(env, arg, m, std::ptr::null());

@@ -434,26 +434,57 @@ pub unsafe extern "system" fn w(
     let Some((r, p)) = recorder_and_probe(probe) else {
         return task;
     };
+    if task.is_null() {
+        return task;
+    }
+    if let ProbeEvent::Call {
+        event: CallEvent::WrapTasks,
+        ..
+    } = p.event
+    {
+        return handoffs::wrap_all(r, env, recv, task, p.site);
+    }
+    let wrapper = new_wrapper(env, task);
+    if wrapper.is_null() {
+        return task;
+    }
+    with_buf(r, env, |b| {
+        b.last_wrapper = hand_off_wrapper(r, env, b, recv, wrapper, p.site);
+    });
+    wrapper
+}
+
+/// A new hand-off wrapper of `task`, or null (no exception left pending).
+pub(crate) unsafe fn new_wrapper(env: *mut JNIEnv, task: jobject) -> jobject {
     let class = TASK_CLASS.load(Ordering::Acquire);
     let init = TASK_INIT.load(Ordering::Acquire);
-    if task.is_null() || class.is_null() || init.is_null() {
-        return task;
+    if class.is_null() || init.is_null() {
+        return std::ptr::null_mut();
     }
     let wrapper = ((**env).v1_4.NewObject)(env, class as jclass, init as jmethodID, task);
     if wrapper.is_null() {
         ((**env).v1_4.ExceptionClear)(env);
-        return task;
     }
-    with_buf(r, env, |b| {
-        let wid = object(r, env, b, wrapper);
-        if !recv.is_null() {
-            let exec = object(r, env, b, recv);
-            lock(&r.links).executors.insert(wid, exec);
-        }
-        b.last_wrapper = wid;
-        release(r, b, wid, key::TASK_START, p.site);
-    });
     wrapper
+}
+
+/// A wrapper handed to executor `recv` (may be null): linked to it, its
+/// start released. Returns the wrapper's id.
+pub(crate) unsafe fn hand_off_wrapper(
+    r: &Recorder,
+    env: *mut JNIEnv,
+    b: &mut ThreadBuf,
+    recv: jobject,
+    wrapper: jobject,
+    site: u32,
+) -> u64 {
+    let wid = object(r, env, b, wrapper);
+    if !recv.is_null() {
+        let exec = object(r, env, b, recv);
+        lock(&r.links).executors.insert(wid, exec);
+    }
+    release(r, b, wid, key::TASK_START, site);
+    wid
 }
 
 /// `t(Object wrapper, int phase)`: the wrapped task begins (0) or ends (1).

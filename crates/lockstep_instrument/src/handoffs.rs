@@ -211,6 +211,18 @@ mod tests {
     }
 
     #[test]
+    fn executor_invoke_all_wraps_its_collection() {
+        let p = call_plan(
+            InvokeKind::Interface,
+            "java/util/concurrent/ExecutorService",
+            "invokeAll",
+            "(Ljava/util/Collection;)Ljava/util/List;",
+        );
+        assert_eq!((p.wrap_arg, p.wrap_all), (Some(0), true));
+        assert_eq!(p.post, vec![CallEvent::Acquire(SyncKind::Executor)]);
+    }
+
+    #[test]
     fn shutdown_hooks_and_exit() {
         let h = call_plan(
             InvokeKind::Virtual,

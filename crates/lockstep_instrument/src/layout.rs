@@ -804,7 +804,12 @@ fn probe_call(
     }
     for (i, (k, s)) in params.iter().zip(&slots).enumerate() {
         if plan.wrap_arg == Some(i) {
-            let id = probe(em, CallEvent::HandOff)?;
+            let event = if plan.wrap_all {
+                CallEvent::WrapTasks
+            } else {
+                CallEvent::HandOff
+            };
+            let id = probe(em, event)?;
             load_receiver(p);
             emit::local(p, Kind::Ref, *s, false);
             em.call(p, Native::W, id)?;

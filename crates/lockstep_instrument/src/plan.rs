@@ -29,6 +29,9 @@ pub(crate) struct CallPlan {
     pub post: Vec<CallEvent>,
     /// The argument (0-based) replaced by the runtime's hand-off wrapper.
     pub wrap_arg: Option<usize>,
+    /// The wrapped argument is a collection of tasks (`invokeAll`): it is
+    /// replaced by a list of wrappers ([`CallEvent::WrapTasks`]).
+    pub wrap_all: bool,
     /// Probes before the call on (receiver, argument n).
     pub pre_args: Vec<(usize, CallEvent)>,
     /// Probes after a normal return on (receiver, argument n).
@@ -252,6 +255,13 @@ fn is_wrappable(param: &str) -> bool {
 
 fn hand_off_calls(plan: &mut CallPlan, owner: &str, name: &str, desc: &str) {
     for launch in thread_starts_via(owner, name, desc, &is_jdk_subtype) {
+        if let (LaunchKind::InvokeAll, TaskShape::Collection, Operand::Arg(n)) =
+            (launch.kind, launch.shape, launch.task)
+        {
+            plan.wrap_arg = Some(usize::from(n));
+            plan.wrap_all = true;
+            return;
+        }
         let wrappable_kind = matches!(
             launch.kind,
             LaunchKind::Executor | LaunchKind::CompletableFuture | LaunchKind::ScheduledExecutor
