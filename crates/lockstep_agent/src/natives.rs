@@ -83,7 +83,14 @@ pub(crate) fn acquire(r: &Recorder, b: &mut ThreadBuf, obj: u64, key: u32, site:
     );
 }
 
-pub(crate) fn lock_event(r: &Recorder, b: &mut ThreadBuf, lock_id: u64, kind: LockKind, site: u32, acq: bool) {
+pub(crate) fn lock_event(
+    r: &Recorder,
+    b: &mut ThreadBuf,
+    lock_id: u64,
+    kind: LockKind,
+    site: u32,
+    acq: bool,
+) {
     let seq = r.next_seq(lock_id, u32::MAX);
     let e = if acq {
         Event::Acquire {

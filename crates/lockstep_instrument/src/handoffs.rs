@@ -178,7 +178,12 @@ mod tests {
             "()Ljava/util/concurrent/ForkJoinTask;",
         );
         assert_eq!(fork.pre, vec![CallEvent::Release(SyncKind::TaskStart)]);
-        let join = call_plan(InvokeKind::Virtual, "app/Fib", "join", "()Ljava/lang/Object;");
+        let join = call_plan(
+            InvokeKind::Virtual,
+            "app/Fib",
+            "join",
+            "()Ljava/lang/Object;",
+        );
         assert_eq!(join.post, vec![CallEvent::Acquire(SyncKind::Future)]);
         let all = call_plan(
             InvokeKind::Static,
@@ -186,9 +191,21 @@ mod tests {
             "invokeAll",
             "([Ljava/util/concurrent/ForkJoinTask;)V",
         );
-        assert_eq!(all.pre_args, vec![(0, CallEvent::SubmitTasks(TaskArg::Array))]);
-        assert_eq!(all.post_args, vec![(0, CallEvent::TasksEnded(TaskArg::Array))]);
-        assert!(call_plan(InvokeKind::Virtual, "app/Fib", "get", "()Ljava/lang/Object;").is_empty());
+        assert_eq!(
+            all.pre_args,
+            vec![(0, CallEvent::SubmitTasks(TaskArg::Array))]
+        );
+        assert_eq!(
+            all.post_args,
+            vec![(0, CallEvent::TasksEnded(TaskArg::Array))]
+        );
+        assert!(call_plan(
+            InvokeKind::Virtual,
+            "app/Fib",
+            "get",
+            "()Ljava/lang/Object;"
+        )
+        .is_empty());
     }
 
     #[test]

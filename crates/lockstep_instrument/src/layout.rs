@@ -289,11 +289,7 @@ fn is_task_body(cx: &MethodCx<'_>) -> bool {
     cx.options.sync
         && !cx.is_static()
         && cx.class.super_class.as_deref().is_some_and(|sup| {
-            lockstep_models::recorder::may_be_task_body(
-                sup,
-                &cx.method.name,
-                &cx.method.descriptor,
-            )
+            lockstep_models::recorder::may_be_task_body(sup, &cx.method.name, &cx.method.descriptor)
         })
         && !writes_local0()
 }

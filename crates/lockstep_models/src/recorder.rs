@@ -194,7 +194,10 @@ mod tests {
         );
         assert_eq!(all, Some(ForkJoinCall::InvokeAll));
         assert_eq!(fork_join_call("app/Fib", "fork", "()V"), None);
-        assert_eq!(fork_join_call("app/Fib", "get", "()Ljava/lang/Object;"), None);
+        assert_eq!(
+            fork_join_call("app/Fib", "get", "()Ljava/lang/Object;"),
+            None
+        );
     }
 
     #[test]
@@ -203,7 +206,10 @@ mod tests {
         assert_eq!(stamp_mode(0x101), StampMode::Read);
         assert_eq!(stamp_mode(0x100), StampMode::Optimistic);
         assert_eq!(
-            stamp_conversion("java/util/concurrent/locks/StampedLock", "tryConvertToReadLock"),
+            stamp_conversion(
+                "java/util/concurrent/locks/StampedLock",
+                "tryConvertToReadLock"
+            ),
             Some(StampMode::Read)
         );
     }
