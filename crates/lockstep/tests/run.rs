@@ -583,3 +583,12 @@ fn executor_invoke_all_orders_each_task_after_the_call_and_before_its_return() {
     let fs = handoff_run("InvokeAll", "invokeAll 82 82\n");
     assert_only_the_twin(&fs, "InvokeAll.late");
 }
+
+#[test]
+fn counted_completers_complete_up_to_the_root_before_its_join_returns() {
+    // The root's `compute` ends before its leaves: without the release of
+    // each completer's end at `tryComplete`, the leaves' `slots` elements
+    // were reported against main's reads after `join`.
+    let fs = handoff_run("Completers", "completers 2080\n");
+    assert_only_the_twin(&fs, "Completers.late");
+}

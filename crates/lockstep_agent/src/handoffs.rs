@@ -8,6 +8,10 @@
 //!   `EXECUTOR`) at exit; `join`/`invoke`/`invokeAll` acquire `TASK_END`.
 //!   Arrays and collections of tasks are listed through JNI *before* the
 //!   thread's buffer is entered (`toArray()` may run probed code);
+//!   `tryComplete` and its kin release the end of the task and of each
+//!   `CountedCompleter` up its chain of completers (`getCompleter()`);
+//! - `ExecutorService.invokeAll`/`invokeAny` get a new list of hand-off
+//!   wrappers in place of their collection of tasks;
 //! - a `StampedLock` stamp's low bits say its mode; an optimistic read
 //!   section (`tryOptimisticRead` … `validate`) is recorded as holding the
 //!   read side: a validated section saw no write, so its reads are ordered
@@ -15,12 +19,14 @@
 //! - a shutdown hook thread begins after its registration and after every
 //!   thread end and `exit` call recorded so far ([`key::PROGRAM_END`]).
 
-use std::ffi::{CStr, CString};
+use std::ffi::CString;
 use std::sync::OnceLock;
 
 use jni_sys::{jclass, jmethodID, jobject, jobjectArray, jvalue, JNIEnv};
 use lockstep_instrument::{CallEvent, StampTarget, TaskArg, CONVERTED};
-use lockstep_models::recorder::{stamp_mode, StampMode, COLLECTION_INTERFACE};
+use lockstep_models::recorder::{
+    stamp_mode, StampMode, COLLECTION_INTERFACE, COUNTED_COMPLETER_CLASS, GET_COMPLETER_METHOD,
+};
 use lockstep_trace::LockKind;
 
 use crate::natives::{acquire, lock_event, release};
@@ -30,13 +36,13 @@ use crate::threads::{object, with_buf};
 /// A JDK method resolved on first use (bootstrap classes: ids stay valid).
 struct JdkMethod {
     class: &'static str,
-    name: &'static CStr,
-    desc: &'static CStr,
+    name: &'static str,
+    desc: &'static str,
     id: OnceLock<usize>,
 }
 
 impl JdkMethod {
-    const fn new(class: &'static str, name: &'static CStr, desc: &'static CStr) -> JdkMethod {
+    const fn new(class: &'static str, name: &'static str, desc: &'static str) -> JdkMethod {
         JdkMethod {
             class,
             name,
@@ -49,8 +55,9 @@ impl JdkMethod {
         if let Some(&m) = self.id.get() {
             return Some(m as jmethodID);
         }
+        let (name, desc) = (CString::new(self.name).ok()?, CString::new(self.desc).ok()?);
         let class = find_class(env, self.class)?;
-        let m = ((**env).v1_4.GetMethodID)(env, class, self.name.as_ptr(), self.desc.as_ptr());
+        let m = ((**env).v1_4.GetMethodID)(env, class, name.as_ptr(), desc.as_ptr());
         ((**env).v1_4.DeleteLocalRef)(env, class);
         if m.is_null() {
             ((**env).v1_4.ExceptionClear)(env);
@@ -71,9 +78,9 @@ unsafe fn find_class(env: *mut JNIEnv, name: &str) -> Option<jclass> {
 }
 
 static TO_ARRAY: JdkMethod =
-    JdkMethod::new(COLLECTION_INTERFACE, c"toArray", c"()[Ljava/lang/Object;");
-static LIST_NEW: JdkMethod = JdkMethod::new(LIST_CLASS, c"<init>", c"(I)V");
-static LIST_ADD: JdkMethod = JdkMethod::new(LIST_CLASS, c"add", c"(Ljava/lang/Object;)Z");
+    JdkMethod::new(COLLECTION_INTERFACE, "toArray", "()[Ljava/lang/Object;");
+static LIST_NEW: JdkMethod = JdkMethod::new(LIST_CLASS, "<init>", "(I)V");
+static LIST_ADD: JdkMethod = JdkMethod::new(LIST_CLASS, "add", "(Ljava/lang/Object;)Z");
 
 /// The list `invokeAll`'s tasks are wrapped into.
 const LIST_CLASS: &str = "java/util/ArrayList";
@@ -199,6 +206,50 @@ pub unsafe fn object_arg_event(
         ((**env).v1_4.DeleteLocalRef)(env, task);
     }
     true
+}
+
+static GET_COMPLETER: JdkMethod =
+    JdkMethod::new(COUNTED_COMPLETER_CLASS, GET_COMPLETER_METHOD.0, GET_COMPLETER_METHOD.1);
+
+/// How far up a chain of completers [`complete_chain`] goes (a guard
+/// against a cycle; real chains are as deep as the task tree).
+const MAX_CHAIN: usize = 4096;
+
+/// `task` may complete (`tryComplete`, `complete`, ...): its end is
+/// released, and when it is a `CountedCompleter` so is each completer's up
+/// to the root (whose `join` returns once they all completed). The chain
+/// is read through JNI before the thread's buffer is entered.
+pub unsafe fn complete_chain(r: &Recorder, env: *mut JNIEnv, task: jobject, site: u32) {
+    if task.is_null() {
+        return;
+    }
+    let mut chain = vec![((**env).v1_4.NewLocalRef)(env, task)];
+    let completer_class = find_class(env, COUNTED_COMPLETER_CLASS);
+    if let (Some(class), Some(get)) = (completer_class, GET_COMPLETER.get(env)) {
+        while chain.len() < MAX_CHAIN {
+            let Some(&last) = chain.last() else { break };
+            if !((**env).v1_4.IsInstanceOf)(env, last, class) {
+                break;
+            }
+            let next = ((**env).v1_4.CallObjectMethodA)(env, last, get, std::ptr::null());
+            if ((**env).v1_4.ExceptionCheck)(env) {
+                ((**env).v1_4.ExceptionClear)(env);
+                break;
+            }
+            if next.is_null() {
+                break;
+            }
+            chain.push(next);
+        }
+        ((**env).v1_4.DeleteLocalRef)(env, class);
+    }
+    for t in chain {
+        with_buf(r, env, |b| {
+            let id = object(r, env, b, t);
+            release(r, b, id, key::TASK_END, site);
+        });
+        ((**env).v1_4.DeleteLocalRef)(env, t);
+    }
 }
 
 /// A task body begins (`begin`) or ends on `task`.

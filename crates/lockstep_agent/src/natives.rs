@@ -235,6 +235,14 @@ pub unsafe extern "system" fn o(env: *mut JNIEnv, _c: jclass, obj: jobject, prob
     if obj.is_null() && !matches!(p.event, ProbeEvent::Call { .. }) {
         return;
     }
+    if let ProbeEvent::Call {
+        event: CallEvent::CompleteChain,
+        ..
+    } = p.event
+    {
+        handoffs::complete_chain(r, env, obj, p.site);
+        return;
+    }
     with_buf(r, env, |b| {
         let id = probed_object(r, env, b, p, obj);
         let site = p.site;

@@ -5,7 +5,8 @@
 //!   `ForkJoinTask`): the call releases the task's start on the task
 //!   object itself, and the task's body (probed in its class, see
 //!   `layout`) acquires it and releases its end; `join`/`invoke`/`invokeAll`
-//!   acquire the end;
+//!   acquire the end; `complete`/`tryComplete` release it (for a
+//!   `CountedCompleter`, the recorder walks up its completers);
 //! - `StampedLock`: `try*Lock` (a zero stamp is a failure), `unlock(stamp)`
 //!   (the stamp says the mode), optimistic reads, `tryConvertTo*`;
 //! - shutdown hooks: their registration and the calls that end the program.
@@ -92,6 +93,9 @@ fn fork_join_calls(plan: &mut CallPlan, kind: InvokeKind, call: ForkJoinCall, de
                 plan.pre.push(CallEvent::Release(SyncKind::TaskStart));
             }
             plan.post.push(CallEvent::Acquire(SyncKind::Future));
+        }
+        ForkJoinCall::Complete if kind != InvokeKind::Static => {
+            plan.pre.push(CallEvent::CompleteChain);
         }
         ForkJoinCall::InvokeAll if kind == InvokeKind::Static => {
             let args: &[(usize, TaskArg)] = if desc.starts_with("([") {
@@ -206,6 +210,8 @@ mod tests {
             "()Ljava/lang/Object;"
         )
         .is_empty());
+        let done = call_plan(InvokeKind::Virtual, "app/Leafy", "tryComplete", "()V");
+        assert_eq!(done.pre, vec![CallEvent::CompleteChain]);
     }
 
     #[test]

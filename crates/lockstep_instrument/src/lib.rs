@@ -236,6 +236,9 @@ pub enum CallEvent {
     ShutdownHook,
     /// Pre with (receiver or null, status): `System.exit`, `Runtime.exit`/`halt`.
     ProgramExit,
+    /// Pre: the receiver task (and, for a `CountedCompleter`, each of its
+    /// completers) may complete: its end is released.
+    CompleteChain,
     /// The collection of tasks handed to `invokeAll`/`invokeAny` is
     /// replaced by a list of the runtime's wrappers, one per task.
     WrapTasks,

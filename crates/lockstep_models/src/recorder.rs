@@ -1,5 +1,5 @@
 //! JDK facts the run-time recorder needs beyond the shared tables: where
-//! a task that is an abstract class (a `TimerTask`, a `ForkJoinTask`)
+//! a task that is an abstract class (a `TimerTask`, a `ForkJoinTask`, a `CountedCompleter`)
 //! begins and ends, which calls on an application subclass of
 //! `ForkJoinTask` are the JDK's inherited final methods, what a
 //! `StampedLock` stamp says about the mode it holds, and which calls end
@@ -54,7 +54,20 @@ pub enum ForkJoinCall {
     /// Static `invokeAll(..)`: starts each task of the arguments and
     /// returns after each ended.
     InvokeAll,
+    /// `complete(value)`, and a `CountedCompleter`'s `tryComplete()`,
+    /// `propagateCompletion()`, `quietlyCompleteRoot()`: may complete the
+    /// receiver and, for a `CountedCompleter`, each of its completers up
+    /// to the root, whose `join` then returns.
+    Complete,
 }
+
+/// `CountedCompleter`, whose completion runs up the chain of completers.
+pub const COUNTED_COMPLETER_CLASS: &str = "java/util/concurrent/CountedCompleter";
+/// The getter of a `CountedCompleter`'s completer (`null` at the root).
+pub const GET_COMPLETER_METHOD: (&str, &str) = (
+    "getCompleter",
+    "()Ljava/util/concurrent/CountedCompleter;",
+);
 
 const FJT: &str = "java/util/concurrent/ForkJoinTask";
 
@@ -74,6 +87,10 @@ static INHERITED: &[(&str, &str, ForkJoinCall)] = &[
     ("invokeAll", "(Ljava/util/concurrent/ForkJoinTask;Ljava/util/concurrent/ForkJoinTask;)V", ForkJoinCall::InvokeAll),
     ("invokeAll", "([Ljava/util/concurrent/ForkJoinTask;)V", ForkJoinCall::InvokeAll),
     ("invokeAll", "(Ljava/util/Collection;)Ljava/util/Collection;", ForkJoinCall::InvokeAll),
+    ("complete", "(Ljava/lang/Object;)V", ForkJoinCall::Complete),
+    ("tryComplete", "()V", ForkJoinCall::Complete),
+    ("propagateCompletion", "()V", ForkJoinCall::Complete),
+    ("quietlyCompleteRoot", "()V", ForkJoinCall::Complete),
 ];
 
 /// The fork/join meaning of a call of `owner.name desc`: on `ForkJoinTask`
