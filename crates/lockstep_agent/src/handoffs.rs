@@ -208,8 +208,11 @@ pub unsafe fn object_arg_event(
     true
 }
 
-static GET_COMPLETER: JdkMethod =
-    JdkMethod::new(COUNTED_COMPLETER_CLASS, GET_COMPLETER_METHOD.0, GET_COMPLETER_METHOD.1);
+static GET_COMPLETER: JdkMethod = JdkMethod::new(
+    COUNTED_COMPLETER_CLASS,
+    GET_COMPLETER_METHOD.0,
+    GET_COMPLETER_METHOD.1,
+);
 
 /// How far up a chain of completers [`complete_chain`] goes (a guard
 /// against a cycle; real chains are as deep as the task tree).

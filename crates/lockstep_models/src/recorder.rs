@@ -64,10 +64,8 @@ pub enum ForkJoinCall {
 /// `CountedCompleter`, whose completion runs up the chain of completers.
 pub const COUNTED_COMPLETER_CLASS: &str = "java/util/concurrent/CountedCompleter";
 /// The getter of a `CountedCompleter`'s completer (`null` at the root).
-pub const GET_COMPLETER_METHOD: (&str, &str) = (
-    "getCompleter",
-    "()Ljava/util/concurrent/CountedCompleter;",
-);
+pub const GET_COMPLETER_METHOD: (&str, &str) =
+    ("getCompleter", "()Ljava/util/concurrent/CountedCompleter;");
 
 const FJT: &str = "java/util/concurrent/ForkJoinTask";
 
