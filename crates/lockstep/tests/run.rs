@@ -768,3 +768,72 @@ fn reads_in_callbacks_of_a_thread_safe_map_are_ordered_after_the_put() {
         "KeyCallbacks$Value.late",
     );
 }
+
+/// The findings of a hand-off fixture must be exactly its racy twin, found
+/// by happens-before (lockset may or may not join in: the twin is unlocked).
+fn assert_only_the_twin(fs: &[Value], twin: &str) {
+    assert_eq!(fields(fs), vec![twin], "false alarms or no twin: {fs:#?}");
+    assert_eq!(fs.len(), 1, "{fs:#?}");
+    assert!(found_by(&fs[0]).contains("happens-before"), "{fs:#?}");
+    assert_no_read_read(fs);
+}
+
+#[test]
+fn timer_tasks_see_what_was_written_before_schedule_and_the_racy_twin_is_found() {
+    // Without the schedule → run edge: `Job.data` and its element,
+    // `payload`, `Job.done`, `Base.step`, `Base.done` were reported.
+    let fs = handoff_run("TimerTasks", "timer 42 3 6 6\n");
+    assert_only_the_twin(&fs, "TimerTasks.late");
+}
+
+#[test]
+fn fork_join_tasks_are_ordered_by_fork_join_invoke_and_invoke_all() {
+    // Without the task-object edges: `data` and its elements, `filled`,
+    // `Sum.partial`, `Sum.lo/hi`, `Fill.lo/hi`, `Box.v` were reported.
+    let fs = handoff_run("ForkJoins", "forkjoin 6000 6000 5999 2 2 6000\n");
+    assert_only_the_twin(&fs, "ForkJoins.late");
+}
+
+#[test]
+fn stamped_lock_stamps_views_conversions_and_a_validated_optimistic_read_are_silent() {
+    // Without stamps: `x`, `y` and `counter` were reported by both
+    // checkers (unlock(stamp), tryWriteLock, tryReadLock, conversions and
+    // the optimistic read were not recorded).
+    let fs = handoff_run("StampedLocks", "stamped 2236\ncounter 2000\n");
+    assert_only_the_twin(&fs, "StampedLocks.late");
+}
+
+#[test]
+fn a_shutdown_hook_starts_after_the_ended_threads_and_after_exit() {
+    // Without the hook edges: `session` (written by a worker that ended,
+    // and by the hook) and `config` (written by main after registering).
+    let fx = fixture("handoffs", &CompileOptions::release(17));
+    for args in [&["ShutdownHooks"][..], &["ShutdownHooks", "exit"][..]] {
+        let (out, report) = run_with_args(&[], &java17(), &fx.classes_dir, args);
+        assert_eq!(
+            String::from_utf8_lossy(&out.stdout),
+            "main done\nhook true 7 true\n",
+            "{args:?}: the program's behaviour changed; stderr:\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let fs: Vec<Value> = findings(&report).into_iter().cloned().collect();
+        assert_only_the_twin(&fs, "ShutdownHooks.late");
+    }
+}
+
+#[test]
+fn executor_invoke_all_orders_each_task_after_the_call_and_before_its_return() {
+    // Without wrapping the collection: `Cell.in` (read by the tasks) and
+    // `Cell.out` (read by main after `invokeAll` returned) were reported.
+    let fs = handoff_run("InvokeAll", "invokeAll 82 82\n");
+    assert_only_the_twin(&fs, "InvokeAll.late");
+}
+
+#[test]
+fn counted_completers_complete_up_to_the_root_before_its_join_returns() {
+    // The root's `compute` ends before its leaves: without the release of
+    // each completer's end at `tryComplete`, the leaves' `slots` elements
+    // were reported against main's reads after `join`.
+    let fs = handoff_run("Completers", "completers 2080\n");
+    assert_only_the_twin(&fs, "Completers.late");
+}

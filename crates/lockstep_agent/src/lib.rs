@@ -22,6 +22,7 @@
 
 #![allow(clippy::missing_safety_doc)]
 
+mod handoffs;
 mod hang;
 mod hook;
 mod ident;

@@ -13,6 +13,7 @@ use jni_sys::{jclass, jint, jmethodID, jobject, JNIEnv};
 use lockstep_instrument::{CallEvent, LockSide, ProbeEvent, SyncKind};
 use lockstep_trace::{Event, LockKind};
 
+use crate::handoffs;
 use crate::ident::{self, Identity};
 use crate::state::{key, lock, ProbeSlot, Recorder, ResolvedField, ThreadBuf, RECORDER};
 use crate::threads::{object, object_as, thread_id_for_tag, with_buf};
@@ -55,10 +56,11 @@ fn sync_key(k: SyncKind) -> u32 {
         SyncKind::Executor => key::EXECUTOR,
         SyncKind::Atomic => key::ATOMIC,
         SyncKind::Collection => key::COLLECTION,
+        SyncKind::TaskStart => key::TASK_START,
     }
 }
 
-fn release(r: &Recorder, b: &mut ThreadBuf, obj: u64, key: u32, site: u32) {
+pub(crate) fn release(r: &Recorder, b: &mut ThreadBuf, obj: u64, key: u32, site: u32) {
     let seq = r.next_seq(obj, key);
     r.push(
         b,
@@ -71,7 +73,7 @@ fn release(r: &Recorder, b: &mut ThreadBuf, obj: u64, key: u32, site: u32) {
     );
 }
 
-fn acquire(r: &Recorder, b: &mut ThreadBuf, obj: u64, key: u32, site: u32) {
+pub(crate) fn acquire(r: &Recorder, b: &mut ThreadBuf, obj: u64, key: u32, site: u32) {
     let seq = r.next_seq(obj, key);
     r.push(
         b,
@@ -84,7 +86,14 @@ fn acquire(r: &Recorder, b: &mut ThreadBuf, obj: u64, key: u32, site: u32) {
     );
 }
 
-fn lock_event(r: &Recorder, b: &mut ThreadBuf, lock_id: u64, kind: LockKind, site: u32, acq: bool) {
+pub(crate) fn lock_event(
+    r: &Recorder,
+    b: &mut ThreadBuf,
+    lock_id: u64,
+    kind: LockKind,
+    site: u32,
+    acq: bool,
+) {
     let seq = r.next_seq(lock_id, u32::MAX);
     let e = if acq {
         Event::Acquire {
@@ -242,6 +251,14 @@ pub unsafe extern "system" fn o(env: *mut JNIEnv, _c: jclass, obj: jobject, prob
         view_step(r, env, obj, p.site);
         return;
     }
+    if let ProbeEvent::Call {
+        event: CallEvent::CompleteChain,
+        ..
+    } = p.event
+    {
+        handoffs::complete_chain(r, env, obj, p.site);
+        return;
+    }
     with_buf(r, env, |b| {
         let id = probed_object(r, env, b, p, obj);
         let site = p.site;
@@ -249,6 +266,8 @@ pub unsafe extern "system" fn o(env: *mut JNIEnv, _c: jclass, obj: jobject, prob
             ProbeEvent::FieldRead(_) | ProbeEvent::FieldWrite(_) => field_access(r, b, p, id),
             ProbeEvent::MonitorEnter => lock_event(r, b, id, LockKind::Monitor, site, true),
             ProbeEvent::MonitorExit => lock_event(r, b, id, LockKind::Monitor, site, false),
+            ProbeEvent::TaskBegin => handoffs::task_body(r, b, id, true, site),
+            ProbeEvent::TaskEnd => handoffs::task_body(r, b, id, false, site),
             ProbeEvent::Call { event, .. } => call_event(r, env, b, obj, id, *event, site),
             _ => {}
         }
@@ -322,9 +341,10 @@ unsafe fn call_event(
         }
         CallEvent::Release(k) => release(r, b, id, sync_key(k), site),
         CallEvent::Acquire(SyncKind::Future) => {
-            if let Some(&w) = lock(&r.links).futures.get(&id) {
-                acquire(r, b, w, key::TASK_END, site);
-            }
+            // A future of a wrapped task, or a task object (`ForkJoinTask`)
+            // whose body released its end on itself.
+            let task = lock(&r.links).futures.get(&id).copied().unwrap_or(id);
+            acquire(r, b, task, key::TASK_END, site);
         }
         CallEvent::Acquire(k) => acquire(r, b, id, sync_key(k), site),
         CallEvent::ContainerRead => {
@@ -382,6 +402,14 @@ pub unsafe extern "system" fn oi(env: *mut JNIEnv, _c: jclass, obj: jobject, v: 
     let Some((r, p)) = recorder_and_probe(probe) else {
         return;
     };
+    if let ProbeEvent::Call {
+        event: CallEvent::ProgramExit,
+        ..
+    } = p.event
+    {
+        with_buf(r, env, |b| handoffs::program_end(r, b, p.site));
+        return;
+    }
     if obj.is_null() {
         return;
     }
@@ -419,6 +447,9 @@ pub unsafe extern "system" fn oi(env: *mut JNIEnv, _c: jclass, obj: jobject, v: 
                 event: CallEvent::AcquireIfTrue(k),
                 ..
             } if v != 0 => acquire(r, b, id, sync_key(*k), site),
+            ProbeEvent::Call { event, .. } => {
+                handoffs::int_event(r, b, id, v, *event, site);
+            }
             _ => {}
         }
     });
@@ -449,6 +480,9 @@ pub unsafe extern "system" fn oo(
     }
     if let CallEvent::ContainerView { known_safe } = *event {
         with_buf(r, env, |b| container_view(r, env, b, recv, res, known_safe));
+        return;
+    }
+    if handoffs::object_arg_event(r, env, recv, res, *event, p.site) {
         return;
     }
     with_buf(r, env, |b| {
@@ -491,9 +525,7 @@ pub unsafe extern "system" fn w(
     let Some((r, p)) = recorder_and_probe(probe) else {
         return task;
     };
-    let class = TASK_CLASS.load(Ordering::Acquire);
-    let init = TASK_INIT.load(Ordering::Acquire);
-    if task.is_null() || class.is_null() || init.is_null() {
+    if task.is_null() {
         return task;
     }
     if !is_executor_call(env, p, recv) {
@@ -501,20 +533,34 @@ pub unsafe extern "system" fn w(
         with_buf(r, env, |b| b.last_wrapper = 0);
         return task;
     }
-    let wrapper = ((**env).v1_4.NewObject)(env, class as jclass, init as jmethodID, task);
+    if let ProbeEvent::Call {
+        event: CallEvent::WrapTasks,
+        ..
+    } = p.event
+    {
+        return handoffs::wrap_all(r, env, recv, task, p.site);
+    }
+    let wrapper = new_wrapper(env, task);
     if wrapper.is_null() {
-        ((**env).v1_4.ExceptionClear)(env);
         return task;
     }
     with_buf(r, env, |b| {
-        let wid = object(r, env, b, wrapper);
-        if !recv.is_null() {
-            let exec = object(r, env, b, recv);
-            lock(&r.links).executors.insert(wid, exec);
-        }
-        b.last_wrapper = wid;
-        release(r, b, wid, key::TASK_START, p.site);
+        b.last_wrapper = hand_off_wrapper(r, env, b, recv, wrapper, p.site);
     });
+    wrapper
+}
+
+/// A new hand-off wrapper of `task`, or null (no exception left pending).
+pub(crate) unsafe fn new_wrapper(env: *mut JNIEnv, task: jobject) -> jobject {
+    let class = TASK_CLASS.load(Ordering::Acquire);
+    let init = TASK_INIT.load(Ordering::Acquire);
+    if class.is_null() || init.is_null() {
+        return std::ptr::null_mut();
+    }
+    let wrapper = ((**env).v1_4.NewObject)(env, class as jclass, init as jmethodID, task);
+    if wrapper.is_null() {
+        ((**env).v1_4.ExceptionClear)(env);
+    }
     wrapper
 }
 
@@ -530,6 +576,25 @@ unsafe fn is_executor_call(env: *mut JNIEnv, p: &ProbeSlot, recv: jobject) -> bo
     }
     let exec = EXECUTOR_CLASS.load(Ordering::Acquire);
     !recv.is_null() && !exec.is_null() && ((**env).v1_4.IsInstanceOf)(env, recv, exec as jclass)
+}
+
+/// A wrapper handed to executor `recv` (may be null): linked to it, its
+/// start released. Returns the wrapper's id.
+pub(crate) unsafe fn hand_off_wrapper(
+    r: &Recorder,
+    env: *mut JNIEnv,
+    b: &mut ThreadBuf,
+    recv: jobject,
+    wrapper: jobject,
+    site: u32,
+) -> u64 {
+    let wid = object(r, env, b, wrapper);
+    if !recv.is_null() {
+        let exec = object(r, env, b, recv);
+        lock(&r.links).executors.insert(wid, exec);
+    }
+    release(r, b, wid, key::TASK_START, site);
+    wid
 }
 
 /// `t(Object wrapper, int phase)`: the wrapped task begins (0) or ends (1).

@@ -179,8 +179,10 @@ pub struct Links {
     pub conditions: HashMap<u64, u64>,
     /// Future → hand-off wrapper.
     pub futures: HashMap<u64, u64>,
-    /// Hand-off wrapper → executor.
+    /// Hand-off wrapper (or task object) → executor (or pool).
     pub executors: HashMap<u64, u64>,
+    /// Threads registered as shutdown hooks.
+    pub hooks: std::collections::HashSet<u64>,
 }
 
 pub struct Options {

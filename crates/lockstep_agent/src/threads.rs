@@ -147,6 +147,7 @@ unsafe fn begin_thread(r: &Recorder, env: *mut JNIEnv) -> Arc<OwnedBuf> {
         ..ThreadBuf::new(id)
     };
     b.enc.push(&Event::ThreadBegin { parent });
+    crate::handoffs::thread_begins(r, &mut b, tag);
     let buf = Arc::new(OwnedBuf::new(b));
     lock(&r.threads).buffers.push(buf.clone());
     LOCAL.with(|l| *l.borrow_mut() = Some(buf.clone()));
@@ -165,6 +166,7 @@ pub unsafe fn end_thread(r: &Recorder, env: *mut JNIEnv) {
     // After the trace ended the finisher has flushed this buffer.
     let chunk = buf.enter(&r.dead).and_then(|mut b| {
         b.arrays.clear(env);
+        crate::handoffs::program_end(r, &mut b, r.task_site);
         b.enc.push(&Event::ThreadEnd);
         b.enc.take_chunk()
     });

@@ -19,7 +19,17 @@ pub(crate) const SWAP: u8 = 0x5f;
 pub(crate) const ACONST_NULL: u8 = 0x01;
 pub(crate) const ALOAD_0: u8 = 0x2a;
 pub(crate) const ATHROW: u8 = 0xbf;
-const SIPUSH: u8 = 0x11;
+pub(crate) const SIPUSH: u8 = 0x11;
+pub(crate) const BIPUSH: u8 = 0x10;
+pub(crate) const POP: u8 = 0x57;
+pub(crate) const ICONST_0: u8 = 0x03;
+pub(crate) const LCONST_0: u8 = 0x09;
+pub(crate) const L2I: u8 = 0x88;
+pub(crate) const LCMP: u8 = 0x94;
+pub(crate) const IMUL: u8 = 0x68;
+pub(crate) const ISHL: u8 = 0x78;
+pub(crate) const IAND: u8 = 0x7e;
+pub(crate) const IOR: u8 = 0x80;
 const LDC_W: u8 = 0x13;
 const INVOKESTATIC: u8 = 0xb8;
 const WIDE: u8 = 0xc4;
@@ -171,6 +181,11 @@ pub(crate) fn signature(desc: &str) -> Option<(Vec<Kind>, Option<Kind>)> {
         Some(kind_of(ret)?)
     };
     Some((kinds, ret))
+}
+
+/// `long → long, int`: the int is the sign of the long (`0` when it is zero).
+pub(crate) fn long_is_nonzero(out: &mut Vec<u8>) {
+    out.extend_from_slice(&[DUP2, LCONST_0, LCMP]);
 }
 
 /// Slots a kind takes in the local-variable array.

@@ -311,6 +311,26 @@ fn array_value_kind(k: ArrayKind) -> Kind {
 struct Temps {
     base: u16,
     needed: u16,
+    /// The method may be a task's body: its returns release the task's end.
+    task_body: bool,
+}
+
+/// May this method be the body of a task object (`TimerTask.run`,
+/// `ForkJoinTask.compute`/`exec`)? Then its entry and exits are probed with
+/// `this` (which must stay in local 0: javac never reassigns it).
+fn is_task_body(cx: &MethodCx<'_>) -> bool {
+    let writes_local0 = || {
+        cx.code
+            .insns
+            .iter()
+            .any(|(_, i)| matches!(i, Insn::Store(_, 0)))
+    };
+    cx.options.sync
+        && !cx.is_static()
+        && cx.class.super_class.as_deref().is_some_and(|sup| {
+            lockstep_models::recorder::may_be_task_body(sup, &cx.method.name, &cx.method.descriptor)
+        })
+        && !writes_local0()
 }
 
 fn rewrite_method(
@@ -335,9 +355,11 @@ fn rewrite_method(
         } else {
             !writes_local0
         };
+    let task_body = is_task_body(cx);
     let mut temps = Temps {
         base: rc.max_locals,
         needed: 0,
+        task_body,
     };
     let mark = em.probes.len();
     let clinit = &*cx.method.name == "<clinit>";
@@ -381,8 +403,11 @@ fn rewrite_method(
         })?;
         em.call(&mut prologue, Native::O, id)?;
     }
+    if task_body {
+        task_probe(em, &mut prologue, cx.site(0), ProbeEvent::TaskBegin)?;
+    }
     let mut handler = Vec::new();
-    let catch_all = (opts.methods || sync_probes) && first_probed.is_some();
+    let catch_all = (opts.methods || sync_probes || task_body) && first_probed.is_some();
     if catch_all {
         let exit_site = cx.site(cx.code.insns.last().map(|(o, _)| *o).unwrap_or(0));
         if sync_probes {
@@ -392,6 +417,9 @@ fn rewrite_method(
                 event: ProbeEvent::MonitorExit,
             })?;
             em.call(&mut handler, Native::O, id)?;
+        }
+        if task_body {
+            task_probe(em, &mut handler, exit_site.clone(), ProbeEvent::TaskEnd)?;
         }
         if opts.methods {
             let id = em.register(Probe {
@@ -533,7 +561,7 @@ fn code_slice(body: &[u8]) -> Result<&[u8], Error> {
 /// instance method, whose handler reads it) and the throwable.
 fn handler_frame(cx: &MethodCx<'_>, em: &mut Emitter<'_>, pc: u32) -> Result<Frame, Error> {
     let is_sync = cx.method.access_flags & access::SYNCHRONIZED != 0;
-    let locals = if is_sync && !cx.is_static() && cx.options.sync {
+    let locals = if (is_sync && !cx.is_static() && cx.options.sync) || is_task_body(cx) {
         vec![VType::Object(cx.this_index)]
     } else {
         vec![]
@@ -543,6 +571,18 @@ fn handler_frame(cx: &MethodCx<'_>, em: &mut Emitter<'_>, pc: u32) -> Result<Fra
         offset: pc,
         form: Form::Full(locals, vec![VType::Object(throwable)]),
     })
+}
+
+/// `aload_0` and a task probe on `this`.
+fn task_probe(
+    em: &mut Emitter<'_>,
+    out: &mut Vec<u8>,
+    site: Site,
+    event: ProbeEvent,
+) -> Result<(), Error> {
+    let id = em.register(Probe { site, event })?;
+    out.push(ALOAD_0);
+    em.call(out, Native::O, id)
 }
 
 fn load_monitor(cx: &MethodCx<'_>, em: &mut Emitter<'_>, out: &mut Vec<u8>) -> Result<(), Error> {
@@ -695,6 +735,9 @@ fn probe_insn(
                 })?;
                 em.call(&mut unit.prefix, Native::O, id)?;
             }
+            if temps.task_body {
+                task_probe(em, &mut unit.prefix, site(), ProbeEvent::TaskEnd)?;
+            }
             if clinit {
                 let id = em.register(Probe {
                     site: site(),
@@ -787,12 +830,25 @@ fn probe_call(
         load_receiver(p);
         em.call(p, Native::O, id)?;
     }
+    for &(n, e) in &plan.pre_args {
+        let (Some(k), Some(s)) = (params.get(n), slots.get(n)) else {
+            continue;
+        };
+        let id = probe(em, e)?;
+        load_receiver(p);
+        arg_probe(em, p, *k, *s, id)?;
+    }
     if let Some(s) = receiver {
         emit::local(p, Kind::Ref, s, false);
     }
     for (i, (k, s)) in params.iter().zip(&slots).enumerate() {
         if plan.wrap_arg == Some(i) {
-            let id = probe(em, CallEvent::HandOff)?;
+            let event = if plan.wrap_all {
+                CallEvent::WrapTasks
+            } else {
+                CallEvent::HandOff
+            };
+            let id = probe(em, event)?;
             load_receiver(p);
             emit::local(p, Kind::Ref, *s, false);
             em.call(p, Native::W, id)?;
@@ -801,8 +857,38 @@ fn probe_call(
         }
     }
     let q = &mut unit.suffix;
+    for &(n, e) in &plan.post_args {
+        let (Some(k), Some(s)) = (params.get(n), slots.get(n)) else {
+            continue;
+        };
+        let id = probe(em, e)?;
+        if matches!(e, CallEvent::StampConvert(_)) {
+            if ret != Some(Kind::Long) || *k != Kind::Long {
+                continue;
+            }
+            // stamp2 → stamp2, (stamp != 0) << 8 | arg & 0xFF → stamp2, recv, bits
+            emit::long_is_nonzero(q);
+            q.extend_from_slice(&[emit::DUP, emit::IMUL, emit::BIPUSH, 8, emit::ISHL]);
+            emit::local(q, Kind::Long, *s, false);
+            q.extend_from_slice(&[emit::L2I, emit::SIPUSH, 0, 0xFF, emit::IAND, emit::IOR]);
+            load_receiver(q);
+            q.push(emit::SWAP);
+            em.call(q, Native::OI, id)?;
+        } else {
+            load_receiver(q);
+            arg_probe(em, q, *k, *s, id)?;
+        }
+    }
     for e in &plan.post {
         let id = probe(em, *e)?;
+        if needs_result(*e) && ret == Some(Kind::Long) {
+            // stamp2 → stamp2, nonzero → stamp2, nonzero, recv → stamp2, recv, nonzero
+            emit::long_is_nonzero(q);
+            load_receiver(q);
+            q.push(emit::SWAP);
+            em.call(q, Native::OI, id)?;
+            continue;
+        }
         if needs_result(*e) {
             let native = match ret {
                 Some(Kind::Int) => Native::OI,
@@ -820,6 +906,33 @@ fn probe_call(
         }
     }
     Ok(())
+}
+
+/// `recv → ` a call of the native for argument `k` in `slot` (an `int`
+/// or the low 32 bits of a `long` through `oi`, an object through `oo`).
+fn arg_probe(
+    em: &mut Emitter<'_>,
+    out: &mut Vec<u8>,
+    k: Kind,
+    slot: u16,
+    id: u32,
+) -> Result<(), Error> {
+    emit::local(out, k, slot, false);
+    let native = match k {
+        Kind::Ref => Native::OO,
+        Kind::Long => {
+            out.push(emit::L2I);
+            Native::OI
+        }
+        Kind::Int => Native::OI,
+        // No modelled call passes a float or double to a probe.
+        Kind::Float | Kind::Double => {
+            out.push(if k.is_wide() { emit::POP2 } else { emit::POP });
+            out.push(emit::ICONST_0);
+            Native::OI
+        }
+    };
+    em.call(out, native, id)
 }
 
 /// New offsets of every unit.

@@ -23,6 +23,7 @@
 //! `runtime` (the bytes of the runtime classes the probes call).
 
 mod emit;
+mod handoffs;
 mod layout;
 mod plan;
 mod pool;
@@ -33,6 +34,9 @@ mod stackmap;
 use std::fmt;
 
 pub use runtime::{RT_CLASS, TASK_CLASS};
+
+/// The value `StampConvert` adds to the stamp bits when the conversion succeeded.
+pub const CONVERTED: i32 = 0x100;
 
 /// Name of the object-id field added to the topmost application class of a
 /// hierarchy (descriptor `J`, `private transient synthetic`: excluded from
@@ -143,6 +147,27 @@ pub enum SyncKind {
     Atomic,
     /// A call on a container that is (or may be, checked at run time) thread-safe.
     Collection,
+    /// A task object (`ForkJoinTask.fork`) is handed to another thread.
+    TaskStart,
+}
+
+/// How a call's task argument names its tasks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum TaskArg {
+    /// The argument is the task.
+    One,
+    /// An array of tasks.
+    Array,
+    /// A collection of tasks.
+    Collection,
+}
+
+/// What a `StampedLock.tryConvertTo*` call converts its stamp to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum StampTarget {
+    Write,
+    Read,
+    Optimistic,
 }
 
 /// What a call-site probe records. `Pre` probes run before the call with
@@ -202,6 +227,35 @@ pub enum CallEvent {
     /// receiver's object-id field ([`ID_FIELD`]) into the new object, which
     /// must get an id of its own (unless the result is the receiver).
     Cloned,
+
+    /// Pre with (receiver, argument): the task(s) of the argument (a
+    /// `TimerTask`, `ForkJoinTask`, or an array or collection of them) are
+    /// handed to another thread: each one's start is released.
+    SubmitTasks(TaskArg),
+    /// Post with (receiver, argument): the call returned after the task(s)
+    /// of the argument ended (`ForkJoinPool.invoke`, `invokeAll`).
+    TasksEnded(TaskArg),
+    /// Pre with (receiver, the stamp's low 32 bits): `StampedLock.unlock(stamp)`
+    /// releases the mode the stamp holds.
+    StampUnlock,
+    /// Pre with (receiver, the stamp's low 32 bits): `StampedLock.validate`;
+    /// an optimistic stamp's read section ends.
+    StampValidate,
+    /// Post with (receiver, result != 0): `tryOptimisticRead` began a read section.
+    OptimisticRead,
+    /// Post with (receiver, the argument stamp's low 8 bits | (result != 0) << 8):
+    /// `tryConvertTo*`.
+    StampConvert(StampTarget),
+    /// Pre with (receiver, the hook thread): `Runtime.addShutdownHook`.
+    ShutdownHook,
+    /// Pre with (receiver or null, status): `System.exit`, `Runtime.exit`/`halt`.
+    ProgramExit,
+    /// Pre: the receiver task (and, for a `CountedCompleter`, each of its
+    /// completers) may complete: its end is released.
+    CompleteChain,
+    /// The collection of tasks handed to `invokeAll`/`invokeAny` is
+    /// replaced by a list of the runtime's wrappers, one per task.
+    WrapTasks,
 }
 
 /// What a probe records.
@@ -221,6 +275,10 @@ pub enum ProbeEvent {
     MonitorExit,
     /// `<clinit>` finished.
     ClassInit,
+    /// With `this`: a method that may be a task's body (`TimerTask.run`,
+    /// `ForkJoinTask.compute`/`exec`) begins / ends (normally or not).
+    TaskBegin,
+    TaskEnd,
     Call {
         owner: String,
         name: String,

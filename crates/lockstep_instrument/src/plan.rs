@@ -29,11 +29,22 @@ pub(crate) struct CallPlan {
     pub post: Vec<CallEvent>,
     /// The argument (0-based) replaced by the runtime's hand-off wrapper.
     pub wrap_arg: Option<usize>,
+    /// The wrapped argument is a collection of tasks (`invokeAll`): it is
+    /// replaced by a list of wrappers ([`CallEvent::WrapTasks`]).
+    pub wrap_all: bool,
+    /// Probes before the call on (receiver, argument n).
+    pub pre_args: Vec<(usize, CallEvent)>,
+    /// Probes after a normal return on (receiver, argument n).
+    pub post_args: Vec<(usize, CallEvent)>,
 }
 
 impl CallPlan {
     pub(crate) fn is_empty(&self) -> bool {
-        self.pre.is_empty() && self.post.is_empty() && self.wrap_arg.is_none()
+        self.pre.is_empty()
+            && self.post.is_empty()
+            && self.wrap_arg.is_none()
+            && self.pre_args.is_empty()
+            && self.post_args.is_empty()
     }
 }
 
@@ -49,6 +60,7 @@ pub(crate) fn needs_result(e: CallEvent) -> bool {
             | CallEvent::FutureOf
             | CallEvent::ContainerView { .. }
             | CallEvent::Cloned
+            | CallEvent::OptimisticRead
     )
 }
 
@@ -84,6 +96,12 @@ fn modelled_call_plan(kind: InvokeKind, owner: &str, name: &str, desc: &str) -> 
     if instance && name != "<init>" {
         thread_calls(&mut plan, owner, name, desc, app_or_thread);
         object_monitor_calls(&mut plan, name, desc);
+    }
+    if !plan.is_empty() {
+        return plan;
+    }
+    if name != "<init>" {
+        crate::handoffs::task_calls(&mut plan, kind, owner, name, desc);
     }
     if !plan.is_empty() {
         return plan;
@@ -281,6 +299,13 @@ fn is_wrappable(param: &str) -> bool {
 
 fn hand_off_calls(plan: &mut CallPlan, owner: &str, name: &str, desc: &str) {
     for launch in thread_starts_via(owner, name, desc, &is_jdk_subtype) {
+        if let (LaunchKind::InvokeAll, TaskShape::Collection, Operand::Arg(n)) =
+            (launch.kind, launch.shape, launch.task)
+        {
+            plan.wrap_arg = Some(usize::from(n));
+            plan.wrap_all = true;
+            return;
+        }
         let wrappable_kind = matches!(
             launch.kind,
             LaunchKind::Executor | LaunchKind::CompletableFuture | LaunchKind::ScheduledExecutor

@@ -46,6 +46,9 @@ pub fn jdk_supertypes(class: &str) -> &'static [&'static str] {
         "java/util/concurrent/TransferQueue" => &[BQ],
         "java/util/concurrent/FutureTask" | "java/util/concurrent/CompletableFuture" => &[FUT],
         "java/util/concurrent/ScheduledFuture" | "java/util/concurrent/ForkJoinTask" => &[FUT],
+        "java/util/concurrent/RecursiveTask"
+        | "java/util/concurrent/RecursiveAction"
+        | "java/util/concurrent/CountedCompleter" => &["java/util/concurrent/ForkJoinTask"],
         _ => &[],
     }
 }

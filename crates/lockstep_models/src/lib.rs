@@ -41,6 +41,7 @@ pub mod hierarchy;
 pub mod locks;
 pub mod ordering;
 pub mod ownership;
+pub mod recorder;
 pub mod safety;
 mod table;
 pub mod threads;

@@ -32,6 +32,16 @@ pub const TASK_START: u32 = 0xFFFF_FF10;
 pub const TASK_END: u32 = 0xFFFF_FF11;
 /// Every task of an executor ended (`awaitTermination`, `invokeAll`).
 pub const EXECUTOR: u32 = 0xFFFF_FF12;
+/// `Runtime.addShutdownHook(hook)` (release, on the hook thread) → the
+/// hook thread begins (acquire).
+pub const SHUTDOWN_HOOK: u32 = 0xFFFF_FF13;
+/// A thread ended or the program called `System.exit` (release) → a
+/// shutdown hook thread begins (acquire), on [`PROGRAM_OBJECT`].
+pub const PROGRAM_END: u32 = 0xFFFF_FF14;
+
+/// The pseudo-object the program's end hangs on ([`PROGRAM_END`]): just
+/// below the class pseudo-objects, far above any object id.
+pub const PROGRAM_OBJECT: crate::ObjId = CLASS_OBJECT_BIT - 1;
 
 /// Object ids at and above this bit name classes, not objects.
 const CLASS_OBJECT_BIT: u64 = 1 << 62;
