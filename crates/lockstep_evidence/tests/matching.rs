@@ -51,6 +51,7 @@ fn trace(sites: &[(&str, u32)], events: Vec<Event>) -> Trace {
             descriptor: "I".into(),
             is_static: false,
             is_volatile: false,
+            is_final: false,
         },
     );
     t.chunks.push(Chunk {
