@@ -59,10 +59,13 @@ fn every_rule_documents_the_same_sections_in_order() {
 
 #[test]
 fn selection() {
-    // Today only reacquired-lock is on by default (the others wait for
-    // their sampled precision; see README).
+    // Today reacquired-lock and blocking-under-lock are on by default (the
+    // others wait for their sampled precision; see README).
     let defaults: Vec<RuleId> = RuleSet::defaults().iter().collect();
-    assert_eq!(defaults, vec![RuleId::ReacquiredLock]);
+    assert_eq!(
+        defaults,
+        vec![RuleId::BlockingUnderLock, RuleId::ReacquiredLock]
+    );
     let set = RuleSet::from_selection(
         &["data-race".into(), "stale-value".into()],
         &["stale-value".into()],
@@ -77,7 +80,11 @@ fn selection() {
     assert_eq!(all, RuleSet::all());
     let trimmed = RuleSet::from_selection(&[" data-race ".into(), "".into()], &[]).unwrap();
     assert_eq!(trimmed.iter().collect::<Vec<_>>(), vec![RuleId::DataRace]);
-    let none = RuleSet::from_selection(&[], &["reacquired-lock".into()]).unwrap_err();
+    let none = RuleSet::from_selection(
+        &[],
+        &["reacquired-lock".into(), "blocking-under-lock".into()],
+    )
+    .unwrap_err();
     assert!(none.to_string().contains("no rule left to run"), "{none}");
     let all_but = RuleSet::from_selection(&["all".into()], &["data-race".into()]).unwrap();
     assert!(!all_but.contains(RuleId::DataRace) && all_but.contains(RuleId::StaleValue));

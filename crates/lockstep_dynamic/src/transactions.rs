@@ -4,7 +4,7 @@
 //! A method is a transaction when it is public or `synchronized` and its
 //! class's objects were used by several threads in this run (a field of one
 //! was accessed by two threads, or one was locked by two threads, or a
-//! static field of the class was shared), when it is annotated `@Atomic`
+//! static field of the class was shared, or two threads ran its methods), when it is annotated `@Atomic`
 //! (any package; the method record's flags), or when it matches a
 //! `--atomic` pattern ([`AtomicSpec::patterns`]; the hook where methods the
 //! static `non-atomic-method` rule wants atomic can be added too).
@@ -107,6 +107,34 @@ pub fn shared_classes<'t>(log: &AtomicLog, tables: &'t Tables) -> FastSet<&'t st
             out.extend(object_class(lock));
         }
     }
+    out.extend(classes_entered_by_several_threads(log, tables));
+    out
+}
+
+/// Classes with methods entered by two threads or more. A class whose
+/// state is all `final` (a `final` map, say) has no field access in the
+/// trace (final fields are not recorded) and may take no lock, yet two
+/// threads running its methods use one of its objects or its statics.
+fn classes_entered_by_several_threads<'t>(log: &AtomicLog, tables: &'t Tables) -> Vec<&'t str> {
+    let mut first: FastMap<&'t str, Option<Tid>> = FastMap::default();
+    for e in &log.events {
+        let LogKind::Enter(m) = e.kind else {
+            continue;
+        };
+        let Some(method) = tables.methods.get(&m) else {
+            continue;
+        };
+        let seen = first.entry(method.class.as_str()).or_insert(Some(e.thread));
+        if *seen != Some(e.thread) {
+            *seen = None;
+        }
+    }
+    let mut out: Vec<&str> = first
+        .into_iter()
+        .filter(|(_, t)| t.is_none())
+        .map(|(c, _)| c)
+        .collect();
+    out.sort_unstable();
     out
 }
 

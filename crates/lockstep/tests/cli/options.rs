@@ -152,7 +152,7 @@ fn stats_on_stderr() {
         "Rta: 6 entries, ",
         "problems: ",
         "entry points: 6 (main methods, and the library harness for what no main reaches): 1 mains, 5 library entries",
-        "rules: reacquired-lock",
+        "rules: blocking-under-lock, reacquired-lock",
         "time per phase:",
         "  read and parse ",
         "  lower ",
@@ -392,7 +392,7 @@ fn select_all_and_empty_selection() {
         "check".as_ref(),
         dir.as_os_str(),
         "--ignore".as_ref(),
-        "reacquired-lock".as_ref(),
+        "reacquired-lock,blocking-under-lock".as_ref(),
     ]);
     run.expect_code(2);
     assert!(run.stderr.contains("no rule left to run"), "{}", run.stderr);

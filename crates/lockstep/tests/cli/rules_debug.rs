@@ -15,7 +15,7 @@ fn rules_lists_every_rule_with_its_default() {
     assert_eq!(
         heads,
         [
-            ("blocking-under-lock", "off"),
+            ("blocking-under-lock", "on"),
             ("data-race", "off"),
             ("deadlock", "off"),
             ("non-atomic-method", "off"),

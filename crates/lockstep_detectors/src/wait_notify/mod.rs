@@ -47,7 +47,9 @@ pub static BLOCKING_RULE: RuleMeta = RuleMeta {
     name: "BlockingUnderLock",
     summary:
         "a thread sleeps, joins, waits for a future or queue, or does I/O while holding a lock",
-    default_enabled: false,
+    // On: a random sample of 20 of its 23 findings on six real programs
+    // was 20 real (`docs/deadlock-sample.md`).
+    default_enabled: true,
     docs: include_str!("blocking_docs.md"),
 };
 
