@@ -135,9 +135,22 @@ struct ThreadLocks {
     held_id: HeldId,
     /// Index of the thread's current clock snapshot.
     clock: u32,
-    /// The thread-safe container whose call is being recorded (its access
-    /// is logged; the call's hand-off events are not logged again).
-    open_call: Option<ObjId>,
+    /// The call on a thread-safe container being recorded.
+    open_call: Option<OpenCall>,
+}
+
+/// A call on a thread-safe container between its first event and the
+/// acquire after it. The recorder brackets each call: an acquire before it
+/// (callbacks such as `equals` read what other threads put), a release
+/// before a writing call, an acquire after it; a call through an interface
+/// type is also preceded by its container access event.
+#[derive(Debug, Clone, Copy)]
+struct OpenCall {
+    obj: ObjId,
+    /// Acquires seen so far: the second one ends the call.
+    acquires: u8,
+    /// The call's one access is logged already.
+    logged: bool,
 }
 
 /// The log and the lockset state behind its classification.
@@ -317,25 +330,52 @@ impl AtomicLog {
     }
 
     /// Logs the `SyncRelease`/`SyncAcquire` of a call on a thread-safe
-    /// container (`var` is its contents): the only event of a call through
-    /// a thread-safe static type (a write call releases then acquires, a
-    /// read call acquires), or the hand-off after a logged container access.
+    /// container (`var` is its contents): the call is logged as one atomic
+    /// access, a write when it releases, at the release or at the acquire
+    /// that ends it ([`OpenCall`]).
     pub fn collection_call(&mut self, t: Tid, id: VarId, var: Var, release: bool, site: SiteId) {
-        let open = &mut self.threads[t as usize].open_call;
-        if *open == Some(var.obj) {
-            if !release {
-                *open = None;
+        let open = self.threads[t as usize].open_call;
+        let mut call = match open {
+            Some(c) if c.obj == var.obj => c,
+            _ => OpenCall {
+                obj: var.obj,
+                acquires: 0,
+                logged: false,
+            },
+        };
+        if release {
+            if !call.logged {
+                self.access(t, id, var, true, site, true);
+                call.logged = true;
             }
-            return;
+        } else {
+            call.acquires += 1;
         }
-        self.access(t, id, var, release, site, true);
-        self.threads[t as usize].open_call = release.then_some(var.obj);
+        if call.acquires >= 2 {
+            if !call.logged {
+                self.access(t, id, var, false, site, true);
+            }
+            self.threads[t as usize].open_call = None;
+        } else {
+            self.threads[t as usize].open_call = Some(call);
+        }
+    }
+
+    /// Logs the container access event of a call on a thread-safe
+    /// container made through an interface type; the hand-off events of
+    /// the same call that follow are not logged again.
+    pub fn container_access(&mut self, t: Tid, id: VarId, var: Var, write: bool, site: SiteId) {
+        self.access(t, id, var, write, site, true);
+        self.threads[t as usize].open_call = Some(OpenCall {
+            obj: var.obj,
+            acquires: 0,
+            logged: true,
+        });
     }
 
     /// Logs an access of thread `t` to `var` (id `id`); `atomic` for a call
     /// on a thread-safe container.
     pub fn access(&mut self, t: Tid, id: VarId, var: Var, write: bool, site: SiteId, atomic: bool) {
-        self.threads[t as usize].open_call = atomic.then_some(var.obj);
         let held = self.threads[t as usize].held_id;
         let mut locks: Vec<ObjId> = self.locks_of(held).collect();
         let holds_container = atomic && locks.contains(&var.obj);

@@ -365,7 +365,7 @@ impl Engine {
         if let Some((log, _)) = &mut self.atomic {
             if let Some((var, write)) = Var::of(e) {
                 let id = self.var_ids.id(var);
-                log.access(t, id, var, write, site_of(e), true);
+                log.container_access(t, id, var, write, site_of(e));
             }
         }
     }
