@@ -630,14 +630,18 @@ fn a_lock_released_half_way_is_caught_by_reduction_and_blocks_and_its_twin_is_si
 fn check_then_act_on_a_concurrent_map_is_caught_and_the_single_call_twin_is_silent() {
     let dir = tempfile::tempdir().unwrap();
     let trace = dir.path().join("cache.trace");
+    // Both reductions judge the events of each transaction, and catch it in
+    // every run. Block-based and serializability compare transactions that
+    // the run's hand-offs left unordered: whether the map's put → get
+    // hand-offs ordered every pair depends on the schedule, so they may or
+    // may not report it (block-based catches `Bank` in every run, above).
     let found: Vec<_> = atomicity_run("Cache", &trace)
         .into_iter()
-        .filter(|(_, c)| c != "conflict-serializability")
+        .filter(|(_, c)| c != "conflict-serializability" && c != "block-based")
         .collect();
     assert_eq!(
         found,
         pairs(&[
-            ("Cache.getOrAdd", "block-based"),
             ("Cache.getOrAdd", "reduction-offline"),
             ("Cache.getOrAdd", "reduction-online"),
         ])
