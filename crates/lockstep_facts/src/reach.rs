@@ -18,7 +18,7 @@ use crate::threads::{self, Root, RootKind};
 
 /// Thread starts for which start/join ordering is computed
 /// (each costs one traversal of the call graph).
-const MAX_ORDERED_STARTS: usize = 64;
+const MAX_ORDERED_STARTS: usize = 512;
 /// How many single callers above a starting method are ordered with it.
 const MAX_ANCESTORS: usize = 8;
 
