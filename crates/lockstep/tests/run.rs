@@ -842,7 +842,8 @@ fn counted_completers_complete_up_to_the_root_before_its_join_returns() {
     assert_only_the_twin(&fs, "Completers.late");
 }
 
-/// The fields whose accesses a trace recorded (`Class.field`), sorted.
+/// The application fields whose accesses a trace recorded
+/// (`Class.field`, JDK fields such as `System.out` left out), sorted.
 fn recorded_fields(trace: &Path) -> Vec<String> {
     let t = lockstep_trace::read(std::fs::File::open(trace).unwrap());
     assert!(t.complete, "{:?}", t.problems);
@@ -856,6 +857,7 @@ fn recorded_fields(trace: &Path) -> Vec<String> {
             }
             _ => None,
         })
+        .filter(|f| !f.starts_with("java/"))
         .collect();
     out.sort();
     out.dedup();
@@ -890,13 +892,12 @@ fn static_guidance_leaves_race_free_accesses_unprobed_and_still_reports_the_race
     // have no event at all, and the racy `hits` is still recorded.
     assert_eq!(recorded_fields(&guided), ["Guided.hits"]);
     for r in [&unguided_report, &report] {
-        let races: Vec<&str> = findings(r)
-            .iter()
+        let races: Vec<&Value> = findings(r)
+            .into_iter()
             .filter(|f| f["rule"] == "data-race")
-            .map(|f| f["location"]["line"].as_u64().map_or("", |_| "race"))
             .collect();
         assert_eq!(races.len(), 1, "{r}");
-        assert!(r.to_string().contains("Guided.hits"), "{r}");
+        assert!(races[0].to_string().contains("Guided.hits"), "{r}");
     }
     assert_eq!(out.status.code(), Some(1));
     let g_bytes = std::fs::metadata(&guided).unwrap().len();
