@@ -183,7 +183,7 @@ pub struct CheckArgs {
     /// Make SARIF and `github` locations relative to this directory (the repository root). Default: the git root of the current directory.
     #[arg(long, value_name = "DIR")]
     pub source_root: Option<PathBuf>,
-    /// Confirm findings by runs: a trace written by `lockstep run --trace` (repeat for several runs). Each `data-race` and `deadlock` finding is marked observed, reached or not reached in the runs; observed ones are listed first.
+    /// Confirm findings by runs: a trace written by `lockstep run --trace` (repeat for several runs). Each `data-race`, `deadlock` and `non-atomic-method` finding is marked observed, reached or not reached in the runs; observed ones are listed first.
     #[arg(long, value_name = "TRACE")]
     pub evidence: Vec<PathBuf>,
     /// Settings only lockstep.toml gives (suppression patterns, ...).
