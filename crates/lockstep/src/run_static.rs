@@ -9,7 +9,10 @@
 //! nothing they could report:
 //!
 //! - the method is reached from a thread root of the analysis (code the
-//!   analysis never saw, reflection say, keeps every probe);
+//!   analysis never saw, reflection say, keeps every probe), and in every
+//!   context it is reached in, the accessed object is one the program
+//!   allocates (an empty points-to set, or an object made inside the
+//!   library, which the race facts do not track as shared, is no proof);
 //! - no statement at that bytecode offset is in a racing pair (the facts'
 //!   `racy` set: every pair without a common lock, a declared guard or a
 //!   start/join order);
@@ -35,7 +38,8 @@ use lockstep_detectors::{Options, RuleId, RuleSet};
 use lockstep_driver::{CheckSettings, Inputs, Quiet, Workspace};
 use lockstep_facts::accesses::FieldTable;
 use lockstep_instrument::Guidance;
-use lockstep_ir::{Rvalue, StmtId, StmtKind};
+use lockstep_ir::{MemberRef, Operand, Rvalue, StmtId, StmtKind};
+use lockstep_pointsto::{ContextId, PointsToResult, SiteKey};
 use lockstep_program::{MethodId, Program};
 use lockstep_report::Report;
 
@@ -110,76 +114,116 @@ pub fn guidance(ws: &Workspace, shared_kept: bool) -> (Guidance, GuidanceStats) 
     ws.with_context(&settings(rules), &mut Quiet, |s| {
         let program = s.context.program;
         let races = s.context.facts.races();
-        let reached: HashSet<MethodId> = races
-            .graph
-            .nodes
-            .iter()
-            .zip(&races.reach)
-            .filter(|(_, roots)| !roots.is_empty())
-            .map(|(node, _)| node.method)
-            .collect();
         let mut kept: HashSet<(MethodId, StmtId)> = races.racy.iter().copied().collect();
         if shared_kept {
             let shared = races.buckets.values().flatten();
             kept.extend(shared.map(|a| (a.method, a.stmt)));
         }
-        let mut methods: Vec<MethodId> = reached.into_iter().collect();
-        methods.sort();
-        let mut fields = FieldTable::default();
+        // The contexts each method is reached in.
+        let mut contexts: BTreeMap<MethodId, Vec<ContextId>> = BTreeMap::new();
+        for (node, roots) in races.graph.nodes.iter().zip(&races.reach) {
+            if !roots.is_empty() {
+                contexts.entry(node.method).or_default().push(node.context);
+            }
+        }
+        let mut cx = GuideCx {
+            program,
+            pt: s.context.facts.points_to(),
+            kept,
+            fields: FieldTable::default(),
+        };
         let mut g = Guidance::default();
         let mut stats = GuidanceStats::default();
-        for m in methods {
-            stats.accesses += guide_method(program, m, &kept, &mut fields, &mut g);
+        for (m, ctxs) in &contexts {
+            stats.accesses += cx.guide_method(*m, ctxs, &mut g);
         }
         stats.skipped = g.len();
         (g, stats)
     })
 }
 
-/// Adds the race-free access instructions of `m` to `g`; returns how many
-/// access instructions `m` has.
-fn guide_method(
-    program: &Program,
-    m: MethodId,
-    kept: &HashSet<(MethodId, StmtId)>,
-    fields: &mut FieldTable,
-    g: &mut Guidance,
-) -> usize {
-    let data = program.method(m);
-    if !program.is_application(data.class) {
-        return 0;
-    }
-    let Some(body) = program.body(m) else {
-        return 0;
-    };
-    // Per offset: may it be skipped? (`jsr` copies repeat offsets: every
-    // copy must be race-free.)
-    let mut by_pc: BTreeMap<u32, bool> = BTreeMap::new();
-    for (i, stmt) in body.stmts.iter().enumerate() {
-        let candidate = match &stmt.kind {
-            StmtKind::Assign {
-                value: Rvalue::FieldLoad { field, .. },
-                ..
-            }
-            | StmtKind::FieldStore { field, .. } => fields.facts(program, field).is_some_and(|f| {
-                !f.is_volatile && !f.immutable_class && !f.not_thread_safe_class
-            }),
-            StmtKind::Assign {
-                value: Rvalue::ArrayLoad { .. },
-                ..
-            }
-            | StmtKind::ArrayStore { .. } => true,
-            _ => continue,
+/// What deciding one method's accesses needs.
+struct GuideCx<'a> {
+    program: &'a Program,
+    pt: &'a PointsToResult,
+    /// Access statements that stay probed whatever else holds.
+    kept: HashSet<(MethodId, StmtId)>,
+    fields: FieldTable,
+}
+
+impl GuideCx<'_> {
+    /// Adds the race-free access instructions of `m` (reached in
+    /// `contexts`) to `g`; returns how many access instructions `m` has.
+    fn guide_method(&mut self, m: MethodId, contexts: &[ContextId], g: &mut Guidance) -> usize {
+        let program = self.program;
+        let data = program.method(m);
+        if !program.is_application(data.class) {
+            return 0;
+        }
+        let Some(body) = program.body(m) else {
+            return 0;
         };
-        let proven = candidate && !kept.contains(&(m, StmtId(i as u32)));
-        let entry = by_pc.entry(stmt.pc).or_insert(true);
-        *entry &= proven;
+        // Per offset: may it be skipped? (`jsr` copies repeat offsets:
+        // every copy must be race-free.)
+        let mut by_pc: BTreeMap<u32, bool> = BTreeMap::new();
+        for (i, stmt) in body.stmts.iter().enumerate() {
+            let Some((base, field)) = access_of(&stmt.kind) else {
+                continue;
+            };
+            let proven = !self.kept.contains(&(m, StmtId(i as u32)))
+                && field.is_none_or(|f| self.plain_field(f))
+                && contexts.iter().all(|&c| self.known_objects(m, c, base));
+            *by_pc.entry(stmt.pc).or_insert(true) &= proven;
+        }
+        let class = &program.class(data.class).name;
+        for (&pc, _) in by_pc.iter().filter(|(_, &skip)| skip) {
+            g.skip_access(class, &data.name, &data.descriptor, pc);
+        }
+        by_pc.len()
     }
-    let class = &program.class(data.class).name;
-    for (&pc, _) in by_pc.iter().filter(|(_, &skip)| skip) {
-        g.skip_access(class, &data.name, &data.descriptor, pc);
+
+    /// A field that resolves, is not volatile and whose class makes no
+    /// promise (`@Immutable`, `@NotThreadSafe`) in place of a proof.
+    fn plain_field(&mut self, f: &MemberRef) -> bool {
+        self.fields
+            .facts(self.program, f)
+            .is_some_and(|f| !f.is_volatile && !f.immutable_class && !f.not_thread_safe_class)
     }
-    by_pc.len()
+
+    /// Does the access base point only to objects the program allocates?
+    /// An empty set (code the analysis could not see) or an object made
+    /// inside the library (which the race facts treat as not shared) is
+    /// no proof.
+    fn known_objects(&self, m: MethodId, c: ContextId, base: &Operand) -> bool {
+        let Some(v) = base.var() else {
+            return false;
+        };
+        let set = self.pt.var_in(m, c, v);
+        !set.is_empty()
+            && set.iter().all(|o| {
+                self.pt
+                    .object(o)
+                    .is_some_and(|i| !matches!(i.site, SiteKey::Library(_)))
+            })
+    }
+}
+
+/// The base operand and, for a field, the field of an instance-field or
+/// array access statement; `None` for any other statement.
+fn access_of(kind: &StmtKind) -> Option<(&Operand, Option<&MemberRef>)> {
+    match kind {
+        StmtKind::Assign {
+            value: Rvalue::FieldLoad { object, field },
+            ..
+        }
+        | StmtKind::FieldStore { object, field, .. } => Some((object, Some(field))),
+        StmtKind::Assign {
+            value: Rvalue::ArrayLoad { array, .. },
+            ..
+        }
+        | StmtKind::ArrayStore { array, .. } => Some((array, None)),
+        _ => None,
+    }
 }
 
 /// What `--static` prepared for the run.

@@ -319,10 +319,7 @@ fn non_atomic_methods_are_observed_reached_and_not_reached() {
     // Two threads interleave `withdraw`'s two critical sections: the
     // block-based checker sees it (in every run: each call has a
     // feasible non-serializable interleaving with the other thread's).
-    assert_eq!(
-        status_of_method(&report, "Account", "withdraw"),
-        "observed"
-    );
+    assert_eq!(status_of_method(&report, "Account", "withdraw"), "observed");
     // `deposit` ran once, alone: a transaction with no violation.
     assert_eq!(status_of_method(&report, "Account", "deposit"), "reached");
     // `Unused` is another program; the run never started it.
@@ -357,10 +354,7 @@ fn run_evidence_for_marks_the_static_findings_with_the_run_in_one_command() {
         .unwrap()
         .iter()
         .all(|f| f.get("provenance").is_none_or(Value::is_null)));
-    assert_eq!(
-        status_of_method(&report, "Account", "withdraw"),
-        "observed"
-    );
+    assert_eq!(status_of_method(&report, "Account", "withdraw"), "observed");
     assert_eq!(status_of_method(&report, "Account", "deposit"), "reached");
     assert_eq!(status_of_method(&report, "Unused", "bump"), "not-reached");
     assert!(

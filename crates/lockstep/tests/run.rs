@@ -852,9 +852,12 @@ fn recorded_fields(trace: &Path) -> Vec<String> {
         .iter()
         .flat_map(|c| &c.events)
         .filter_map(|e| match e {
-            lockstep_trace::Event::Read { field, .. } | lockstep_trace::Event::Write { field, .. } => {
-                t.tables.fields.get(field).map(|f| format!("{}.{}", f.class, f.name))
-            }
+            lockstep_trace::Event::Read { field, .. }
+            | lockstep_trace::Event::Write { field, .. } => t
+                .tables
+                .fields
+                .get(field)
+                .map(|f| format!("{}.{}", f.class, f.name)),
             _ => None,
         })
         .filter(|f| !f.starts_with("java/"))

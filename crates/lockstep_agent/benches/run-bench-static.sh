@@ -5,7 +5,8 @@
 # and with `--static` (the static analysis counted in), with the race
 # checkers only and with the on-line reduction (Table 3's "Online" and
 # "OptOnl"), best of RUNS; the events recorded and the findings (rule and
-# subject) of each way, which must be the same. Not a test: a measurement
+# place) of each way, which must be the same; and the static analysis
+# alone (`check --select data-race`), what `--static` adds before the run. Not a test: a measurement
 # for BENCHMARKS.md. Usage: [ONLY="W1 W2"] run-bench-static.sh LOCKSTEP_BINARY [RUNS] [N]
 set -eu
 LOCKSTEP=${1:?usage: run-bench-static.sh LOCKSTEP_BINARY [RUNS] [N]}
@@ -20,20 +21,21 @@ javac -d "$WORK/synthetic" "$HERE"/java/*.java
 time_it() { /usr/bin/time -f "%e" -o "$WORK/time" "$@" >/dev/null 2>"$WORK/err" || true; tail -1 "$WORK/time"; }
 best() { sort -n | head -1; }
 ratio() { echo "scale=1; $1 / $2" | bc; }
-# findings JSON -> "rule:subject" lines, sorted
+# findings JSON -> "rule:Class.method:line" lines, sorted
 subjects() { python3 -c '
 import json, sys
 d = json.load(open(sys.argv[1]))
 for f in d["findings"]:
-    m = f["message"].split("`")
-    print(f["rule"] + ":" + (m[1] if len(m) > 1 else ""))
+    print("%s:%s.%s:%s" % (f["rule"], f["class"], f["method"], f["line"]))
 ' "$1" | sort | uniq | tr '\n' ' '; }
 events() { sed -n 's/.*recorded \([0-9]*\) events.*/\1/p' "$1"; }
 for spec in ${ONLY:-"atomicity Transfer $N" "atomicity TransferSafe $N" "atomicity LazyInit $N" "atomicity LazyInitSafe $N" "atomicity VectorCopySafe $N" "synthetic LockedCounter 2000000" "synthetic MatrixMultiply 120" "synthetic ProducerConsumer 300000"}; do
     set -- $spec
     DIR=$WORK/$1; W=$2; ARG=$3
     plain=$(for i in $(seq "$RUNS"); do time_it java -cp "$DIR" "$W" "$ARG"; done | best)
-    line="$W $ARG plain=${plain}s"
+    # The static analysis alone (what --static adds before the program starts).
+    analysis=$(for i in $(seq "$RUNS"); do time_it "$LOCKSTEP" check -q --select data-race "$DIR"; done | best)
+    line="$W $ARG plain=${plain}s analysis=${analysis}s"
     for mode in races online; do
         atom=""
         [ "$mode" = online ] && atom="--atomicity reduction-online"

@@ -218,7 +218,12 @@ fn rules_without_a_matcher_and_run_findings_get_no_evidence() {
 
 /// A static `non-atomic-method` finding on `p.C.m()V`.
 fn static_non_atomic() -> Finding {
-    Finding::new("non-atomic-method", Severity::Warning, "not atomic", at("m", 10))
+    Finding::new(
+        "non-atomic-method",
+        Severity::Warning,
+        "not atomic",
+        at("m", 10),
+    )
 }
 
 /// A run's atomicity finding on transaction `p.C.{method}`.

@@ -68,7 +68,10 @@ impl Guidance {
                 continue;
             }
             let pcs: Vec<String> = pcs.iter().map(u32::to_string).collect();
-            out.push_str(&format!("skip\t{class}\t{name}\t{desc}\t{}\n", pcs.join(",")));
+            out.push_str(&format!(
+                "skip\t{class}\t{name}\t{desc}\t{}\n",
+                pcs.join(",")
+            ));
         }
         out
     }
@@ -122,7 +125,9 @@ mod tests {
         );
         assert_eq!(Guidance::parse(&text).unwrap(), g);
         assert_eq!(g.len(), 3);
-        assert!(g.skipped_in("b/B", "run", "()V").is_some_and(|s| s.contains(&40)));
+        assert!(g
+            .skipped_in("b/B", "run", "()V")
+            .is_some_and(|s| s.contains(&40)));
         assert!(g.skipped_in("b/B", "run", "(I)V").is_none());
     }
 

@@ -15,8 +15,8 @@ use lockstep_classfile::{
 };
 
 use crate::emit::{self, Emitter, Native, ACONST_NULL, ALOAD_0, ATHROW, DUP, DUP2, DUP2_X1, POP2};
-use crate::plan::{call_plan, needs_result, CallPlan};
 use crate::guidance::Guidance;
+use crate::plan::{call_plan, needs_result, CallPlan};
 use crate::pool::Pool;
 use crate::raw::{put_u16, put_u32, Cursor, RawAttr, RawClass, RawMember};
 use crate::stackmap::{self, Form, Frame, VType};

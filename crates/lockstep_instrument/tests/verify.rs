@@ -212,7 +212,10 @@ fn guided_rewriting_drops_only_instance_field_and_array_probes_and_still_verifie
         next += guided.probes.len() as u32;
         write_class(out.path(), name, guided.bytes.as_deref().unwrap_or(&bytes));
     }
-    assert!(plain_fields > 10 && plain_arrays > 2, "{plain_fields} {plain_arrays}");
+    assert!(
+        plain_fields > 10 && plain_arrays > 2,
+        "{plain_fields} {plain_arrays}"
+    );
     write_class(out.path(), RT_CLASS, &runtime::rec_class_stub().unwrap());
     write_class(out.path(), TASK_CLASS, &runtime::task_class().unwrap());
     let java = Path::new("java");
