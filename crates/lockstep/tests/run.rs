@@ -841,3 +841,27 @@ fn counted_completers_complete_up_to_the_root_before_its_join_returns() {
     let fs = handoff_run("Completers", "completers 2080\n");
     assert_only_the_twin(&fs, "Completers.late");
 }
+
+#[test]
+fn a_callback_of_a_get_acquires_what_a_put_completed_during_the_get_released() {
+    // Before: `Key.id` was reported by happens-before (the acquire before
+    // the `get` came before the put, the one after it after the `equals`).
+    precision_run(
+        "PutDuringGet",
+        "reentry second\n",
+        &["PutDuringGet$Key.id"],
+        "PutDuringGet$Key.late",
+    );
+}
+
+#[test]
+fn a_value_made_by_a_compute_function_is_released_when_the_function_returns() {
+    // Before: `Value.made` was reported by happens-before (the release
+    // before `computeIfAbsent` came before the function made the value).
+    precision_run(
+        "ComputedValues",
+        "computed 42 true\n",
+        &["ComputedValues$Value.made"],
+        "ComputedValues$Value.late",
+    );
+}

@@ -143,7 +143,9 @@ struct ThreadLocks {
 /// acquire after it. The recorder brackets each call: an acquire before it
 /// (callbacks such as `equals` read what other threads put), a release
 /// before a writing call, an acquire after it; a call through an interface
-/// type is also preceded by its container access event.
+/// type is also preceded by its container access event. Methods the
+/// container calls back acquire (and, in a writing call, release) the
+/// container too; those events are the callback's, not the call's.
 #[derive(Debug, Clone, Copy)]
 struct OpenCall {
     obj: ObjId,
@@ -151,6 +153,19 @@ struct OpenCall {
     acquires: u8,
     /// The call's one access is logged already.
     logged: bool,
+    /// Methods entered during the call and not yet exited (callbacks).
+    callbacks: u32,
+}
+
+impl OpenCall {
+    fn new(obj: ObjId, logged: bool) -> OpenCall {
+        OpenCall {
+            obj,
+            acquires: 0,
+            logged,
+            callbacks: 0,
+        }
+    }
 }
 
 /// The log and the lockset state behind its classification.
@@ -250,8 +265,14 @@ impl AtomicLog {
     /// thread's locks, reentrant steps being `None`).
     pub fn step(&mut self, t: Tid, thread: ThreadId, e: &Event, step: LockStep) {
         let kind = match (*e, step) {
-            (Event::Enter { method }, _) => LogKind::Enter(method),
-            (Event::Exit { method }, _) => LogKind::Exit(method),
+            (Event::Enter { method }, _) => {
+                self.callback_entered(t);
+                LogKind::Enter(method)
+            }
+            (Event::Exit { method }, _) => {
+                self.callback_exited(t);
+                LogKind::Exit(method)
+            }
             (_, LockStep::Acquired(lock, kind)) => {
                 self.acquired(t, lock, kind);
                 LogKind::Acquire(lock)
@@ -329,19 +350,34 @@ impl AtomicLog {
         self.threads[t as usize].held_id = id;
     }
 
+    /// A method is entered: inside an open container call, a callback.
+    fn callback_entered(&mut self, t: Tid) {
+        if let Some(c) = &mut self.threads[t as usize].open_call {
+            c.callbacks = c.callbacks.saturating_add(1);
+        }
+    }
+
+    /// A method exits: a callback returns, or the caller of an open call
+    /// leaves without its acquire after the call (the call threw): closed.
+    fn callback_exited(&mut self, t: Tid) {
+        let open = &mut self.threads[t as usize].open_call;
+        match open {
+            Some(c) if c.callbacks > 0 => c.callbacks -= 1,
+            Some(_) => *open = None,
+            None => {}
+        }
+    }
+
     /// Logs the `SyncRelease`/`SyncAcquire` of a call on a thread-safe
     /// container (`var` is its contents): the call is logged as one atomic
     /// access, a write when it releases, at the release or at the acquire
-    /// that ends it ([`OpenCall`]).
+    /// that ends it ([`OpenCall`]). Those of its callbacks are not the call's.
     pub fn collection_call(&mut self, t: Tid, id: VarId, var: Var, release: bool, site: SiteId) {
         let open = self.threads[t as usize].open_call;
         let mut call = match open {
+            Some(c) if c.obj == var.obj && c.callbacks > 0 => return,
             Some(c) if c.obj == var.obj => c,
-            _ => OpenCall {
-                obj: var.obj,
-                acquires: 0,
-                logged: false,
-            },
+            _ => OpenCall::new(var.obj, false),
         };
         if release {
             if !call.logged {
@@ -366,11 +402,7 @@ impl AtomicLog {
     /// the same call that follow are not logged again.
     pub fn container_access(&mut self, t: Tid, id: VarId, var: Var, write: bool, site: SiteId) {
         self.access(t, id, var, write, site, true);
-        self.threads[t as usize].open_call = Some(OpenCall {
-            obj: var.obj,
-            acquires: 0,
-            logged: true,
-        });
+        self.threads[t as usize].open_call = Some(OpenCall::new(var.obj, true));
     }
 
     /// Logs an access of thread `t` to `var` (id `id`); `atomic` for a call
