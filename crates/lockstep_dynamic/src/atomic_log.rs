@@ -137,15 +137,21 @@ struct ThreadLocks {
     clock: u32,
     /// The call on a thread-safe container being recorded.
     open_call: Option<OpenCall>,
+    /// The thread's previous event was an `Enter`.
+    after_enter: bool,
+    /// The thread's event before the current one was an `Enter`.
+    entered_just_before: bool,
 }
 
 /// A call on a thread-safe container between its first event and the
 /// acquire after it. The recorder brackets each call: an acquire before it
 /// (callbacks such as `equals` read what other threads put), a release
 /// before a writing call, an acquire after it; a call through an interface
-/// type is also preceded by its container access event. Methods the
-/// container calls back acquire (and, in a writing call, release) the
-/// container too; those events are the callback's, not the call's.
+/// type is also preceded by its container access event. A method the
+/// container calls back acquires the container right after its `Enter`
+/// (and, in a writing call, releases it before its `Exit`, a release the
+/// logged write already covers): that acquire is the callback's, not the
+/// call's end.
 #[derive(Debug, Clone, Copy)]
 struct OpenCall {
     obj: ObjId,
@@ -153,8 +159,6 @@ struct OpenCall {
     acquires: u8,
     /// The call's one access is logged already.
     logged: bool,
-    /// Methods entered during the call and not yet exited (callbacks).
-    callbacks: u32,
 }
 
 impl OpenCall {
@@ -163,7 +167,6 @@ impl OpenCall {
             obj,
             acquires: 0,
             logged,
-            callbacks: 0,
         }
     }
 }
@@ -265,14 +268,8 @@ impl AtomicLog {
     /// thread's locks, reentrant steps being `None`).
     pub fn step(&mut self, t: Tid, thread: ThreadId, e: &Event, step: LockStep) {
         let kind = match (*e, step) {
-            (Event::Enter { method }, _) => {
-                self.callback_entered(t);
-                LogKind::Enter(method)
-            }
-            (Event::Exit { method }, _) => {
-                self.callback_exited(t);
-                LogKind::Exit(method)
-            }
+            (Event::Enter { method }, _) => LogKind::Enter(method),
+            (Event::Exit { method }, _) => LogKind::Exit(method),
             (_, LockStep::Acquired(lock, kind)) => {
                 self.acquired(t, lock, kind);
                 LogKind::Acquire(lock)
@@ -350,32 +347,29 @@ impl AtomicLog {
         self.threads[t as usize].held_id = id;
     }
 
-    /// A method is entered: inside an open container call, a callback.
-    fn callback_entered(&mut self, t: Tid) {
-        if let Some(c) = &mut self.threads[t as usize].open_call {
-            c.callbacks = c.callbacks.saturating_add(1);
-        }
-    }
-
-    /// A method exits: a callback returns, or the caller of an open call
-    /// leaves without its acquire after the call (the call threw): closed.
-    fn callback_exited(&mut self, t: Tid) {
-        let open = &mut self.threads[t as usize].open_call;
-        match open {
-            Some(c) if c.callbacks > 0 => c.callbacks -= 1,
-            Some(_) => *open = None,
-            None => {}
-        }
+    /// Notes each event of thread `t` before it is logged (whatever kind),
+    /// so [`AtomicLog::collection_call`] knows whether the thread's
+    /// previous event was an `Enter`.
+    #[inline]
+    pub fn saw(&mut self, t: Tid, e: &Event) {
+        let ts = &mut self.threads[t as usize];
+        ts.entered_just_before = ts.after_enter;
+        ts.after_enter = matches!(e, Event::Enter { .. });
     }
 
     /// Logs the `SyncRelease`/`SyncAcquire` of a call on a thread-safe
     /// container (`var` is its contents): the call is logged as one atomic
     /// access, a write when it releases, at the release or at the acquire
-    /// that ends it ([`OpenCall`]). Those of its callbacks are not the call's.
+    /// that ends it ([`OpenCall`]). An acquire right after an `Enter`, while
+    /// the call is open, is a callback's.
     pub fn collection_call(&mut self, t: Tid, id: VarId, var: Var, release: bool, site: SiteId) {
         let open = self.threads[t as usize].open_call;
         let mut call = match open {
-            Some(c) if c.obj == var.obj && c.callbacks > 0 => return,
+            Some(c)
+                if c.obj == var.obj && !release && self.threads[t as usize].entered_just_before =>
+            {
+                return;
+            }
             Some(c) if c.obj == var.obj => c,
             _ => OpenCall::new(var.obj, false),
         };
