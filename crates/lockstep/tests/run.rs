@@ -869,9 +869,9 @@ fn a_value_made_by_a_compute_function_is_released_when_the_function_returns() {
 #[test]
 fn callbacks_inside_one_concurrent_map_call_keep_it_one_atomic_access() {
     // The key's `hashCode`/`equals` and the compute function acquire (and
-    // release) the map inside the call; counted as the call's own events,
-    // they split it into several accesses and both reductions reported
-    // `getOrAdd`.
+    // release) the map inside the call; counted as the call's own events
+    // (main's log at 98d90fa, `check-trace` of this fixture's trace), they
+    // split it into several accesses and both reductions reported `getOrAdd`.
     let dir = tempfile::tempdir().unwrap();
     let trace = dir.path().join("callbacks.trace");
     assert!(atomicity_run("CacheCallbacks", &trace).is_empty());
