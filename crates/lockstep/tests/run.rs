@@ -907,3 +907,38 @@ fn static_guidance_leaves_race_free_accesses_unprobed_and_still_reports_the_race
     let p_bytes = std::fs::metadata(&plain).unwrap().len();
     assert!(g_bytes < p_bytes, "guided {g_bytes} bytes, plain {p_bytes}");
 }
+
+#[test]
+fn a_callback_of_a_get_acquires_what_a_put_completed_during_the_get_released() {
+    // Before: `Key.id` was reported by happens-before (the acquire before
+    // the `get` came before the put, the one after it after the `equals`).
+    precision_run(
+        "PutDuringGet",
+        "reentry second\n",
+        &["PutDuringGet$Key.id"],
+        "PutDuringGet$Key.late",
+    );
+}
+
+#[test]
+fn a_value_made_by_a_compute_function_is_released_when_the_function_returns() {
+    // Before: `Value.made` was reported by happens-before (the release
+    // before `computeIfAbsent` came before the function made the value).
+    precision_run(
+        "ComputedValues",
+        "computed 42 true\n",
+        &["ComputedValues$Value.made"],
+        "ComputedValues$Value.late",
+    );
+}
+
+#[test]
+fn callbacks_inside_one_concurrent_map_call_keep_it_one_atomic_access() {
+    // The key's `hashCode`/`equals` and the compute function acquire (and
+    // release) the map inside the call; counted as the call's own events
+    // (main's log at 98d90fa, `check-trace` of this fixture's trace), they
+    // split it into several accesses and both reductions reported `getOrAdd`.
+    let dir = tempfile::tempdir().unwrap();
+    let trace = dir.path().join("callbacks.trace");
+    assert!(atomicity_run("CacheCallbacks", &trace).is_empty());
+}

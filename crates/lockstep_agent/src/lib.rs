@@ -22,7 +22,8 @@
 //!
 //! Module map: `jvmti` (hand-written JVMTI table), `state` (shared tables,
 //! probes, ids, counters), `threads` (buffers and thread ids), `natives`
-//! (probe → events), `hook` (class rewriting), `hang` (the watchdog).
+//! (probe → events), `reentry` (callbacks from inside thread-safe
+//! container calls), `hook` (class rewriting), `hang` (the watchdog).
 
 #![allow(clippy::missing_safety_doc)]
 
@@ -33,6 +34,7 @@ mod ident;
 mod jvmti;
 mod natives;
 mod owned;
+mod reentry;
 mod state;
 mod threads;
 mod views;

@@ -15,6 +15,7 @@ use lockstep_trace::{Event, LockKind};
 
 use crate::handoffs;
 use crate::ident::{self, Identity};
+use crate::reentry::Edge;
 use crate::state::{key, lock, ProbeSlot, Recorder, ResolvedField, ThreadBuf, RECORDER};
 use crate::threads::{object, object_as, thread_id_for_tag, with_buf};
 
@@ -55,7 +56,6 @@ fn sync_key(k: SyncKind) -> u32 {
         SyncKind::Future => key::TASK_END,
         SyncKind::Executor => key::EXECUTOR,
         SyncKind::Atomic => key::ATOMIC,
-        SyncKind::Collection => key::COLLECTION,
         SyncKind::TaskStart => key::TASK_START,
     }
 }
@@ -140,8 +140,18 @@ pub unsafe extern "system" fn e(env: *mut JNIEnv, _c: jclass, probe: jint) {
         return;
     };
     with_buf(r, env, |b| match &p.event {
-        ProbeEvent::MethodEnter => r.push(b, &Event::Enter { method: p.member }),
-        ProbeEvent::MethodExit => r.push(b, &Event::Exit { method: p.member }),
+        ProbeEvent::MethodEnter => {
+            r.push(b, &Event::Enter { method: p.member });
+            if let Some(edge) = b.container_calls.enter() {
+                callback_edge(r, b, edge, p.site);
+            }
+        }
+        ProbeEvent::MethodExit => {
+            if let Some(edge) = b.container_calls.exit() {
+                callback_edge(r, b, edge, p.site);
+            }
+            r.push(b, &Event::Exit { method: p.member });
+        }
         ProbeEvent::ClassInit => {
             r.push(b, &Event::ClassInit { class: p.member });
             let class = key::class_object(p.member);
@@ -150,6 +160,37 @@ pub unsafe extern "system" fn e(env: *mut JNIEnv, _c: jclass, probe: jint) {
         ProbeEvent::FieldRead(_) | ProbeEvent::FieldWrite(_) => field_access(r, b, p, 0),
         _ => {}
     });
+}
+
+/// The acquire (release) of a container by a method it calls back, inside
+/// the callback's enter (exit) so the atomicity log sees it as the
+/// callback's, not as the container call's own.
+fn callback_edge(r: &Recorder, b: &mut ThreadBuf, edge: Edge, site: u32) {
+    match edge {
+        Edge::Acquire(c) => acquire(r, b, c, key::COLLECTION, site),
+        Edge::Release(c) => release(r, b, c, key::COLLECTION, site),
+    }
+}
+
+/// A call on a container that may be thread-safe begins: the pre-call
+/// acquire (and release of a write), and, when the container is
+/// thread-safe, the thread is noted inside it ([`crate::reentry`]).
+fn container_call(
+    r: &Recorder,
+    b: &mut ThreadBuf,
+    id: u64,
+    write: bool,
+    known_safe: bool,
+    site: u32,
+) {
+    let root = r.container_views.root(id);
+    acquire(r, b, root, key::COLLECTION, site);
+    if write {
+        release(r, b, root, key::COLLECTION, site);
+    }
+    if known_safe || r.container_views.is_thread_safe(root) {
+        b.container_calls.call(root, write);
+    }
 }
 
 /// The id of an array (arrays never carry the id field: their JVMTI tag),
@@ -333,10 +374,11 @@ unsafe fn call_event(
             let (l, k) = juc_lock(r, l, LockSide::Exclusive);
             lock_event(r, b, l, k, site, true);
         }
-        CallEvent::Release(SyncKind::Collection) => {
-            release(r, b, r.container_views.root(id), key::COLLECTION, site)
+        CallEvent::ContainerCall { write, known_safe } => {
+            container_call(r, b, id, write, known_safe, site)
         }
-        CallEvent::Acquire(SyncKind::Collection) => {
+        CallEvent::ContainerReturn => {
+            b.container_calls.returned();
             acquire(r, b, r.container_views.root(id), key::COLLECTION, site)
         }
         CallEvent::Release(k) => release(r, b, id, sync_key(k), site),

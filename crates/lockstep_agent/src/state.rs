@@ -144,6 +144,9 @@ pub struct ThreadBuf {
     /// One bit per class id: this thread has acquired the class's
     /// initialization (its first read of one of the class's static fields).
     pub classes_used: Vec<u64>,
+    /// The thread-safe container calls this thread is inside (callbacks
+    /// from them acquire the container again).
+    pub container_calls: crate::reentry::ContainerCalls,
 }
 
 impl ThreadBuf {
@@ -157,6 +160,7 @@ impl ThreadBuf {
             end_obj: 0,
             arrays: crate::ident::ArrayCache::default(),
             classes_used: Vec::new(),
+            container_calls: Default::default(),
         }
     }
 }

@@ -47,6 +47,11 @@ impl ContainerViews {
         read(&self.roots).get(&obj).copied().unwrap_or(obj)
     }
 
+    /// Is `obj`'s run-time class a thread-safe container?
+    pub fn is_thread_safe(&self, obj: u64) -> bool {
+        read(&self.safe).contains(&obj)
+    }
+
     /// Was any view mapped yet?
     #[inline]
     pub fn may_have_views(&self) -> bool {

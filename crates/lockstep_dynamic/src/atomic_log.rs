@@ -137,13 +137,21 @@ struct ThreadLocks {
     clock: u32,
     /// The call on a thread-safe container being recorded.
     open_call: Option<OpenCall>,
+    /// The thread's previous event was an `Enter`.
+    after_enter: bool,
+    /// The thread's event before the current one was an `Enter`.
+    entered_just_before: bool,
 }
 
 /// A call on a thread-safe container between its first event and the
 /// acquire after it. The recorder brackets each call: an acquire before it
 /// (callbacks such as `equals` read what other threads put), a release
 /// before a writing call, an acquire after it; a call through an interface
-/// type is also preceded by its container access event.
+/// type is also preceded by its container access event. A method the
+/// container calls back acquires the container right after its `Enter`
+/// (and, in a writing call, releases it before its `Exit`, a release the
+/// logged write already covers): that acquire is the callback's, not the
+/// call's end.
 #[derive(Debug, Clone, Copy)]
 struct OpenCall {
     obj: ObjId,
@@ -151,6 +159,16 @@ struct OpenCall {
     acquires: u8,
     /// The call's one access is logged already.
     logged: bool,
+}
+
+impl OpenCall {
+    fn new(obj: ObjId, logged: bool) -> OpenCall {
+        OpenCall {
+            obj,
+            acquires: 0,
+            logged,
+        }
+    }
 }
 
 /// The log and the lockset state behind its classification.
@@ -329,19 +347,31 @@ impl AtomicLog {
         self.threads[t as usize].held_id = id;
     }
 
+    /// Notes each event of thread `t` before it is logged (whatever kind),
+    /// so [`AtomicLog::collection_call`] knows whether the thread's
+    /// previous event was an `Enter`.
+    #[inline]
+    pub fn saw(&mut self, t: Tid, e: &Event) {
+        let ts = &mut self.threads[t as usize];
+        ts.entered_just_before = ts.after_enter;
+        ts.after_enter = matches!(e, Event::Enter { .. });
+    }
+
     /// Logs the `SyncRelease`/`SyncAcquire` of a call on a thread-safe
     /// container (`var` is its contents): the call is logged as one atomic
     /// access, a write when it releases, at the release or at the acquire
-    /// that ends it ([`OpenCall`]).
+    /// that ends it ([`OpenCall`]). An acquire right after an `Enter`, while
+    /// the call is open, is a callback's.
     pub fn collection_call(&mut self, t: Tid, id: VarId, var: Var, release: bool, site: SiteId) {
         let open = self.threads[t as usize].open_call;
         let mut call = match open {
+            Some(c)
+                if c.obj == var.obj && !release && self.threads[t as usize].entered_just_before =>
+            {
+                return;
+            }
             Some(c) if c.obj == var.obj => c,
-            _ => OpenCall {
-                obj: var.obj,
-                acquires: 0,
-                logged: false,
-            },
+            _ => OpenCall::new(var.obj, false),
         };
         if release {
             if !call.logged {
@@ -366,11 +396,7 @@ impl AtomicLog {
     /// the same call that follow are not logged again.
     pub fn container_access(&mut self, t: Tid, id: VarId, var: Var, write: bool, site: SiteId) {
         self.access(t, id, var, write, site, true);
-        self.threads[t as usize].open_call = Some(OpenCall {
-            obj: var.obj,
-            acquires: 0,
-            logged: true,
-        });
+        self.threads[t as usize].open_call = Some(OpenCall::new(var.obj, true));
     }
 
     /// Logs an access of thread `t` to `var` (id `id`); `atomic` for a call

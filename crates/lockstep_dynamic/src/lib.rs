@@ -310,6 +310,9 @@ impl Engine {
     #[inline]
     pub fn event(&mut self, thread: ThreadId, e: &Event) {
         let t = self.tid(thread);
+        if let Some((log, _)) = &mut self.atomic {
+            log.saw(t, e);
+        }
         let at = self.events;
         self.events += 1;
         if !self.thread_safe.counts(e, &self.tables) {

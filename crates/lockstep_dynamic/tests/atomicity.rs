@@ -18,6 +18,8 @@ const OBJ: ObjId = 7;
 const L: ObjId = 100;
 /// A lock only used to order threads in the merged trace.
 const GATE: ObjId = 101;
+/// A thread-safe container.
+const MAP: ObjId = 102;
 
 /// Per-thread event lists; lock sequence numbers kept like the recorder's.
 #[derive(Default)]
@@ -73,6 +75,33 @@ impl Trace {
     /// Orders everything `t` did so far before what `u` does next.
     fn then(&mut self, t: usize, u: usize) -> &mut Self {
         self.acq(t, GATE).rel(t, GATE).acq(u, GATE).rel(u, GATE)
+    }
+    /// A container hand-off event on `MAP` (its own sequence numbers).
+    fn map_sync(&mut self, t: usize, release: bool) -> &mut Self {
+        let c = self.seqs.entry(MAP).or_insert(0);
+        let seq = *c;
+        *c += 1;
+        let (obj, key, site) = (MAP, keys::COLLECTION, 2);
+        self.threads[t].push(if release {
+            Event::SyncRelease {
+                obj,
+                key,
+                seq,
+                site,
+            }
+        } else {
+            Event::SyncAcquire {
+                obj,
+                key,
+                seq,
+                site,
+            }
+        });
+        self
+    }
+    /// A read call on `MAP` as the recorder brackets it.
+    fn map_get(&mut self, t: usize) -> &mut Self {
+        self.map_sync(t, false).map_sync(t, false)
     }
     fn enter(&mut self, t: usize, m: u32) -> &mut Self {
         self.threads[t].push(Event::Enter { method: m });
@@ -131,7 +160,12 @@ impl Trace {
             };
             w.method(id as u32, &m).unwrap();
         }
-        for (id, class) in [(OBJ, "p/Acct"), (L, "java/lang/Object"), (GATE, "p/Gate")] {
+        for (id, class) in [
+            (OBJ, "p/Acct"),
+            (L, "java/lang/Object"),
+            (GATE, "p/Gate"),
+            (MAP, "java/util/concurrent/ConcurrentHashMap"),
+        ] {
             let o = ObjectInfo {
                 id,
                 class: class.into(),
@@ -375,4 +409,40 @@ fn patterns_name_transactions_the_heuristic_does_not_see() {
         methods(&atomicity(&t, s)),
         ["p.Acct.other reduction-online"]
     );
+}
+
+/// `t1` makes one writing call on a thread-safe map that calls back into
+/// method 3 (`other`: the recorder's acquire right after its `Enter`, its
+/// release before its `Exit`), in two threads: one atomic access, silent.
+/// The twin makes two calls (a get, then the put): check-then-act.
+fn map_calls(callback: bool) -> Trace {
+    let mut t = Trace::new(3);
+    for th in [1, 2] {
+        t.enter(th, 0);
+        if !callback {
+            t.map_get(th);
+        }
+        t.map_sync(th, false).map_sync(th, true);
+        if callback {
+            t.enter(th, 3)
+                .map_sync(th, false)
+                .map_sync(th, true)
+                .exit(th, 3);
+        }
+        t.map_sync(th, false).exit(th, 0);
+        if th == 1 {
+            t.then(1, 2);
+        }
+    }
+    t
+}
+
+#[test]
+fn a_callback_inside_a_concurrent_map_call_keeps_the_call_one_access() {
+    let reductions = spec(true, true, false, false);
+    assert_eq!(
+        methods(&atomicity(&map_calls(false), reductions.clone())),
+        ["p.Acct.t1 reduction-offline", "p.Acct.t1 reduction-online"]
+    );
+    assert!(atomicity(&map_calls(true), reductions).is_empty());
 }

@@ -151,8 +151,6 @@ pub enum SyncKind {
     Executor,
     /// A volatile-like access of an atomic variable (`AtomicReference.set`, ...).
     Atomic,
-    /// A call on a container that is (or may be, checked at run time) thread-safe.
-    Collection,
     /// A task object (`ForkJoinTask.fork`) is handed to another thread.
     TaskStart,
 }
@@ -215,6 +213,19 @@ pub enum CallEvent {
     AcquireIfTrue(SyncKind),
     ContainerRead,
     ContainerWrite,
+    /// Pre: a call on a container that is (or may be, checked at run time)
+    /// thread-safe begins: acquire the container (the call runs callbacks
+    /// such as `equals` on what other threads put), release it first when
+    /// the call writes, and note that the thread is inside the call, so
+    /// that application code it calls back acquires again on entry (and,
+    /// in a writing call, releases on exit). `known_safe`: the receiver's
+    /// static type is a thread-safe container.
+    ContainerCall {
+        write: bool,
+        known_safe: bool,
+    },
+    /// Post: the call on the container returned: acquire what it read.
+    ContainerReturn,
     /// The task argument handed to an executor (or `CompletableFuture`) is
     /// wrapped by the runtime; the wrapper records the hand-off.
     HandOff,

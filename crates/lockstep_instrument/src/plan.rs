@@ -176,7 +176,7 @@ fn atomic_calls(plan: &mut CallPlan, owner: &str, name: &str) {
 /// keeps the one the object's run-time class calls for.
 fn container_calls(plan: &mut CallPlan, owner: &str, name: &str) {
     if let Some(access) = thread_safe_container_access(owner, name) {
-        container_hand_off(plan, access == ContainerAccess::Write);
+        container_hand_off(plan, access == ContainerAccess::Write, true);
         return;
     }
     let Some(access) = container_access_via(owner, name, &is_jdk_subtype) else {
@@ -189,19 +189,21 @@ fn container_calls(plan: &mut CallPlan, owner: &str, name: &str) {
         CallEvent::ContainerRead
     });
     if may_be_thread_safe_container(owner) {
-        container_hand_off(plan, write);
+        container_hand_off(plan, write, false);
     }
 }
 
-/// The hand-off of a call on a thread-safe container. Besides the acquire
-/// after the call, one before it: the container calls back into the
-/// program during the call (`equals`/`hashCode`/`compareTo` of the stored
-/// keys, a `forEach` action), and those reads of what other threads put
-/// must be ordered after their puts already (jgroups' `UUID.equals` called
-/// by `ConcurrentHashMap.get` on a key another thread put).
-fn container_hand_off(plan: &mut CallPlan, write: bool) {
-    plan.pre.push(CallEvent::Acquire(SyncKind::Collection));
-    release_and_acquire(plan, write, true, SyncKind::Collection);
+/// The hand-off of a call on a thread-safe container: an acquire before
+/// the call (and a release when it writes), an acquire after it. The
+/// recorder also knows the thread is inside the call in between: the
+/// container calls back into the program (`equals`/`hashCode`/`compareTo`
+/// of stored keys, a `forEach` action, a `computeIfAbsent` function), and
+/// a callback reads what other threads put, possibly while the call was
+/// already running (jgroups' `UUID.equals` inside `ConcurrentHashMap.get`).
+fn container_hand_off(plan: &mut CallPlan, write: bool, known_safe: bool) {
+    plan.pre
+        .push(CallEvent::ContainerCall { write, known_safe });
+    plan.post.push(CallEvent::ContainerReturn);
 }
 
 fn thread_calls(plan: &mut CallPlan, _owner: &str, name: &str, desc: &str, app_or_thread: bool) {
@@ -471,12 +473,12 @@ mod tests {
         );
         assert_eq!(
             put.pre,
-            vec![
-                CallEvent::Acquire(SyncKind::Collection),
-                CallEvent::Release(SyncKind::Collection)
-            ]
+            vec![CallEvent::ContainerCall {
+                write: true,
+                known_safe: true
+            }]
         );
-        assert_eq!(put.post, vec![CallEvent::Acquire(SyncKind::Collection)]);
+        assert_eq!(put.post, vec![CallEvent::ContainerReturn]);
         let get = call_plan(
             InvokeKind::Interface,
             "java/util/Map",
@@ -487,10 +489,13 @@ mod tests {
             get.pre,
             vec![
                 CallEvent::ContainerRead,
-                CallEvent::Acquire(SyncKind::Collection)
+                CallEvent::ContainerCall {
+                    write: false,
+                    known_safe: false
+                }
             ]
         );
-        assert_eq!(get.post, vec![CallEvent::Acquire(SyncKind::Collection)]);
+        assert_eq!(get.post, vec![CallEvent::ContainerReturn]);
         let hash = call_plan(
             InvokeKind::Virtual,
             "java/util/HashMap",
