@@ -16,6 +16,7 @@ mod run;
 mod sources;
 mod suppress;
 mod terminal;
+mod types;
 
 use std::process::ExitCode;
 
