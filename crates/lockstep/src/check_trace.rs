@@ -91,7 +91,7 @@ fn atomicity(choice: CheckerChoice, patterns: &[String]) -> lockstep_dynamic::At
 fn read_traces(paths: &[PathBuf]) -> (Vec<lockstep_trace::Trace>, Vec<InputProblem>) {
     let mut problems = Vec::new();
     let mut traces = Vec::new();
-    for path in &args.traces {
+    for path in paths {
         let file = match std::fs::File::open(path) {
             Ok(f) => f,
             Err(e) => {

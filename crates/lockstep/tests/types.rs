@@ -150,7 +150,7 @@ fn discovered_types_follow_each_fields_discipline_and_are_checked_statically() {
         "{err}"
     );
     assert!(
-        err.contains("types: Types$Registry.total: guarded_by Registry.class accepted"),
+        err.contains("types: Types$Registry.total: guarded_by Types.Registry.class accepted"),
         "{err}"
     );
     assert!(
@@ -159,7 +159,7 @@ fn discovered_types_follow_each_fields_discipline_and_are_checked_statically() {
     );
     assert!(
         err.contains(
-            "types: Types$Account.balance: guarded_by self REFUTED: the write in Types$Account.reset (Types.java:44) does not hold self"
+            "types: Types$Account.balance: guarded_by self REFUTED: the write in Types$Account.reset (Types.java:42) does not hold self"
         ),
         "{err}"
     );
