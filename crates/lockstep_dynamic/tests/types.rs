@@ -245,11 +245,15 @@ fn bad_types_files_are_errors_that_say_what_is_wrong() {
         "unsupported types file version 2"
     );
     assert_eq!(
-        err(r#"{"format": "lockstep-types", "version": 1, "fields": [{"class": "a.B", "field": "x", "owner": "guarded_by", "guard": "lock"}]}"#),
+        err(
+            r#"{"format": "lockstep-types", "version": 1, "fields": [{"class": "a.B", "field": "x", "owner": "guarded_by", "guard": "lock"}]}"#
+        ),
         "fields[0]: guard \"lock\" is neither this nor C.class"
     );
     assert_eq!(
-        err(r#"{"format": "lockstep-types", "version": 1, "fields": [{"class": "a.B", "owner": "readonly"}]}"#),
+        err(
+            r#"{"format": "lockstep-types", "version": 1, "fields": [{"class": "a.B", "owner": "readonly"}]}"#
+        ),
         "fields[0]: no \"field\" string"
     );
     // Unknown keys are ignored (later versions add).

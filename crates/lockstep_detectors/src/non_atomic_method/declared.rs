@@ -4,7 +4,9 @@
 //! a shared object of the field's class. A type every such access
 //! satisfies is *accepted* and replaces the inferred guard (so the
 //! atomicity inference uses it in code the runs never executed); one an
-//! access violates is *refuted*, named with that access, and not trusted.
+//! access violates is *refuted*, named with that access, and not trusted;
+//! one with no such access (a JDK field, a field the analysis sees only in
+//! unshared objects) is *not checked* and not used.
 
 use std::sync::Arc;
 
@@ -124,21 +126,23 @@ pub fn check(
                         format!("does not hold {}", l.describe()),
                 }
             ),
+            // Nothing to check against: reported, not used.
+            None if checked == 0 => format!(
+                "types: {name}: {} not checked: the analysed code has no access of a shared object of it",
+                d.describe()
+            ),
             None => {
                 if !annotated {
                     guards.fields.insert(key, d.as_guard());
                 }
-                if checked == 0 {
-                    format!(
-                        "types: {name}: {} accepted (no access of a shared object found statically)",
-                        d.describe()
-                    )
-                } else {
-                    format!(
-                        "types: {name}: {} accepted ({checked} accesses of shared objects hold it)",
-                        d.describe()
-                    )
-                }
+                let held = match d.owner {
+                    DeclaredOwner::ReadOnly => "none writes",
+                    _ => "all hold it",
+                };
+                format!(
+                    "types: {name}: {} accepted ({checked} accesses of shared objects, {held})",
+                    d.describe()
+                )
             }
         };
         lines.push(line);
