@@ -215,3 +215,19 @@ fn a_bad_types_file_is_an_error_naming_it() {
     assert!(err.contains("bad.json"), "{err}");
     assert!(err.contains("unsupported types file version 9"), "{err}");
 }
+
+#[test]
+fn an_unreadable_trace_is_an_error_naming_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("missing.trace");
+    let out = lockstep()
+        .arg("check-trace")
+        .arg("--discover-types")
+        .arg(dir.path().join("types.json"))
+        .arg(&missing)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = stderr(&out);
+    assert!(err.contains("missing.trace"), "{err}");
+}
