@@ -341,7 +341,7 @@ struct Replay {
     /// lock → internal class name.
     class_objects: FastMap<ObjId, String>,
     /// Per thread: the previous event (to pair a method entry with its
-    /// monitor acquisition, whichever comes first).
+    /// monitor acquisition).
     previous: FastMap<Tid, Event>,
     held: Vec<ObjId>,
 }
@@ -380,12 +380,12 @@ impl Replay {
         self.access(t, field, obj, write);
     }
 
-    /// A static `synchronized` method's entry next to a monitor
-    /// acquisition of a class object names that object.
+    /// A static `synchronized` method's entry followed at once by a
+    /// monitor acquisition of a class object names that object (the
+    /// recorder's prologue: method entry, then the method's monitor).
     fn name_class_object(&mut self, prev: &Event, e: &Event, trace: &Trace) {
         let (method, lock) = match (*prev, *e) {
             (Event::Enter { method }, Event::Acquire { lock, kind, .. })
-            | (Event::Acquire { lock, kind, .. }, Event::Enter { method })
                 if kind == LockKind::Monitor =>
             {
                 (method, lock)
