@@ -186,6 +186,9 @@ pub struct CheckArgs {
     /// Confirm findings by runs: a trace written by `lockstep run --trace` (repeat for several runs). Each `data-race`, `deadlock` and `non-atomic-method` finding is marked observed, reached or not reached in the runs; observed ones are listed first.
     #[arg(long, value_name = "TRACE")]
     pub evidence: Vec<PathBuf>,
+    /// Race-free types discovered from runs (`lockstep check-trace --discover-types`): the static guard inference checks each guard and read-only type, reports it accepted or refuted (naming the access that refutes it) on stderr, and uses the accepted ones. Enables non-atomic-method, the rule that reads them.
+    #[arg(long, value_name = "FILE")]
+    pub types: Option<PathBuf>,
     /// Settings only lockstep.toml gives (suppression patterns, ...).
     #[arg(skip)]
     pub file_settings: crate::config::FileSettings,

@@ -19,13 +19,24 @@ impl Progress for Phases {
 
 pub fn run(args: &CheckArgs) -> u8 {
     crate::init_threads(args.input.threads);
-    let rules = match RuleSet::from_selection(&args.select, &args.ignore) {
+    let mut rules = match RuleSet::from_selection(&args.select, &args.ignore) {
         Ok(r) => r,
         Err(e) => {
             eprintln!("error: {e}");
             return 2;
         }
     };
+    // A bad types file is an error before minutes of analysis.
+    let declared_types = match crate::types::read(args.types.as_deref()) {
+        Ok(t) => t,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return 2;
+        }
+    };
+    if args.types.is_some() {
+        rules.insert(lockstep_detectors::RuleId::NonAtomicMethod);
+    }
     // Refuse an unwritable `-o` now, not after minutes of analysis.
     if let Some(path) = &args.output {
         if let Err(e) = crate::preflight::writable(path) {
@@ -51,7 +62,9 @@ pub fn run(args: &CheckArgs) -> u8 {
             return 2;
         }
     };
-    let mut outcome = workspace.check(&settings(args, rules), &mut phases);
+    let mut settings = settings(args, rules);
+    settings.options.declared_types = declared_types;
+    let mut outcome = workspace.check(&settings, &mut phases);
     // After the check: missing classes are met while lowering.
     let warnings = workspace.warnings();
     // Suppressions and baseline (crate::post).
@@ -142,6 +155,7 @@ fn settings(args: &CheckArgs, rules: RuleSet) -> CheckSettings {
             },
             explain_field: args.explain.clone(),
             explain_atomicity: args.explain_atomicity,
+            declared_types: Vec::new(),
         },
         stats: args.stats,
     }

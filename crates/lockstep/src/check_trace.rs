@@ -60,6 +60,9 @@ pub struct CheckTraceArgs {
     /// Colors in text output.
     #[arg(long, value_enum, default_value = "auto")]
     pub color: ColorChoice,
+    /// Type discovery instead of checking: write the race-free types of the fields the runs accessed to FILE (JSON, docs/types-format.md; for `check --types`) and print the suggested annotations and the share of fields typed.
+    #[arg(long, value_name = "FILE")]
+    pub discover_types: Option<PathBuf>,
 }
 
 fn checker_set(choice: CheckerChoice) -> CheckerSet {
@@ -84,11 +87,11 @@ fn atomicity(choice: CheckerChoice, patterns: &[String]) -> lockstep_dynamic::At
     crate::args::atomic_spec(&picked, patterns)
 }
 
-/// Runs the command; returns the exit code.
-pub fn run(args: &CheckTraceArgs) -> u8 {
+/// Reads the traces; those that cannot be opened or hold nothing are problems.
+fn read_traces(paths: &[PathBuf]) -> (Vec<lockstep_trace::Trace>, Vec<InputProblem>) {
     let mut problems = Vec::new();
     let mut traces = Vec::new();
-    for path in &args.traces {
+    for path in paths {
         let file = match std::fs::File::open(path) {
             Ok(f) => f,
             Err(e) => {
@@ -110,6 +113,37 @@ pub fn run(args: &CheckTraceArgs) -> u8 {
         }
         traces.push(trace);
     }
+    (traces, problems)
+}
+
+/// `--discover-types FILE`: the types file and the suggested annotations.
+fn discover_types(args: &CheckTraceArgs, out: &PathBuf) -> u8 {
+    let (traces, problems) = read_traces(&args.traces);
+    for p in &problems {
+        eprintln!("error: {}: {}", p.file, p.message);
+    }
+    let discovery = lockstep_dynamic::types::discover(&traces);
+    if let Err(e) = std::fs::write(out, discovery.to_json()) {
+        eprintln!("error: cannot write the types file: {}: {e}", out.display());
+        return 2;
+    }
+    if let Err(e) = write_to(args.output.as_ref(), &discovery.to_text()) {
+        eprintln!("error: cannot write the annotations: {e}");
+        return 2;
+    }
+    if problems.is_empty() {
+        0
+    } else {
+        2
+    }
+}
+
+/// Runs the command; returns the exit code.
+pub fn run(args: &CheckTraceArgs) -> u8 {
+    if let Some(out) = &args.discover_types {
+        return discover_types(args, out);
+    }
+    let (traces, problems) = read_traces(&args.traces);
     let options = Options {
         checkers: checker_set(args.checker),
         deadlocks: matches!(args.checker, CheckerChoice::All | CheckerChoice::Deadlock),

@@ -17,6 +17,7 @@ mod run_static;
 mod sources;
 mod suppress;
 mod terminal;
+mod types;
 
 use std::process::ExitCode;
 

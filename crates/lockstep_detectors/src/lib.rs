@@ -39,6 +39,10 @@ pub struct Options {
     pub explain_field: Option<String>,
     /// non-atomic-method: explain the inferred guards and atomicities.
     pub explain_atomicity: bool,
+    /// non-atomic-method: race-free types discovered from runs (`check
+    /// --types`), checked against the static facts; accepted ones are used
+    /// as declared guards.
+    pub declared_types: Vec<non_atomic_method::declared::DeclaredType>,
 }
 
 /// Everything a detector may look at. Built once by the driver.

@@ -19,7 +19,8 @@
 //! [`serializability`] (Velodrome-style) — over the transactions of
 //! [`transactions`]; [`atomicity`] reports them as rule `non-atomic-method`.
 //! [`timeline`] exports the run as Chrome trace-event
-//! JSON. No I/O beyond the `Read` handed in; nothing printed.
+//! JSON. [`types`] discovers race-free types of fields from traces
+//! (`check-trace --discover-types`). No I/O beyond the `Read` handed in; nothing printed.
 
 pub mod atomic_log;
 pub mod atomicity;
@@ -38,6 +39,7 @@ pub mod reduction;
 pub mod serializability;
 pub mod timeline;
 pub mod transactions;
+pub mod types;
 pub mod vc;
 
 use std::io::Read;

@@ -136,7 +136,7 @@ impl Guards {
 }
 
 /// Which static fields hold exactly one object, by object.
-fn static_holders(pt: &PointsToResult) -> FxHashMap<ObjectId, (Arc<str>, Arc<str>)> {
+pub(crate) fn static_holders(pt: &PointsToResult) -> FxHashMap<ObjectId, (Arc<str>, Arc<str>)> {
     let mut out = FxHashMap::default();
     for (key, set) in pt.static_fields() {
         if let (FieldKey::Field { class, name }, 1) = (key, set.len()) {
@@ -150,7 +150,7 @@ fn static_holders(pt: &PointsToResult) -> FxHashMap<ObjectId, (Arc<str>, Arc<str
 
 /// The ways `lock` can be named relative to `object` (none for statics'
 /// `object`).
-fn relative(
+pub(crate) fn relative(
     pt: &PointsToResult,
     statics: &FxHashMap<ObjectId, (Arc<str>, Arc<str>)>,
     object: Option<ObjectId>,

@@ -5,12 +5,15 @@
 //!
 //! - [`atomicity`]: the atomicity lattice and its operations;
 //! - [`guards`]: race-free types per field, from the `data-race` facts;
+//! - [`declared`]: types discovered from runs (`check --types`), checked
+//!   against the same facts, accepted ones replacing the inferred guard;
 //! - [`transfer`]: each method's operations and its transfer function;
 //! - [`inference`]: the fixed point, and the held locks at every call site;
 //! - this module: which methods must be atomic, warnings, clustering, and
 //!   the `--explain-atomicity` overview.
 
 pub mod atomicity;
+pub mod declared;
 pub mod guards;
 pub mod inference;
 pub mod transfer;
@@ -58,11 +61,12 @@ impl Detector for NonAtomicMethod {
             return Output::default();
         }
         let overview = analyse(cx);
-        let explanation = if cx.options.explain_atomicity {
-            overview.explain_lines()
-        } else {
-            Vec::new()
-        };
+        // The verdicts on declared types are always shown: they are what
+        // `--types` asked for.
+        let mut explanation = overview.declared.clone();
+        if cx.options.explain_atomicity {
+            explanation.extend(overview.explain_lines());
+        }
         Output {
             stats: overview.stats.lines(),
             explanation,
@@ -163,6 +167,8 @@ pub struct Overview {
     pub fields: Vec<(String, String)>,
     pub methods: Vec<MethodVerdict>,
     pub stats: Stats,
+    /// One line per declared type (`check --types`): accepted or refuted.
+    pub declared: Vec<String>,
 }
 
 impl Overview {
@@ -211,7 +217,14 @@ pub fn analyse(cx: &Context<'_>) -> Overview {
     let pt = cx.facts.points_to();
     let out = cx.facts.races();
     let started = std::time::Instant::now();
-    let guards = guards::infer(program, pt, &out.buckets, &out.racy);
+    let mut guards = guards::infer(program, pt, &out.buckets, &out.racy);
+    let declared_lines = declared::check(
+        program,
+        pt,
+        &out.buckets,
+        &cx.options.declared_types,
+        &mut guards,
+    );
     let mut builder = Builder::new(program, pt, &guards, &out.shared);
     let mut methods = Vec::new();
     for c in program.application_classes() {
@@ -229,7 +242,6 @@ pub fn analyse(cx: &Context<'_>) -> Overview {
         .collect();
     let owned = std::mem::take(&mut builder.owned_fields);
     drop(builder);
-    let mut guards = guards;
     for key in owned {
         if let Some(g @ guards::Guard::ThisThread) = guards.fields.get_mut(&key) {
             *g = guards::Guard::Unique;
@@ -315,6 +327,7 @@ pub fn analyse(cx: &Context<'_>) -> Overview {
         fields,
         methods,
         stats,
+        declared: declared_lines,
     }
 }
 
