@@ -205,7 +205,13 @@ fn read_write_locks_named_by_their_allocation() {
 /// lock classes keep their receivers' contexts whatever the bound.
 #[test]
 fn read_write_locks_apart_over_the_context_bound() {
-    let fixture = compile_fixture("deadlock/read_write_owner");
+    check_over_the_context_bound("read_write_owner");
+}
+
+/// Checks a fixture's expectations with points-to over its bound on
+/// contexts from the start (one context in all), as on large programs.
+fn check_over_the_context_bound(case: &str) {
+    let fixture = compile_fixture(&format!("deadlock/{case}"));
     let points_to = lockstep_pointsto::Config {
         max_contexts_per_method: None,
         max_contexts: Some(1),
@@ -233,13 +239,5 @@ fn owned_locks_told_apart_by_their_owners() {
 /// data file's.
 #[test]
 fn owned_locks_told_apart_over_the_context_bound() {
-    let fixture = compile_fixture("deadlock/owned_lock");
-    let points_to = lockstep_pointsto::Config {
-        max_contexts_per_method: None,
-        max_contexts: Some(1),
-        ..lockstep_pointsto::Config::default()
-    };
-    let findings = run_with_points_to(&fixture, &Deadlock, RULES, points_to);
-    assert_expectations(&expectations_for(&fixture, RULES), &actual(&findings));
-    assert_complete(&findings);
+    check_over_the_context_bound("owned_lock");
 }

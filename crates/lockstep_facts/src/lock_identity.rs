@@ -41,13 +41,16 @@ pub type Owners = Arc<[ObjectId]>;
 /// (`new ReentrantReadWriteLock()` → `readLock()`).
 const MAX_VIEW_DEPTH: u8 = 2;
 
+/// Per field name: every store of an instance field of that name in
+/// application code (method, statement index).
+type FieldStores = FxHashMap<Arc<str>, Vec<(MethodId, usize)>>;
+
 /// Decides which fields hold owned locks (cached per field name) and the
 /// owners of lock acquisitions.
 #[derive(Default)]
 pub struct LockOwners {
-    /// Per field name: every store of an instance field of that name in
-    /// application code (method, statement), built on first use.
-    stores: Option<FxHashMap<Arc<str>, Vec<(MethodId, usize)>>>,
+    /// Built on first use.
+    stores: Option<FieldStores>,
     owned: FxHashMap<Arc<str>, bool>,
 }
 
@@ -192,8 +195,8 @@ fn field_read(body: &Body, v: VarId, depth: u8) -> Option<(VarId, Arc<str>)> {
 }
 
 /// Every store of an instance field in application code, by field name.
-fn field_stores(program: &Program) -> FxHashMap<Arc<str>, Vec<(MethodId, usize)>> {
-    let mut out: FxHashMap<Arc<str>, Vec<(MethodId, usize)>> = FxHashMap::default();
+fn field_stores(program: &Program) -> FieldStores {
+    let mut out = FieldStores::default();
     for class in program.application_classes() {
         for &m in &program.class(class).methods {
             let Some(body) = program.body(m) else {
