@@ -696,3 +696,21 @@ fn owned_parse() {
 fn owned_parse_shared() {
     check("owned_parse_shared", CLOSED);
 }
+
+/// Issue 14: tasks of a single-threaded executor (`newSingleThreadExecutor`,
+/// a pool constructed with one thread) or of one `Timer` do not race with
+/// each other or themselves; they race with the submitting thread, across
+/// two executors read from two fields, and in a pool of two threads.
+#[test]
+fn single_thread_executors() {
+    check("single_thread_executors", CLOSED);
+}
+
+/// Issue 14: a thread started in a helper the constructor calls last is
+/// ordered after what the constructor did before the call (jgroups'
+/// `TotalOrder`: the canvas is built, then `startReceiver()`); what it
+/// does after the call still races.
+#[test]
+fn start_in_helper() {
+    check("start_in_helper", CLOSED);
+}
