@@ -6,7 +6,9 @@
 
 mod common;
 
-use common::{check_fixture, compile_fixture, dump, finding_in, line_of, run_detector};
+use common::{
+    check_fixture, check_fixture_in_mode, compile_fixture, dump, finding_in, line_of, run_detector,
+};
 use lockstep_detectors::reacquired_lock::{ReacquiredLock, PAIR_RULE, RULE};
 use lockstep_detectors::Options;
 use lockstep_report::Finding;
@@ -341,5 +343,19 @@ fn pair_variant_never_hides_a_same_lock_finding() {
         both.iter().any(|f| f.rule == PAIR_RULE.id.as_str()),
         "the variant reports pairs of two locks too:\n{}",
         dump(&both)
+    );
+}
+
+/// A lock expression that is, in every context, the same single object
+/// as the held lock (`command.session` is `this`) is re-entered, not
+/// re-acquired; the same code on another session's command is reported.
+#[test]
+fn held_lock_reentered_under_another_name() {
+    check_fixture_in_mode(
+        "reacquired_lock/reentered",
+        &ReacquiredLock,
+        SINGLE,
+        &Options::default(),
+        false,
     );
 }

@@ -16,6 +16,9 @@
 //!   final), which hold whatever the points-to sets;
 //! - [`accesses`]: the field, array and JDK-container accesses of
 //!   application code and the ones that cannot race, with the reason;
+//! - [`lock_identity`]: locks owned by the object whose field holds them
+//!   (must-not-alias across owners) and lock expressions that are one
+//!   object (must-alias);
 //! - [`lock_order`]: every lock acquisition with the locks held before
 //!   it, `wait`/`notify` and blocking calls with the locks held there;
 //! - [`initialization`]: constructor helpers and what constructors and
@@ -49,6 +52,7 @@ mod happens_before;
 pub mod initialization;
 mod instances;
 pub mod local_locks;
+pub mod lock_identity;
 pub mod lock_order;
 pub mod lock_paths;
 pub mod lock_summary;

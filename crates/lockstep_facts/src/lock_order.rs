@@ -24,6 +24,7 @@ use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::analysis::RaceFacts;
 use crate::local_locks::{self, BodyLocks, LocalLock};
+use crate::lock_identity::Owners;
 use crate::lock_summary;
 use crate::locks::{union, HeldLock, LockObject, LockResolver};
 
@@ -61,6 +62,14 @@ pub struct Acquisition {
     /// The acquired lock, or a lock the body holds there, is named by a
     /// parameter of the method: a caller chooses which objects meet here.
     pub through_param: bool,
+    /// The objects owning the acquired lock, when it is read from an
+    /// owned field ([`crate::lock_identity`]): it is the lock of another
+    /// acquisition of the same abstract lock only if their owners meet.
+    pub owners: Option<Owners>,
+    /// The locks the body itself holds (the rest of `held` is held on
+    /// entry, taken by callers), each with its owners when it is read from
+    /// an owned field.
+    pub held_owners: Vec<(HeldLock, Option<Owners>)>,
 }
 
 impl Acquisition {
@@ -68,23 +77,49 @@ impl Acquisition {
     pub fn reentrant(&self) -> bool {
         self.held.iter().any(|h| h.object == self.lock.object)
     }
+
+    /// How the body holds lock `h`: `Some(owners)` when it takes the lock
+    /// itself (owners `None`: not an owned field), `None` when only its
+    /// callers do (their call sites see the owners).
+    pub fn owners_of_held(&self, h: &LockObject) -> Option<Option<&Owners>> {
+        self.held_owners
+            .iter()
+            .find(|(l, _)| l.object == *h)
+            .map(|(_, o)| o.as_ref())
+    }
+}
+
+/// A lock the body itself holds: the lock, how the body names it, and its
+/// owners when it is read from an owned field.
+struct LocalHeld {
+    lock: HeldLock,
+    named: AccessPath,
+    owners: Option<Owners>,
+}
+
+/// The locks the body holds with their owners, for [`Acquisition::held_owners`].
+fn held_owners(local: &[LocalHeld]) -> Vec<(HeldLock, Option<Owners>)> {
+    local
+        .iter()
+        .map(|l| (l.lock.clone(), l.owners.clone()))
+        .collect()
 }
 
 /// Is `lock`, named `named`, the object of a held lock the body names by
 /// another path, with one of the two names a parameter of the method
 /// (evidence of two run-time objects; `this` and `this.parent` are not:
 /// such chains rarely loop)?
-fn aliased_by_another_name(
-    local: &[(HeldLock, AccessPath)],
-    lock: &HeldLock,
-    named: &AccessPath,
-) -> bool {
-    local.iter().any(|(h, p)| {
-        h.object == lock.object
-            && !matches!(named, AccessPath::Unknown | AccessPath::Local(..))
-            && p != named
-            && (is_param(p) || is_param(named))
-    })
+fn aliased_by_another_name(local: &[LocalHeld], lock: &HeldLock, named: &AccessPath) -> bool {
+    local.iter().any(
+        |LocalHeld {
+             lock: h, named: p, ..
+         }| {
+            h.object == lock.object
+                && !matches!(named, AccessPath::Unknown | AccessPath::Local(..))
+                && p != named
+                && (is_param(p) || is_param(named))
+        },
+    )
 }
 
 /// Is the path a parameter of the method (not `this`)?
@@ -93,8 +128,8 @@ fn is_param(p: &AccessPath) -> bool {
 }
 
 /// Does the body hold a lock it names by a parameter?
-fn held_by_param(local: &[(HeldLock, AccessPath)]) -> bool {
-    local.iter().any(|(_, p)| is_param(p))
+fn held_by_param(local: &[LocalHeld]) -> bool {
+    local.iter().any(|l| is_param(&l.named))
 }
 
 /// What a monitor or condition operation does.
@@ -288,6 +323,8 @@ impl Collector<'_> {
                     via: Arc::from([]),
                     distinct_alias: false,
                     through_param: false,
+                    owners: None,
+                    held_owners: Vec::new(),
                 });
             }
         }
@@ -324,8 +361,8 @@ impl Collector<'_> {
     }
 
     /// The locks the body itself holds before `s`, each resolved alone
-    /// with the path the body names it by.
-    fn named_local(&mut self, here: &Here<'_>, s: StmtId) -> Vec<(HeldLock, AccessPath)> {
+    /// with the path the body names it by and its owners.
+    fn named_local(&mut self, here: &Here<'_>, s: StmtId) -> Vec<LocalHeld> {
         let mut out = Vec::new();
         for l in here.locks.at(s) {
             let resolved = self.resolver.resolve(
@@ -336,7 +373,13 @@ impl Collector<'_> {
             );
             if let [one] = resolved.as_slice() {
                 if lock_summary::plausible(self.program, self.pt, l, one) {
-                    out.push((one.clone(), l.path(here.body)));
+                    out.push(LocalHeld {
+                        lock: one.clone(),
+                        named: l.path(here.body),
+                        owners: self
+                            .resolver
+                            .owners(here.method, here.context, here.body, l),
+                    });
                 }
             }
         }
@@ -350,12 +393,12 @@ impl Collector<'_> {
         &mut self,
         (node, method, entry): (u32, MethodId, &[HeldLock]),
         s: StmtId,
-        local: &[(HeldLock, AccessPath)],
+        local: &[LocalHeld],
     ) {
         if local.is_empty() || !lock_summary::precise_site(self.races, node, s) {
             return;
         }
-        let own: Vec<HeldLock> = local.iter().map(|(l, _)| l.clone()).collect();
+        let own: Vec<HeldLock> = local.iter().map(|l| l.lock.clone()).collect();
         let held = union(entry, &own);
         let graph = &self.races.graph;
         let callees: Vec<u32> = graph.callees[node as usize]
@@ -382,6 +425,8 @@ impl Collector<'_> {
                     via: c.path,
                     distinct_alias,
                     through_param,
+                    owners: c.owners,
+                    held_owners: held_owners(local),
                 });
             }
         }
@@ -464,17 +509,22 @@ impl Collector<'_> {
         }
         let held = self.held(here, s);
         let local = self.named_local(here, s);
-        for lock in locks {
-            let distinct_alias = aliased_by_another_name(&local, &lock, &named);
+        let owners = self
+            .resolver
+            .owners(here.method, here.context, here.body, &lock);
+        for held_lock in locks {
+            let distinct_alias = aliased_by_another_name(&local, &held_lock, &named);
             let through_param = is_param(&named) || held_by_param(&local);
             self.acquisitions.insert(Acquisition {
                 site: self.site(here.node, here.method, Some(s)),
-                lock,
+                lock: held_lock,
                 named: named.clone(),
                 held: held.clone(),
                 via: Arc::from([]),
                 distinct_alias,
                 through_param,
+                owners: owners.clone(),
+                held_owners: held_owners(&local),
             });
         }
     }

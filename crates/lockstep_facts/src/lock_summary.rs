@@ -31,6 +31,7 @@ use rustc_hash::FxHashMap;
 
 use crate::analysis::RaceFacts;
 use crate::local_locks::{self, LocalLock};
+use crate::lock_identity::Owners;
 use crate::locks::{HeldLock, LockObject, LockResolver};
 
 /// Locks kept per method context (bounds time and memory on large programs).
@@ -97,6 +98,9 @@ struct Entry {
     origin: Origin,
     /// Calls between this context and the acquisition.
     depth: u8,
+    /// The objects owning a [`SymLock::Fixed`] lock, as the acquiring
+    /// context sees them ([`crate::lock_identity`]).
+    owners: Option<Owners>,
 }
 
 /// A lock a callee may acquire, seen from one call site of a caller.
@@ -112,6 +116,9 @@ pub struct CalleeLock {
     /// the statement where it calls on, the last with the acquisition
     /// (`None`: entry of a `synchronized` method).
     pub path: Arc<[(MethodId, Option<StmtId>)]>,
+    /// The objects owning the lock, when it is an owned field
+    /// ([`crate::lock_identity`]).
+    pub owners: Option<Owners>,
 }
 
 /// The summaries of every reached method context.
@@ -262,16 +269,28 @@ impl Translator<'_, '_, '_> {
             key,
         };
         let seen = self.seen_from(caller, site, callee, e);
-        let (lock, param, named, caller_named) = match (&e.lock, seen) {
-            (SymLock::Fixed(l), Some((_, param, named))) => {
-                (SymLock::Fixed(l.clone()), param, named, true)
-            }
-            (SymLock::Fixed(l), None) => (SymLock::Fixed(l.clone()), None, e.named.clone(), false),
+        // A lock the callee resolved keeps the owners it saw; a parameter
+        // becomes the caller's argument object itself, which no field owns.
+        let (lock, param, named, caller_named, owners) = match (&e.lock, seen) {
+            (SymLock::Fixed(l), Some((_, param, named))) => (
+                SymLock::Fixed(l.clone()),
+                param,
+                named,
+                true,
+                e.owners.clone(),
+            ),
+            (SymLock::Fixed(l), None) => (
+                SymLock::Fixed(l.clone()),
+                None,
+                e.named.clone(),
+                false,
+                e.owners.clone(),
+            ),
             (SymLock::Param(_), Some((Some(l), param, named))) => {
-                (SymLock::Fixed(l), param, named, true)
+                (SymLock::Fixed(l), param, named, true, None)
             }
             (SymLock::Param(_), Some((None, Some(p), named))) => {
-                (SymLock::Param(p), Some(p), named, true)
+                (SymLock::Param(p), Some(p), named, true, None)
             }
             (SymLock::Param(_), _) => return None,
         };
@@ -281,6 +300,7 @@ impl Translator<'_, '_, '_> {
             named,
             origin,
             depth: e.depth.saturating_add(1),
+            owners,
         };
         Some((entry, caller_named))
     }
@@ -354,9 +374,12 @@ impl Builder<'_, '_, '_> {
                 .filter(|h| plausible(program, pt, &lock, h))
                 .collect();
             let param = param_of(&body, &lock);
-            let sym = match (resolved.as_slice(), param) {
-                ([one], _) => SymLock::Fixed(one.clone()),
-                (_, Some(p)) => SymLock::Param(p),
+            let (sym, owners) = match (resolved.as_slice(), param) {
+                ([one], _) => (
+                    SymLock::Fixed(one.clone()),
+                    self.tr.resolver.owners(mc.method, mc.context, &body, &lock),
+                ),
+                (_, Some(p)) => (SymLock::Param(p), None),
                 _ => continue,
             };
             let entry = Entry {
@@ -365,6 +388,7 @@ impl Builder<'_, '_, '_> {
                 named: lock.path(&body),
                 origin: Origin::Here(at),
                 depth: 0,
+                owners,
             };
             self.insert(node, entry);
         }
@@ -466,6 +490,7 @@ impl Summaries {
                 named: t.named,
                 caller_named,
                 path: self.path(races, callee, key as u32),
+                owners: t.owners,
             });
         }
         out

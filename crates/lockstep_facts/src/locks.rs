@@ -88,6 +88,8 @@ pub struct LockResolver<'a> {
     /// A read-write lock's synchronizer → the `ReentrantReadWriteLock`
     /// object holding it, when exactly one does (built on first use).
     sync_owner: Option<FxHashMap<ObjectId, Option<ObjectId>>>,
+    /// Which locks belong to the object whose field holds them.
+    owners: crate::lock_identity::LockOwners,
 }
 
 impl<'a> LockResolver<'a> {
@@ -97,6 +99,7 @@ impl<'a> LockResolver<'a> {
             pt,
             view_owner: FxHashMap::default(),
             sync_owner: None,
+            owners: Default::default(),
         }
     }
 
@@ -230,6 +233,19 @@ impl<'a> LockResolver<'a> {
         out.sort();
         out.dedup();
         out
+    }
+
+    /// The objects owning `lock` as method `m` names it in context `c`
+    /// (see [`crate::lock_identity`]); `None`: not an owned lock.
+    pub fn owners(
+        &mut self,
+        m: MethodId,
+        c: ContextId,
+        body: &Body,
+        lock: &LocalLock,
+    ) -> Option<crate::lock_identity::Owners> {
+        self.owners
+            .owners(self.program, self.pt, (m, c), body, lock)
     }
 
     /// The lock for messages.

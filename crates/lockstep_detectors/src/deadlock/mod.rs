@@ -12,8 +12,9 @@
 //! third lock held at both acquisitions gates them. One finding per pair
 //! of locks: the first edge in sorted order that qualifies is the witness.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
+use lockstep_facts::lock_identity::{may_be_same, owner_class};
 use lockstep_facts::lock_order::Acquisition;
 use lockstep_facts::locks::{HeldLock, LockObject};
 use lockstep_facts::threads::{concurrent_roots, Root};
@@ -56,8 +57,8 @@ impl Detector for Deadlock {
         let order = cx.facts.lock_order();
         let edges = lock_order_edges(&order.acquisitions);
         let pt = cx.facts.points_to();
-        let same_class = |x: &LockObject, y: &LockObject| same_class(pt, x, y);
-        let mut cycles = two_cycles(&edges, &races.roots, cx.open_program(), &same_class);
+        let owned = owned_locks(&order.acquisitions);
+        let mut cycles = two_cycles(&edges, &races.roots, cx.open_program(), (pt, &owned));
         cycles.extend(self_cycles(
             &order.acquisitions,
             &races.roots,
@@ -124,7 +125,7 @@ fn two_cycles<'a>(
     edges: &BTreeMap<(&'a LockObject, &'a LockObject), Vec<Witness<'a>>>,
     roots: &[Root],
     open: bool,
-    same_class: &dyn Fn(&LockObject, &LockObject) -> bool,
+    (pt, owned): (&PointsToResult, &BTreeSet<&LockObject>),
 ) -> Vec<Cycle<'a>> {
     let mut out = Vec::new();
     for ((x, y), forward) in edges {
@@ -138,10 +139,17 @@ fn two_cycles<'a>(
         // because the analysis cannot tell the objects apart (a session's
         // `database` is every database); a caller choosing the objects
         // through a parameter is the evidence that two really meet.
-        let need_param = same_class(x, y);
+        // Locks of one allocation site owned by objects of one class are
+        // as hard to tell apart as their owners.
+        let same_class = same_class(pt, x, y);
+        let same_site = same_site(pt, x, y);
         'pair: for &(h1, a1) in forward.iter().take(MAX_WITNESSES) {
             for &(h2, a2) in backward.iter().take(MAX_WITNESSES) {
+                let need_param = same_class || same_site && owned_by_one_class(pt, a1, a2);
                 if need_param && !(a1.through_param || a2.through_param) {
+                    continue;
+                }
+                if !closes((h1, a1), (h2, a2), owned) {
                     continue;
                 }
                 if let Some(roots) = deadlocks(h1, a1, h2, a2, roots, open) {
@@ -168,6 +176,53 @@ fn same_class(pt: &PointsToResult, x: &LockObject, y: &LockObject) -> bool {
     };
     match (class(x), class(y)) {
         (Some(a), Some(b)) => a == b && !lockstep_models::is_jdk_class(&a),
+        _ => false,
+    }
+}
+
+/// The lock objects some acquisition reads from an owned field
+/// (`lockstep_facts::lock_identity`).
+fn owned_locks(acqs: &[Acquisition]) -> BTreeSet<&LockObject> {
+    acqs.iter()
+        .filter(|a| a.owners.is_some())
+        .map(|a| &a.lock.object)
+        .collect()
+}
+
+/// Does each side acquire the lock the other side holds? An owned lock
+/// is one run-time object for two acquisitions only when their owners may
+/// be one object: the `DataFileCache` lock of a session's result cache
+/// is not the lock of the database's data file, though one allocation
+/// site makes both. An owned lock held only on entry (taken by a caller)
+/// has no owners here: the caller's call site, which holds it itself, is
+/// the witness of that order.
+fn closes(w1: Witness<'_>, w2: Witness<'_>, owned: &BTreeSet<&LockObject>) -> bool {
+    let meets = |(_, a): Witness<'_>, (h, b): Witness<'_>| match b.owners_of_held(&h.object) {
+        Some(held) => may_be_same(a.owners.as_ref(), held),
+        None => !owned.contains(&h.object),
+    };
+    meets(w1, w2) && meets(w2, w1)
+}
+
+/// Are the two acquired locks owned by objects of one application class
+/// (h2's `MVStore.storeLock` of two stores, jgroups' `service_state` of
+/// two multiplexers)?
+fn owned_by_one_class(pt: &PointsToResult, a1: &Acquisition, a2: &Acquisition) -> bool {
+    let class = |a: &Acquisition| a.owners.as_ref().and_then(|o| owner_class(pt, o));
+    match (class(a1), class(a2)) {
+        (Some(x), Some(y)) => x == y,
+        _ => false,
+    }
+}
+
+/// Are two lock objects made by one allocation site (in two heap
+/// contexts)?
+fn same_site(pt: &PointsToResult, x: &LockObject, y: &LockObject) -> bool {
+    match (x, y) {
+        (LockObject::Object(a), LockObject::Object(b)) => match (pt.object(*a), pt.object(*b)) {
+            (Some(p), Some(q)) => p.site == q.site,
+            _ => false,
+        },
         _ => false,
     }
 }

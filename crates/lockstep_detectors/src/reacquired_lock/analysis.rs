@@ -57,6 +57,13 @@ pub trait LockProgram: Sync {
     /// object is both (two unrelated classes). Unknown classes, arrays and
     /// interfaces never rule anything out.
     fn meet(&self, known: &Arc<str>, declared: &Arc<str>) -> Option<Arc<str>>;
+    /// Do two lock expressions of `m` that read differently denote one
+    /// object (must-alias)? Taking `taken` while holding `held` is then a
+    /// re-entry of the held lock, not an acquisition. Default: only equal
+    /// expressions are one lock.
+    fn same_lock(&self, _m: Self::M, _held: &AccessPath, _taken: &AccessPath) -> bool {
+        false
+    }
 }
 
 /// At most this many locks are kept in one method's LOCKSHELD summary (its
@@ -520,6 +527,7 @@ impl<'p, P: LockProgram> Analysis<'p, P> {
             bounded_methods += usize::from(result.bounded);
         }
         out.extend(self.final_propagation(&exit_t));
+        out.retain(|w| !self.reenters_held(w));
         Witnesses {
             witnesses: out,
             bounded_methods,
@@ -782,6 +790,21 @@ impl<'p, P: LockProgram> Analysis<'p, P> {
             }
         }
         out
+    }
+
+    /// Is a lock of the witness a lock held around it under another name
+    /// ([`LockProgram::same_lock`])? Both acquisitions are then re-entries
+    /// (h2's `SessionRemote.setCurrentSchemaName` holds `this` and locks
+    /// its command's `session`, which is `this`).
+    fn reenters_held(&self, w: &Witness<P::M>) -> bool {
+        let Some(body) = self.prog.body(w.method) else {
+            return false;
+        };
+        held_locks(&body, Some(w.context)).iter().any(|h| {
+            *h != STAR
+                && (self.prog.same_lock(w.method, h, &w.pair.0)
+                    || self.prog.same_lock(w.method, h, &w.pair.1))
+        })
     }
 
     fn admissible(&self, pair: &Pair, held: &[AccessPath]) -> bool {

@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use lockstep_ir::{AccessPath, Body, MonitorKind, StmtId, VarId};
-use lockstep_pointsto::PtaCallGraph;
+use lockstep_pointsto::{PointsToResult, PtaCallGraph};
 use lockstep_program::{EdgeKind, MethodId, Program};
 use lockstep_report::{Confidence, Finding, Severity};
 
@@ -44,6 +44,8 @@ struct ProgramView<'a> {
     /// class implementing `Map`: 18 of 25 sampled findings were false on
     /// such edges (`docs/reacquired-lock-sample.md`).
     graph: &'a PtaCallGraph,
+    /// Decides when two lock expressions are one object (must-alias).
+    pt: &'a PointsToResult,
 }
 
 impl LockProgram for ProgramView<'_> {
@@ -102,6 +104,11 @@ impl LockProgram for ProgramView<'_> {
         }
         None
     }
+    /// Both expressions point to the same single object in every context
+    /// of `m` (`lockstep_facts::lock_identity::must_alias`).
+    fn same_lock(&self, m: MethodId, held: &AccessPath, taken: &AccessPath) -> bool {
+        lockstep_facts::lock_identity::must_alias(self.program, self.pt, m, held, taken)
+    }
     fn is_library(&self, m: MethodId) -> bool {
         !self
             .program
@@ -130,6 +137,7 @@ impl Detector for ReacquiredLock {
         let view = ProgramView {
             program: cx.program,
             graph: cx.facts.points_to().call_graph(),
+            pt: cx.facts.points_to(),
         };
         let methods = view.graph.reachable.clone();
         let analysis = Analysis::new(
