@@ -451,3 +451,59 @@ fn objects_of_classes_that_do_not_load_pass_only_object_filters() {
         "a cast to a class that loads keeps only its instances: {list:?}"
     );
 }
+
+/// Objects printed through `Object.toString` by callers in a shared context.
+const SHARED_CALLERS: &str = include_str!("fixtures/shared_callers.java");
+
+/// The application types the `this` of `Object.toString` holds, per context
+/// in which it holds any.
+fn object_to_string_receivers(
+    p: &lockstep_program::Program,
+    config: Config,
+) -> Vec<BTreeSet<String>> {
+    let r = solve(p, false, config);
+    let to_string = method(p, "java/lang/Object", "toString()Ljava/lang/String;");
+    let this = p.body(to_string).unwrap().params[0];
+    let mut per_context: Vec<BTreeSet<String>> = r
+        .contexts_of(to_string)
+        .into_iter()
+        .map(|c| app_types(&r, &r.var_in(to_string, c, this)))
+        .filter(|t| !t.is_empty())
+        .collect();
+    per_context.sort();
+    per_context
+}
+
+#[test]
+fn jdk_callbacks_from_the_over_budget_context_run_per_application_receiver() {
+    let p = program(SHARED_CALLERS);
+    let one_per_method = Config {
+        max_contexts_per_method: Some(1),
+        ..Config::default()
+    };
+    // The printers past the bound run in the over-budget context, but the
+    // copy of `Object.toString` each of their objects reaches is its own.
+    let r = solve(&p, false, one_per_method);
+    let show = method(&p, "Main$Printer", "show");
+    assert!(r
+        .contexts_of(show)
+        .iter()
+        .any(|&c| r.context(c) == vec![&SiteKey::OverBudget]));
+    assert_eq!(
+        object_to_string_receivers(&p, one_per_method),
+        vec![
+            set(&["Main$Blue"]),
+            set(&["Main$Green"]),
+            set(&["Main$Red"])
+        ]
+    );
+    // Unbounded, each printer's context has its own copy anyway.
+    assert_eq!(
+        object_to_string_receivers(&p, two_obj()),
+        vec![
+            set(&["Main$Blue"]),
+            set(&["Main$Green"]),
+            set(&["Main$Red"])
+        ]
+    );
+}
