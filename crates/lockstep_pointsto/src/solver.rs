@@ -1217,14 +1217,14 @@ impl<'p> Solver<'p> {
     /// The context `callee` runs in, called from `site` on `this` where its
     /// receiver would give it `ctx`, and whether the bounds on contexts
     /// apply to it. A JDK method that runs in its caller's context does,
-    /// except when that context is shared by unrelated callers (the empty
-    /// one of the JDK code without contexts, the over-budget one) and the
-    /// receiver belongs to the application: then it runs in the receiver's
-    /// context, outside the bounds. In the shared copy, the `this` of
-    /// `Object.toString` held every object any such caller printed, so its
-    /// `hashCode()` reached every `hashCode` of them (issue 14, cause 1:
-    /// jgroups' `DBPersistenceManager.save` locking `FontRenderContext`'s
-    /// hint value).
+    /// except when that context is the over-budget one, shared by every
+    /// call over the bounds, and the receiver belongs to the application:
+    /// then it runs in the receiver's context, outside the bounds. In the
+    /// shared copy, the `this` of `Object.toString` held every object any
+    /// over-budget caller printed, so its `hashCode()` reached every
+    /// `hashCode` of them (issue 14, cause 1). Not from the JDK's empty
+    /// context: measured on jgroups, that half cost 54% more points-to
+    /// facts (BENCHMARKS.md, "Callbacks per receiver").
     fn call_context(
         &mut self,
         site: Site,
@@ -1236,7 +1236,7 @@ impl<'p> Solver<'p> {
             return (ctx, true);
         }
         let caller_ctx = self.mctxs.key(site.caller).1;
-        let shared = caller_ctx == CtxId::EMPTY || Some(caller_ctx) == self.over_budget_ctx;
+        let shared = caller_ctx != CtxId::EMPTY && Some(caller_ctx) == self.over_budget_ctx;
         match this {
             Some(o) if shared && self.belongs_to_application(o) => (self.recv_ctx(o), false),
             _ => (caller_ctx, true),
