@@ -305,24 +305,36 @@ fn statistics_and_contexts_are_reported() {
 /// Callers of `String.valueOf` and `Iterable.forEach` handing them objects of their own.
 const CALLBACKS: &str = include_str!("fixtures/callbacks.java");
 
-/// The application types the parameter of `String.valueOf(Object)` holds,
-/// per context in which it holds any.
-fn value_of_params(p: &lockstep_program::Program, config: Config) -> Vec<BTreeSet<String>> {
+/// The application types the first parameter (`this` of an instance
+/// method) of `class.method` holds, per context in which it holds any.
+fn first_param_app_types(
+    p: &lockstep_program::Program,
+    config: Config,
+    class: &str,
+    method_spec: &str,
+) -> Vec<BTreeSet<String>> {
     let r = solve(p, false, config);
-    let value_of = method(
-        p,
-        "java/lang/String",
-        "valueOf(Ljava/lang/Object;)Ljava/lang/String;",
-    );
-    let x = p.body(value_of).unwrap().params[0];
+    let m = method(p, class, method_spec);
+    let x = p.body(m).unwrap().params[0];
     let mut per_context: Vec<BTreeSet<String>> = r
-        .contexts_of(value_of)
+        .contexts_of(m)
         .into_iter()
-        .map(|c| app_types(&r, &r.var_in(value_of, c, x)))
+        .map(|c| app_types(&r, &r.var_in(m, c, x)))
         .filter(|t| !t.is_empty())
         .collect();
     per_context.sort();
     per_context
+}
+
+/// The application types the parameter of `String.valueOf(Object)` holds,
+/// per context in which it holds any.
+fn value_of_params(p: &lockstep_program::Program, config: Config) -> Vec<BTreeSet<String>> {
+    first_param_app_types(
+        p,
+        config,
+        "java/lang/String",
+        "valueOf(Ljava/lang/Object;)Ljava/lang/String;",
+    )
 }
 
 #[test]
@@ -461,17 +473,12 @@ fn object_to_string_receivers(
     p: &lockstep_program::Program,
     config: Config,
 ) -> Vec<BTreeSet<String>> {
-    let r = solve(p, false, config);
-    let to_string = method(p, "java/lang/Object", "toString()Ljava/lang/String;");
-    let this = p.body(to_string).unwrap().params[0];
-    let mut per_context: Vec<BTreeSet<String>> = r
-        .contexts_of(to_string)
-        .into_iter()
-        .map(|c| app_types(&r, &r.var_in(to_string, c, this)))
-        .filter(|t| !t.is_empty())
-        .collect();
-    per_context.sort();
-    per_context
+    first_param_app_types(
+        p,
+        config,
+        "java/lang/Object",
+        "toString()Ljava/lang/String;",
+    )
 }
 
 #[test]
