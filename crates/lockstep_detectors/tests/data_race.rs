@@ -696,3 +696,12 @@ fn owned_parse() {
 fn owned_parse_shared() {
     check("owned_parse_shared", CLOSED);
 }
+
+/// Issue 14: tasks of a single-threaded executor (`newSingleThreadExecutor`,
+/// a pool constructed with one thread) or of one `Timer` do not race with
+/// each other or themselves; they race with the submitting thread, across
+/// two executors read from two fields, and in a pool of two threads.
+#[test]
+fn single_thread_executors() {
+    check("single_thread_executors", CLOSED);
+}

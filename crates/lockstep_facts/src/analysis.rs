@@ -408,6 +408,7 @@ impl<'a> Analysis<'a> {
                             multi: true,
                             programs: None,
                             alternative: None,
+                            serial: None,
                         });
                     }
                 }
@@ -426,6 +427,7 @@ impl<'a> Analysis<'a> {
                     multi: self.open || threads::periodic(t),
                     programs: None,
                     alternative: alternatives.get(i).copied().flatten(),
+                    serial: threads::serial_thread(self.program, self.pt, t),
                 });
             }
         }
@@ -467,6 +469,7 @@ impl<'a> Analysis<'a> {
                     multi: true,
                     programs: None,
                     alternative: None,
+                    serial: None,
                 });
             }
         }

@@ -16,6 +16,7 @@ use lockstep_models::Repeat;
 use lockstep_pointsto::{MethodContext, ObjectId, PointsToResult, SiteKey, ThreadStart};
 use lockstep_program::{EdgeKind, MethodId, Program};
 use rustc_hash::FxHashMap;
+use std::sync::Arc;
 
 /// The context call graph without thread-start edges, over dense indices.
 pub struct Graph {
@@ -154,6 +155,25 @@ pub struct Root {
     /// (`t.start()`, `execute(r)`) share a value: when the call runs once,
     /// only one of its tasks is started, so they never run together.
     pub alternative: Option<u32>,
+    /// The one thread the root's tasks run on, one after another, when
+    /// known: roots with the same value never run at the same time, nor
+    /// does such a root with itself.
+    pub serial: Option<SerialThread>,
+}
+
+/// A thread that runs its tasks one after another.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SerialThread {
+    /// The AWT/Swing event dispatch thread.
+    EventDispatch,
+    /// A single-threaded executor or timer: the abstract object, and the
+    /// field the launching call read it from (`None`: not read from a
+    /// field). Two fields may hold two executors made at one allocation
+    /// site, so only launches through one field share the thread.
+    Executor {
+        object: ObjectId,
+        field: Option<(Arc<str>, Arc<str>)>,
+    },
 }
 
 impl Root {
@@ -228,6 +248,7 @@ pub fn main_roots(program: &Program, pt: &PointsToResult, graph: &Graph) -> Vec<
                 multi: false,
                 programs: Some(vec![roots.len() as u32]),
                 alternative: None,
+                serial: None,
             });
         }
         if let Some(r) = roots.last_mut() {
@@ -241,6 +262,7 @@ pub fn main_roots(program: &Program, pt: &PointsToResult, graph: &Graph) -> Vec<
             multi: false,
             programs: None,
             alternative: None,
+            serial: None,
         });
     }
     roots
@@ -377,6 +399,99 @@ fn lambda_implementation(
     Some((member.name, member.descriptor))
 }
 
+/// The one thread a start's task runs on beside the other tasks of its
+/// executor or timer, when that is single-threaded (see
+/// [`lockstep_models::threads::serial`]).
+pub fn serial_thread(
+    program: &Program,
+    pt: &PointsToResult,
+    t: &ThreadStart,
+) -> Option<SerialThread> {
+    use lockstep_models::threads::Serial;
+    match lockstep_models::threads::serial(t.launch) {
+        Serial::Never => None,
+        Serial::EventDispatchThread => Some(SerialThread::EventDispatch),
+        Serial::ReceiverIfSingleThreaded => {
+            let body = program.body(t.caller.method)?;
+            let StmtKind::Invoke { call, .. } = &body.stmts.get(t.site.index())?.kind else {
+                return None;
+            };
+            let receiver = call.receiver.as_ref()?.var()?;
+            let objects = pt.var_in(t.caller.method, t.caller.context, receiver);
+            let mut it = objects.iter();
+            let (Some(object), None) = (it.next(), it.next()) else {
+                return None;
+            };
+            single_threaded(program, pt, object).then(|| SerialThread::Executor {
+                object,
+                field: defining_field(&body, receiver),
+            })
+        }
+    }
+}
+
+/// Is abstract object `o` an executor or timer with one thread: of a
+/// class that always is, or a pool allocated with a constant pool size
+/// of one?
+fn single_threaded(program: &Program, pt: &PointsToResult, o: ObjectId) -> bool {
+    let Some(info) = pt.object(o) else {
+        return false;
+    };
+    let is_subtype = |a: &str, b: &str| program.is_subtype_name(a, b);
+    if lockstep_models::threads::is_single_thread_class(info.type_name, &is_subtype) {
+        return true;
+    }
+    let Some(&(_, arg)) = lockstep_models::threads::ONE_THREAD_POOL_ARGUMENT
+        .iter()
+        .find(|(class, _)| **class == **info.type_name)
+    else {
+        return false;
+    };
+    let SiteKey::Alloc { method, stmt, .. } = info.site else {
+        return false;
+    };
+    program
+        .body(*method)
+        .is_some_and(|body| constructed_with_one(&body, *stmt, arg))
+}
+
+/// Does the object `new` at `alloc` get its constructor's argument `arg`
+/// as the constant 1?
+fn constructed_with_one(body: &Body, alloc: StmtId, arg: usize) -> bool {
+    let Some(StmtKind::Assign { dst, .. }) = body.stmts.get(alloc.index()).map(|s| &s.kind) else {
+        return false;
+    };
+    body.stmts.iter().any(|s| match &s.kind {
+        StmtKind::Invoke { call, .. } => {
+            &*call.method.name == "<init>"
+                && call.receiver.as_ref().and_then(|r| r.var()) == Some(*dst)
+                && matches!(
+                    call.args.get(arg),
+                    Some(lockstep_ir::Operand::Const(lockstep_ir::ConstValue::Int(1)))
+                )
+        }
+        _ => false,
+    })
+}
+
+/// The field `v` is read from, when its only definition in `body` is a
+/// field read: (class, field name).
+fn defining_field(body: &Body, v: VarId) -> Option<(Arc<str>, Arc<str>)> {
+    let mut defs = body.stmts.iter().filter_map(|s| match &s.kind {
+        StmtKind::Assign { dst, value } if *dst == v => Some(value),
+        _ => None,
+    });
+    let (Some(value), None) = (defs.next(), defs.next()) else {
+        return None;
+    };
+    match value {
+        lockstep_ir::Rvalue::FieldLoad { field, .. } | lockstep_ir::Rvalue::StaticLoad(field) => {
+            Some((field.class.clone(), field.name.clone()))
+        }
+        _ => None,
+    }
+}
+
 /// Whether a thread start repeats by itself (periodic schedules).
 pub fn periodic(start: &ThreadStart) -> bool {
     start.launch.repeat == Repeat::Periodic
@@ -405,6 +520,9 @@ pub fn concurrent_roots(
         let (Some(x), Some(y)) = (roots.get(ra as usize), roots.get(rb as usize)) else {
             return false;
         };
+        if x.serial.is_some() && x.serial == y.serial {
+            return false;
+        }
         if ra == rb {
             return x.multi;
         }
@@ -438,6 +556,7 @@ mod tests {
             multi,
             programs: program.map(|p| vec![p]),
             alternative,
+            serial: None,
         }
     }
 

@@ -382,3 +382,55 @@ pub const EXECUTOR_INTERFACE: &str = "java/util/concurrent/Executor";
 /// application executor class (it declares or inherits every method of
 /// `Executor`, `ExecutorService` and `ScheduledExecutorService`).
 pub const EXECUTOR_MODEL_CLASS: &str = "java/util/concurrent/ScheduledThreadPoolExecutor";
+
+/// Whether the tasks a launch starts run one after another on one thread.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Serial {
+    /// Every such task runs on the one event dispatch thread.
+    EventDispatchThread,
+    /// The tasks run on the receiver (an executor or timer); they are
+    /// serial when that receiver is single-threaded
+    /// ([`is_single_thread_class`], [`ONE_THREAD_POOL_ARGUMENT`]).
+    ReceiverIfSingleThreaded,
+    /// Each task may run beside the others.
+    Never,
+}
+
+/// How the tasks of `launch` are serialized.
+pub fn serial(launch: &TaskLaunch) -> Serial {
+    match launch.kind {
+        // `SwingWorker.execute` runs `doInBackground` on a worker thread.
+        LaunchKind::EventDispatch if launch.is_static => Serial::EventDispatchThread,
+        LaunchKind::Executor
+        | LaunchKind::ScheduledExecutor
+        | LaunchKind::InvokeAll
+        | LaunchKind::Timer => Serial::ReceiverIfSingleThreaded,
+        _ => Serial::Never,
+    }
+}
+
+/// Classes whose every object runs its tasks on a single thread: a
+/// `Timer` has one background thread; `Executors.newSingleThreadExecutor`
+/// returns its pool wrapped in a class of its own (renamed in JDK 21).
+const SINGLE_THREAD_CLASSES: &[&str] = &[
+    "java/util/Timer",
+    "java/util/concurrent/Executors$FinalizableDelegatedExecutorService",
+    "java/util/concurrent/Executors$AutoShutdownDelegatedExecutorService",
+];
+
+/// Is every object of class `class` single-threaded? Subclasses of
+/// `Timer` are (`is_subtype(sub, sup)`).
+pub fn is_single_thread_class(class: &str, is_subtype: &dyn Fn(&str, &str) -> bool) -> bool {
+    SINGLE_THREAD_CLASSES
+        .iter()
+        .any(|c| *c == class || (*c == "java/util/Timer" && is_subtype(class, c)))
+}
+
+/// Pool classes made single-threaded by a constructor argument equal to
+/// one, and that argument's index: `ThreadPoolExecutor`'s
+/// `maximumPoolSize`, `ScheduledThreadPoolExecutor`'s `corePoolSize` (its
+/// pool never grows past the core size).
+pub const ONE_THREAD_POOL_ARGUMENT: &[(&str, usize)] = &[
+    ("java/util/concurrent/ThreadPoolExecutor", 1),
+    ("java/util/concurrent/ScheduledThreadPoolExecutor", 0),
+];
