@@ -1222,9 +1222,10 @@ impl<'p> Solver<'p> {
     /// then it runs in the receiver's context, outside the bounds. In the
     /// shared copy, the `this` of `Object.toString` held every object any
     /// over-budget caller printed, so its `hashCode()` reached every
-    /// `hashCode` of them (issue 14, cause 1). Not from the JDK's empty
-    /// context: measured on jgroups, that half cost 54% more points-to
-    /// facts (BENCHMARKS.md, "Callbacks per receiver").
+    /// `hashCode` of them (issue 14, cause 1). Only with
+    /// [`Config::callbacks_per_receiver`] (off by default: its cost). Not
+    /// from the JDK's empty context either: measured on jgroups, with that
+    /// too it cost as much (BENCHMARKS.md, "Callbacks per receiver").
     fn call_context(
         &mut self,
         site: Site,
@@ -1234,6 +1235,9 @@ impl<'p> Solver<'p> {
     ) -> (CtxId, bool) {
         if !self.r.runs_in_caller_context(callee) {
             return (ctx, true);
+        }
+        if !self.r.cfg.callbacks_per_receiver {
+            return (self.mctxs.key(site.caller).1, true);
         }
         let caller_ctx = self.mctxs.key(site.caller).1;
         let shared = caller_ctx != CtxId::EMPTY && Some(caller_ctx) == self.over_budget_ctx;
