@@ -183,7 +183,7 @@ pub struct CheckArgs {
     /// Make SARIF and `github` locations relative to this directory (the repository root). Default: the git root of the current directory.
     #[arg(long, value_name = "DIR")]
     pub source_root: Option<PathBuf>,
-    /// Confirm findings by runs: a trace written by `lockstep run --trace` (repeat for several runs). Each `data-race` and `deadlock` finding is marked observed, reached or not reached in the runs; observed ones are listed first.
+    /// Confirm findings by runs: a trace written by `lockstep run --trace` (repeat for several runs). Each `data-race`, `deadlock` and `non-atomic-method` finding is marked observed, reached or not reached in the runs; observed ones are listed first.
     #[arg(long, value_name = "TRACE")]
     pub evidence: Vec<PathBuf>,
     /// Settings only lockstep.toml gives (suppression patterns, ...).
@@ -223,6 +223,12 @@ pub struct RunArgs {
     /// More transactions for the atomicity checkers: `pkg.Class.method` patterns (`*` matches anything; separate with ','). Without `--atomicity`, runs all of them.
     #[arg(long, value_delimiter = ',', value_name = "PATTERNS")]
     pub atomic: Vec<String>,
+    /// Static guidance: analyse these classes, jars or directories first (the application; the `java` command's class path is read as libraries) and leave the field and array accesses proven race-free without probes.
+    #[arg(long = "static", value_name = "PATHS", num_args = 1.., value_delimiter = ':')]
+    pub static_paths: Vec<PathBuf>,
+    /// After the run, check these classes statically (data-race, deadlock, non-atomic-method) and report their findings marked with what the run showed (`check --evidence` in one command).
+    #[arg(long, value_name = "PATHS", num_args = 1.., value_delimiter = ':')]
+    pub evidence_for: Vec<PathBuf>,
     /// Print nothing but the report (no summary on stderr).
     #[arg(long, short = 'q')]
     pub quiet: bool,

@@ -41,7 +41,7 @@ fn read_trace(path: &PathBuf) -> Result<Trace, String> {
 /// Checks the traces and marks the report's findings; the checkers'
 /// notes go to standard error unless `quiet`.
 pub fn apply(report: &mut Report, traces: &[Trace], quiet: bool) {
-    let runs = Runs::check(traces);
+    let runs = Runs::check_for(traces, &report.findings);
     if !quiet {
         for n in runs
             .notes

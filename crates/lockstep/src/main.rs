@@ -13,6 +13,7 @@ mod preflight;
 mod progress;
 mod rule_docs;
 mod run;
+mod run_static;
 mod sources;
 mod suppress;
 mod terminal;

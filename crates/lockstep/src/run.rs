@@ -111,14 +111,25 @@ fn patterns(p: &[String]) -> Result<String, String> {
     Ok(p.join(":"))
 }
 
-fn agent_option(agent: &Path, fifo: &Path, args: &RunArgs) -> Result<OsString, String> {
-    let fifo_s = fifo
-        .to_str()
+/// A path as an agent option value (no `,` or `=`).
+fn option_path(p: &Path) -> Result<&str, String> {
+    p.to_str()
         .filter(|s| !s.contains([',', '=']))
-        .ok_or("temporary path unusable")?;
+        .ok_or_else(|| format!("temporary path {} unusable", p.display()))
+}
+
+fn agent_option(
+    agent: &Path,
+    fifo: &Path,
+    guidance: Option<&Path>,
+    args: &RunArgs,
+) -> Result<OsString, String> {
     let mut opt = OsString::from("-agentpath:");
     opt.push(agent);
-    opt.push(format!("=trace={fifo_s}"));
+    opt.push(format!("=trace={}", option_path(fifo)?));
+    if let Some(g) = guidance {
+        opt.push(format!(",static={}", option_path(g)?));
+    }
     if let Some(t) = args.timeout {
         opt.push(format!(",timeout={t}"));
     }
@@ -256,11 +267,14 @@ fn record_and_check(args: &RunArgs) -> Result<u8, String> {
         .ok_or("no program given after `--`")?;
     let agent = install_agent()?;
     let (scratch, fifo) = make_fifo()?;
-    // With a timeout, a copy is kept anyway: the hang dump is printed from it.
+    let guided = crate::run_static::before_run(args, jvm_args, &scratch.0)?;
+    // With a timeout or `--evidence-for`, a copy is kept anyway: the hang
+    // dump is printed from it, the evidence read from it.
+    let keep_copy = args.timeout.is_some() || !args.evidence_for.is_empty();
     let copy_path = args
         .trace
         .clone()
-        .or_else(|| args.timeout.map(|_| scratch.0.join("trace.copy")));
+        .or_else(|| keep_copy.then(|| scratch.0.join("trace.copy")));
     let copy = match &copy_path {
         Some(p) => Some(std::fs::File::create(p).map_err(|e| format!("{}: {e}", p.display()))?),
         None => None,
@@ -273,7 +287,9 @@ fn record_and_check(args: &RunArgs) -> Result<u8, String> {
     };
     let reader = spawn_reader(fifo.clone(), copy, options, done.clone());
     let mut cmd = Command::new(java);
-    cmd.arg(agent_option(&agent, &fifo, args)?).args(jvm_args);
+    let guidance = guided.guidance_file.as_deref();
+    cmd.arg(agent_option(&agent, &fifo, guidance, args)?)
+        .args(jvm_args);
     let mut child = match cmd.spawn() {
         Ok(c) => c,
         Err(e) => {
@@ -292,7 +308,6 @@ fn record_and_check(args: &RunArgs) -> Result<u8, String> {
             print_hangs(p);
         }
     }
-    drop(scratch);
     if !seen.connected {
         return Err(format!(
             "`{}` did not start lockstep's recorder ({}); is it a JDK 8 or newer `java`?",
@@ -300,19 +315,36 @@ fn record_and_check(args: &RunArgs) -> Result<u8, String> {
             status
         ));
     }
-    report(args, &seen, status, stopped)
+    let evidence = match &copy_path {
+        Some(trace) if !args.evidence_for.is_empty() => {
+            Some(crate::run_static::after_run(args, jvm_args, guided, trace)?)
+        }
+        _ => None,
+    };
+    drop(scratch);
+    report(args, &seen, evidence, status, stopped)
 }
 
-fn report(args: &RunArgs, seen: &Seen, status: ExitStatus, stopped: bool) -> Result<u8, String> {
+fn report(
+    args: &RunArgs,
+    seen: &Seen,
+    evidence: Option<Report>,
+    status: ExitStatus,
+    stopped: bool,
+) -> Result<u8, String> {
     let a = &seen.outcome;
     if let (Some(path), Some(t)) = (&args.timeline, &a.timeline) {
         std::fs::write(path, t).map_err(|e| format!("{}: {e}", path.display()))?;
     }
-    let mut report = Report::new(env!("CARGO_PKG_VERSION"));
-    report.findings = a.findings.clone();
-    report.summary.classes = a.stats.classes;
-    report.summary.methods = a.stats.methods;
-    report.normalize();
+    let run_findings = a.findings.len();
+    let report = evidence.unwrap_or_else(|| {
+        let mut report = Report::new(env!("CARGO_PKG_VERSION"));
+        report.findings = a.findings.clone();
+        report.summary.classes = a.stats.classes;
+        report.summary.methods = a.stats.methods;
+        report.normalize();
+        report
+    });
     let format: OutputFormat = args.format.into();
     let color = crate::terminal::color(args.color, args.output.is_none());
     let text = render(
@@ -350,9 +382,12 @@ fn report(args: &RunArgs, seen: &Seen, status: ExitStatus, stopped: bool) -> Res
             "lockstep: recorded {} events ({} trace bytes); {} finding{}",
             a.stats.events,
             seen.bytes,
-            report.findings.len(),
-            if report.findings.len() == 1 { "" } else { "s" }
+            run_findings,
+            if run_findings == 1 { "" } else { "s" }
         );
+        if let Some(counts) = lockstep_report::EvidenceCounts::of(&report) {
+            eprintln!("lockstep: static findings: {}", counts.line());
+        }
     }
     Ok(if report.findings.is_empty() { 0 } else { 1 })
 }

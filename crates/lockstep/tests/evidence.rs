@@ -295,3 +295,71 @@ fn without_traces_there_is_no_evidence() {
         assert!(f.get("evidence").is_none(), "{f:#}");
     }
 }
+
+fn atomicity() -> &'static Recorded {
+    static R: OnceLock<Recorded> = OnceLock::new();
+    R.get_or_init(|| record("atomicity", "Account"))
+}
+
+/// The evidence status of the finding on method `class.method`.
+fn status_of_method<'a>(report: &'a Value, class: &str, method: &str) -> &'a Value {
+    let f = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["class"] == class && f["method"] == method)
+        .unwrap_or_else(|| panic!("no finding on {class}.{method}: {report:#}"));
+    &f["evidence"]["status"]
+}
+
+#[test]
+fn non_atomic_methods_are_observed_reached_and_not_reached() {
+    let out = check(atomicity(), "non-atomic-method", "json", 1);
+    let report = json(&out);
+    // Two threads interleave `withdraw`'s two critical sections: the
+    // block-based checker sees it (in every run: each call has a
+    // feasible non-serializable interleaving with the other thread's).
+    assert_eq!(status_of_method(&report, "Account", "withdraw"), "observed");
+    // `deposit` ran once, alone: a transaction with no violation.
+    assert_eq!(status_of_method(&report, "Account", "deposit"), "reached");
+    // `Unused` is another program; the run never started it.
+    assert_eq!(status_of_method(&report, "Unused", "bump"), "not-reached");
+    let summary = &report["summary"]["evidence"];
+    assert_eq!(summary["unmatched"], 0, "{report:#}");
+}
+
+#[test]
+fn run_evidence_for_marks_the_static_findings_with_the_run_in_one_command() {
+    let fx = fixture("atomicity");
+    let dir = tempfile::tempdir().unwrap();
+    let report_path = dir.path().join("report.json");
+    let out = lockstep()
+        .args(["run", "--format", "json", "-o"])
+        .arg(&report_path)
+        .arg("--evidence-for")
+        .arg(&fx.classes_dir)
+        .args(["--", "java", "-Xverify:all", "-cp"])
+        .arg(&fx.classes_dir)
+        .arg("Account")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let report: Value = serde_json::from_str(
+        &std::fs::read_to_string(&report_path).unwrap_or_else(|e| panic!("{e}: {stderr}")),
+    )
+    .unwrap();
+    // The static findings of the classes (no run provenance), marked.
+    assert!(report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|f| f.get("provenance").is_none_or(Value::is_null)));
+    assert_eq!(status_of_method(&report, "Account", "withdraw"), "observed");
+    assert_eq!(status_of_method(&report, "Account", "deposit"), "reached");
+    assert_eq!(status_of_method(&report, "Unused", "bump"), "not-reached");
+    assert!(
+        stderr.contains("static findings: evidence from 1 run"),
+        "{stderr}"
+    );
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+}

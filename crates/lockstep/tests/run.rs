@@ -841,3 +841,69 @@ fn counted_completers_complete_up_to_the_root_before_its_join_returns() {
     let fs = handoff_run("Completers", "completers 2080\n");
     assert_only_the_twin(&fs, "Completers.late");
 }
+
+/// The application fields whose accesses a trace recorded
+/// (`Class.field`, JDK fields such as `System.out` left out), sorted.
+fn recorded_fields(trace: &Path) -> Vec<String> {
+    let t = lockstep_trace::read(std::fs::File::open(trace).unwrap());
+    assert!(t.complete, "{:?}", t.problems);
+    let mut out: Vec<String> = t
+        .chunks
+        .iter()
+        .flat_map(|c| &c.events)
+        .filter_map(|e| match e {
+            lockstep_trace::Event::Read { field, .. }
+            | lockstep_trace::Event::Write { field, .. } => t
+                .tables
+                .fields
+                .get(field)
+                .map(|f| format!("{}.{}", f.class, f.name)),
+            _ => None,
+        })
+        .filter(|f| !f.starts_with("java/"))
+        .collect();
+    out.sort();
+    out.dedup();
+    out
+}
+
+#[test]
+fn static_guidance_leaves_race_free_accesses_unprobed_and_still_reports_the_race() {
+    let fx = fixture("guided", &CompileOptions::release(17));
+    let dir = tempfile::tempdir().unwrap();
+    let classes = fx.classes_dir.to_str().unwrap();
+    let plain = dir.path().join("plain.trace");
+    let guided = dir.path().join("guided.trace");
+    let (_, unguided_report) = run(
+        &["--trace", plain.to_str().unwrap()],
+        &java17(),
+        &fx.classes_dir,
+        "Guided",
+    );
+    let (out, report) = run(
+        &["--static", classes, "--trace", guided.to_str().unwrap()],
+        &java17(),
+        &fx.classes_dir,
+        "Guided",
+    );
+    // Without guidance every field is recorded ...
+    assert_eq!(
+        recorded_fields(&plain),
+        ["Guided$Box.v", "Guided.hits", "Guided.total"]
+    );
+    // ... with it, the lock-protected `total` and the thread-local `Box.v`
+    // have no event at all, and the racy `hits` is still recorded.
+    assert_eq!(recorded_fields(&guided), ["Guided.hits"]);
+    for r in [&unguided_report, &report] {
+        let races: Vec<&Value> = findings(r)
+            .into_iter()
+            .filter(|f| f["rule"] == "data-race")
+            .collect();
+        assert_eq!(races.len(), 1, "{r}");
+        assert!(races[0].to_string().contains("Guided.hits"), "{r}");
+    }
+    assert_eq!(out.status.code(), Some(1));
+    let g_bytes = std::fs::metadata(&guided).unwrap().len();
+    let p_bytes = std::fs::metadata(&plain).unwrap().len();
+    assert!(g_bytes < p_bytes, "guided {g_bytes} bytes, plain {p_bytes}");
+}

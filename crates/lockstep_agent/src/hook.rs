@@ -122,7 +122,12 @@ fn rewrite(r: &Recorder, name: &str, bytes: &[u8]) -> Option<Vec<u8>> {
         return None;
     }
     let mut next = lock(&NEXT_PROBE);
-    let result = lockstep_instrument::instrument(bytes, *next, &r.options.instrument);
+    let result = lockstep_instrument::instrument_guided(
+        bytes,
+        *next,
+        &r.options.instrument,
+        &r.options.guidance,
+    );
     let out = match result {
         Ok(out) => out,
         Err(e) => {

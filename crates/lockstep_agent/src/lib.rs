@@ -1,7 +1,11 @@
 //! lockstep's JVMTI agent: the recording half of `lockstep run`.
 //!
-//! Loaded with `-agentpath:<lib>=trace=<path>[,timeout=<secs>][,include=<pkgs>][,exclude=<pkgs>][,methods=0]`
-//! (`<pkgs>` are `:`-separated package patterns such as `com.example.*`).
+//! Loaded with `-agentpath:<lib>=trace=<path>[,timeout=<secs>][,include=<pkgs>][,exclude=<pkgs>][,methods=0][,static=<file>]`
+//! (`<pkgs>` are `:`-separated package patterns such as `com.example.*`;
+//! `<file>` is a guidance file of `lockstep run --static`, the accesses
+//! the static analysis proved race-free, which get no probe: format in
+//! `lockstep_instrument::guidance`; a file that cannot be read or parsed
+//! stops the JVM with a message naming it).
 //! At VM init it defines the runtime classes `lockstep/rt/Rec` and
 //! `lockstep/rt/Task` in the bootstrap loader (so classes of every loader
 //! see them) and registers `Rec`'s natives. `ClassFileLoadHook` then runs
@@ -58,6 +62,7 @@ fn parse_options(text: &str) -> Result<Options, String> {
         include: Vec::new(),
         exclude: Vec::new(),
         instrument: lockstep_instrument::Options::default(),
+        guidance: lockstep_instrument::Guidance::default(),
     };
     for part in text.split(',').filter(|p| !p.is_empty()) {
         let (k, v) = part.split_once('=').unwrap_or((part, ""));
@@ -76,6 +81,7 @@ fn parse_options(text: &str) -> Result<Options, String> {
             "exclude" => o.exclude = patterns(),
             "methods" => o.instrument.methods = v != "0",
             "ids" => o.instrument.id_field = v != "0",
+            "static" => o.guidance = read_guidance(v)?,
             other => return Err(format!("unknown option `{other}`")),
         }
     }
@@ -83,6 +89,13 @@ fn parse_options(text: &str) -> Result<Options, String> {
         return Err("missing trace=<path>".to_owned());
     }
     Ok(o)
+}
+
+/// Reads the guidance file of `static=<path>`.
+fn read_guidance(path: &str) -> Result<lockstep_instrument::Guidance, String> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| format!("cannot read the guidance file {path}: {e}"))?;
+    lockstep_instrument::Guidance::parse(&text).map_err(|e| format!("{path}: {e}"))
 }
 
 /// Pipe capacity asked for when the trace is a pipe (`lockstep run`).
@@ -339,5 +352,20 @@ mod tests {
         assert!(!o.instrument.methods);
         assert!(parse_options("timeout=5").is_err());
         assert!(parse_options("trace=x,bogus=1").is_err());
+    }
+
+    #[test]
+    fn static_guidance_is_read_and_bad_files_are_named() {
+        let dir = tempfile::tempdir().unwrap();
+        let good = dir.path().join("g.txt");
+        std::fs::write(&good, "lockstep-guidance 1\nskip\ta/A\tm\t()V\t4,9\n").unwrap();
+        let o = parse_options(&format!("trace=/tmp/x,static={}", good.display())).unwrap();
+        assert_eq!(o.guidance.len(), 2);
+        let bad = dir.path().join("bad.txt");
+        std::fs::write(&bad, "hello\n").unwrap();
+        let e = parse_options(&format!("trace=/tmp/x,static={}", bad.display())).err();
+        assert!(e.is_some_and(|e| e.contains("bad.txt")));
+        let e = parse_options("trace=/tmp/x,static=/nonexistent/g").err();
+        assert!(e.is_some_and(|e| e.contains("/nonexistent/g")));
     }
 }

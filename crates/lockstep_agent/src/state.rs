@@ -191,6 +191,8 @@ pub struct Options {
     pub include: Vec<String>,
     pub exclude: Vec<String>,
     pub instrument: lockstep_instrument::Options,
+    /// The accesses the static analysis proved race-free (`static=<path>`).
+    pub guidance: lockstep_instrument::Guidance,
 }
 
 pub struct Recorder {

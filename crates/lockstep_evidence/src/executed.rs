@@ -1,6 +1,6 @@
 //! What one run executed: the sites of its field, array and container
-//! accesses (with the field a field access touched) and of its lock
-//! acquisitions. A trace's site table names every probed site of the
+//! accesses (with the field a field access touched), of its lock
+//! acquisitions, and the methods it entered. A trace's site table names every probed site of the
 //! loaded classes, executed or not; only the events say what ran.
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -24,6 +24,8 @@ struct Access {
 pub struct Executed {
     accesses: BTreeMap<(String, String), Vec<Access>>,
     acquisitions: BTreeMap<(String, String), Vec<RunSite>>,
+    /// Entered methods: (dotted class, name, descriptor).
+    entered: BTreeSet<(String, String, String)>,
 }
 
 impl Executed {
@@ -32,8 +34,12 @@ impl Executed {
     pub fn of(trace: &Trace) -> Executed {
         let mut accesses: BTreeSet<(SiteId, Option<u32>)> = BTreeSet::new();
         let mut acquisitions: BTreeSet<SiteId> = BTreeSet::new();
+        let mut entered: BTreeSet<u32> = BTreeSet::new();
         for e in trace.chunks.iter().flat_map(|c| c.events.iter()) {
             match *e {
+                Event::Enter { method } => {
+                    entered.insert(method);
+                }
                 Event::Read { field, site, .. } | Event::Write { field, site, .. } => {
                     accesses.insert((site, Some(field)));
                 }
@@ -51,6 +57,14 @@ impl Executed {
         }
         let mut out = Executed::default();
         let tables = &trace.tables;
+        out.entered = entered
+            .iter()
+            .filter_map(|m| tables.methods.get(m))
+            .map(|m| {
+                let class = m.class.replace('/', ".");
+                (class, m.name.clone(), m.descriptor.clone())
+            })
+            .collect();
         for (site, field) in accesses {
             let Some(s) = tables.sites.get(&site) else {
                 continue;
@@ -88,6 +102,21 @@ impl Executed {
                     _ => true,
                 }
         })
+    }
+
+    /// Whether the run entered `class.name descriptor` (class dotted).
+    pub fn entered(&self, class: &str, name: &str, descriptor: &str) -> bool {
+        let key = (class.to_owned(), name.to_owned(), descriptor.to_owned());
+        self.entered.contains(&key)
+    }
+
+    /// Whether the run entered a method of that class and name (any descriptor).
+    pub fn entered_named(&self, class: &str, name: &str) -> bool {
+        let from = (class.to_owned(), name.to_owned(), String::new());
+        self.entered
+            .range(from..)
+            .next()
+            .is_some_and(|(c, n, _)| c == class && n == name)
     }
 
     /// Whether the run took a lock at `location`.

@@ -8,19 +8,19 @@
 //! [`Evidence`]: *observed* when some run reported the same problem,
 //! *reached* when some run executed its code without showing it, *not
 //! reached* otherwise. The matching rules, per rule, are in the modules
-//! [`race`] and [`deadlock`] and in `docs/evidence.md`.
+//! [`race`], [`deadlock`] and [`atomicity`] and in `docs/evidence.md`.
 //!
-//! Adding a rule (e.g. `non-atomic-method`, once the run-time atomicity
-//! checkers report): a module with a [`Matcher`] for its rule id and one
+//! Adding a rule: a module with a [`Matcher`] for its rule id and one
 //! line in [`MATCHERS`]. Findings of rules without a matcher get no
 //! evidence and are counted apart. No I/O: the CLI reads the traces.
 
+pub mod atomicity;
 pub mod deadlock;
 pub mod executed;
 pub mod race;
 pub mod site;
 
-use lockstep_dynamic::Options;
+use lockstep_dynamic::{AtomicSpec, Options};
 use lockstep_report::{Evidence, EvidenceStatus, Finding};
 use lockstep_trace::Trace;
 
@@ -30,7 +30,8 @@ use crate::executed::Executed;
 /// it executed.
 #[derive(Debug, Default)]
 pub struct Run {
-    /// `data-race` and `deadlock` findings with provenance `run`.
+    /// `data-race`, `deadlock` (and, when asked, `non-atomic-method`)
+    /// findings with provenance `run`.
     pub findings: Vec<Finding>,
     /// The executed sites.
     pub executed: Executed,
@@ -50,10 +51,23 @@ impl Runs {
     /// Checks each trace on its own (ids are per run) with the default
     /// checkers, deadlocks included.
     pub fn check(traces: &[Trace]) -> Runs {
+        Runs::check_with(traces, AtomicSpec::default())
+    }
+
+    /// [`Runs::check`], plus the atomicity checkers `findings` need
+    /// ([`atomicity::spec_for`]: none without `non-atomic-method` findings).
+    pub fn check_for(traces: &[Trace], findings: &[Finding]) -> Runs {
+        Runs::check_with(traces, atomicity::spec_for(findings))
+    }
+
+    fn check_with(traces: &[Trace], atomicity: AtomicSpec) -> Runs {
+        let options = Options {
+            atomicity,
+            ..Options::default()
+        };
         let mut out = Runs::default();
         for (i, trace) in traces.iter().enumerate() {
-            let outcome =
-                lockstep_dynamic::check_traces(std::slice::from_ref(trace), &Options::default());
+            let outcome = lockstep_dynamic::check_traces(std::slice::from_ref(trace), &options);
             let prefix = if traces.len() > 1 {
                 format!("run {}: ", i + 1)
             } else {
@@ -109,7 +123,11 @@ pub trait Matcher: Sync {
 }
 
 /// The matchers, one per rule runs can speak to.
-pub static MATCHERS: &[&dyn Matcher] = &[&race::DataRace, &deadlock::Deadlock];
+pub static MATCHERS: &[&dyn Matcher] = &[
+    &race::DataRace,
+    &deadlock::Deadlock,
+    &atomicity::NonAtomicMethod,
+];
 
 /// The matcher for `rule`, if runs can speak to it.
 pub fn matcher(rule: &str) -> Option<&'static dyn Matcher> {

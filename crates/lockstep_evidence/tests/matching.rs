@@ -215,3 +215,79 @@ fn rules_without_a_matcher_and_run_findings_get_no_evidence() {
     );
     assert!(findings.iter().all(|f| f.evidence.is_none()));
 }
+
+/// A static `non-atomic-method` finding on `p.C.m()V`.
+fn static_non_atomic() -> Finding {
+    Finding::new(
+        "non-atomic-method",
+        Severity::Warning,
+        "not atomic",
+        at("m", 10),
+    )
+}
+
+/// A run's atomicity finding on transaction `p.C.{method}`.
+fn run_non_atomic(method: &str) -> Finding {
+    Finding::new("non-atomic-method", Severity::Warning, "run", at("x", 3))
+        .with_provenance("run")
+        .with_note(format!("transaction: `p.C.{method}` in thread `t`"))
+        .with_note("found by: block-based")
+}
+
+/// A trace whose one method record is `p/C.{name}()V`, entered if `entered`.
+fn trace_with_method(name: &str, entered: bool) -> Trace {
+    let events = if entered {
+        vec![Event::Enter { method: 0 }, Event::Exit { method: 0 }]
+    } else {
+        Vec::new()
+    };
+    let mut t = trace(&[], events);
+    t.tables.methods.insert(
+        0,
+        lockstep_trace::Method {
+            class: "p/C".into(),
+            name: name.into(),
+            descriptor: "()V".into(),
+            flags: None,
+        },
+    );
+    t
+}
+
+#[test]
+fn a_run_violation_of_the_same_transaction_is_observed() {
+    let t = trace_with_method("m", true);
+    let e = judged(
+        static_non_atomic(),
+        vec![run_of(vec![run_non_atomic("m")], &t)],
+    );
+    assert_eq!(e.status, EvidenceStatus::Observed);
+    assert!(e.detail.contains("block-based"), "{}", e.detail);
+    // A violation of another method is not this finding: `m` ran, so reached.
+    let e = judged(
+        static_non_atomic(),
+        vec![run_of(vec![run_non_atomic("mm")], &t)],
+    );
+    assert_eq!(e.status, EvidenceStatus::Reached);
+}
+
+#[test]
+fn a_method_that_never_ran_is_not_reached() {
+    let other = trace_with_method("n", true);
+    let e = judged(static_non_atomic(), vec![run_of(Vec::new(), &other)]);
+    assert_eq!(e.status, EvidenceStatus::NotReached);
+    // In the method table but never entered.
+    let idle = trace_with_method("m", false);
+    let e = judged(static_non_atomic(), vec![run_of(Vec::new(), &idle)]);
+    assert_eq!(e.status, EvidenceStatus::NotReached);
+}
+
+#[test]
+fn atomicity_checkers_run_only_for_non_atomic_method_findings() {
+    use lockstep_evidence::atomicity::spec_for;
+    assert!(!spec_for(&[static_race()]).any());
+    let spec = spec_for(&[static_non_atomic(), static_non_atomic(), static_race()]);
+    assert!(spec.blocks && spec.serializability);
+    assert!(!spec.reduction_online && !spec.reduction_offline);
+    assert_eq!(spec.patterns, ["p.C.m"]);
+}

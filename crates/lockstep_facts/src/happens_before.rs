@@ -56,18 +56,13 @@ pub fn ordered_statements(
     start: &ThreadStart,
     body: &Body,
 ) -> Ordered {
-    let n = body.stmts.len();
-    let mut ordered = vec![false; n];
-    let Some(&start_block) = body.block_of.get(start.site.index()) else {
+    if body.block_of.get(start.site.index()).is_none() {
         return Ordered {
-            stmts: ordered,
+            stmts: vec![false; body.stmts.len()],
             helpers: Vec::new(),
         };
-    };
-    let after_start = reach_from(body, start_block.index(), start.site);
-    for (i, o) in ordered.iter_mut().enumerate() {
-        *o = !after_start[i];
     }
+    let mut ordered = before(body, start.site);
     let site = StartSite {
         program,
         pt,
@@ -82,6 +77,18 @@ pub fn ordered_statements(
         stmts: ordered,
         helpers,
     }
+}
+
+/// Per statement of `body`: it cannot run after the call at `site` (it
+/// happens before whatever that call does).
+pub fn before(body: &Body, site: StmtId) -> Vec<bool> {
+    let Some(&block) = body.block_of.get(site.index()) else {
+        return vec![false; body.stmts.len()];
+    };
+    reach_from(body, block.index(), site)
+        .into_iter()
+        .map(|after| !after)
+        .collect()
 }
 
 /// Marks the statements every path reaches only through `wait`.

@@ -18,7 +18,9 @@ use crate::threads::{self, Root, RootKind};
 
 /// Thread starts for which start/join ordering is computed
 /// (each costs one traversal of the call graph).
-const MAX_ORDERED_STARTS: usize = 64;
+const MAX_ORDERED_STARTS: usize = 512;
+/// How many single callers above a starting method are ordered with it.
+const MAX_ANCESTORS: usize = 8;
 
 /// Start/join ordering of one thread start whose caller runs once.
 pub struct Ordering {
@@ -35,6 +37,10 @@ pub struct Ordering {
     /// Helper nodes the caller waits in for the task, reached by nothing
     /// else: per statement, ordered (after the wait).
     pub helpers: Vec<(u32, Vec<bool>)>,
+    /// The callers of the starting method up its chain of single call
+    /// sites (each runs once and is the only caller of the next): per
+    /// statement, before the call that leads to the start.
+    pub ancestors: Vec<(u32, Vec<bool>)>,
 }
 
 impl Ordering {
@@ -44,6 +50,8 @@ impl Ordering {
             self.stmts.get(stmt.index()).copied().unwrap_or(false)
         } else if let Some((_, after)) = self.helpers.iter().find(|(n, _)| *n == node) {
             after.get(stmt.index()).copied().unwrap_or(false)
+        } else if let Some((_, before)) = self.ancestors.iter().find(|(n, _)| *n == node) {
+            before.get(stmt.index()).copied().unwrap_or(false)
         } else {
             !self.reached.get(node as usize).copied().unwrap_or(true)
         }
@@ -170,11 +178,12 @@ impl Analysis<'_> {
             return orderings;
         }
         let counts = self.run_counts_of(roots);
+        let callers = self.callers(roots);
         for (ri, r) in roots.iter().enumerate() {
             if orderings.len() >= MAX_ORDERED_STARTS {
                 break;
             }
-            if let Some(o) = self.ordering(roots, &counts, ri, r) {
+            if let Some(o) = self.ordering(roots, &counts, &callers, ri, r) {
                 orderings.push(o);
             }
         }
@@ -198,7 +207,69 @@ impl Analysis<'_> {
         )
     }
 
-    fn ordering(&self, roots: &[Root], counts: &[u8], ri: usize, r: &Root) -> Option<Ordering> {
+    /// Per node: its one caller and call site, when it has exactly one
+    /// incoming call edge and is no root's entry.
+    fn callers(&self, roots: &[Root]) -> Vec<Option<(u32, StmtId)>> {
+        let mut incoming: Vec<u8> = vec![0; self.graph.len()];
+        let mut caller: Vec<Option<(u32, StmtId)>> = vec![None; self.graph.len()];
+        for (a, edges) in self.graph.callees.iter().enumerate() {
+            for &(site, b) in edges {
+                let i = b as usize;
+                incoming[i] = incoming[i].saturating_add(1);
+                caller[i] = Some((a as u32, site));
+            }
+        }
+        for e in roots.iter().flat_map(|r| r.entries.iter()) {
+            if let Some(n) = incoming.get_mut(*e as usize) {
+                *n = u8::MAX;
+            }
+        }
+        caller
+            .into_iter()
+            .zip(incoming)
+            .map(|(c, n)| c.filter(|_| n == 1))
+            .collect()
+    }
+
+    /// The chain of single callers above the starting node `from`, each
+    /// running once, with its statements before the call that leads to
+    /// the start (they happen before the start, whatever path the start
+    /// takes below them).
+    fn ancestors(
+        &self,
+        counts: &[u8],
+        callers: &[Option<(u32, StmtId)>],
+        from: u32,
+    ) -> Vec<(u32, Vec<bool>)> {
+        let mut out: Vec<(u32, Vec<bool>)> = Vec::new();
+        let mut node = from;
+        while out.len() < MAX_ANCESTORS {
+            let Some((parent, site)) = callers.get(node as usize).copied().flatten() else {
+                break;
+            };
+            if parent == from || out.iter().any(|(n, _)| *n == parent) {
+                break;
+            }
+            if counts.get(parent as usize).is_none_or(|&c| c >= 2) {
+                break;
+            }
+            let Some(body) = self.program.body(self.graph.nodes[parent as usize].method) else {
+                break;
+            };
+            out.push((parent, crate::happens_before::before(&body, site)));
+            node = parent;
+        }
+        out
+    }
+
+    fn ordering(
+        &self,
+        roots: &[Root],
+        counts: &[u8],
+        callers: &[Option<(u32, StmtId)>],
+        ri: usize,
+        r: &Root,
+    ) -> Option<Ordering> {
         let RootKind::Start(i) = r.kind else {
             return None;
         };
@@ -212,6 +283,12 @@ impl Analysis<'_> {
         let body = self.program.body(t.caller.method)?;
         let ordered = crate::happens_before::ordered_statements(self.program, self.pt, t, &body);
         let stmts = ordered.stmts;
+        let ancestors = self.ancestors(counts, callers, caller);
+        let before_in_ancestor = |node: u32, site: StmtId| {
+            ancestors
+                .iter()
+                .any(|(n, before)| *n == node && before.get(site.index()).copied().unwrap_or(false))
+        };
         let others: Vec<u32> = roots
             .iter()
             .enumerate()
@@ -219,7 +296,8 @@ impl Analysis<'_> {
             .flat_map(|(_, r)| r.entries.clone())
             .collect();
         let parent = self.graph.bfs(&others, |node, site| {
-            node == caller && stmts.get(site.index()).copied().unwrap_or(false)
+            (node == caller && stmts.get(site.index()).copied().unwrap_or(false))
+                || before_in_ancestor(node, site)
         });
         let helpers = if ordered.helpers.is_empty() {
             Vec::new()
@@ -228,8 +306,9 @@ impl Analysis<'_> {
             // reaches it.
             let sites: Vec<StmtId> = ordered.helpers.iter().map(|h| h.0).collect();
             let without = self.graph.bfs(&others, |node, site| {
-                node == caller
-                    && (stmts.get(site.index()).copied().unwrap_or(false) || sites.contains(&site))
+                (node == caller
+                    && (stmts.get(site.index()).copied().unwrap_or(false) || sites.contains(&site)))
+                    || before_in_ancestor(node, site)
             });
             ordered
                 .helpers
@@ -246,6 +325,7 @@ impl Analysis<'_> {
             stmts,
             reached: parent.iter().map(Option::is_some).collect(),
             helpers,
+            ancestors,
         })
     }
 }

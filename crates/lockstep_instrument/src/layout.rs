@@ -8,11 +8,14 @@
 //! prologue (entry probes) comes before the first unit, so a loop back to
 //! offset 0 does not repeat it; the catch-all handler comes after the last.
 
+use std::collections::BTreeSet;
+
 use lockstep_classfile::{
     access, ArrayKind, ClassFile, Code, Insn, InvokeKind, Kind, MemberRef, MethodInfo,
 };
 
 use crate::emit::{self, Emitter, Native, ACONST_NULL, ALOAD_0, ATHROW, DUP, DUP2, DUP2_X1, POP2};
+use crate::guidance::Guidance;
 use crate::plan::{call_plan, needs_result, CallPlan};
 use crate::pool::Pool;
 use crate::raw::{put_u16, put_u32, Cursor, RawAttr, RawClass, RawMember};
@@ -34,6 +37,7 @@ pub(crate) fn instrument_class(
     bytes: &[u8],
     first_probe: u32,
     options: &Options,
+    guidance: &Guidance,
 ) -> Result<Instrumented, Error> {
     let class = lockstep_classfile::parse(bytes).map_err(|e| Error::new(e.to_string()))?;
     let mut raw = RawClass::read(bytes)?;
@@ -69,6 +73,7 @@ pub(crate) fn instrument_class(
             code,
             this_index,
             options,
+            race_free: guidance.skipped_in(&class.this_class, &method.name, &method.descriptor),
         };
         match rewrite_method(&cx, &attr.body, &mut em) {
             Ok(Some(body)) => {
@@ -165,6 +170,8 @@ struct MethodCx<'a> {
     code: &'a Code,
     this_index: u16,
     options: &'a Options,
+    /// Offsets of access instructions the static analysis proved race-free.
+    race_free: Option<&'a BTreeSet<u32>>,
 }
 
 impl MethodCx<'_> {
@@ -183,6 +190,11 @@ impl MethodCx<'_> {
             line,
             file: self.class.source_file.as_ref().map(|s| s.to_string()),
         }
+    }
+
+    /// Is the access instruction at `pc` proven race-free (no probe)?
+    fn proven_race_free(&self, pc: u32) -> bool {
+        self.race_free.is_some_and(|s| s.contains(&pc))
     }
 
     fn is_static(&self) -> bool {
@@ -649,6 +661,11 @@ fn probe_insn(
             if !is_static && cx.is_own_final_instance_field(r) {
                 return Ok(());
             }
+            // Static fields keep their probes whatever the guidance: their
+            // reads order the reader after class initialization.
+            if !is_static && cx.proven_race_free(unit.old) {
+                return Ok(());
+            }
             let kind =
                 emit::kind_of(&r.descriptor).ok_or_else(|| Error::new("bad field descriptor"))?;
             let is_static = matches!(insn, Insn::GetStatic(_) | Insn::PutStatic(_));
@@ -689,6 +706,7 @@ fn probe_insn(
                 _ => em.call(&mut unit.prefix, Native::E, id)?,
             }
         }
+        Insn::ArrayLoad(_) | Insn::ArrayStore(_) if cx.proven_race_free(unit.old) => {}
         Insn::ArrayLoad(_) if opts.arrays => {
             let id = em.register(Probe {
                 site: site(),

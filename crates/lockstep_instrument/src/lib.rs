@@ -16,13 +16,18 @@
 //! every id from `first_probe` on, where it is (class, method, line) and what
 //! it records. The crate does no I/O and loads no class.
 //!
+//! [`instrument_guided`] also takes a [`Guidance`]: the access
+//! instructions the static analysis proved race-free, left unprobed.
+//!
 //! Module map: `raw` (outer class-file layout, verbatim bytes), `pool`
 //! (appending constants), `plan` (which probe goes before/after which
 //! instruction), `emit` (probe byte sequences), `layout` (offsets, branch
 //! widening, exception/line/variable tables), `stackmap` (frame offsets),
-//! `runtime` (the bytes of the runtime classes the probes call).
+//! `runtime` (the bytes of the runtime classes the probes call), `guidance`
+//! (the static analysis' race-free accesses and their file format).
 
 mod emit;
+pub mod guidance;
 mod handoffs;
 mod layout;
 mod plan;
@@ -33,6 +38,7 @@ mod stackmap;
 
 use std::fmt;
 
+pub use guidance::{Guidance, GUIDANCE_HEADER};
 pub use runtime::{RT_CLASS, TASK_CLASS};
 
 /// The value `StampConvert` adds to the stamp bits when the conversion succeeded.
@@ -342,5 +348,17 @@ pub fn instrument(
     first_probe: u32,
     options: &Options,
 ) -> Result<Instrumented, Error> {
-    layout::instrument_class(bytes, first_probe, options)
+    layout::instrument_class(bytes, first_probe, options, &Guidance::default())
+}
+
+/// [`instrument`] guided by the static analysis: the field and array
+/// access instructions `guidance` names get no probe (instance fields and
+/// array elements only; static fields and every synchronization probe stay).
+pub fn instrument_guided(
+    bytes: &[u8],
+    first_probe: u32,
+    options: &Options,
+    guidance: &Guidance,
+) -> Result<Instrumented, Error> {
+    layout::instrument_class(bytes, first_probe, options, guidance)
 }

@@ -156,3 +156,72 @@ fn only_the_topmost_application_class_gets_the_id_field() {
     assert!(ok, "{err}");
     assert_eq!(out, plain_out);
 }
+
+/// A guidance naming every instruction of every method of `bytes`.
+fn guidance_for_every_instruction(bytes: &[u8]) -> lockstep_instrument::Guidance {
+    let class = lockstep_classfile::parse(bytes).unwrap();
+    let mut g = lockstep_instrument::Guidance::default();
+    for m in &class.methods {
+        for (pc, _) in m.code.iter().flat_map(|c| &c.insns) {
+            g.skip_access(&class.this_class, &m.name, &m.descriptor, *pc);
+        }
+    }
+    g
+}
+
+/// What a probe records, as a short kind name.
+fn kind_of(e: &lockstep_instrument::ProbeEvent) -> &'static str {
+    use lockstep_instrument::ProbeEvent as P;
+    match e {
+        P::FieldRead(f) | P::FieldWrite(f) if f.is_static => "static field",
+        P::FieldRead(_) | P::FieldWrite(_) => "instance field",
+        P::ArrayRead | P::ArrayWrite => "array",
+        _ => "other",
+    }
+}
+
+#[test]
+fn guided_rewriting_drops_only_instance_field_and_array_probes_and_still_verifies() {
+    let opts = CompileOptions::release(17);
+    let fixture = compile_dir(&fixture_dir("exercise"), &opts).expect("javac");
+    let names = class_names(&fixture);
+    let out = tempfile::tempdir().unwrap();
+    let count = |probes: &[lockstep_instrument::Probe], kind: &str| {
+        probes.iter().filter(|p| kind_of(&p.event) == kind).count()
+    };
+    let (mut plain_fields, mut plain_arrays) = (0, 0);
+    let mut next = 0u32;
+    for name in &names {
+        let bytes = std::fs::read(fixture.classes_dir.join(format!("{name}.class"))).unwrap();
+        let g = guidance_for_every_instruction(&bytes);
+        let plain = instrument(&bytes, 0, &Options::default()).unwrap();
+        let guided =
+            lockstep_instrument::instrument_guided(&bytes, next, &Options::default(), &g).unwrap();
+        plain_fields += count(&plain.probes, "instance field");
+        plain_arrays += count(&plain.probes, "array");
+        assert_eq!(count(&guided.probes, "instance field"), 0, "{name}");
+        assert_eq!(count(&guided.probes, "array"), 0, "{name}");
+        // Static fields, monitors, calls and method events are untouched.
+        for kind in ["static field", "other"] {
+            assert_eq!(
+                count(&guided.probes, kind),
+                count(&plain.probes, kind),
+                "{name}: {kind}"
+            );
+        }
+        next += guided.probes.len() as u32;
+        write_class(out.path(), name, guided.bytes.as_deref().unwrap_or(&bytes));
+    }
+    assert!(
+        plain_fields > 10 && plain_arrays > 2,
+        "{plain_fields} {plain_arrays}"
+    );
+    write_class(out.path(), RT_CLASS, &runtime::rec_class_stub().unwrap());
+    write_class(out.path(), TASK_CLASS, &runtime::task_class().unwrap());
+    let java = Path::new("java");
+    let (plain_ok, plain_out, plain_err) = run_java(java, &fixture.classes_dir, "Exercise");
+    assert!(plain_ok, "{plain_err}");
+    let (ok, guided_out, err) = run_java(java, out.path(), "Exercise");
+    assert!(ok, "guided run failed:\n{err}");
+    assert_eq!(guided_out, plain_out);
+}
