@@ -4,7 +4,7 @@
 //! cargo run --release -p lockstep_pointsto --example pta_bench -- APP.jar [options]
 //!   --jdk HOME        JDK home (default: $JAVA_HOME-like search as the CLI does)
 //!   --main            use the jar's main methods when it has any (default: open program)
-//!   --config NAME     default | insensitive | 1obj | 2obj | 2obj-all | cheap (repeatable)
+//!   --config NAME     default | insensitive | 1obj | 2obj | 2obj-all | callbacks-per-receiver | cheap (repeatable)
 //!   --rta             also time RTA and check the points-to call edges are a subset of it
 //! ```
 //!
@@ -38,6 +38,11 @@ fn config_named(name: &str) -> Option<Config> {
             ..Config::default()
         },
         "2obj-all" => Config::object(2, 1),
+        "callbacks-per-receiver" => Config {
+            callbacks_per_receiver: true,
+            ..Config::default()
+        },
+
         "2obj-cap64" => Config {
             max_contexts_per_method: Some(64),
             max_contexts: None,
@@ -188,8 +193,11 @@ fn main() {
         if std::env::var_os("PTA_CONTEXTS").is_some() {
             print_context_spread(&p, &r);
         }
-        if let Ok(spec) = std::env::var("PTA_PATH") {
-            print_context_path(&p, &r, &spec);
+        if let Ok(specs) = std::env::var("PTA_PATH") {
+            // Several paths separated by `;`.
+            for spec in specs.split(';') {
+                print_context_path(&p, &r, spec);
+            }
         }
         if let Ok(ty) = std::env::var("PTA_WHO") {
             print_holders(&p, &r, &ty);
@@ -359,7 +367,7 @@ fn main() {
 }
 
 /// The shortest chain of context call edges from a method whose name
-/// contains `FROM` to one whose name contains `TO` (`PTA_PATH=FROM>TO`),
+/// contains `FROM` to one whose name contains `TO` (`PTA_PATH=FROM>TO;…`),
 /// each frame with its context: where a call edge is made, and in which
 /// context, edge by edge (`PTA_PATH_JDK=1`: with only JDK frames between).
 fn print_context_path(p: &Program, r: &lockstep_pointsto::PointsToResult, spec: &str) {

@@ -60,6 +60,15 @@ pub struct Config {
     /// containers reached first would otherwise spend it. JDK contexts over
     /// this share run in the over-budget context too. `None`: no share.
     pub max_library_contexts: Option<u32>,
+    /// A JDK method that runs in its caller's context
+    /// (`lockstep_models::callbacks`), called from the over-budget context
+    /// on an object that belongs to the application, runs in that object's
+    /// context instead, outside the bounds: the over-budget copy of
+    /// `Object.toString` then no longer calls every printed object's
+    /// `hashCode`. Off by default: on jgroups it costs 53% more points-to
+    /// facts and 2.7× the CPU, and changes no finding on the five measured
+    /// programs (BENCHMARKS.md, "Callbacks per receiver").
+    pub callbacks_per_receiver: bool,
     /// Track thrown and caught objects: one pointer holds every thrown
     /// object, and a handler's variable gets those matching its catch
     /// types. (Per-method exception flow costs about as much as the rest of
@@ -92,6 +101,7 @@ impl Default for Config {
             max_contexts_per_method: Some(16),
             max_contexts: Some(10_000),
             max_library_contexts: None,
+            callbacks_per_receiver: false,
             exceptions: true,
             merge_exceptions: true,
             merge_library_objects: true,
@@ -108,6 +118,7 @@ impl Config {
             max_contexts_per_method: None,
             max_contexts: None,
             max_library_contexts: None,
+            callbacks_per_receiver: false,
             exceptions: true,
             merge_exceptions: true,
             merge_library_objects: true,
@@ -123,6 +134,7 @@ impl Config {
             max_contexts_per_method: None,
             max_contexts: None,
             max_library_contexts: None,
+            callbacks_per_receiver: false,
             exceptions: true,
             merge_exceptions: true,
             merge_library_objects: true,
@@ -160,6 +172,9 @@ impl Config {
             if let Some(n) = self.max_library_contexts {
                 s.push_str(&format!(" (≤{n} of them JDK)"));
             }
+        }
+        if self.callbacks_per_receiver {
+            s.push_str(", callbacks per receiver");
         }
         if !self.exceptions {
             s.push_str(", no exceptions");

@@ -339,11 +339,18 @@ impl<'p> Solver<'p> {
     /// The method context `(m, c)`, created (and queued for its facts) on
     /// first sight; over a bound, the over-budget context instead.
     fn mctx(&mut self, m: MethodId, c: CtxId) -> MCtxId {
+        self.mctx_bounded(m, c, true)
+    }
+
+    /// [`Self::mctx`], with `bounded: false` for a context the bounds do not
+    /// apply to (besides the methods [`Rules::exempt_from_bounds`] names).
+    fn mctx_bounded(&mut self, m: MethodId, c: CtxId, bounded: bool) -> MCtxId {
         if let Some(mc) = self.mctxs.get(&(m, c)) {
             return mc;
         }
         let mut c = c;
-        if c != CtxId::EMPTY
+        if bounded
+            && c != CtxId::EMPTY
             && Some(c) != self.over_budget_ctx
             && !self.r.exempt_from_bounds(m)
             && self.over_budget(m)
@@ -1170,12 +1177,8 @@ impl<'p> Solver<'p> {
         result: Option<PtrId>,
         via: u32,
     ) {
-        let ctx = if self.r.runs_in_caller_context(callee) {
-            self.mctxs.key(site.caller).1
-        } else {
-            ctx
-        };
-        let mc = self.mctx(callee, ctx);
+        let (ctx, bounded) = self.call_context(site, callee, ctx, this);
+        let mc = self.mctx_bounded(callee, ctx, bounded);
         let new_edge = self
             .edge_keys
             .insert((site.caller, site.stmt, site.kind, mc, via));
@@ -1209,6 +1212,46 @@ impl<'p> Solver<'p> {
         } else {
             self.pending.entry(mc).or_default().push(p);
         }
+    }
+
+    /// The context `callee` runs in, called from `site` on `this` where its
+    /// receiver would give it `ctx`, and whether the bounds on contexts
+    /// apply to it. A JDK method that runs in its caller's context does,
+    /// except when that context is the over-budget one, shared by every
+    /// call over the bounds, and the receiver belongs to the application:
+    /// then it runs in the receiver's context, outside the bounds. In the
+    /// shared copy, the `this` of `Object.toString` held every object any
+    /// over-budget caller printed, so its `hashCode()` reached every
+    /// `hashCode` of them (issue 14, cause 1). Only with
+    /// [`Config::callbacks_per_receiver`] (off by default: its cost). Not
+    /// from the JDK's empty context either: measured on jgroups, with that
+    /// too it cost as much (BENCHMARKS.md, "Callbacks per receiver").
+    fn call_context(
+        &mut self,
+        site: Site,
+        callee: MethodId,
+        ctx: CtxId,
+        this: Option<ObjId>,
+    ) -> (CtxId, bool) {
+        if !self.r.runs_in_caller_context(callee) {
+            return (ctx, true);
+        }
+        if !self.r.cfg.callbacks_per_receiver {
+            return (self.mctxs.key(site.caller).1, true);
+        }
+        let caller_ctx = self.mctxs.key(site.caller).1;
+        let shared = caller_ctx != CtxId::EMPTY && Some(caller_ctx) == self.over_budget_ctx;
+        match this {
+            Some(o) if shared && self.belongs_to_application(o) => (self.recv_ctx(o), false),
+            _ => (caller_ctx, true),
+        }
+    }
+
+    /// Was `o` allocated by application code, or in a method running in a
+    /// context (or is it a harness object)?
+    fn belongs_to_application(&mut self, o: ObjId) -> bool {
+        let (site, h) = *self.objs.key(o);
+        h != CtxId::EMPTY || self.r.site_in_application(site)
     }
 
     /// The callee's side of a call edge: needs its template and slots.

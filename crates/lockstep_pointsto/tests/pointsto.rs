@@ -305,24 +305,36 @@ fn statistics_and_contexts_are_reported() {
 /// Callers of `String.valueOf` and `Iterable.forEach` handing them objects of their own.
 const CALLBACKS: &str = include_str!("fixtures/callbacks.java");
 
-/// The application types the parameter of `String.valueOf(Object)` holds,
-/// per context in which it holds any.
-fn value_of_params(p: &lockstep_program::Program, config: Config) -> Vec<BTreeSet<String>> {
+/// The application types the first parameter (`this` of an instance
+/// method) of `class.method` holds, per context in which it holds any.
+fn first_param_app_types(
+    p: &lockstep_program::Program,
+    config: Config,
+    class: &str,
+    method_spec: &str,
+) -> Vec<BTreeSet<String>> {
     let r = solve(p, false, config);
-    let value_of = method(
-        p,
-        "java/lang/String",
-        "valueOf(Ljava/lang/Object;)Ljava/lang/String;",
-    );
-    let x = p.body(value_of).unwrap().params[0];
+    let m = method(p, class, method_spec);
+    let x = p.body(m).unwrap().params[0];
     let mut per_context: Vec<BTreeSet<String>> = r
-        .contexts_of(value_of)
+        .contexts_of(m)
         .into_iter()
-        .map(|c| app_types(&r, &r.var_in(value_of, c, x)))
+        .map(|c| app_types(&r, &r.var_in(m, c, x)))
         .filter(|t| !t.is_empty())
         .collect();
     per_context.sort();
     per_context
+}
+
+/// The application types the parameter of `String.valueOf(Object)` holds,
+/// per context in which it holds any.
+fn value_of_params(p: &lockstep_program::Program, config: Config) -> Vec<BTreeSet<String>> {
+    first_param_app_types(
+        p,
+        config,
+        "java/lang/String",
+        "valueOf(Ljava/lang/Object;)Ljava/lang/String;",
+    )
 }
 
 #[test]
@@ -449,5 +461,66 @@ fn objects_of_classes_that_do_not_load_pass_only_object_filters() {
     assert!(
         list.iter().all(|t| t.contains("ArrayList")) && !list.is_empty(),
         "a cast to a class that loads keeps only its instances: {list:?}"
+    );
+}
+
+/// Objects printed through `Object.toString` by callers in a shared context.
+const SHARED_CALLERS: &str = include_str!("fixtures/shared_callers.java");
+
+/// The application types the `this` of `Object.toString` holds, per context
+/// in which it holds any.
+fn object_to_string_receivers(
+    p: &lockstep_program::Program,
+    config: Config,
+) -> Vec<BTreeSet<String>> {
+    first_param_app_types(
+        p,
+        config,
+        "java/lang/Object",
+        "toString()Ljava/lang/String;",
+    )
+}
+
+#[test]
+fn jdk_callbacks_from_the_over_budget_context_can_run_per_application_receiver() {
+    let p = program(SHARED_CALLERS);
+    let shared = Config {
+        max_contexts_per_method: Some(1),
+        ..Config::default()
+    };
+    // Known limitation of the default (the setting costs too much on big
+    // programs): one over-budget copy of `Object.toString` for both printers.
+    assert_eq!(
+        object_to_string_receivers(&p, shared),
+        vec![set(&["Main$Blue", "Main$Green"]), set(&["Main$Red"])]
+    );
+    let one_per_method = Config {
+        callbacks_per_receiver: true,
+        ..shared
+    };
+    // The printers past the bound run in the over-budget context, but the
+    // copy of `Object.toString` each of their objects reaches is its own.
+    let r = solve(&p, false, one_per_method);
+    let show = method(&p, "Main$Printer", "show");
+    assert!(r
+        .contexts_of(show)
+        .iter()
+        .any(|&c| r.context(c) == vec![&SiteKey::OverBudget]));
+    assert_eq!(
+        object_to_string_receivers(&p, one_per_method),
+        vec![
+            set(&["Main$Blue"]),
+            set(&["Main$Green"]),
+            set(&["Main$Red"])
+        ]
+    );
+    // Unbounded, each printer's context has its own copy anyway.
+    assert_eq!(
+        object_to_string_receivers(&p, two_obj()),
+        vec![
+            set(&["Main$Blue"]),
+            set(&["Main$Green"]),
+            set(&["Main$Red"])
+        ]
     );
 }
