@@ -385,11 +385,14 @@ impl Replay {
     /// recorder's prologue: method entry, then the method's monitor).
     fn name_class_object(&mut self, prev: &Event, e: &Event, trace: &Trace) {
         let (method, lock) = match (*prev, *e) {
-            (Event::Enter { method }, Event::Acquire { lock, kind, .. })
-                if kind == LockKind::Monitor =>
-            {
-                (method, lock)
-            }
+            (
+                Event::Enter { method },
+                Event::Acquire {
+                    lock,
+                    kind: LockKind::Monitor,
+                    ..
+                },
+            ) => (method, lock),
             _ => return,
         };
         let Some(m) = trace.tables.methods.get(&method) else {
