@@ -27,7 +27,7 @@
 use std::sync::Arc;
 
 use lockstep_ir::{AccessPath, Body, Operand, Rvalue, StmtKind, VarId};
-use lockstep_pointsto::{ContextId, ObjectId, ObjectSet, PointsToResult};
+use lockstep_pointsto::{ContextId, ObjectId, PointsToResult};
 use lockstep_program::{MethodId, Program};
 use rustc_hash::FxHashMap;
 
@@ -144,7 +144,10 @@ pub fn must_alias(
         if x.is_empty() && y.is_empty() {
             continue;
         }
-        match (single(&x), single(&y)) {
+        match (
+            crate::util::single_object(&x),
+            crate::util::single_object(&y),
+        ) {
             (Some(p), Some(q)) if p == q => seen = true,
             _ => return false,
         }
@@ -152,30 +155,11 @@ pub fn must_alias(
     seen
 }
 
-fn single(set: &ObjectSet) -> Option<ObjectId> {
-    let mut it = set.iter();
-    let first = it.next()?;
-    it.next().is_none().then_some(first)
-}
-
-/// The only statement defining `v`, if it has exactly one.
-fn only_def(body: &Body, v: VarId) -> Option<&StmtKind> {
-    let mut defs = body.stmts.iter().filter_map(|s| match &s.kind {
-        StmtKind::Assign { dst, .. } if *dst == v => Some(&s.kind),
-        StmtKind::Invoke {
-            result: Some(dst), ..
-        } if *dst == v => Some(&s.kind),
-        _ => None,
-    });
-    let first = defs.next()?;
-    defs.next().is_none().then_some(first)
-}
-
 /// `v` read from a field: the base variable and the field's name; a view
 /// a `java.util.concurrent` lock makes (`x.f.readLock()`) counts as the
 /// field it views.
 fn field_read(body: &Body, v: VarId, depth: u8) -> Option<(VarId, Arc<str>)> {
-    match only_def(body, v)? {
+    match crate::util::unique_def_of(body, v)? {
         StmtKind::Assign {
             value: Rvalue::FieldLoad { object, field },
             ..
@@ -228,7 +212,7 @@ fn fresh_store_on_this(body: &Body, s: usize, depth: u8) -> bool {
 /// of `this` the same constructor fills (`this.lock.readLock()` after
 /// `this.lock = new ReentrantReadWriteLock()`)?
 fn fresh(body: &Body, v: VarId, depth: u8) -> bool {
-    match only_def(body, v) {
+    match crate::util::unique_def_of(body, v) {
         Some(StmtKind::Assign {
             value: Rvalue::New(_),
             ..

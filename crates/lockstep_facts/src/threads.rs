@@ -417,11 +417,11 @@ pub fn serial_thread(
                 return None;
             };
             let receiver = call.receiver.as_ref()?.var()?;
-            let objects = pt.var_in(t.caller.method, t.caller.context, receiver);
-            let mut it = objects.iter();
-            let (Some(object), None) = (it.next(), it.next()) else {
-                return None;
-            };
+            let object = crate::util::single_object(&pt.var_in(
+                t.caller.method,
+                t.caller.context,
+                receiver,
+            ))?;
             single_threaded(program, pt, object).then(|| SerialThread::Executor {
                 object,
                 field: defining_field(&body, receiver),
@@ -477,11 +477,7 @@ fn constructed_with_one(body: &Body, alloc: StmtId, arg: usize) -> bool {
 /// The field `v` is read from, when its only definition in `body` is a
 /// field read: (class, field name).
 fn defining_field(body: &Body, v: VarId) -> Option<(Arc<str>, Arc<str>)> {
-    let mut defs = body.stmts.iter().filter_map(|s| match &s.kind {
-        StmtKind::Assign { dst, value } if *dst == v => Some(value),
-        _ => None,
-    });
-    let (Some(value), None) = (defs.next(), defs.next()) else {
+    let StmtKind::Assign { value, .. } = crate::util::unique_def_of(body, v)? else {
         return None;
     };
     match value {

@@ -32,6 +32,13 @@ pub fn successors(body: &Body, b: usize) -> Vec<usize> {
         .unwrap_or_default()
 }
 
+/// The one object of `set`, when it has exactly one.
+pub fn single_object(set: &lockstep_pointsto::ObjectSet) -> Option<lockstep_pointsto::ObjectId> {
+    let mut it = set.iter();
+    let first = it.next()?;
+    it.next().is_none().then_some(first)
+}
+
 /// The statement defining `v`, when it has exactly one definition.
 pub fn unique_def_of(body: &Body, v: VarId) -> Option<&StmtKind> {
     let def = (*body.unique_def.get(v.index())?)?;
