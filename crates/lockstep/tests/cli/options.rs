@@ -392,7 +392,7 @@ fn select_all_and_empty_selection() {
         "check".as_ref(),
         dir.as_os_str(),
         "--ignore".as_ref(),
-        "reacquired-lock,blocking-under-lock".as_ref(),
+        "reacquired-lock,blocking-under-lock,wait-notify".as_ref(),
     ]);
     run.expect_code(2);
     assert!(run.stderr.contains("no rule left to run"), "{}", run.stderr);

@@ -22,7 +22,7 @@ fn rules_lists_every_rule_with_its_default() {
             ("reacquired-lock", "on"),
             ("reacquired-lock-pair", "off"),
             ("stale-value", "off"),
-            ("wait-notify", "off")
+            ("wait-notify", "on")
         ],
         "{}",
         run.stdout
