@@ -95,6 +95,10 @@ impl From<Vec<Finding>> for Output {
 pub enum Needs {
     /// The program model and the RTA call graph only.
     CallGraph,
+    /// Points-to and the part of the race facts the lock rules read:
+    /// thread roots, the context call graph, entry locks, start orderings
+    /// (no escape, ownership or racing pairs).
+    LockFacts,
     /// Points-to and the race facts.
     RaceFacts,
 }

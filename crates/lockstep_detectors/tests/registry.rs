@@ -80,11 +80,8 @@ fn selection() {
     assert_eq!(all, RuleSet::all());
     let trimmed = RuleSet::from_selection(&[" data-race ".into(), "".into()], &[]).unwrap();
     assert_eq!(trimmed.iter().collect::<Vec<_>>(), vec![RuleId::DataRace]);
-    let none = RuleSet::from_selection(
-        &[],
-        &["wait-notify".into(), "blocking-under-lock".into()],
-    )
-    .unwrap_err();
+    let none = RuleSet::from_selection(&[], &["wait-notify".into(), "blocking-under-lock".into()])
+        .unwrap_err();
     assert!(none.to_string().contains("no rule left to run"), "{none}");
     let all_but = RuleSet::from_selection(&["all".into()], &["data-race".into()]).unwrap();
     assert!(!all_but.contains(RuleId::DataRace) && all_but.contains(RuleId::StaleValue));

@@ -200,6 +200,9 @@ fn facts_settings(settings: &CheckSettings, open_program: bool) -> lockstep_fact
         every_class: settings.options.open_every_class,
         points_to: settings.points_to,
         explain_field: settings.options.explain_field.clone(),
+        locks_only: lockstep_detectors::enabled(settings.rules)
+            .iter()
+            .all(|d| d.needs() <= Needs::LockFacts),
     }
 }
 
@@ -210,7 +213,7 @@ fn prefetch_facts(
     detectors: &[&'static dyn lockstep_detectors::Detector],
     progress: &mut dyn Progress,
 ) {
-    if detectors.iter().any(|d| d.needs() >= Needs::RaceFacts) {
+    if detectors.iter().any(|d| d.needs() >= Needs::LockFacts) {
         progress.phase("points-to");
         facts.points_to();
         progress.phase("race facts");

@@ -88,6 +88,11 @@ pub struct Settings {
     pub points_to: lockstep_pointsto::Config,
     /// A field (`pkg.Cls.name`) whose pairs are kept with their verdicts.
     pub explain_field: Option<String>,
+    /// Only the facts the lock rules read (thread roots, the context call
+    /// graph, entry locks and start orderings): no escape, ownership,
+    /// access buckets or racing pairs, which cost most of the race facts
+    /// and which only `data-race` and `non-atomic-method` read.
+    pub locks_only: bool,
 }
 
 /// The facts of one check, computed on first use and then shared.
@@ -133,9 +138,13 @@ impl<'p> SharedFacts<'p> {
         self.races.get_or_init(|| {
             let pt = self.points_to();
             self.timed("race facts", || {
-                Analysis::new(self.program, pt, self.settings.open_program)
-                    .every_class(self.settings.every_class)
-                    .run(self.settings.explain_field.as_deref())
+                let analysis = Analysis::new(self.program, pt, self.settings.open_program)
+                    .every_class(self.settings.every_class);
+                if self.settings.locks_only {
+                    analysis.run_locks_only()
+                } else {
+                    analysis.run(self.settings.explain_field.as_deref())
+                }
             })
         })
     }

@@ -53,8 +53,10 @@ where
     I: IntoIterator<Item = S>,
     S: AsRef<std::ffi::OsStr>,
 {
-    let mut args: Vec<std::ffi::OsString> =
-        args.into_iter().map(|a| a.as_ref().to_os_string()).collect();
+    let mut args: Vec<std::ffi::OsString> = args
+        .into_iter()
+        .map(|a| a.as_ref().to_os_string())
+        .collect();
     let chooses_rules = args.iter().any(|a| {
         let a = a.to_string_lossy();
         a.starts_with("--select") || a.starts_with("--ignore")

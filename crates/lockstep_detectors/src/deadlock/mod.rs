@@ -46,7 +46,7 @@ impl Detector for Deadlock {
     }
 
     fn needs(&self) -> Needs {
-        Needs::RaceFacts
+        Needs::LockFacts
     }
 
     fn run(&self, cx: &Context<'_>) -> Output {

@@ -64,7 +64,7 @@ impl Detector for WaitNotify {
     }
 
     fn needs(&self) -> Needs {
-        Needs::RaceFacts
+        Needs::LockFacts
     }
 
     fn run(&self, cx: &Context<'_>) -> Output {
