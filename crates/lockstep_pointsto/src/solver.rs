@@ -151,6 +151,8 @@ pub(crate) struct Solver<'p> {
 
     pts: Vec<IdSet>,
     diff: Vec<IdSet>,
+    /// The words a propagation added (reused: no allocation per propagation).
+    delta: Vec<(u32, u64)>,
     succ: Vec<Vec<(PtrId, u32)>>,
     uses: Vec<Vec<Use>>,
     queued: Vec<bool>,
@@ -204,6 +206,7 @@ impl<'p> Solver<'p> {
             over_budget_ctx: None,
             pts: Vec::new(),
             diff: Vec::new(),
+            delta: Vec::new(),
             succ: Vec::new(),
             uses: Vec::new(),
             queued: Vec::new(),
@@ -518,14 +521,9 @@ impl<'p> Solver<'p> {
         let masks = &self.filters.masks;
         let m1 = (filter != NO_FILTER).then(|| &masks[filter as usize]);
         let m2 = (own != NO_FILTER).then(|| &masks[own as usize]);
-        let new = self.pts[dst.index()].union_diff_masked(set, m1, m2);
-        if !new.is_empty() {
-            let d = &mut self.diff[dst.index()];
-            if d.is_empty() {
-                *d = new;
-            } else {
-                d.union_with(&new);
-            }
+        let delta = &mut self.delta;
+        if self.pts[dst.index()].union_masked_into(set, m1, m2, delta) {
+            self.diff[dst.index()].merge(delta);
             self.enqueue(dst);
         }
     }
@@ -577,13 +575,10 @@ impl<'p> Solver<'p> {
             self.propagate(&d, q, f);
         }
         let nu = self.uses[p.index()].len();
-        if nu > 0 {
-            let objs: Vec<ObjId> = d.iter().map(ObjId).collect();
-            for i in 0..nu {
-                let u = self.uses[p.index()][i];
-                for &o in &objs {
-                    self.apply(u, o);
-                }
+        for i in 0..nu {
+            let u = self.uses[p.index()][i];
+            for o in d.iter() {
+                self.apply(u, ObjId(o));
             }
         }
     }
