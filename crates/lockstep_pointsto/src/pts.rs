@@ -334,7 +334,11 @@ mod tests {
         for from in [0usize, 1, 7, 50, 99, 100] {
             for block in 0..310u32 {
                 let first = words.partition_point(|w| w.0 < block);
-                assert_eq!(seek(&words, from, block), first.max(from), "from {from} block {block}");
+                assert_eq!(
+                    seek(&words, from, block),
+                    first.max(from),
+                    "from {from} block {block}"
+                );
             }
         }
     }

@@ -59,6 +59,13 @@ use crate::raw::{PtrKind, RawResult, RawThreadStart};
 use crate::rules::{heap_context, receiver_context, Rules};
 
 const NO_FILTER: u32 = u32::MAX;
+/// "Not looked up yet" in [`Solver::owner_filter`].
+const FILTER_UNSET: u32 = u32::MAX - 1;
+/// Successor lists up to this long are searched for a duplicate edge;
+/// longer ones are indexed in [`Solver::edge_set`] (most pointers have a
+/// few successors, and a scan of those is cheaper than a lookup in a
+/// table of millions of edges).
+const SCANNED_SUCCESSORS: usize = 16;
 /// The `via` of ordinary call edges, whose arguments are those of their
 /// call site; edges made through lambdas carry the id of their argument list.
 const NO_VIA: u32 = u32::MAX;
@@ -157,13 +164,15 @@ pub(crate) struct Solver<'p> {
     uses: Vec<Vec<Use>>,
     queued: Vec<bool>,
     kinds: Vec<PtrKind>,
+    /// The edges of pointers with more than [`SCANNED_SUCCESSORS`] successors.
     edge_set: FxHashSet<(PtrId, PtrId, u32)>,
     field_ptr: FxHashMap<(ObjId, FieldId), PtrId>,
     static_ptr: FxHashMap<FieldId, PtrId>,
     exc_ptr: Option<PtrId>,
     filters: Filters,
     /// For declared fields, the filter of their declaring class.
-    owner_filter: FxHashMap<FieldId, u32>,
+    /// By field id; `FILTER_UNSET` until asked.
+    owner_filter: Vec<u32>,
     /// The filter of each pointer's declared type (variables), or `NO_FILTER`.
     ptr_filter: Vec<u32>,
 
@@ -216,7 +225,7 @@ impl<'p> Solver<'p> {
             static_ptr: FxHashMap::default(),
             exc_ptr: None,
             filters: Filters::new(),
-            owner_filter: FxHashMap::default(),
+            owner_filter: Vec::new(),
             ptr_filter: Vec::new(),
             calls: Vec::new(),
             lambda_recvs: Vec::new(),
@@ -541,16 +550,36 @@ impl<'p> Solver<'p> {
 
     /// `pts(src) ⊆ pts(dst)` (filtered), from now on.
     fn add_edge(&mut self, src: PtrId, dst: PtrId, filter: u32) {
-        if src == dst || !self.edge_set.insert((src, dst, filter)) {
+        if src == dst || !self.record_edge(src, dst, filter) {
             return;
         }
-        self.succ[src.index()].push((dst, filter));
         if !self.pts[src.index()].is_empty() {
             // Take the set out so `propagate` can borrow `self` mutably; `dst != src`.
             let set = std::mem::take(&mut self.pts[src.index()]);
             self.propagate(&set, dst, filter);
             self.pts[src.index()] = set;
         }
+    }
+
+    /// Adds the edge to `src`'s successors; `false` if it was there.
+    fn record_edge(&mut self, src: PtrId, dst: PtrId, filter: u32) -> bool {
+        let succ = &mut self.succ[src.index()];
+        if succ.len() < SCANNED_SUCCESSORS {
+            if succ.contains(&(dst, filter)) {
+                return false;
+            }
+            succ.push((dst, filter));
+            if succ.len() == SCANNED_SUCCESSORS {
+                // From now on the table answers for this pointer.
+                self.edge_set.extend(succ.iter().map(|&(d, f)| (src, d, f)));
+            }
+            return true;
+        }
+        if !self.edge_set.insert((src, dst, filter)) {
+            return false;
+        }
+        succ.push((dst, filter));
+        true
     }
 
     fn add_use(&mut self, p: PtrId, u: Use) {
@@ -586,9 +615,9 @@ impl<'p> Solver<'p> {
     /// Does object `o` have field `f` (declared fields only on instances of
     /// their class)?
     fn has_field(&mut self, o: ObjId, f: FieldId) -> bool {
-        let filter = match self.owner_filter.get(&f) {
-            Some(&x) => x,
-            None => {
+        let filter = match self.owner_filter.get(f.index()) {
+            Some(&x) if x != FILTER_UNSET => x,
+            _ => {
                 let x = match self.r.field_owner(f) {
                     Some(c) => {
                         let ty = self.r.class_type(c);
@@ -596,7 +625,10 @@ impl<'p> Solver<'p> {
                     }
                     None => NO_FILTER,
                 };
-                self.owner_filter.insert(f, x);
+                if self.owner_filter.len() <= f.index() {
+                    self.owner_filter.resize(f.index() + 1, FILTER_UNSET);
+                }
+                self.owner_filter[f.index()] = x;
                 x
             }
         };
@@ -1396,7 +1428,7 @@ impl<'p> Solver<'p> {
             class_inits,
             iterations,
             budget_fallbacks,
-            edge_set,
+            succ,
             ..
         } = self;
         let var_slots: FxHashMap<MethodId, Arc<[Slot]>> = mctx_tpl
@@ -1426,7 +1458,7 @@ impl<'p> Solver<'p> {
             class_inits,
             iterations,
             budget_fallbacks,
-            copy_edges: edge_set.len(),
+            copy_edges: succ.iter().map(Vec::len).sum(),
             templates_built,
             millis,
         }
