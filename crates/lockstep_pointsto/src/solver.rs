@@ -96,6 +96,20 @@ struct CallInst {
     index: u32,
     /// The filter of the receiver types the call accepts (its declared class).
     recv_filter: u32,
+    /// The call's site and its pointers, computed once: the call is
+    /// connected again for every receiver object.
+    site: Site,
+    recv: Option<PtrId>,
+    args: Arc<[Option<PtrId>]>,
+    result: Option<PtrId>,
+}
+
+/// How a virtual or special call picks its callee for a receiver.
+#[derive(Clone, Copy)]
+enum Callee {
+    Direct(MethodId),
+    /// Dispatch on the receiver's type, by signature id.
+    Virtual(u32),
 }
 
 /// Where an edge starts: a call site in a method context, and how.
@@ -889,24 +903,28 @@ impl<'p> Solver<'p> {
             }
             None => NO_FILTER,
         };
-        self.calls.push(CallInst {
-            caller: mc,
-            tpl: tpl.clone(),
-            index,
-            recv_filter,
-        });
         let site = Site {
             caller: mc,
             stmt: c.stmt,
             kind: c.kind,
         };
-        let args: Vec<Option<PtrId>> = c
+        let args: Arc<[Option<PtrId>]> = c
             .args
             .iter()
             .map(|a| a.map(|s| self.slot_ptr(mc, s)))
             .collect();
         let result = c.result.map(|s| self.slot_ptr(mc, s));
         let recv = c.recv.map(|s| self.slot_ptr(mc, s));
+        self.calls.push(CallInst {
+            caller: mc,
+            tpl: tpl.clone(),
+            index,
+            recv_filter,
+            site,
+            recv,
+            args: args.clone(),
+            result,
+        });
         match &c.target {
             Target::Direct(t) if c.kind == EdgeKind::Static => {
                 let ctx = if self.r.static_gets_context(*t) {
@@ -954,57 +972,49 @@ impl<'p> Solver<'p> {
     // ------------------------------------------------------------------
     // Calls
 
-    fn call_args(&self, ci: u32) -> (Site, Option<PtrId>, Vec<Option<PtrId>>, Option<PtrId>) {
-        let inst = &self.calls[ci as usize];
-        let c = &inst.tpl.calls[inst.index as usize];
-        let site = Site {
-            caller: inst.caller,
-            stmt: c.stmt,
-            kind: c.kind,
-        };
-        let base = self.mctx_base[inst.caller.index()];
-        let args = c.args.iter().map(|a| a.map(|s| base + s)).collect();
-        (
-            site,
-            c.recv.map(|s| base + s),
-            args,
-            c.result.map(|s| base + s),
-        )
-    }
-
     /// A virtual or special call site gets receiver object `o`.
     fn call_on(&mut self, ci: u32, o: ObjId) {
-        let (target, recv_filter) = {
-            let inst = &self.calls[ci as usize];
-            (
-                inst.tpl.calls[inst.index as usize].target.clone(),
-                inst.recv_filter,
-            )
-        };
+        let inst = &self.calls[ci as usize];
         // The receiver must be an instance of the call's declared class.
-        if recv_filter != NO_FILTER && !self.filters.masks[recv_filter as usize].contains(o.0) {
+        if inst.recv_filter != NO_FILTER
+            && !self.filters.masks[inst.recv_filter as usize].contains(o.0)
+        {
             return;
         }
-        let ty = self.obj_ty(o);
-        match target {
-            Target::Direct(t) => {
-                let (site, recv, args, result) = self.call_args(ci);
-                let ctx = self.callee_ctx(t, o);
-                self.connect(site, t, ctx, Some(o), recv, &args, result, NO_VIA);
-            }
-            Target::Virtual {
-                name, desc, sig, ..
-            } => {
-                let (site, recv, args, result) = self.call_args(ci);
+        let how = match &inst.tpl.calls[inst.index as usize].target {
+            Target::Direct(t) => Callee::Direct(*t),
+            Target::Virtual { sig, .. } => Callee::Virtual(*sig),
+            Target::Unresolved => return,
+        };
+        let callee = match how {
+            Callee::Direct(t) => t,
+            Callee::Virtual(sig) => {
+                let ty = self.obj_ty(o);
                 if let Some(lf) = self.r.lambda_of_type(ty).cloned() {
-                    self.lambda_invoke(site, o, &lf, &name, &desc, recv, args, result);
-                } else if let Some(t) = self.r.dispatch(ty, sig) {
-                    let ctx = self.callee_ctx(t, o);
-                    self.connect(site, t, ctx, Some(o), recv, &args, result, NO_VIA);
+                    self.call_on_lambda(ci, o, &lf);
+                    return;
+                }
+                match self.r.dispatch(ty, sig) {
+                    Some(t) => t,
+                    None => return,
                 }
             }
-            Target::Unresolved => {}
-        }
+        };
+        let ctx = self.callee_ctx(callee, o);
+        let inst = &self.calls[ci as usize];
+        let (site, recv, args, result) = (inst.site, inst.recv, inst.args.clone(), inst.result);
+        self.connect(site, callee, ctx, Some(o), recv, &args, result, NO_VIA);
+    }
+
+    /// A virtual call site gets lambda object `l` as its receiver.
+    fn call_on_lambda(&mut self, ci: u32, l: ObjId, lf: &LambdaFact) {
+        let inst = &self.calls[ci as usize];
+        let Target::Virtual { name, desc, .. } = &inst.tpl.calls[inst.index as usize].target else {
+            return;
+        };
+        let (name, desc) = (name.clone(), desc.clone());
+        let (site, recv, args, result) = (inst.site, inst.recv, inst.args.to_vec(), inst.result);
+        self.lambda_invoke(site, l, lf, &name, &desc, recv, args, result);
     }
 
     /// A modelled thread start gets task object `o`.
