@@ -102,7 +102,15 @@ struct CallInst {
     recv: Option<PtrId>,
     args: Arc<[Option<PtrId>]>,
     result: Option<PtrId>,
+    /// The first callee method contexts this call was connected to: most
+    /// calls have a few, and each receiver object connects the call again,
+    /// so a hit here saves a lookup in [`Solver::edge_keys`].
+    known: [MCtxId; KNOWN_CALLEES],
+    known_len: u8,
 }
+
+/// How many callee method contexts a call instance remembers.
+const KNOWN_CALLEES: usize = 4;
 
 /// How a virtual or special call picks its callee for a receiver.
 #[derive(Clone, Copy)]
@@ -924,6 +932,8 @@ impl<'p> Solver<'p> {
             recv,
             args: args.clone(),
             result,
+            known: [MCtxId(0); KNOWN_CALLEES],
+            known_len: 0,
         });
         match &c.target {
             Target::Direct(t) if c.kind == EdgeKind::Static => {
@@ -1003,7 +1013,31 @@ impl<'p> Solver<'p> {
         let ctx = self.callee_ctx(callee, o);
         let inst = &self.calls[ci as usize];
         let (site, recv, args, result) = (inst.site, inst.recv, inst.args.clone(), inst.result);
-        self.connect(site, callee, ctx, Some(o), recv, &args, result, NO_VIA);
+        let (ctx, bounded) = self.call_context(site, callee, ctx, Some(o));
+        let mc = self.mctx_bounded(callee, ctx, bounded);
+        let new_edge = self.call_edge_is_new(ci, mc);
+        self.connect_edge(site, callee, mc, new_edge, Some(o), recv, &args, result);
+    }
+
+    /// Is the edge from call instance `ci` (its own arguments) to `mc`
+    /// new? Answered by the call's remembered callees when they hold
+    /// `mc`, else by [`Solver::edge_keys`], which stays the authority.
+    fn call_edge_is_new(&mut self, ci: u32, mc: MCtxId) -> bool {
+        let inst = &self.calls[ci as usize];
+        let len = usize::from(inst.known_len);
+        if inst.known[..len].contains(&mc) {
+            return false;
+        }
+        let site = inst.site;
+        let new_edge = self
+            .edge_keys
+            .insert((site.caller, site.stmt, site.kind, mc, NO_VIA));
+        let inst = &mut self.calls[ci as usize];
+        if len < KNOWN_CALLEES {
+            inst.known[len] = mc;
+            inst.known_len += 1;
+        }
+        new_edge
     }
 
     /// A virtual call site gets lambda object `l` as its receiver.
@@ -1219,6 +1253,23 @@ impl<'p> Solver<'p> {
         let new_edge = self
             .edge_keys
             .insert((site.caller, site.stmt, site.kind, mc, via));
+        self.connect_edge(site, callee, mc, new_edge, this, recv, args, result);
+    }
+
+    /// [`Self::connect`] once the callee's method context is known, and
+    /// whether the edge (with its argument list) is new.
+    #[allow(clippy::too_many_arguments)]
+    fn connect_edge(
+        &mut self,
+        site: Site,
+        callee: MethodId,
+        mc: MCtxId,
+        new_edge: bool,
+        this: Option<ObjId>,
+        recv: Option<PtrId>,
+        args: &[Option<PtrId>],
+        result: Option<PtrId>,
+    ) {
         if new_edge {
             if self
                 .cs_edge_set
