@@ -304,6 +304,14 @@ mod tests {
             .collect()
     }
 
+    /// Two id lists of `seed`'s sizes below one of the bounds `maxes`.
+    fn pair(seed: u64, maxes: [u32; 4], sizes: (u64, u64), apart: u64) -> (Vec<u32>, Vec<u32>) {
+        let max = maxes[seed as usize % 4];
+        let a = numbers(seed, (seed % sizes.0) as usize, max);
+        let b = numbers(seed + apart, (seed % sizes.1) as usize, max);
+        (a, b)
+    }
+
     fn mask(ids: impl Iterator<Item = u32>) -> Mask {
         let mut m = Mask::new();
         for x in ids {
@@ -315,9 +323,7 @@ mod tests {
     #[test]
     fn merge_matches_btreeset() {
         for seed in 0..300u64 {
-            let max = [10, 64, 700, 20000][seed as usize % 4];
-            let a = numbers(seed, (seed % 41) as usize, max);
-            let b = numbers(seed + 500, (seed % 29) as usize, max);
+            let (a, b) = pair(seed, [10, 64, 700, 20000], (41, 29), 500);
             let mut x: IdSet = a.iter().copied().collect();
             let y: IdSet = b.iter().copied().collect();
             x.merge(&y.words);
@@ -347,8 +353,7 @@ mod tests {
     fn matches_btreeset() {
         for seed in 0..200u64 {
             let max = [10, 64, 200, 5000][seed as usize % 4];
-            let a = numbers(seed, (seed % 37) as usize, max);
-            let b = numbers(seed + 1000, (seed % 23) as usize, max);
+            let (a, b) = pair(seed, [10, 64, 200, 5000], (37, 23), 1000);
             let (sa, sb): (BTreeSet<u32>, BTreeSet<u32>) =
                 (a.iter().copied().collect(), b.iter().copied().collect());
             let mut x: IdSet = a.iter().copied().collect();
