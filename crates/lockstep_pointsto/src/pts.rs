@@ -5,9 +5,13 @@
 //! solver creates them, and the objects of one method are created
 //! together, so the ids a variable points to cluster into few blocks: most
 //! sets are one or two words, and large sets stay compact. The union the
-//! solver needs returns exactly the ids that were new (difference
-//! propagation), and leaves the set untouched (no allocation) when there
-//! are none, which is the common case.
+//! solver needs reports exactly the ids that were new (difference
+//! propagation) in a buffer the caller reuses, finds the target's blocks
+//! by galloping (a delta of a word or two into a large set costs a few
+//! probes, not a walk of the set), and leaves the set untouched when
+//! nothing is new, which is the common case: it allocates only when the
+//! set grows by a block. Type filters intersect through [`Mask`], a dense
+//! bit vector, so a mask costs one lookup per word whatever its size.
 
 /// A set of `u32` ids (objects).
 #[derive(Clone, Default, Debug, PartialEq, Eq, Hash)]
