@@ -17,13 +17,13 @@ use rustc_hash::FxHashMap;
 
 use crate::ids::TypeId;
 use crate::intern::Interner;
-use crate::pts::IdSet;
+use crate::pts::Mask;
 use crate::rules::Rules;
 use crate::types::TypeKey;
 
 pub(crate) struct Filters {
     lists: Interner<Arc<[TypeId]>>,
-    pub(crate) masks: Vec<IdSet>,
+    pub(crate) masks: Vec<Mask>,
     single: FxHashMap<TypeId, u32>,
     objs_of_type: FxHashMap<TypeId, Vec<u32>>,
     filters_of_type: FxHashMap<TypeId, Vec<u32>>,
@@ -96,7 +96,7 @@ impl Filters {
         }
         if types.is_empty() {
             self.nothing = Some(f);
-            self.masks.push(IdSet::new());
+            self.masks.push(Mask::new());
             return f;
         }
         let mut accepted: Vec<TypeId> = Vec::new();
@@ -128,7 +128,7 @@ impl Filters {
         }
         accepted.sort_unstable();
         accepted.dedup();
-        let mut mask = IdSet::new();
+        let mut mask = Mask::new();
         for ty in accepted {
             if let Some(v) = self.filters_of_type.get_mut(&ty) {
                 v.push(f);

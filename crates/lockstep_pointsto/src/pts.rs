@@ -5,9 +5,13 @@
 //! solver creates them, and the objects of one method are created
 //! together, so the ids a variable points to cluster into few blocks: most
 //! sets are one or two words, and large sets stay compact. The union the
-//! solver needs returns exactly the ids that were new (difference
-//! propagation), and leaves the set untouched (no allocation) when there
-//! are none, which is the common case.
+//! solver needs reports exactly the ids that were new (difference
+//! propagation) in a buffer the caller reuses, finds the target's blocks
+//! by galloping (a delta of a word or two into a large set costs a few
+//! probes, not a walk of the set), and leaves the set untouched when
+//! nothing is new, which is the common case: it allocates only when the
+//! set grows by a block. Type filters intersect through [`Mask`], a dense
+//! bit vector, so a mask costs one lookup per word whatever its size.
 
 /// A set of `u32` ids (objects).
 #[derive(Clone, Default, Debug, PartialEq, Eq, Hash)]
@@ -75,52 +79,68 @@ impl IdSet {
     /// `self ∪= other`; returns the ids that were new (empty if none, in
     /// which case `self` was not touched).
     pub fn union_diff(&mut self, other: &IdSet) -> IdSet {
-        self.union_diff_masked(other, None, None)
+        let mut delta = Vec::new();
+        self.union_masked_into(other, None, None, &mut delta);
+        IdSet { words: delta }
     }
 
     /// `self ∪= other ∩ m1 ∩ m2` (absent masks keep everything), in one
-    /// pass without building the intersection; returns the ids that were new.
-    pub fn union_diff_masked(
+    /// pass without building the intersection. The words that were new
+    /// are left in `delta` (cleared first; a buffer the caller reuses, so
+    /// propagation allocates nothing when nothing is new); `true` if any.
+    ///
+    /// Costs about `|other| · log |self|`: the difference propagated is
+    /// usually a word or two while the target set may be large, so blocks
+    /// are found by galloping, never by walking the whole target.
+    pub fn union_masked_into(
         &mut self,
         other: &IdSet,
-        m1: Option<&IdSet>,
-        m2: Option<&IdSet>,
-    ) -> IdSet {
-        let mut diff: Vec<(u32, u64)> = Vec::new();
+        m1: Option<&Mask>,
+        m2: Option<&Mask>,
+        delta: &mut Vec<(u32, u64)>,
+    ) -> bool {
+        delta.clear();
         let mut missing_blocks = false;
-        let (mut j, mut k1, mut k2) = (0, 0, 0);
+        let mut j = 0;
         let words = &mut self.words;
         for &(block, bits) in &other.words {
             let mut bits = bits;
             if let Some(m) = m1 {
-                bits &= word_at(&m.words, &mut k1, block);
+                bits &= m.word(block);
             }
             if let Some(m) = m2 {
-                bits &= word_at(&m.words, &mut k2, block);
+                bits &= m.word(block);
             }
             if bits == 0 {
                 continue;
             }
-            while j < words.len() && words[j].0 < block {
-                j += 1;
-            }
-            if j < words.len() && words[j].0 == block {
-                let new = bits & !words[j].1;
-                if new != 0 {
-                    words[j].1 |= new;
-                    diff.push((block, new));
+            j = seek(words, j, block);
+            match words.get_mut(j) {
+                Some(w) if w.0 == block => {
+                    let new = bits & !w.1;
+                    if new != 0 {
+                        w.1 |= new;
+                        delta.push((block, new));
+                    }
                 }
-            } else {
-                missing_blocks = true;
-                diff.push((block, bits));
+                _ => {
+                    missing_blocks = true;
+                    delta.push((block, bits));
+                }
             }
         }
         if missing_blocks {
             // Words of blocks already present were merged in place above;
             // or-ing them again in the merge is harmless.
-            self.union_disjoint(&diff);
+            merge_words(words, delta);
         }
-        IdSet { words: diff }
+        !delta.is_empty()
+    }
+
+    /// `self ∪= words` for sorted, block-unique `words` (a `delta` of
+    /// [`Self::union_masked_into`]), in place.
+    pub fn merge(&mut self, words: &[(u32, u64)]) {
+        merge_words(&mut self.words, words);
     }
 
     /// `self ∪= other`; `true` if anything was added.
@@ -128,28 +148,9 @@ impl IdSet {
         !self.union_diff(other).is_empty()
     }
 
-    /// Merges `other`'s words into `self`.
-    fn union_disjoint(&mut self, other: &[(u32, u64)]) {
-        let mut merged = Vec::with_capacity(self.words.len() + other.len());
-        let (mut i, mut j) = (0, 0);
-        let (a, b) = (&self.words, other);
-        while i < a.len() && j < b.len() {
-            let (x, y) = (a[i], b[j]);
-            if x.0 < y.0 {
-                merged.push(x);
-                i += 1;
-            } else if x.0 > y.0 {
-                merged.push(y);
-                j += 1;
-            } else {
-                merged.push((x.0, x.1 | y.1));
-                i += 1;
-                j += 1;
-            }
-        }
-        merged.extend_from_slice(&a[i..]);
-        merged.extend_from_slice(&b[j..]);
-        self.words = merged;
+    /// Gives back spare capacity (once a set stops growing).
+    pub fn shrink_to_fit(&mut self) {
+        self.words.shrink_to_fit();
     }
 
     /// Do the two sets share an id?
@@ -173,15 +174,100 @@ impl IdSet {
     }
 }
 
-/// The word of `block` in sorted `words`, advancing the cursor `k`
-/// (blocks are asked for in increasing order).
-fn word_at(words: &[(u32, u64)], k: &mut usize, block: u32) -> u64 {
-    while *k < words.len() && words[*k].0 < block {
-        *k += 1;
+/// The first index `>= from` whose block is `>= block` in sorted `words`:
+/// galloping (exponential steps, then a binary search), so a cursor that
+/// moves forward through a large set costs the log of the distance.
+fn seek(words: &[(u32, u64)], from: usize, block: u32) -> usize {
+    let n = words.len();
+    if from >= n || words[from].0 >= block {
+        return from;
     }
-    match words.get(*k) {
-        Some(&(b, w)) if b == block => w,
-        _ => 0,
+    // Invariant: words[lo].0 < block; the answer is in (lo, hi].
+    let mut lo = from;
+    let mut step = 1;
+    let mut hi = from + step;
+    while hi < n && words[hi].0 < block {
+        lo = hi;
+        step *= 2;
+        hi = lo + step;
+    }
+    let hi = hi.min(n);
+    lo + 1 + words[lo + 1..hi].partition_point(|w| w.0 < block)
+}
+
+/// `words ∪= add` in place (both sorted, block-unique): appends when
+/// `add` lies past the end, else merges from the back after growing
+/// `words` by the number of blocks it lacks.
+fn merge_words(words: &mut Vec<(u32, u64)>, add: &[(u32, u64)]) {
+    let Some(&(first, _)) = add.first() else {
+        return;
+    };
+    if words.last().is_none_or(|&(last, _)| first > last) {
+        words.extend_from_slice(add);
+        return;
+    }
+    let mut lacking = 0;
+    let mut j = 0;
+    for &(block, bits) in add {
+        j = seek(words, j, block);
+        match words.get_mut(j) {
+            Some(w) if w.0 == block => w.1 |= bits,
+            _ => lacking += 1,
+        }
+    }
+    if lacking == 0 {
+        return;
+    }
+    let old = words.len();
+    words.resize(old + lacking, (0, 0));
+    // Backward merge: `out` stays above `i` until every added block is placed.
+    let (mut i, mut k, mut out) = (old, add.len(), old + lacking);
+    while k > 0 {
+        out -= 1;
+        let a = add[k - 1];
+        if i > 0 && words[i - 1].0 > a.0 {
+            words[out] = words[i - 1];
+            i -= 1;
+        } else if i > 0 && words[i - 1].0 == a.0 {
+            // Already or-ed in the pass above.
+            words[out] = words[i - 1];
+            i -= 1;
+            k -= 1;
+        } else {
+            words[out] = a;
+            k -= 1;
+        }
+    }
+}
+
+/// A dense set of object ids for the type filters' masks: a mask is asked
+/// for one word per word propagated, so a lookup must not depend on its size.
+#[derive(Clone, Default, Debug)]
+pub struct Mask {
+    words: Vec<u64>,
+}
+
+impl Mask {
+    pub fn new() -> Mask {
+        Mask { words: Vec::new() }
+    }
+
+    /// The bits of ids `64 block .. 64 block + 63`.
+    #[inline]
+    pub fn word(&self, block: u32) -> u64 {
+        self.words.get(block as usize).copied().unwrap_or(0)
+    }
+
+    pub fn contains(&self, x: u32) -> bool {
+        self.word(x >> 6) & (1u64 << (x & 63)) != 0
+    }
+
+    pub fn insert(&mut self, x: u32) {
+        let block = (x >> 6) as usize;
+        if block >= self.words.len() {
+            self.words.resize(block + 1, 0);
+        }
+        self.words[block] |= 1u64 << (x & 63);
     }
 }
 
@@ -222,12 +308,56 @@ mod tests {
             .collect()
     }
 
+    /// Two id lists of `seed`'s sizes below one of the bounds `maxes`.
+    fn pair(seed: u64, maxes: [u32; 4], sizes: (u64, u64), apart: u64) -> (Vec<u32>, Vec<u32>) {
+        let max = maxes[seed as usize % 4];
+        let a = numbers(seed, (seed % sizes.0) as usize, max);
+        let b = numbers(seed + apart, (seed % sizes.1) as usize, max);
+        (a, b)
+    }
+
+    fn mask(ids: impl Iterator<Item = u32>) -> Mask {
+        let mut m = Mask::new();
+        for x in ids {
+            m.insert(x);
+        }
+        m
+    }
+
+    #[test]
+    fn merge_matches_btreeset() {
+        for seed in 0..300u64 {
+            let (a, b) = pair(seed, [10, 64, 700, 20000], (41, 29), 500);
+            let mut x: IdSet = a.iter().copied().collect();
+            let y: IdSet = b.iter().copied().collect();
+            x.merge(&y.words);
+            let expected: BTreeSet<u32> = a.iter().chain(&b).copied().collect();
+            assert_eq!(x.iter().collect::<BTreeSet<_>>(), expected);
+            assert!(x.words.windows(2).all(|w| w[0].0 < w[1].0));
+            assert!(x.words.iter().all(|w| w.1 != 0));
+        }
+    }
+
+    #[test]
+    fn seek_finds_the_first_block_not_below() {
+        let words: Vec<(u32, u64)> = (0..100u32).map(|i| (i * 3, 1)).collect();
+        for from in [0usize, 1, 7, 50, 99, 100] {
+            for block in 0..310u32 {
+                let first = words.partition_point(|w| w.0 < block);
+                assert_eq!(
+                    seek(&words, from, block),
+                    first.max(from),
+                    "from {from} block {block}"
+                );
+            }
+        }
+    }
+
     #[test]
     fn matches_btreeset() {
         for seed in 0..200u64 {
             let max = [10, 64, 200, 5000][seed as usize % 4];
-            let a = numbers(seed, (seed % 37) as usize, max);
-            let b = numbers(seed + 1000, (seed % 23) as usize, max);
+            let (a, b) = pair(seed, [10, 64, 200, 5000], (37, 23), 1000);
             let (sa, sb): (BTreeSet<u32>, BTreeSet<u32>) =
                 (a.iter().copied().collect(), b.iter().copied().collect());
             let mut x: IdSet = a.iter().copied().collect();
@@ -245,11 +375,21 @@ mod tests {
                 sa.union(&sb).copied().collect()
             );
             assert!(x.union_diff(&y).is_empty());
-            let mut m: IdSet = numbers(seed + 7, 5, max).into_iter().collect();
-            let masked = m.union_diff_masked(&y, Some(&x), Some(&y));
-            for v in masked.iter() {
-                assert!(sb.contains(&v));
-            }
+            let seeded = numbers(seed + 7, 5, max);
+            let mut m: IdSet = seeded.iter().copied().collect();
+            let (m1, m2) = (mask(x.iter()), mask(numbers(seed + 3, 40, max).into_iter()));
+            let mut delta = Vec::new();
+            let changed = m.union_masked_into(&y, Some(&m1), Some(&m2), &mut delta);
+            let expected_new: BTreeSet<u32> = sb
+                .iter()
+                .copied()
+                .filter(|&v| m1.contains(v) && m2.contains(v) && !seeded.contains(&v))
+                .collect();
+            let delta_ids: BTreeSet<u32> = IdSet { words: delta }.iter().collect();
+            assert_eq!(delta_ids, expected_new);
+            assert_eq!(changed, !expected_new.is_empty());
+            let expected_all: BTreeSet<u32> = seeded.iter().copied().chain(expected_new).collect();
+            assert_eq!(m.iter().collect::<BTreeSet<_>>(), expected_all);
             for v in &sb {
                 assert!(x.contains(*v));
             }

@@ -18,7 +18,7 @@ use lockstep_models::TaskLaunch;
 use lockstep_program::{
     edges_at, edges_from, CallEdge, CalleeIndex, EdgeKind, EntryPoints, MethodId, Program,
 };
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::config::Config;
 use crate::ids::{CtxId, FieldId, MCtxId, ObjId, PtrId, SiteId, Slot, NO_SLOT};
@@ -48,41 +48,132 @@ pub struct MethodContext {
 }
 
 /// A set of abstract objects.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct ObjectSet(IdSet);
+///
+/// A set the result hands out shares the result's storage (a query
+/// allocates nothing); it is copied the first time it is changed.
+#[derive(Debug, Clone, Default)]
+pub struct ObjectSet(Repr);
+
+#[derive(Debug, Clone)]
+enum Repr {
+    Owned(IdSet),
+    Shared(Arc<IdSet>),
+}
+
+impl Default for Repr {
+    fn default() -> Repr {
+        Repr::Owned(IdSet::new())
+    }
+}
+
+impl PartialEq for ObjectSet {
+    fn eq(&self, other: &ObjectSet) -> bool {
+        self.set() == other.set()
+    }
+}
+
+impl Eq for ObjectSet {}
 
 impl ObjectSet {
     pub fn new() -> ObjectSet {
-        ObjectSet(IdSet::new())
+        ObjectSet::default()
+    }
+    fn shared(set: &Arc<IdSet>) -> ObjectSet {
+        ObjectSet(Repr::Shared(set.clone()))
+    }
+    fn set(&self) -> &IdSet {
+        match &self.0 {
+            Repr::Owned(s) => s,
+            Repr::Shared(s) => s,
+        }
+    }
+    /// The set to change, copied out of the result's storage first.
+    fn set_mut(&mut self) -> &mut IdSet {
+        if let Repr::Shared(s) = &self.0 {
+            self.0 = Repr::Owned(IdSet::clone(s));
+        }
+        match &mut self.0 {
+            Repr::Owned(s) => s,
+            Repr::Shared(s) => Arc::make_mut(s),
+        }
+    }
+    /// `self ∪= other`, sharing `other` when `self` is empty.
+    fn union_with_set(&mut self, other: &Arc<IdSet>) {
+        if other.is_empty() {
+            return;
+        }
+        if self.is_empty() {
+            *self = ObjectSet::shared(other);
+        } else {
+            self.set_mut().union_with(other);
+        }
     }
     pub fn len(&self) -> usize {
-        self.0.len()
+        self.set().len()
     }
     pub fn is_empty(&self) -> bool {
-        self.0.is_empty()
+        self.set().is_empty()
     }
     pub fn contains(&self, o: ObjectId) -> bool {
-        self.0.contains(o.0)
+        self.set().contains(o.0)
     }
     /// In increasing id order.
     pub fn iter(&self) -> impl Iterator<Item = ObjectId> + '_ {
-        self.0.iter().map(ObjectId)
+        self.set().iter().map(ObjectId)
     }
     pub fn intersects(&self, other: &ObjectSet) -> bool {
-        self.0.intersects(&other.0)
+        self.set().intersects(other.set())
     }
     pub fn union_with(&mut self, other: &ObjectSet) {
-        self.0.union_with(&other.0);
+        if other.is_empty() {
+            return;
+        }
+        if self.is_empty() {
+            *self = other.clone();
+        } else {
+            self.set_mut().union_with(other.set());
+        }
     }
     pub fn insert(&mut self, o: ObjectId) -> bool {
-        self.0.insert(o.0)
+        if self.contains(o) {
+            return false;
+        }
+        self.set_mut().insert(o.0)
     }
 }
 
 impl FromIterator<ObjectId> for ObjectSet {
     fn from_iter<I: IntoIterator<Item = ObjectId>>(iter: I) -> ObjectSet {
-        ObjectSet(iter.into_iter().map(|o| o.0).collect())
+        ObjectSet(Repr::Owned(iter.into_iter().map(|o| o.0).collect()))
     }
+}
+
+/// Heap bytes of the distinct sets among `sets`.
+fn distinct_bytes(sets: &[Arc<IdSet>]) -> usize {
+    let mut seen: FxHashSet<*const IdSet> = FxHashSet::default();
+    sets.iter()
+        .filter(|s| seen.insert(Arc::as_ptr(s)))
+        .map(|s| s.heap_bytes() + std::mem::size_of::<IdSet>())
+        .sum()
+}
+
+/// Stores the points-to sets of the result once per distinct set: many
+/// pointers hold equal sets (a value copied along a chain of variables,
+/// the fields of the objects of one site), and every pointer refers to
+/// its set's one copy, trimmed to its length.
+fn share_equal_sets(sets: Vec<IdSet>) -> Vec<Arc<IdSet>> {
+    let mut distinct: FxHashSet<Arc<IdSet>> = FxHashSet::default();
+    sets.into_iter()
+        .map(|mut s| {
+            if let Some(a) = distinct.get(&s) {
+                return a.clone();
+            }
+            s.shrink_to_fit();
+            let a = Arc::new(s);
+            distinct.insert(a.clone());
+            a
+        })
+        .collect()
 }
 
 /// An abstract object's description.
@@ -187,7 +278,8 @@ pub struct Stats {
     pub budget_fallbacks: u64,
     /// Method bodies turned into constraints.
     pub methods_translated: usize,
-    /// Heap bytes held by points-to sets (a lower bound on the analysis' memory).
+    /// Heap bytes held by the result's points-to sets, each distinct set
+    /// counted once (a lower bound on the analysis' memory).
     pub set_bytes: usize,
     pub millis: u128,
 }
@@ -207,7 +299,8 @@ pub struct PointsToResult {
     /// Method contexts of each method, by context id.
     by_method: FxHashMap<MethodId, Vec<MCtxId>>,
     var_slots: FxHashMap<MethodId, Arc<[Slot]>>,
-    pts: Vec<IdSet>,
+    /// By pointer; equal sets share one copy ([`share_equal_sets`]).
+    pts: Vec<Arc<IdSet>>,
     kinds: Vec<PtrKind>,
     /// Field pointers of each object, sorted by field id.
     obj_fields: Vec<Vec<(FieldId, PtrId)>>,
@@ -322,8 +415,13 @@ impl PointsToResult {
             iterations: raw.iterations,
             budget_fallbacks: raw.budget_fallbacks,
             methods_translated: raw.templates_built,
-            set_bytes: raw.pts.iter().map(IdSet::heap_bytes).sum(),
+            set_bytes: 0,
             millis: raw.millis,
+        };
+        let pts = share_equal_sets(raw.pts);
+        let stats = Stats {
+            set_bytes: distinct_bytes(&pts),
+            ..stats
         };
         PointsToResult {
             config,
@@ -337,7 +435,7 @@ impl PointsToResult {
             mctx_base: raw.mctx_base,
             by_method,
             var_slots: raw.var_slots,
-            pts: raw.pts,
+            pts,
             kinds: raw.kinds,
             obj_fields,
             static_ptr: raw.static_ptr,
@@ -527,7 +625,7 @@ impl PointsToResult {
 
     fn set_of(&self, ptr: Option<PtrId>) -> ObjectSet {
         ptr.and_then(|p| self.pts.get(p.index()))
-            .map(|s| ObjectSet(s.clone()))
+            .map(ObjectSet::shared)
             .unwrap_or_default()
     }
 
@@ -542,7 +640,7 @@ impl PointsToResult {
         for &mc in self.by_method.get(&m).map(Vec::as_slice).unwrap_or(&[]) {
             if let Some(p) = self.var_ptr(mc, m, v) {
                 if let Some(s) = self.pts.get(p.index()) {
-                    out.0.union_with(s);
+                    out.union_with_set(s);
                 }
             }
         }
@@ -644,7 +742,7 @@ impl PointsToResult {
             {
                 if named(self.fields.key(f)) {
                     if let Some(s) = self.pts.get(p.index()) {
-                        out.0.union_with(s);
+                        out.union_with_set(s);
                     }
                 }
             }

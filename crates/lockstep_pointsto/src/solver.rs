@@ -59,6 +59,13 @@ use crate::raw::{PtrKind, RawResult, RawThreadStart};
 use crate::rules::{heap_context, receiver_context, Rules};
 
 const NO_FILTER: u32 = u32::MAX;
+/// "Not looked up yet" in [`Solver::owner_filter`].
+const FILTER_UNSET: u32 = u32::MAX - 1;
+/// Successor lists up to this long are searched for a duplicate edge;
+/// longer ones are indexed in [`Solver::edge_set`] (most pointers have a
+/// few successors, and a scan of those is cheaper than a lookup in a
+/// table of millions of edges).
+const SCANNED_SUCCESSORS: usize = 16;
 /// The `via` of ordinary call edges, whose arguments are those of their
 /// call site; edges made through lambdas carry the id of their argument list.
 const NO_VIA: u32 = u32::MAX;
@@ -89,6 +96,28 @@ struct CallInst {
     index: u32,
     /// The filter of the receiver types the call accepts (its declared class).
     recv_filter: u32,
+    /// The call's site and its pointers, computed once: the call is
+    /// connected again for every receiver object.
+    site: Site,
+    recv: Option<PtrId>,
+    args: Arc<[Option<PtrId>]>,
+    result: Option<PtrId>,
+    /// The first callee method contexts this call was connected to: most
+    /// calls have a few, and each receiver object connects the call again,
+    /// so a hit here saves a lookup in [`Solver::edge_keys`].
+    known: [MCtxId; KNOWN_CALLEES],
+    known_len: u8,
+}
+
+/// How many callee method contexts a call instance remembers.
+const KNOWN_CALLEES: usize = 4;
+
+/// How a virtual or special call picks its callee for a receiver.
+#[derive(Clone, Copy)]
+enum Callee {
+    Direct(MethodId),
+    /// Dispatch on the receiver's type, by signature id.
+    Virtual(u32),
 }
 
 /// Where an edge starts: a call site in a method context, and how.
@@ -151,17 +180,21 @@ pub(crate) struct Solver<'p> {
 
     pts: Vec<IdSet>,
     diff: Vec<IdSet>,
+    /// The words a propagation added (reused: no allocation per propagation).
+    delta: Vec<(u32, u64)>,
     succ: Vec<Vec<(PtrId, u32)>>,
     uses: Vec<Vec<Use>>,
     queued: Vec<bool>,
     kinds: Vec<PtrKind>,
+    /// The edges of pointers with more than [`SCANNED_SUCCESSORS`] successors.
     edge_set: FxHashSet<(PtrId, PtrId, u32)>,
     field_ptr: FxHashMap<(ObjId, FieldId), PtrId>,
     static_ptr: FxHashMap<FieldId, PtrId>,
     exc_ptr: Option<PtrId>,
     filters: Filters,
     /// For declared fields, the filter of their declaring class.
-    owner_filter: FxHashMap<FieldId, u32>,
+    /// By field id; `FILTER_UNSET` until asked.
+    owner_filter: Vec<u32>,
     /// The filter of each pointer's declared type (variables), or `NO_FILTER`.
     ptr_filter: Vec<u32>,
 
@@ -204,6 +237,7 @@ impl<'p> Solver<'p> {
             over_budget_ctx: None,
             pts: Vec::new(),
             diff: Vec::new(),
+            delta: Vec::new(),
             succ: Vec::new(),
             uses: Vec::new(),
             queued: Vec::new(),
@@ -213,7 +247,7 @@ impl<'p> Solver<'p> {
             static_ptr: FxHashMap::default(),
             exc_ptr: None,
             filters: Filters::new(),
-            owner_filter: FxHashMap::default(),
+            owner_filter: Vec::new(),
             ptr_filter: Vec::new(),
             calls: Vec::new(),
             lambda_recvs: Vec::new(),
@@ -518,14 +552,9 @@ impl<'p> Solver<'p> {
         let masks = &self.filters.masks;
         let m1 = (filter != NO_FILTER).then(|| &masks[filter as usize]);
         let m2 = (own != NO_FILTER).then(|| &masks[own as usize]);
-        let new = self.pts[dst.index()].union_diff_masked(set, m1, m2);
-        if !new.is_empty() {
-            let d = &mut self.diff[dst.index()];
-            if d.is_empty() {
-                *d = new;
-            } else {
-                d.union_with(&new);
-            }
+        let delta = &mut self.delta;
+        if self.pts[dst.index()].union_masked_into(set, m1, m2, delta) {
+            self.diff[dst.index()].merge(delta);
             self.enqueue(dst);
         }
     }
@@ -543,16 +572,36 @@ impl<'p> Solver<'p> {
 
     /// `pts(src) ⊆ pts(dst)` (filtered), from now on.
     fn add_edge(&mut self, src: PtrId, dst: PtrId, filter: u32) {
-        if src == dst || !self.edge_set.insert((src, dst, filter)) {
+        if src == dst || !self.record_edge(src, dst, filter) {
             return;
         }
-        self.succ[src.index()].push((dst, filter));
         if !self.pts[src.index()].is_empty() {
             // Take the set out so `propagate` can borrow `self` mutably; `dst != src`.
             let set = std::mem::take(&mut self.pts[src.index()]);
             self.propagate(&set, dst, filter);
             self.pts[src.index()] = set;
         }
+    }
+
+    /// Adds the edge to `src`'s successors; `false` if it was there.
+    fn record_edge(&mut self, src: PtrId, dst: PtrId, filter: u32) -> bool {
+        let succ = &mut self.succ[src.index()];
+        if succ.len() < SCANNED_SUCCESSORS {
+            if succ.contains(&(dst, filter)) {
+                return false;
+            }
+            succ.push((dst, filter));
+            if succ.len() == SCANNED_SUCCESSORS {
+                // From now on the table answers for this pointer.
+                self.edge_set.extend(succ.iter().map(|&(d, f)| (src, d, f)));
+            }
+            return true;
+        }
+        if !self.edge_set.insert((src, dst, filter)) {
+            return false;
+        }
+        succ.push((dst, filter));
+        true
     }
 
     fn add_use(&mut self, p: PtrId, u: Use) {
@@ -577,13 +626,10 @@ impl<'p> Solver<'p> {
             self.propagate(&d, q, f);
         }
         let nu = self.uses[p.index()].len();
-        if nu > 0 {
-            let objs: Vec<ObjId> = d.iter().map(ObjId).collect();
-            for i in 0..nu {
-                let u = self.uses[p.index()][i];
-                for &o in &objs {
-                    self.apply(u, o);
-                }
+        for i in 0..nu {
+            let u = self.uses[p.index()][i];
+            for o in d.iter() {
+                self.apply(u, ObjId(o));
             }
         }
     }
@@ -591,9 +637,9 @@ impl<'p> Solver<'p> {
     /// Does object `o` have field `f` (declared fields only on instances of
     /// their class)?
     fn has_field(&mut self, o: ObjId, f: FieldId) -> bool {
-        let filter = match self.owner_filter.get(&f) {
-            Some(&x) => x,
-            None => {
+        let filter = match self.owner_filter.get(f.index()) {
+            Some(&x) if x != FILTER_UNSET => x,
+            _ => {
                 let x = match self.r.field_owner(f) {
                     Some(c) => {
                         let ty = self.r.class_type(c);
@@ -601,7 +647,10 @@ impl<'p> Solver<'p> {
                     }
                     None => NO_FILTER,
                 };
-                self.owner_filter.insert(f, x);
+                if self.owner_filter.len() <= f.index() {
+                    self.owner_filter.resize(f.index() + 1, FILTER_UNSET);
+                }
+                self.owner_filter[f.index()] = x;
                 x
             }
         };
@@ -862,24 +911,30 @@ impl<'p> Solver<'p> {
             }
             None => NO_FILTER,
         };
-        self.calls.push(CallInst {
-            caller: mc,
-            tpl: tpl.clone(),
-            index,
-            recv_filter,
-        });
         let site = Site {
             caller: mc,
             stmt: c.stmt,
             kind: c.kind,
         };
-        let args: Vec<Option<PtrId>> = c
+        let args: Arc<[Option<PtrId>]> = c
             .args
             .iter()
             .map(|a| a.map(|s| self.slot_ptr(mc, s)))
             .collect();
         let result = c.result.map(|s| self.slot_ptr(mc, s));
         let recv = c.recv.map(|s| self.slot_ptr(mc, s));
+        self.calls.push(CallInst {
+            caller: mc,
+            tpl: tpl.clone(),
+            index,
+            recv_filter,
+            site,
+            recv,
+            args: args.clone(),
+            result,
+            known: [MCtxId(0); KNOWN_CALLEES],
+            known_len: 0,
+        });
         match &c.target {
             Target::Direct(t) if c.kind == EdgeKind::Static => {
                 let ctx = if self.r.static_gets_context(*t) {
@@ -927,57 +982,73 @@ impl<'p> Solver<'p> {
     // ------------------------------------------------------------------
     // Calls
 
-    fn call_args(&self, ci: u32) -> (Site, Option<PtrId>, Vec<Option<PtrId>>, Option<PtrId>) {
-        let inst = &self.calls[ci as usize];
-        let c = &inst.tpl.calls[inst.index as usize];
-        let site = Site {
-            caller: inst.caller,
-            stmt: c.stmt,
-            kind: c.kind,
-        };
-        let base = self.mctx_base[inst.caller.index()];
-        let args = c.args.iter().map(|a| a.map(|s| base + s)).collect();
-        (
-            site,
-            c.recv.map(|s| base + s),
-            args,
-            c.result.map(|s| base + s),
-        )
-    }
-
     /// A virtual or special call site gets receiver object `o`.
     fn call_on(&mut self, ci: u32, o: ObjId) {
-        let (target, recv_filter) = {
-            let inst = &self.calls[ci as usize];
-            (
-                inst.tpl.calls[inst.index as usize].target.clone(),
-                inst.recv_filter,
-            )
-        };
+        let inst = &self.calls[ci as usize];
         // The receiver must be an instance of the call's declared class.
-        if recv_filter != NO_FILTER && !self.filters.masks[recv_filter as usize].contains(o.0) {
+        if inst.recv_filter != NO_FILTER
+            && !self.filters.masks[inst.recv_filter as usize].contains(o.0)
+        {
             return;
         }
-        let ty = self.obj_ty(o);
-        match target {
-            Target::Direct(t) => {
-                let (site, recv, args, result) = self.call_args(ci);
-                let ctx = self.callee_ctx(t, o);
-                self.connect(site, t, ctx, Some(o), recv, &args, result, NO_VIA);
-            }
-            Target::Virtual {
-                name, desc, sig, ..
-            } => {
-                let (site, recv, args, result) = self.call_args(ci);
+        let how = match &inst.tpl.calls[inst.index as usize].target {
+            Target::Direct(t) => Callee::Direct(*t),
+            Target::Virtual { sig, .. } => Callee::Virtual(*sig),
+            Target::Unresolved => return,
+        };
+        let callee = match how {
+            Callee::Direct(t) => t,
+            Callee::Virtual(sig) => {
+                let ty = self.obj_ty(o);
                 if let Some(lf) = self.r.lambda_of_type(ty).cloned() {
-                    self.lambda_invoke(site, o, &lf, &name, &desc, recv, args, result);
-                } else if let Some(t) = self.r.dispatch(ty, sig) {
-                    let ctx = self.callee_ctx(t, o);
-                    self.connect(site, t, ctx, Some(o), recv, &args, result, NO_VIA);
+                    self.call_on_lambda(ci, o, &lf);
+                    return;
+                }
+                match self.r.dispatch(ty, sig) {
+                    Some(t) => t,
+                    None => return,
                 }
             }
-            Target::Unresolved => {}
+        };
+        let ctx = self.callee_ctx(callee, o);
+        let inst = &self.calls[ci as usize];
+        let (site, recv, args, result) = (inst.site, inst.recv, inst.args.clone(), inst.result);
+        let (ctx, bounded) = self.call_context(site, callee, ctx, Some(o));
+        let mc = self.mctx_bounded(callee, ctx, bounded);
+        let new_edge = self.call_edge_is_new(ci, mc);
+        self.connect_edge(site, callee, mc, new_edge, Some(o), recv, &args, result);
+    }
+
+    /// Is the edge from call instance `ci` (its own arguments) to `mc`
+    /// new? Answered by the call's remembered callees when they hold
+    /// `mc`, else by [`Solver::edge_keys`], which stays the authority.
+    fn call_edge_is_new(&mut self, ci: u32, mc: MCtxId) -> bool {
+        let inst = &self.calls[ci as usize];
+        let len = usize::from(inst.known_len);
+        if inst.known[..len].contains(&mc) {
+            return false;
         }
+        let site = inst.site;
+        let new_edge = self
+            .edge_keys
+            .insert((site.caller, site.stmt, site.kind, mc, NO_VIA));
+        let inst = &mut self.calls[ci as usize];
+        if len < KNOWN_CALLEES {
+            inst.known[len] = mc;
+            inst.known_len += 1;
+        }
+        new_edge
+    }
+
+    /// A virtual call site gets lambda object `l` as its receiver.
+    fn call_on_lambda(&mut self, ci: u32, l: ObjId, lf: &LambdaFact) {
+        let inst = &self.calls[ci as usize];
+        let Target::Virtual { name, desc, .. } = &inst.tpl.calls[inst.index as usize].target else {
+            return;
+        };
+        let (name, desc) = (name.clone(), desc.clone());
+        let (site, recv, args, result) = (inst.site, inst.recv, inst.args.to_vec(), inst.result);
+        self.lambda_invoke(site, l, lf, &name, &desc, recv, args, result);
     }
 
     /// A modelled thread start gets task object `o`.
@@ -1182,6 +1253,23 @@ impl<'p> Solver<'p> {
         let new_edge = self
             .edge_keys
             .insert((site.caller, site.stmt, site.kind, mc, via));
+        self.connect_edge(site, callee, mc, new_edge, this, recv, args, result);
+    }
+
+    /// [`Self::connect`] once the callee's method context is known, and
+    /// whether the edge (with its argument list) is new.
+    #[allow(clippy::too_many_arguments)]
+    fn connect_edge(
+        &mut self,
+        site: Site,
+        callee: MethodId,
+        mc: MCtxId,
+        new_edge: bool,
+        this: Option<ObjId>,
+        recv: Option<PtrId>,
+        args: &[Option<PtrId>],
+        result: Option<PtrId>,
+    ) {
         if new_edge {
             if self
                 .cs_edge_set
@@ -1401,7 +1489,7 @@ impl<'p> Solver<'p> {
             class_inits,
             iterations,
             budget_fallbacks,
-            edge_set,
+            succ,
             ..
         } = self;
         let var_slots: FxHashMap<MethodId, Arc<[Slot]>> = mctx_tpl
@@ -1431,7 +1519,7 @@ impl<'p> Solver<'p> {
             class_inits,
             iterations,
             budget_fallbacks,
-            copy_edges: edge_set.len(),
+            copy_edges: succ.iter().map(Vec::len).sum(),
             templates_built,
             millis,
         }
