@@ -102,25 +102,35 @@ impl Graph {
     /// the nearest source (`u32::MAX`: not reached).
     pub fn depths(&self, sources: &[u32]) -> Vec<u32> {
         let mut depth = vec![u32::MAX; self.nodes.len()];
-        let mut queue = std::collections::VecDeque::new();
+        self.depths_into(sources, &mut depth, &mut Vec::new());
+        depth
+    }
+
+    /// [`Self::depths`] into `depth` (all `u32::MAX` on entry, one slot
+    /// per node), listing the reached nodes in `reached` in the order
+    /// they are reached: a caller that resets just those slots runs one
+    /// search per root in time proportional to what the root reaches.
+    pub fn depths_into(&self, sources: &[u32], depth: &mut [u32], reached: &mut Vec<u32>) {
+        let first = reached.len();
         for &s in sources {
             if let Some(d) = depth.get_mut(s as usize) {
                 if *d == u32::MAX {
                     *d = 0;
-                    queue.push_back(s);
+                    reached.push(s);
                 }
             }
         }
-        while let Some(n) = queue.pop_front() {
+        let mut next_index = first;
+        while let Some(&n) = reached.get(next_index) {
+            next_index += 1;
             let next = depth[n as usize].saturating_add(1);
             for &(_, c) in &self.callees[n as usize] {
                 if depth[c as usize] == u32::MAX {
                     depth[c as usize] = next;
-                    queue.push_back(c);
+                    reached.push(c);
                 }
             }
         }
-        depth
     }
 }
 
