@@ -207,19 +207,24 @@ impl Analysis<'_> {
         let n = self.graph.len();
         let mut incoming: Vec<Option<Vec<bool>>> = vec![None; n];
         let mut unknown = vec![false; n];
-        let analysed: FxHashSet<u32> = nodes.iter().copied().collect();
+        let mut analysed = vec![false; n];
+        for &x in nodes {
+            if let Some(a) = analysed.get_mut(x as usize) {
+                *a = true;
+            }
+        }
+        let analysed = |x: u32| analysed.get(x as usize).copied().unwrap_or(false);
         for caller in 0..n as u32 {
+            let out = outs
+                .and_then(|o| o.get(&caller))
+                .filter(|_| analysed(caller));
             for &(site, callee) in &self.graph.callees[caller as usize] {
-                let passed = if analysed.contains(&caller) {
-                    outs.and_then(|o| o.get(&caller)).and_then(|o| {
-                        o.args
-                            .binary_search_by_key(&site, |(s, _)| *s)
-                            .ok()
-                            .map(|i| o.args[i].1.clone())
-                    })
-                } else {
-                    None
-                };
+                let passed = out.and_then(|o| {
+                    o.args
+                        .binary_search_by_key(&site, |(s, _)| *s)
+                        .ok()
+                        .map(|i| o.args[i].1.as_slice())
+                });
                 let maps = bodies.get(&callee).is_some_and(|b| {
                     passed.as_ref().is_some_and(|p| p.len() == b.params.len())
                         && self.calls_by_name(caller, site, callee)
@@ -228,17 +233,17 @@ impl Analysis<'_> {
                     (Some(p), true) => {
                         let slot = &mut incoming[callee as usize];
                         match slot {
-                            None => *slot = Some(p),
+                            None => *slot = Some(p.to_vec()),
                             Some(old) => {
                                 for (o, v) in old.iter_mut().zip(p) {
-                                    *o &= v;
+                                    *o &= *v;
                                 }
                             }
                         }
                     }
                     // Before the first pass every analysed caller passes
                     // owned values (the optimistic start).
-                    (None, _) if outs.is_none() && analysed.contains(&caller) => {}
+                    (None, _) if outs.is_none() && analysed(caller) => {}
                     _ => unknown[callee as usize] = true,
                 }
             }

@@ -554,6 +554,61 @@ pub fn concurrent_roots(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use lockstep_pointsto::ContextId;
+
+    /// A graph of `n` nodes with the given call edges (site = edge index).
+    fn graph(n: u32, edges: &[(u32, u32)]) -> Graph {
+        let nodes: Vec<MethodContext> = (0..n)
+            .map(|i| MethodContext {
+                method: MethodId(i),
+                context: ContextId(0),
+            })
+            .collect();
+        let mut callees = vec![Vec::new(); n as usize];
+        for (i, &(a, b)) in edges.iter().enumerate() {
+            callees[a as usize].push((StmtId(i as u32), b));
+        }
+        let index = nodes
+            .iter()
+            .enumerate()
+            .map(|(i, mc)| (*mc, i as u32))
+            .collect();
+        Graph {
+            nodes,
+            index,
+            callees,
+        }
+    }
+
+    /// One reused buffer, reset where each search reached, gives every
+    /// search the distances a fresh one does; `reached` lists exactly the
+    /// nodes with a distance, nearest first.
+    #[test]
+    fn depths_into_a_reused_buffer_match_fresh_searches() {
+        // 0 -> 1 -> 2 -> 3, 0 -> 3, 4 -> 2, 5 alone, a cycle 3 -> 1.
+        let g = graph(6, &[(0, 1), (1, 2), (2, 3), (0, 3), (4, 2), (3, 1)]);
+        let mut depth = vec![u32::MAX; g.len()];
+        let mut reached = Vec::new();
+        for sources in [vec![0], vec![4], vec![5], vec![2, 4], vec![]] {
+            g.depths_into(&sources, &mut depth, &mut reached);
+            let fresh = g.depths(&sources);
+            assert_eq!(depth, fresh, "from {sources:?}");
+            let mut listed = reached.clone();
+            listed.sort_unstable();
+            let with_depth: Vec<u32> = (0..g.len() as u32)
+                .filter(|&i| fresh[i as usize] != u32::MAX)
+                .collect();
+            assert_eq!(listed, with_depth, "from {sources:?}");
+            assert!(reached
+                .windows(2)
+                .all(|w| depth[w[0] as usize] <= depth[w[1] as usize]));
+            for &i in &reached {
+                depth[i as usize] = u32::MAX;
+            }
+            reached.clear();
+        }
+        assert_eq!(g.depths(&[0]), vec![0, 1, 2, 1, u32::MAX, u32::MAX]);
+    }
 
     fn root(kind: RootKind, multi: bool, program: Option<u32>, alternative: Option<u32>) -> Root {
         Root {
