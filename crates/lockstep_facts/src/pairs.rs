@@ -53,8 +53,14 @@ struct Found {
     racy: FxHashSet<(MethodId, StmtId)>,
     /// Per finding, its partners by source location ((method, line):
     /// the class is the method's), with the full key to sort them by.
-    partners: BTreeMap<RaceKey, FxHashMap<(MethodId, u32), (SourceKey, Partner)>>,
+    partners: BTreeMap<RaceKey, PartnersBySource>,
 }
+
+/// A finding's partners by (method, line), each with its full source key.
+type PartnersBySource = FxHashMap<(MethodId, u32), (SourceKey, Partner)>;
+
+/// A pair of fact classes' verdict, with the concurrent roots of a race.
+type ClassVerdict = (Verdict, Option<(u32, u32)>);
 
 /// What decides a bucket's pairs besides its target: per access its
 /// node, statement, kind, guard, holder and the identities of its
@@ -180,8 +186,7 @@ impl Analysis<'_> {
         let class = self.fact_classes(list);
         // Per pair of fact classes: the verdict and, for a race, the
         // pair of roots under which it runs concurrently.
-        let mut verdicts: FxHashMap<(u32, u32), (Verdict, Option<(u32, u32)>)> =
-            FxHashMap::default();
+        let mut verdicts: FxHashMap<(u32, u32), ClassVerdict> = FxHashMap::default();
         // Accesses in at least one racing pair (inserted once each below).
         let mut racy = vec![false; list.len()];
         // Per racing access (by rank): (its index, its first partner's
@@ -427,7 +432,7 @@ fn add_object(found: &mut Found, keys: &[RaceKey], obj: &Option<ObjectId>) {
 /// becomes the race's `second`.
 fn finish(
     races: BTreeMap<RaceKey, Race>,
-    mut partners: BTreeMap<RaceKey, FxHashMap<(MethodId, u32), (SourceKey, Partner)>>,
+    mut partners: BTreeMap<RaceKey, PartnersBySource>,
 ) -> Vec<Race> {
     let mut out = Vec::with_capacity(races.len());
     for (key, mut race) in races {
