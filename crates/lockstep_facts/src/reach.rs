@@ -79,8 +79,9 @@ impl Analysis<'_> {
         let mut by_depth: Vec<Vec<(u32, u32)>> = vec![Vec::new(); self.graph.len()];
         let mut depth = vec![u32::MAX; self.graph.len()];
         let mut reached = Vec::new();
+        let successors = self.graph.successors();
         for (ri, r) in roots.iter().enumerate() {
-            self.graph.depths_into(&r.entries, &mut depth, &mut reached);
+            successors.depths_into(&r.entries, &mut depth, &mut reached);
             for &i in &reached {
                 let slot = &mut depth[i as usize];
                 by_depth[i as usize].push((*slot, ri as u32));

@@ -111,6 +111,51 @@ impl Graph {
     /// they are reached: a caller that resets just those slots runs one
     /// search per root in time proportional to what the root reaches.
     pub fn depths_into(&self, sources: &[u32], depth: &mut [u32], reached: &mut Vec<u32>) {
+        self.successors().depths_into(sources, depth, reached);
+    }
+
+    /// Each node's distinct callees, packed (what searches that ignore
+    /// call sites follow).
+    pub fn successors(&self) -> Successors {
+        let mut offsets = Vec::with_capacity(self.nodes.len() + 1);
+        let mut targets = Vec::new();
+        offsets.push(0);
+        for list in &self.callees {
+            let start = targets.len();
+            targets.extend(list.iter().map(|&(_, c)| c));
+            targets[start..].sort_unstable();
+            let mut unique = start;
+            for i in start..targets.len() {
+                if unique == start || targets[unique - 1] != targets[i] {
+                    targets[unique] = targets[i];
+                    unique += 1;
+                }
+            }
+            targets.truncate(unique);
+            offsets.push(targets.len());
+        }
+        Successors { offsets, targets }
+    }
+}
+
+/// The call graph's distinct callees per node, packed in one array
+/// (node `n`'s are `targets[offsets[n]..offsets[n + 1]]`).
+pub struct Successors {
+    offsets: Vec<usize>,
+    targets: Vec<u32>,
+}
+
+impl Successors {
+    fn of(&self, n: u32) -> &[u32] {
+        let n = n as usize;
+        match (self.offsets.get(n), self.offsets.get(n + 1)) {
+            (Some(&a), Some(&b)) => self.targets.get(a..b).unwrap_or(&[]),
+            _ => &[],
+        }
+    }
+
+    /// See [`Graph::depths_into`].
+    pub fn depths_into(&self, sources: &[u32], depth: &mut [u32], reached: &mut Vec<u32>) {
         let first = reached.len();
         for &s in sources {
             if let Some(d) = depth.get_mut(s as usize) {
@@ -124,10 +169,12 @@ impl Graph {
         while let Some(&n) = reached.get(next_index) {
             next_index += 1;
             let next = depth[n as usize].saturating_add(1);
-            for &(_, c) in &self.callees[n as usize] {
-                if depth[c as usize] == u32::MAX {
-                    depth[c as usize] = next;
-                    reached.push(c);
+            for &c in self.of(n) {
+                if let Some(d) = depth.get_mut(c as usize) {
+                    if *d == u32::MAX {
+                        *d = next;
+                        reached.push(c);
+                    }
                 }
             }
         }
