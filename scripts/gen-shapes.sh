@@ -56,15 +56,20 @@ chain() {
   echo "}"
 }
 
-fanout() {
-  local n=$1
-  prologue "fan()"
-  fields "$n"
+# `fan()` calling f0 ... f{N-1}, each with BODY (I: the method's index).
+fan_methods() {
+  local n=$1 body=$2
   echo "    void fan() {"
   for ((i = 0; i < n; i++)); do echo "        f$i();"; done
   echo "    }"
-  for ((i = 0; i < n; i++)); do echo "    void f$i() { c$i = $i; }"; done
+  for ((i = 0; i < n; i++)); do echo "    void f$i() { ${body//I/$i} }"; done
   echo "}"
+}
+
+fanout() {
+  prologue "fan()"
+  fields "$1"
+  fan_methods "$1" "cI = I;"
 }
 
 hier() {
@@ -102,13 +107,8 @@ huge() {
 }
 
 samefield() {
-  local n=$1
   prologue "fan()"
-  echo "    void fan() {"
-  for ((i = 0; i < n; i++)); do echo "        f$i();"; done
-  echo "    }"
-  for ((i = 0; i < n; i++)); do echo "    void f$i() { shared = $i; }"; done
-  echo "}"
+  fan_methods "$1" "shared = I;"
 }
 
 for spec in "${shapes[@]}"; do
