@@ -108,8 +108,8 @@ impl Graph {
 
     /// [`Self::depths`] into `depth` (all `u32::MAX` on entry, one slot
     /// per node), listing the reached nodes in `reached` in the order
-    /// they are reached: a caller that resets just those slots runs one
-    /// search per root in time proportional to what the root reaches.
+    /// they are reached. Packs the graph first: for many searches, pack
+    /// it once with [`Self::successors`].
     pub fn depths_into(&self, sources: &[u32], depth: &mut [u32], reached: &mut Vec<u32>) {
         self.successors().depths_into(sources, depth, reached);
     }
@@ -154,7 +154,9 @@ impl Successors {
         }
     }
 
-    /// See [`Graph::depths_into`].
+    /// [`Graph::depths_into`] over the packed graph: a caller that resets
+    /// just the slots listed in `reached` runs one search per root in
+    /// time proportional to what the root reaches.
     pub fn depths_into(&self, sources: &[u32], depth: &mut [u32], reached: &mut Vec<u32>) {
         let first = reached.len();
         for &s in sources {
