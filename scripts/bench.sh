@@ -28,3 +28,14 @@ for spec in "/usr/share/java/commons-pool.jar --open" /usr/share/java/jgroups.ja
   [ -f "$1" ] || { echo "(missing $1)"; continue; }
   run check --stats -q --select data-race,non-atomic-method "$@" > /dev/null
 done
+# Program shapes (issue 20 point 6): cost must follow the size of the
+# program along each dimension (scripts/gen-shapes.sh), all rules on.
+shapes=$(mktemp -d)
+trap 'rm -rf "$shapes"' EXIT
+if "$root/scripts/gen-shapes.sh" "$shapes" > /dev/null; then
+  for dir in "$shapes"/*/classes; do
+    run check --stats -q --select all "$dir" > /dev/null
+  done
+else
+  echo "(shapes not generated: javac failed)"
+fi

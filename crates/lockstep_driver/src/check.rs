@@ -1,6 +1,8 @@
 //! One check: lower, entry points, call graph, shared facts, detectors,
 //! report. Each step is a phase reported to the caller's [`Progress`].
 
+use std::time::Duration;
+
 use lockstep_detectors::{Context, Needs, Options, Output, RuleSet};
 use lockstep_facts::SharedFacts;
 use lockstep_program::{entry_points, rta, LowerStats, Stats};
@@ -157,6 +159,7 @@ impl Workspace {
                 races.roots.len(),
                 races.graph.len()
             ));
+            lines.push(race_facts_time(&races.timings, &facts.timings()));
         }
         if let Some(pt) = facts.points_to_if_computed() {
             let s = pt.stats();
@@ -172,6 +175,18 @@ impl Workspace {
         }
         lines
     }
+}
+
+/// The `race facts time:` line: each step of the race facts, then the
+/// facts computed after them on demand (lock order), in milliseconds.
+fn race_facts_time(steps: &[(&str, Duration)], shared: &[(&str, Duration)]) -> String {
+    let ms = |(name, d): &(&str, Duration)| format!("{name} {:.1} ms", d.as_secs_f64() * 1000.0);
+    let mut parts: Vec<String> = steps.iter().map(ms).collect();
+    let later = shared
+        .iter()
+        .filter(|(name, _)| !matches!(*name, "points-to" | "race facts"));
+    parts.extend(later.map(ms));
+    format!("race facts time: {}", parts.join(", "))
 }
 
 /// A detector context being used, with what the driver knows around it.

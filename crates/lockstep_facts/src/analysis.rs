@@ -11,6 +11,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use lockstep_ir::{AccessPath, Body, StmtId};
 use lockstep_pointsto::{ObjectId, PointsToResult, SiteKey};
@@ -112,6 +113,9 @@ pub struct RaceFacts {
     pub reach: Vec<Vec<u32>>,
     /// Start/join orderings of the thread starts that run once.
     pub orderings: Vec<crate::reach::Ordering>,
+    /// Time each step took (threads, entry locks, reach, escape,
+    /// ownership, accesses, pairs), in the order they ran.
+    pub timings: Vec<(&'static str, Duration)>,
 }
 
 impl RaceFacts {
@@ -732,17 +736,23 @@ impl Analysis<'_> {
     /// Runs every step; `explain` names a field (`pkg.Cls.name`) whose
     /// pairs and exempt accesses are recorded with their verdicts.
     pub fn run(mut self, explain: Option<&str>) -> RaceFacts {
+        let mut clock = StepClock::start();
         let mut roots = self.roots();
         self.assign_programs(&mut roots);
         self.mark_multi_starts(&mut roots);
+        clock.lap("threads");
         let entry = self.entry_locks(&roots);
         self.entry_params = self.entry_param_locks(&roots);
+        clock.lap("entry locks");
         let reach = self.reach_roots(&roots);
         let orderings = self.orderings(&roots);
+        clock.lap("reach/ordering");
         let escape = self.escaped();
         self.per_instance = self.per_instance(&roots, &escape.shared);
+        clock.lap("escape");
         let reached: Vec<bool> = reach.iter().map(|r| !r.is_empty()).collect();
         self.owned = self.ownership(&roots, &reached, &escape.seeds());
+        clock.lap("ownership");
         let mut explanation = explain.map(|f| Explanation {
             field: f.to_string(),
             ..Explanation::default()
@@ -763,8 +773,10 @@ impl Analysis<'_> {
                 }
             }
         }
+        clock.lap("accesses/buckets");
         let shared = escape.shared;
         let Pairs { races, racy } = self.pairs(&buckets, &roots, explanation.as_mut());
+        clock.lap("pairs");
         RaceFacts {
             races,
             roots,
@@ -776,7 +788,31 @@ impl Analysis<'_> {
             entry_locks: entry,
             reach,
             orderings,
+            timings: clock.laps,
         }
+    }
+}
+
+/// Time per step of [`Analysis::run`], for `--stats` (measured, not
+/// printed: the caller decides what to show).
+struct StepClock {
+    last: Instant,
+    laps: Vec<(&'static str, Duration)>,
+}
+
+impl StepClock {
+    fn start() -> StepClock {
+        StepClock {
+            last: Instant::now(),
+            laps: Vec::new(),
+        }
+    }
+
+    /// Ends the step `name` (started at the previous lap, or at the start).
+    fn lap(&mut self, name: &'static str) {
+        let now = Instant::now();
+        self.laps.push((name, now.duration_since(self.last)));
+        self.last = now;
     }
 }
 

@@ -44,12 +44,12 @@ type Key = (
 struct RootSets(FxHashMap<Vec<u32>, Arc<[u32]>>);
 
 impl RootSets {
-    fn intern(&mut self, v: Vec<u32>) -> Arc<[u32]> {
-        if let Some(s) = self.0.get(&v) {
+    fn intern(&mut self, v: &[u32]) -> Arc<[u32]> {
+        if let Some(s) = self.0.get(v) {
             return s.clone();
         }
-        let s: Arc<[u32]> = Arc::from(v.clone());
-        self.0.insert(v, s.clone());
+        let s: Arc<[u32]> = Arc::from(v);
+        self.0.insert(v.to_vec(), s.clone());
         s
     }
 }
@@ -151,7 +151,7 @@ impl Analysis<'_> {
         let entry_locks = b.reached.entry[node as usize]
             .clone()
             .unwrap_or_else(|| Arc::from(Vec::new()));
-        let roots_here = b.root_sets.intern(b.reached.roots[node as usize].clone());
+        let roots_here = b.root_sets.intern(&b.reached.roots[node as usize]);
         let here = Here {
             node,
             mc,
@@ -198,7 +198,7 @@ impl Analysis<'_> {
             .filter(|o| o.orders(here.node, a.stmt))
             .map(|o| o.root)
             .collect();
-        let ordered = b.root_sets.intern(ordered);
+        let ordered = b.root_sets.intern(&ordered);
         for obj in objects {
             let key: Key = (
                 mc.method,

@@ -222,6 +222,21 @@ impl Analysis<'_> {
     }
 }
 
+impl Analysis<'_> {
+    /// The objects the fields of `o` that [`Self::followed_fields`]
+    /// follows hold, each once.
+    pub(crate) fn followed_objects(&self, o: ObjectId) -> Box<[ObjectId]> {
+        let mut out: Vec<ObjectId> = self
+            .followed_fields(o)
+            .iter()
+            .flat_map(|(_, set)| set.iter())
+            .collect();
+        out.sort_unstable();
+        out.dedup();
+        out.into_boxed_slice()
+    }
+}
+
 /// Does a heap context made of `sites` tell one object of a JDK
 /// allocation site apart from the others, so that its JDK-written fields
 /// hold only what that one object holds? Only when one of its sites stands

@@ -34,6 +34,11 @@ use crate::threads::{periodic, Root, RootKind};
 pub struct PerInstance(FxHashMap<ObjectId, Vec<u32>>);
 
 impl PerInstance {
+    /// The roots whose instances each have their own `object`.
+    pub(crate) fn own(&self, object: Option<ObjectId>) -> Option<&[u32]> {
+        object.and_then(|o| self.0.get(&o)).map(Vec::as_slice)
+    }
+
     /// `roots`, with the roots whose instances each have their own
     /// `object` marked as running once (they cannot race with themselves
     /// on it).

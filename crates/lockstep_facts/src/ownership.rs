@@ -150,6 +150,7 @@ impl Analysis<'_> {
         // changes nothing, so the rounds and the result are those of
         // analysing every node every round.
         let mut dirty = vec![true; n];
+        let mut reach = ReachCache::default();
         for _ in 0..MAX_ROUNDS {
             let mut changed = false;
             for &x in &nodes {
@@ -157,7 +158,7 @@ impl Analysis<'_> {
                     continue;
                 }
                 let Some(body) = bodies.get(&x) else { continue };
-                let (out, read) = self.analyse_node(x, body, &facts, false);
+                let (out, read) = self.analyse_node(x, body, &facts, false, &mut reach);
                 deps.note_reads(x, read);
                 let changes = merge(&mut facts, x, &out);
                 changed |= changes.any();
@@ -175,7 +176,7 @@ impl Analysis<'_> {
                 let mut owned = Owned::default();
                 for &x in &nodes {
                     if let Some(body) = bodies.get(&x) {
-                        let (out, _) = self.analyse_node(x, body, &facts, true);
+                        let (out, _) = self.analyse_node(x, body, &facts, true, &mut reach);
                         owned.0.extend(out.owned_bases.iter().map(|&s| (x, s)));
                     }
                 }
@@ -206,19 +207,24 @@ impl Analysis<'_> {
         let n = self.graph.len();
         let mut incoming: Vec<Option<Vec<bool>>> = vec![None; n];
         let mut unknown = vec![false; n];
-        let analysed: FxHashSet<u32> = nodes.iter().copied().collect();
+        let mut analysed = vec![false; n];
+        for &x in nodes {
+            if let Some(a) = analysed.get_mut(x as usize) {
+                *a = true;
+            }
+        }
+        let analysed = |x: u32| analysed.get(x as usize).copied().unwrap_or(false);
         for caller in 0..n as u32 {
+            let out = outs
+                .and_then(|o| o.get(&caller))
+                .filter(|_| analysed(caller));
             for &(site, callee) in &self.graph.callees[caller as usize] {
-                let passed = if analysed.contains(&caller) {
-                    outs.and_then(|o| o.get(&caller)).and_then(|o| {
-                        o.args
-                            .binary_search_by_key(&site, |(s, _)| *s)
-                            .ok()
-                            .map(|i| o.args[i].1.clone())
-                    })
-                } else {
-                    None
-                };
+                let passed = out.and_then(|o| {
+                    o.args
+                        .binary_search_by_key(&site, |(s, _)| *s)
+                        .ok()
+                        .map(|i| o.args[i].1.as_slice())
+                });
                 let maps = bodies.get(&callee).is_some_and(|b| {
                     passed.as_ref().is_some_and(|p| p.len() == b.params.len())
                         && self.calls_by_name(caller, site, callee)
@@ -227,17 +233,17 @@ impl Analysis<'_> {
                     (Some(p), true) => {
                         let slot = &mut incoming[callee as usize];
                         match slot {
-                            None => *slot = Some(p),
+                            None => *slot = Some(p.to_vec()),
                             Some(old) => {
                                 for (o, v) in old.iter_mut().zip(p) {
-                                    *o &= v;
+                                    *o &= *v;
                                 }
                             }
                         }
                     }
                     // Before the first pass every analysed caller passes
                     // owned values (the optimistic start).
-                    (None, _) if outs.is_none() && analysed.contains(&caller) => {}
+                    (None, _) if outs.is_none() && analysed(caller) => {}
                     _ => unknown[callee as usize] = true,
                 }
             }
@@ -290,8 +296,9 @@ impl Analysis<'_> {
         body: &Body,
         facts: &Facts,
         record: bool,
+        reach: &mut ReachCache,
     ) -> (NodeOut, Vec<ObjectId>) {
-        let (out, pts) = self.walk_node(x, body, facts, record);
+        let (out, pts) = self.walk_node(x, body, facts, record, reach);
         let mut read: Vec<ObjectId> = pts.into_iter().flatten().flatten().collect();
         read.sort_unstable();
         read.dedup();
@@ -305,6 +312,7 @@ impl Analysis<'_> {
         body: &Body,
         facts: &Facts,
         record: bool,
+        reach: &mut ReachCache,
     ) -> (NodeOut, Vec<Option<Vec<ObjectId>>>) {
         // `record`: also list the access statements whose base is owned.
         let mut w = NodeWalk {
@@ -319,6 +327,7 @@ impl Analysis<'_> {
                 ..NodeOut::default()
             },
             record: false,
+            reach,
             callees: FxHashMap::default(),
             site_args: FxHashMap::default(),
         };
@@ -521,6 +530,16 @@ fn merge(facts: &mut Facts, x: u32, out: &NodeOut) -> Changes {
     changes
 }
 
+/// What published values reach, shared by every walk of one ownership
+/// run (it depends on points-to facts only, which do not change).
+#[derive(Default)]
+struct ReachCache {
+    /// Per object: the objects its followed fields hold.
+    successors: FxHashMap<ObjectId, Box<[ObjectId]>>,
+    /// Per set of roots: what they reach (`None`: past [`MAX_REACH`]).
+    reached: FxHashMap<Vec<ObjectId>, Option<Arc<FxHashSet<ObjectId>>>>,
+}
+
 /// The walk over one node's statements.
 struct NodeWalk<'w, 'a> {
     a: &'w Analysis<'a>,
@@ -531,6 +550,7 @@ struct NodeWalk<'w, 'a> {
     pts: Vec<Option<Vec<ObjectId>>>,
     out: NodeOut,
     record: bool,
+    reach: &'w mut ReachCache,
     callees: FxHashMap<StmtId, Vec<u32>>,
     /// Per call site: the intersection over its visits.
     site_args: FxHashMap<StmtId, Vec<bool>>,
@@ -677,19 +697,33 @@ impl NodeWalk<'_, '_> {
     }
 
     /// The objects reachable from `roots` through the fields escape
-    /// follows; `None` past [`MAX_REACH`].
-    fn reach(&self, roots: &[ObjectId]) -> Option<FxHashSet<ObjectId>> {
+    /// follows; `None` past [`MAX_REACH`] (computed once per set of roots).
+    fn reach(&mut self, roots: &[ObjectId]) -> Option<Arc<FxHashSet<ObjectId>>> {
+        if let Some(known) = self.reach.reached.get(roots) {
+            return known.clone();
+        }
+        let found = self.reach_from(roots).map(Arc::new);
+        self.reach.reached.insert(roots.to_vec(), found.clone());
+        found
+    }
+
+    /// [`Self::reach`], computed.
+    fn reach_from(&mut self, roots: &[ObjectId]) -> Option<FxHashSet<ObjectId>> {
         let mut seen: FxHashSet<ObjectId> = roots.iter().copied().collect();
         let mut stack: Vec<ObjectId> = roots.to_vec();
         while let Some(o) = stack.pop() {
-            for (_, set) in self.a.followed_fields(o) {
-                for y in set.iter() {
-                    if seen.insert(y) {
-                        if seen.len() > MAX_REACH {
-                            return None;
-                        }
-                        stack.push(y);
+            let a = self.a;
+            let next = self
+                .reach
+                .successors
+                .entry(o)
+                .or_insert_with(|| a.followed_objects(o));
+            for &y in next.iter() {
+                if seen.insert(y) {
+                    if seen.len() > MAX_REACH {
+                        return None;
                     }
+                    stack.push(y);
                 }
             }
         }

@@ -51,7 +51,66 @@ pub(crate) struct Pairs {
 struct Found {
     races: BTreeMap<RaceKey, Race>,
     racy: FxHashSet<(MethodId, StmtId)>,
-    partners: BTreeMap<RaceKey, BTreeMap<SourceKey, Partner>>,
+    /// Per finding, its partners by source location ((method, line):
+    /// the class is the method's), with the full key to sort them by.
+    partners: BTreeMap<RaceKey, PartnersBySource>,
+}
+
+/// A finding's partners by (method, line), each with its full source key.
+type PartnersBySource = FxHashMap<(MethodId, u32), (SourceKey, Partner)>;
+
+/// A pair of fact classes' verdict, with the concurrent roots of a race.
+type ClassVerdict = (Verdict, Option<(u32, u32)>);
+
+/// What decides a bucket's pairs besides its target: per access its
+/// node, statement, kind, guard, holder and the identities of its
+/// interned lock, root and ordering sets, and the roots that run once on
+/// the bucket's object. Buckets of one target with equal shapes (one
+/// field of many objects, touched by the same statements) find the same
+/// races; only the object differs.
+#[derive(PartialEq, Eq, Hash)]
+struct BucketShape {
+    own: Option<Vec<u32>>,
+    accesses: Vec<AccessShape>,
+}
+
+/// One access of a [`BucketShape`] (the sets by address: equal addresses
+/// are equal sets, and every set lives as long as the buckets).
+type AccessShape = (
+    u32,
+    MethodId,
+    StmtId,
+    Kind,
+    bool,
+    Option<(Arc<str>, Arc<str>)>,
+    [usize; 3],
+);
+
+impl BucketShape {
+    fn of(own: Option<&[u32]>, list: &[Access]) -> BucketShape {
+        let address = |s: &[u32]| s.as_ptr() as usize;
+        BucketShape {
+            own: own.map(<[u32]>::to_vec),
+            accesses: list
+                .iter()
+                .map(|a| {
+                    (
+                        a.node,
+                        a.method,
+                        a.stmt,
+                        a.kind,
+                        a.guarded,
+                        a.holder.clone(),
+                        [
+                            a.locks.as_ptr() as usize,
+                            address(&a.roots),
+                            address(&a.ordered),
+                        ],
+                    )
+                })
+                .collect(),
+        }
+    }
 }
 
 impl Analysis<'_> {
@@ -66,17 +125,33 @@ impl Analysis<'_> {
         // A repeated start does not race with itself on an object each of
         // its threads has to itself.
         let per_instance = std::mem::take(&mut self.per_instance);
+        // The findings each bucket shape of the current target led to
+        // (buckets come sorted by target).
+        let mut seen_shapes: FxHashMap<BucketShape, Vec<RaceKey>> = FxHashMap::default();
+        let mut shapes_of: Option<&Target> = None;
         for ((target, obj), list) in buckets {
-            let roots = per_instance.roots_for(roots, *obj);
+            if shapes_of != Some(target) {
+                seen_shapes.clear();
+                shapes_of = Some(target);
+            }
             let explaining = explanation
                 .as_ref()
                 .is_some_and(|e| target_name(target).as_deref() == Some(&e.field));
+            let shape = BucketShape::of(per_instance.own(*obj), list);
+            if !explaining {
+                if let Some(keys) = seen_shapes.get(&shape) {
+                    add_object(&mut found, keys, obj);
+                    continue;
+                }
+            }
+            let roots = per_instance.roots_for(roots, *obj);
             let ex = if explaining {
                 explanation.as_deref_mut()
             } else {
                 None
             };
-            self.bucket_pairs(&mut found, &roots, (target, obj), list, ex);
+            let keys = self.bucket_pairs(&mut found, &roots, (target, obj), list, ex);
+            seen_shapes.insert(shape, keys);
         }
         self.per_instance = per_instance;
         if let Some(ex) = explanation {
@@ -98,7 +173,7 @@ impl Analysis<'_> {
         (target, obj): (&Target, &Option<ObjectId>),
         list: &[Access],
         mut explanation: Option<&mut Explanation>,
-    ) {
+    ) -> Vec<RaceKey> {
         // Source keys once per access, ranked so that the pair loop
         // compares integers in source-key order (the keys hold class
         // names: comparing them per pair dominated big programs).
@@ -109,7 +184,11 @@ impl Analysis<'_> {
         // Accesses with equal facts get equal verdicts: judge each pair
         // of fact classes once.
         let class = self.fact_classes(list);
-        let mut verdicts: FxHashMap<(u32, u32), Verdict> = FxHashMap::default();
+        // Per pair of fact classes: the verdict and, for a race, the
+        // pair of roots under which it runs concurrently.
+        let mut verdicts: FxHashMap<(u32, u32), ClassVerdict> = FxHashMap::default();
+        // Accesses in at least one racing pair (inserted once each below).
+        let mut racy = vec![false; list.len()];
         // Per racing access (by rank): (its index, its first partner's
         // index, the roots), and every partner by rank.
         let mut local: BTreeMap<u32, LocalRace> = BTreeMap::new();
@@ -119,9 +198,15 @@ impl Analysis<'_> {
                 if a.kind == Kind::Read && b.kind == Kind::Read {
                     continue;
                 }
-                let verdict = verdicts
-                    .entry((class[i], class[j]))
-                    .or_insert_with(|| self.verdict(target, roots, a, b));
+                let (verdict, concurrent_pair) =
+                    verdicts.entry((class[i], class[j])).or_insert_with(|| {
+                        let v = self.verdict(target, roots, a, b);
+                        let rr = match v {
+                            Verdict::Race => concurrent(self.open, roots, a, b),
+                            _ => None,
+                        };
+                        (v, rr)
+                    });
                 if let Some(ex) = explanation.as_deref_mut() {
                     let (x, y) = if first_of(a, b, order[i], order[j]) {
                         (a, b)
@@ -137,9 +222,9 @@ impl Analysis<'_> {
                 if *verdict != Verdict::Race {
                     continue;
                 }
-                found.racy.insert((a.method, a.stmt));
-                found.racy.insert((b.method, b.stmt));
-                let Some(rr) = concurrent(self.open, roots, a, b) else {
+                racy[i] = true;
+                racy[j] = true;
+                let Some(rr) = *concurrent_pair else {
                     continue;
                 };
                 let (fi, si, rr) = if first_of(a, b, order[i], order[j]) {
@@ -162,7 +247,13 @@ impl Analysis<'_> {
                 }
             }
         }
-        self.record_races(found, (target, obj), list, &keys, local);
+        found.racy.extend(
+            list.iter()
+                .zip(racy)
+                .filter(|(_, r)| *r)
+                .map(|(a, _)| (a.method, a.stmt)),
+        );
+        self.record_races(found, (target, obj), list, &keys, local)
     }
 
     /// The fact class of each access of a bucket: accesses in one class
@@ -197,7 +288,8 @@ impl Analysis<'_> {
             .collect()
     }
 
-    /// Folds one bucket's races into the findings so far.
+    /// Folds one bucket's races into the findings so far; returns the
+    /// findings it added to.
     fn record_races(
         &self,
         found: &mut Found,
@@ -205,8 +297,9 @@ impl Analysis<'_> {
         list: &[Access],
         keys: &[SourceKey],
         local: BTreeMap<u32, LocalRace>,
-    ) {
+    ) -> Vec<RaceKey> {
         let name = target_name(target).unwrap_or_default();
+        let mut touched = Vec::with_capacity(local.len());
         for lr in local.into_values() {
             let key = (target.clone(), name.clone(), keys[lr.first].clone());
             let entry = found.races.entry(key.clone()).or_insert_with(|| Race {
@@ -223,17 +316,19 @@ impl Analysis<'_> {
                     entry.objects.push(*o);
                 }
             }
-            let global = found.partners.entry(key).or_default();
+            let global = found.partners.entry(key.clone()).or_default();
             for (si, rr) in lr.partners.into_values() {
                 let second = &list[si];
-                let slot = global
-                    .entry(keys[si].clone())
-                    .or_insert_with(|| (second.clone(), rr));
+                let (_, slot) = global
+                    .entry((keys[si].1, keys[si].2))
+                    .or_insert_with(|| (keys[si].clone(), (second.clone(), rr)));
                 if slot.0.kind == Kind::Read && second.kind == Kind::Write {
                     *slot = (second.clone(), rr);
                 }
             }
+            touched.push(key);
         }
+        touched
     }
 
     /// Whether two accesses of one bucket (not both reads) race, and if
@@ -320,18 +415,33 @@ fn concurrent(open: bool, roots: &[Root], a: &Access, b: &Access) -> Option<(u32
     crate::threads::concurrent_roots(open, roots, (&a.roots, &a.ordered), (&b.roots, &b.ordered))
 }
 
+/// A bucket whose shape an earlier bucket of its target had: its object
+/// joins the findings that bucket led to (the rest is the same).
+fn add_object(found: &mut Found, keys: &[RaceKey], obj: &Option<ObjectId>) {
+    let Some(o) = obj else { return };
+    for key in keys {
+        if let Some(race) = found.races.get_mut(key) {
+            if !race.objects.contains(o) && race.objects.len() < 8 {
+                race.objects.push(*o);
+            }
+        }
+    }
+}
+
 /// Each race's partner list: writes first, then source order; the first
 /// becomes the race's `second`.
 fn finish(
     races: BTreeMap<RaceKey, Race>,
-    mut partners: BTreeMap<RaceKey, BTreeMap<SourceKey, Partner>>,
+    mut partners: BTreeMap<RaceKey, PartnersBySource>,
 ) -> Vec<Race> {
     let mut out = Vec::with_capacity(races.len());
     for (key, mut race) in races {
-        let mut list: Vec<Partner> = partners
+        let mut by_source: Vec<(SourceKey, Partner)> = partners
             .remove(&key)
             .map(|m| m.into_values().collect())
             .unwrap_or_default();
+        by_source.sort_unstable_by(|x, y| x.0.cmp(&y.0));
+        let mut list: Vec<Partner> = by_source.into_iter().map(|(_, p)| p).collect();
         list.sort_by_key(|(a, _)| a.kind != Kind::Write);
         if let Some((a, rr)) = list.first() {
             race.second = a.clone();

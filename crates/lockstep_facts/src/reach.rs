@@ -77,13 +77,17 @@ impl Analysis<'_> {
         // pair of accesses is attributed to the threads that reach them
         // most directly rather than to the first root in index order.
         let mut by_depth: Vec<Vec<(u32, u32)>> = vec![Vec::new(); self.graph.len()];
+        let mut depth = vec![u32::MAX; self.graph.len()];
+        let mut reached = Vec::new();
+        let successors = self.graph.successors();
         for (ri, r) in roots.iter().enumerate() {
-            let depth = self.graph.depths(&r.entries);
-            for (i, &d) in depth.iter().enumerate() {
-                if d != u32::MAX {
-                    by_depth[i].push((d, ri as u32));
-                }
+            successors.depths_into(&r.entries, &mut depth, &mut reached);
+            for &i in &reached {
+                let slot = &mut depth[i as usize];
+                by_depth[i as usize].push((*slot, ri as u32));
+                *slot = u32::MAX;
             }
+            reached.clear();
         }
         for (list, out) in by_depth.iter_mut().zip(&mut reach) {
             list.sort_unstable();

@@ -102,25 +102,84 @@ impl Graph {
     /// the nearest source (`u32::MAX`: not reached).
     pub fn depths(&self, sources: &[u32]) -> Vec<u32> {
         let mut depth = vec![u32::MAX; self.nodes.len()];
-        let mut queue = std::collections::VecDeque::new();
+        self.depths_into(sources, &mut depth, &mut Vec::new());
+        depth
+    }
+
+    /// [`Self::depths`] into `depth` (all `u32::MAX` on entry, one slot
+    /// per node), listing the reached nodes in `reached` in the order
+    /// they are reached. Packs the graph first: for many searches, pack
+    /// it once with [`Self::successors`].
+    pub fn depths_into(&self, sources: &[u32], depth: &mut [u32], reached: &mut Vec<u32>) {
+        self.successors().depths_into(sources, depth, reached);
+    }
+
+    /// Each node's distinct callees, packed (what searches that ignore
+    /// call sites follow).
+    pub fn successors(&self) -> Successors {
+        let mut offsets = Vec::with_capacity(self.nodes.len() + 1);
+        let mut targets = Vec::new();
+        offsets.push(0);
+        for list in &self.callees {
+            let start = targets.len();
+            targets.extend(list.iter().map(|&(_, c)| c));
+            targets[start..].sort_unstable();
+            let mut unique = start;
+            for i in start..targets.len() {
+                if unique == start || targets[unique - 1] != targets[i] {
+                    targets[unique] = targets[i];
+                    unique += 1;
+                }
+            }
+            targets.truncate(unique);
+            offsets.push(targets.len());
+        }
+        Successors { offsets, targets }
+    }
+}
+
+/// The call graph's distinct callees per node, packed in one array
+/// (node `n`'s are `targets[offsets[n]..offsets[n + 1]]`).
+pub struct Successors {
+    offsets: Vec<usize>,
+    targets: Vec<u32>,
+}
+
+impl Successors {
+    fn of(&self, n: u32) -> &[u32] {
+        let n = n as usize;
+        match (self.offsets.get(n), self.offsets.get(n + 1)) {
+            (Some(&a), Some(&b)) => self.targets.get(a..b).unwrap_or(&[]),
+            _ => &[],
+        }
+    }
+
+    /// [`Graph::depths_into`] over the packed graph: a caller that resets
+    /// just the slots listed in `reached` runs one search per root in
+    /// time proportional to what the root reaches.
+    pub fn depths_into(&self, sources: &[u32], depth: &mut [u32], reached: &mut Vec<u32>) {
+        let first = reached.len();
         for &s in sources {
             if let Some(d) = depth.get_mut(s as usize) {
                 if *d == u32::MAX {
                     *d = 0;
-                    queue.push_back(s);
+                    reached.push(s);
                 }
             }
         }
-        while let Some(n) = queue.pop_front() {
+        let mut next_index = first;
+        while let Some(&n) = reached.get(next_index) {
+            next_index += 1;
             let next = depth[n as usize].saturating_add(1);
-            for &(_, c) in &self.callees[n as usize] {
-                if depth[c as usize] == u32::MAX {
-                    depth[c as usize] = next;
-                    queue.push_back(c);
+            for &c in self.of(n) {
+                if let Some(d) = depth.get_mut(c as usize) {
+                    if *d == u32::MAX {
+                        *d = next;
+                        reached.push(c);
+                    }
                 }
             }
         }
-        depth
     }
 }
 
@@ -544,6 +603,61 @@ pub fn concurrent_roots(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use lockstep_pointsto::ContextId;
+
+    /// A graph of `n` nodes with the given call edges (site = edge index).
+    fn graph(n: u32, edges: &[(u32, u32)]) -> Graph {
+        let nodes: Vec<MethodContext> = (0..n)
+            .map(|i| MethodContext {
+                method: MethodId(i),
+                context: ContextId(0),
+            })
+            .collect();
+        let mut callees = vec![Vec::new(); n as usize];
+        for (i, &(a, b)) in edges.iter().enumerate() {
+            callees[a as usize].push((StmtId(i as u32), b));
+        }
+        let index = nodes
+            .iter()
+            .enumerate()
+            .map(|(i, mc)| (*mc, i as u32))
+            .collect();
+        Graph {
+            nodes,
+            index,
+            callees,
+        }
+    }
+
+    /// One reused buffer, reset where each search reached, gives every
+    /// search the distances a fresh one does; `reached` lists exactly the
+    /// nodes with a distance, nearest first.
+    #[test]
+    fn depths_into_a_reused_buffer_match_fresh_searches() {
+        // 0 -> 1 -> 2 -> 3, 0 -> 3, 4 -> 2, 5 alone, a cycle 3 -> 1.
+        let g = graph(6, &[(0, 1), (1, 2), (2, 3), (0, 3), (4, 2), (3, 1)]);
+        let mut depth = vec![u32::MAX; g.len()];
+        let mut reached = Vec::new();
+        for sources in [vec![0], vec![4], vec![5], vec![2, 4], vec![]] {
+            g.depths_into(&sources, &mut depth, &mut reached);
+            let fresh = g.depths(&sources);
+            assert_eq!(depth, fresh, "from {sources:?}");
+            let mut listed = reached.clone();
+            listed.sort_unstable();
+            let with_depth: Vec<u32> = (0..g.len() as u32)
+                .filter(|&i| fresh[i as usize] != u32::MAX)
+                .collect();
+            assert_eq!(listed, with_depth, "from {sources:?}");
+            assert!(reached
+                .windows(2)
+                .all(|w| depth[w[0] as usize] <= depth[w[1] as usize]));
+            for &i in &reached {
+                depth[i as usize] = u32::MAX;
+            }
+            reached.clear();
+        }
+        assert_eq!(g.depths(&[0]), vec![0, 1, 2, 1, u32::MAX, u32::MAX]);
+    }
 
     fn root(kind: RootKind, multi: bool, program: Option<u32>, alternative: Option<u32>) -> Root {
         Root {
