@@ -713,12 +713,16 @@ impl Analysis<'_> {
     /// locks and start orderings. Escape, ownership, access buckets and
     /// racing pairs are left empty.
     pub fn run_locks_only(mut self) -> RaceFacts {
+        let mut clock = StepClock::start();
         let mut roots = self.roots();
         self.assign_programs(&mut roots);
         self.mark_multi_starts(&mut roots);
+        clock.lap("threads");
         let entry = self.entry_locks(&roots);
+        clock.lap("entry locks");
         let reach = self.reach_roots(&roots);
         let orderings = self.orderings(&roots);
+        clock.lap("reach/ordering");
         RaceFacts {
             races: Vec::new(),
             roots,
@@ -730,6 +734,7 @@ impl Analysis<'_> {
             entry_locks: entry,
             reach,
             orderings,
+            timings: clock.laps,
         }
     }
 
