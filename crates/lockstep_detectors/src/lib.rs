@@ -8,6 +8,7 @@
 //! declared beside its detector and registered once in [`registry`];
 //! its user documentation is the `docs.md` next to its code.
 
+pub mod budget;
 pub mod data_race;
 pub mod deadlock;
 pub mod non_atomic_method;
@@ -21,6 +22,7 @@ use lockstep_facts::SharedFacts;
 use lockstep_program::{CallGraph, EntryPoints, Program};
 use lockstep_report::Finding;
 
+pub use budget::{Budget, Cut};
 pub use registry::{
     all_rules, rule, RuleId, RuleMeta, RuleSet, SelectionError, UnknownRule, DOC_SECTIONS,
 };
@@ -57,6 +59,8 @@ pub struct Context<'a> {
     /// The rules enabled for this run.
     pub rules: RuleSet,
     pub options: &'a Options,
+    /// When to stop refining (`--max-time`); unlimited by default.
+    pub budget: Budget,
 }
 
 impl Context<'_> {
@@ -78,6 +82,9 @@ pub struct Output {
     pub explanation: Vec<String>,
     /// Statistics lines for `--stats`.
     pub stats: Vec<String>,
+    /// What the detector left out because the budget ran out (never
+    /// anything without a budget).
+    pub cuts: Vec<Cut>,
 }
 
 impl From<Vec<Finding>> for Output {
@@ -97,6 +104,8 @@ pub enum Needs {
     CallGraph,
     /// Points-to and the race facts.
     RaceFacts,
+    /// Points-to, the race facts and the lock-order facts.
+    LockOrder,
 }
 
 /// A detector: one analysis, reporting under one or more rules.

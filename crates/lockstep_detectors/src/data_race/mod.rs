@@ -77,7 +77,7 @@ impl Detector for DataRace {
         Output {
             findings,
             explanation,
-            stats: Vec::new(),
+            ..Output::default()
         }
     }
 }

@@ -62,7 +62,7 @@ impl Detector for WaitNotify {
     }
 
     fn needs(&self) -> Needs {
-        Needs::RaceFacts
+        Needs::LockOrder
     }
 
     fn run(&self, cx: &Context<'_>) -> Output {
