@@ -11,6 +11,8 @@
 
 use std::time::Instant;
 
+use rayon::prelude::*;
+
 use crate::RuleId;
 
 /// When the analysis must stop refining and report what it has.
@@ -71,15 +73,34 @@ pub struct Skipped {
 }
 
 impl Skipped {
-    /// `n of m <units> not analysed`, or nothing when none was skipped.
-    pub fn cut(self, rule: RuleId, units: &str) -> Option<Cut> {
-        (self.skipped > 0).then(|| {
-            Cut::new(
-                rule,
-                format!("{} of {} {units} not analysed", self.skipped, self.total),
-            )
-        })
+    /// `n of m <what>` (`3 of 10 methods not analysed`), or nothing when
+    /// none was skipped.
+    pub fn cut(self, rule: RuleId, what: &str) -> Option<Cut> {
+        (self.skipped > 0)
+            .then(|| Cut::new(rule, format!("{} of {} {what}", self.skipped, self.total)))
     }
+}
+
+/// `f` of every item, in parallel and in item order, except the items
+/// that start after the budget ran out (`None`), with how many those were.
+/// Without a deadline every item is analysed.
+pub fn map_within<T: Sync, R: Send>(
+    budget: Budget,
+    items: &[T],
+    f: impl Fn(&T) -> R + Sync,
+) -> (Vec<Option<R>>, Skipped) {
+    let results: Vec<Option<R>> = items
+        .par_iter()
+        .map(|item| (!budget.expired()).then(|| f(item)))
+        .collect();
+    let skipped = results.iter().filter(|r| r.is_none()).count();
+    (
+        results,
+        Skipped {
+            skipped,
+            total: items.len(),
+        },
+    )
 }
 
 #[cfg(test)]
@@ -100,6 +121,20 @@ mod tests {
     }
 
     #[test]
+    fn map_within_analyses_everything_without_a_deadline() {
+        let (out, skipped) = map_within(Budget::unlimited(), &[1, 2, 3], |x| x * 2);
+        assert_eq!(out, vec![Some(2), Some(4), Some(6)]);
+        assert_eq!(skipped.skipped, 0);
+    }
+
+    #[test]
+    fn map_within_skips_everything_after_the_deadline() {
+        let (out, skipped) = map_within(Budget::until(Instant::now()), &[1, 2, 3], |x| x * 2);
+        assert_eq!(out, vec![None, None, None]);
+        assert_eq!((skipped.skipped, skipped.total), (3, 3));
+    }
+
+    #[test]
     fn skipped_work_becomes_a_cut_only_when_something_was_skipped() {
         let none = Skipped {
             skipped: 0,
@@ -111,7 +146,7 @@ mod tests {
             total: 10,
         };
         assert_eq!(
-            some.cut(RuleId::DataRace, "races"),
+            some.cut(RuleId::DataRace, "races not analysed"),
             Some(Cut::new(RuleId::DataRace, "3 of 10 races not analysed"))
         );
     }

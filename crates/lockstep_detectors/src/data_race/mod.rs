@@ -65,11 +65,18 @@ impl Detector for DataRace {
             unlocked_paths: Default::default(),
             site_locks: Default::default(),
         };
-        let findings = facts
-            .races
-            .iter()
-            .map(|r| crate::util::readable(reporter.finding(r)))
-            .collect();
+        let mut findings = Vec::new();
+        let mut skipped = crate::budget::Skipped {
+            skipped: 0,
+            total: facts.races.len(),
+        };
+        for r in &facts.races {
+            if cx.budget.expired() {
+                skipped.skipped += 1;
+                continue;
+            }
+            findings.push(crate::util::readable(reporter.finding(r)));
+        }
         let explanation = match &cx.options.explain_field {
             Some(field) => explain(cx.program, facts, field),
             None => Vec::new(),
@@ -77,6 +84,10 @@ impl Detector for DataRace {
         Output {
             findings,
             explanation,
+            cuts: skipped
+                .cut(RuleId::DataRace, "racing accesses not reported")
+                .into_iter()
+                .collect(),
             ..Output::default()
         }
     }

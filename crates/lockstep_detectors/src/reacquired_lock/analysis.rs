@@ -26,8 +26,6 @@ use std::fmt::Debug;
 use std::hash::Hash;
 use std::sync::Arc;
 
-use rayon::prelude::*;
-
 use lockstep_ir::{
     AccessPath, Body, ConstValue, MonitorId, Operand, StmtId, StmtKind, VarId, VarOrigin,
 };
@@ -173,6 +171,9 @@ pub struct Settings {
     /// passes on only its own acquisitions (to application callers) and
     /// those of application callbacks, which saves most of the work.
     pub library_internal_locks: bool,
+    /// Once it has run out, methods not yet started are skipped and the
+    /// pair search of methods under way stops adding pairs of two locks.
+    pub budget: crate::Budget,
 }
 
 /// A call site of a method, with its receiver and arguments as locks of the caller.
@@ -513,24 +514,26 @@ impl<'p, P: LockProgram> Analysis<'p, P> {
             .copied()
             .filter(|m| self.held.contains_key(m) && !self.prog.is_library(*m))
             .collect();
-        let results: Vec<(P::M, MethodResult<P::M>)> = candidates
-            .par_iter()
-            .filter_map(|&m| {
+        let (results, skipped) =
+            crate::budget::map_within(self.settings.budget, &candidates, |&m| {
                 self.prog
                     .body(m)
                     .map(|body| (m, self.analyze_method(m, &body)))
-            })
-            .collect();
-        for (m, result) in results {
+            });
+        let mut pairs_cut_methods = 0;
+        for (m, result) in results.into_iter().flatten().flatten() {
             out.extend(result.witnesses);
             exit_t.insert(m, result.exit_t);
             bounded_methods += usize::from(result.bounded);
+            pairs_cut_methods += usize::from(result.pairs_cut);
         }
         out.extend(self.final_propagation(&exit_t));
         out.retain(|w| !self.reenters_held(w));
         Witnesses {
             witnesses: out,
             bounded_methods,
+            skipped,
+            pairs_cut_methods,
         }
     }
 
@@ -594,6 +597,7 @@ impl<'p, P: LockProgram> Analysis<'p, P> {
                 exit_t: PairSet::new(),
                 witnesses: Vec::new(),
                 bounded: false,
+                pairs_cut: false,
             };
         }
         let region_locks: Vec<Option<LockId>> = body
@@ -616,6 +620,7 @@ impl<'p, P: LockProgram> Analysis<'p, P> {
             interner,
             dirty: true,
             bounded: false,
+            pairs_cut: false,
         };
         for (i, region) in body.monitors.iter().enumerate() {
             if let Some(e) = region.enter {
@@ -648,6 +653,7 @@ impl<'p, P: LockProgram> Analysis<'p, P> {
             exit_t,
             witnesses,
             bounded: cx.bounded,
+            pairs_cut: cx.pairs_cut,
         }
     }
 
@@ -852,6 +858,9 @@ struct MethodResult<M> {
     witnesses: Vec<Witness<M>>,
     /// Some block reached [`MAX_PAIRS_PER_BLOCK`].
     bounded: bool,
+    /// The budget ran out while the method was analysed: pairs of two
+    /// locks were no longer added from then on.
+    pairs_cut: bool,
 }
 
 /// Every witness of a program, and how many methods hit a bound.
@@ -859,6 +868,10 @@ pub struct Witnesses<M> {
     pub witnesses: Vec<Witness<M>>,
     /// Methods in which some block reached [`MAX_PAIRS_PER_BLOCK`].
     pub bounded_methods: usize,
+    /// Candidate methods the budget left unanalysed.
+    pub skipped: crate::budget::Skipped,
+    /// Methods whose pair search the budget stopped early.
+    pub pairs_cut_methods: usize,
 }
 
 /// A lock of one method's analysis, interned so that states clone and
@@ -942,9 +955,20 @@ struct MethodAnalysis<'a, 'p, P: LockProgram> {
     dirty: bool,
     /// Some block reached [`MAX_PAIRS_PER_BLOCK`].
     bounded: bool,
+    /// The budget ran out during this method: no more pairs of two locks.
+    pairs_cut: bool,
 }
 
 impl<P: LockProgram> MethodAnalysis<'_, '_, P> {
+    /// The settings for the next transfer: the pair search stops once the
+    /// budget has run out (looked at once per block visited).
+    fn effective_settings(&self) -> Settings {
+        Settings {
+            pairs: self.analysis.settings.pairs && !self.pairs_cut,
+            ..self.analysis.settings
+        }
+    }
+
     /// Reshape an incoming state to the frames the IR says are open at the
     /// start of a block, so unstructured bytecode cannot desynchronise us.
     fn conform(&self, mut state: State<P::M>, expected: &[MonitorId]) -> State<P::M> {
@@ -990,6 +1014,9 @@ impl<P: LockProgram> MethodAnalysis<'_, '_, P> {
             let Some(block) = body.blocks.get(b) else {
                 continue;
             };
+            if self.analysis.settings.pairs && !self.pairs_cut {
+                self.pairs_cut = self.analysis.settings.budget.expired();
+            }
             let Some(mut state) = input[b].clone() else {
                 continue;
             };
@@ -1072,6 +1099,7 @@ impl<P: LockProgram> MethodAnalysis<'_, '_, P> {
     }
 
     fn transfer(&mut self, s: StmtId, kind: &StmtKind, state: &mut State<P::M>) {
+        let settings = self.effective_settings();
         if matches!(kind, StmtKind::MonitorEnter(_) | StmtKind::MonitorExit(_))
             || self.call_locks.get(&s).is_some_and(|l| !l.is_empty())
         {
@@ -1099,7 +1127,7 @@ impl<P: LockProgram> MethodAnalysis<'_, '_, P> {
             StmtKind::Invoke { result, .. } => {
                 if let Some(l) = self.call_locks.get(&s) {
                     if let Some(top) = state.last_mut() {
-                        self.bounded |= add_released(top, l, s, self.m, self.analysis.settings);
+                        self.bounded |= add_released(top, l, s, self.m, settings);
                     }
                 }
                 if let Some(dst) = result {
@@ -1140,7 +1168,7 @@ impl<P: LockProgram> MethodAnalysis<'_, '_, P> {
     fn pop_region(&mut self, state: &mut State<P::M>) {
         let Some(inner) = state.pop() else { return };
         let Some(region) = inner.region else { return };
-        let settings = self.analysis.settings;
+        let settings = self.effective_settings();
         let info = self.body.monitors.get(region.index());
         let lock = self.region_locks.get(region.index()).copied().flatten();
         // Potential witnesses of the block are confirmed here, unless they are
