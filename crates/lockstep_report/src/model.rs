@@ -941,4 +941,25 @@ mod tests {
         assert_eq!(report.counts_by_severity()[2], (Severity::Note, 1));
         assert_eq!(report.exit_code(), EXIT_FINDINGS);
     }
+
+    #[test]
+    fn a_cut_analysis_without_findings_does_not_exit_ok() {
+        let mut report = Report::new("1");
+        assert_eq!(report.exit_code(), EXIT_OK);
+        report.budget_cuts = Some(Vec::new());
+        assert_eq!(report.exit_code(), EXIT_OK, "a budget that cut nothing");
+        report.budget_cuts = Some(vec![BudgetCut {
+            rule: "data-race".into(),
+            phase: "detectors".into(),
+            what: "not run".into(),
+        }]);
+        assert_eq!(report.exit_code(), EXIT_ERROR);
+        report.findings = vec![Finding::new(
+            "r",
+            Severity::Note,
+            "m",
+            Location::in_class("A"),
+        )];
+        assert_eq!(report.exit_code(), EXIT_FINDINGS);
+    }
 }

@@ -117,7 +117,7 @@ pub fn summary_line(report: &Report) -> String {
     let by_rule = report.counts_by_rule();
     let total: u64 = by_rule.values().sum();
     let mut line = if total == 0 && report.was_cut() {
-        "No findings in the part analysed".to_owned()
+        "No findings before the time budget ran out".to_owned()
     } else if total == 0 {
         "No findings".to_owned()
     } else {
