@@ -528,7 +528,8 @@ impl<'p, P: LockProgram> Analysis<'p, P> {
             pairs_cut_methods += usize::from(result.pairs_cut);
         }
         out.extend(self.final_propagation(&exit_t));
-        out.retain(|w| !self.reenters_held(w));
+        let mut reentries = Reentries::default();
+        out.retain(|w| !self.reenters_held(w, &mut reentries));
         Witnesses {
             witnesses: out,
             bounded_methods,
@@ -702,8 +703,10 @@ impl<'p, P: LockProgram> Analysis<'p, P> {
         for (&m, t) in exit_t {
             if !t.is_empty() {
                 let mut capped: PairSet<P::M> = PairSet::new();
+                let mut kinds = KindCounts::default();
                 for (k, v) in t {
-                    if has_room(&capped, k) {
+                    if kinds.has_room(k) {
+                        kinds.add(k);
                         capped.insert(k.clone(), v.clone());
                     }
                 }
@@ -717,18 +720,23 @@ impl<'p, P: LockProgram> Analysis<'p, P> {
                 continue;
             };
             for (pred, edge) in preds(node) {
+                // The call site is decoded once per edge, not once per pair.
+                let site = match edge {
+                    Edge::Region => None,
+                    Edge::Call(stmt) => match self.site_ref(pred.0, stmt) {
+                        Some(site) => Some(site),
+                        None => continue,
+                    },
+                };
                 let mut added: Vec<(Pair, PairEntry<P::M>)> = Vec::new();
                 for pair in &new_pairs {
                     let Some(entry) = final_t.get(&node).and_then(|t| t.get(pair)) else {
                         continue;
                     };
-                    let (tp, e) = match edge {
-                        Edge::Region => (pair.clone(), entry.clone()),
-                        Edge::Call(stmt) => {
-                            let Some(site) = self.site_ref(pred.0, stmt) else {
-                                continue;
-                            };
-                            let Some(tp) = translate_pair(pair, &site) else {
+                    let (tp, e) = match &site {
+                        None => (pair.clone(), entry.clone()),
+                        Some(site) => {
+                            let Some(tp) = translate_pair(pair, site) else {
                                 continue;
                             };
                             let hop = Hop {
@@ -752,13 +760,15 @@ impl<'p, P: LockProgram> Analysis<'p, P> {
                 }
                 let mine = final_t.entry(pred).or_default();
                 let d = delta.entry(pred).or_default();
+                let mut kinds = KindCounts::of(mine);
                 for (pair, entry) in added {
-                    if !has_room(mine, &pair) {
+                    if !kinds.has_room(&pair) {
                         continue;
                     }
                     if let std::collections::btree_map::Entry::Vacant(slot) =
                         mine.entry(pair.clone())
                     {
+                        kinds.add(&pair);
                         slot.insert(entry);
                         d.push(pair);
                     }
@@ -802,14 +812,23 @@ impl<'p, P: LockProgram> Analysis<'p, P> {
     /// ([`LockProgram::same_lock`])? Both acquisitions are then re-entries
     /// (h2's `SessionRemote.setCurrentSchemaName` holds `this` and locks
     /// its command's `session`, which is `this`).
-    fn reenters_held(&self, w: &Witness<P::M>) -> bool {
-        let Some(body) = self.prog.body(w.method) else {
-            return false;
-        };
-        held_locks(&body, Some(w.context)).iter().any(|h| {
-            *h != STAR
-                && (self.prog.same_lock(w.method, h, &w.pair.0)
-                    || self.prog.same_lock(w.method, h, &w.pair.1))
+    fn reenters_held(&self, w: &Witness<P::M>, memo: &mut Reentries<P::M>) -> bool {
+        let held = memo.held.entry((w.method, w.context)).or_insert_with(|| {
+            self.prog
+                .body(w.method)
+                .map(|body| held_locks(&body, Some(w.context)))
+                .unwrap_or_default()
+        });
+        let same = memo.same.entry((w.method, w.context)).or_default();
+        [&w.pair.0, &w.pair.1].into_iter().any(|lock| {
+            if let Some(&known) = same.get(lock) {
+                return known;
+            }
+            let reenters = held
+                .iter()
+                .any(|h| *h != STAR && self.prog.same_lock(w.method, h, lock));
+            same.insert(lock.clone(), reenters);
+            reenters
         })
     }
 
@@ -823,6 +842,24 @@ impl<'p, P: LockProgram> Analysis<'p, P> {
         !held
             .iter()
             .any(|h| *h != STAR && (*h == pair.0 || *h == pair.1))
+    }
+}
+
+/// What [`Analysis::reenters_held`] found, per witness context: the locks
+/// held there, and whether a lock is one of them under another name.
+/// Many witnesses share a context and a lock, and the must-alias query
+/// behind the answer is costly.
+struct Reentries<M> {
+    held: HashMap<(M, MonitorId), Vec<AccessPath>>,
+    same: HashMap<(M, MonitorId), HashMap<AccessPath, bool>>,
+}
+
+impl<M> Default for Reentries<M> {
+    fn default() -> Self {
+        Reentries {
+            held: HashMap::default(),
+            same: HashMap::default(),
+        }
     }
 }
 
@@ -844,13 +881,42 @@ fn held_locks(body: &Body, mut region: Option<MonitorId>) -> Vec<AccessPath> {
     out
 }
 
-/// Whether `set` may take one more pair of `pair`'s kind. Same-lock
-/// pairs (`reacquired-lock`) and pairs of two locks (the pair variant) are
-/// bounded separately, so turning the pair variant on never hides a
-/// same-lock finding.
-fn has_room<M>(set: &PairSet<M>, pair: &Pair) -> bool {
-    let same = pair.0 == pair.1;
-    set.keys().filter(|p| (p.0 == p.1) == same).count() < MAX_LOCKS_PER_METHOD
+/// How many pairs of each kind a node's FINAL_T holds, kept beside the
+/// set as it grows (counting the set at every insertion was quadratic).
+/// Same-lock pairs (`reacquired-lock`) and pairs of two locks (the pair
+/// variant) are bounded separately, so turning the pair variant on never
+/// hides a same-lock finding.
+#[derive(Default)]
+struct KindCounts {
+    same: usize,
+    distinct: usize,
+}
+
+impl KindCounts {
+    fn of<M>(set: &PairSet<M>) -> KindCounts {
+        let mut counts = KindCounts::default();
+        for pair in set.keys() {
+            counts.add(pair);
+        }
+        counts
+    }
+
+    fn count(&mut self, pair: &Pair) -> &mut usize {
+        if pair.0 == pair.1 {
+            &mut self.same
+        } else {
+            &mut self.distinct
+        }
+    }
+
+    /// Whether the set may take one more pair of `pair`'s kind.
+    fn has_room(&mut self, pair: &Pair) -> bool {
+        *self.count(pair) < MAX_LOCKS_PER_METHOD
+    }
+
+    fn add(&mut self, pair: &Pair) {
+        *self.count(pair) += 1;
+    }
 }
 
 struct MethodResult<M> {
