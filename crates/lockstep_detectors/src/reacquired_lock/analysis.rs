@@ -633,10 +633,7 @@ impl<'p, P: LockProgram> Analysis<'p, P> {
         }
         let exit_t = cx.run();
         let interner = &cx.interner;
-        let exit_t = exit_t
-            .into_iter()
-            .map(|((a, b), e)| ((interner.path(a).clone(), interner.path(b).clone()), e))
-            .collect();
+        let exit_t = capped_exit(exit_t, interner);
         let witnesses = cx
             .witnesses
             .into_values()
@@ -876,6 +873,31 @@ fn held_locks(body: &Body, mut region: Option<MonitorId>) -> Vec<AccessPath> {
         guard += 1;
         if guard > body.monitors.len() {
             break;
+        }
+    }
+    out
+}
+
+/// A method's exit pairs in terms of its locks, as the final propagation
+/// takes them: at most [`MAX_LOCKS_PER_METHOD`] of each kind, the first in
+/// the order of the lock expressions. A block can release more than a
+/// thousand pairs; only the few kept are cloned out of the interner.
+fn capped_exit<M>(exit_t: BTreeMap<IdPair, PairEntry<M>>, interner: &Interner) -> PairSet<M> {
+    let mut same = Vec::new();
+    let mut distinct = Vec::new();
+    for ((a, b), entry) in exit_t {
+        let pair = (interner.path(a), interner.path(b));
+        if pair.0 == pair.1 {
+            same.push((pair, entry));
+        } else {
+            distinct.push((pair, entry));
+        }
+    }
+    let mut out = PairSet::new();
+    for mut kind in [same, distinct] {
+        kind.sort_unstable_by(|x, y| x.0.cmp(&y.0));
+        for ((a, b), entry) in kind.into_iter().take(MAX_LOCKS_PER_METHOD) {
+            out.insert((a.clone(), b.clone()), entry);
         }
     }
     out
