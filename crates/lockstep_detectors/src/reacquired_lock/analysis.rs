@@ -1141,11 +1141,12 @@ impl<P: LockProgram> MethodAnalysis<'_, '_, P> {
                     }
                 }
             }
-            let mut targets: Vec<(usize, State<P::M>)> = block
-                .succs
-                .iter()
-                .map(|s| (s.index(), state.clone()))
-                .collect();
+            // The last successor takes the state itself, the others a copy.
+            let mut targets: Vec<(usize, State<P::M>)> = Vec::new();
+            if let Some((last, others)) = block.succs.split_last() {
+                targets.extend(others.iter().map(|s| (s.index(), state.clone())));
+                targets.push((last.index(), state));
+            }
             if let Some(e) = exc {
                 targets.extend(
                     block
