@@ -8,18 +8,18 @@ use serde_json::Value;
 
 use crate::common::*;
 
-const EVERY_RULE: [&str; 8] = [
-    "blocking-under-lock",
-    "data-race",
-    "deadlock",
-    "non-atomic-method",
-    "reacquired-lock",
-    "reacquired-lock-pair",
-    "stale-value",
-    "wait-notify",
-];
-
 const NOT_RUN: &str = "not run: the time budget was spent before it started";
+
+/// `lockstep check <example> --no-jdk <args>` (text unless `args` say otherwise).
+fn example_run(args: &[&str]) -> Run {
+    let mut all = vec![
+        "check".into(),
+        example_dir().into_os_string(),
+        "--no-jdk".into(),
+    ];
+    all.extend(args.iter().map(std::ffi::OsString::from));
+    lockstep(&all)
+}
 
 fn check_example(extra: &[&str]) -> (Run, Value) {
     let dir = example_dir();
@@ -43,23 +43,17 @@ fn a_spent_budget_cuts_every_rule_and_exits_2() {
             (s("rule"), s("phase"), s("what"))
         })
         .collect();
-    let expected: Vec<(String, String, String)> = EVERY_RULE
+    // Every rule, in id order.
+    let expected: Vec<(String, String, String)> = lockstep_detectors::RuleId::ALL
         .iter()
-        .map(|r| (r.to_string(), "detectors".into(), NOT_RUN.into()))
+        .map(|r| (r.as_str().to_string(), "detectors".into(), NOT_RUN.into()))
         .collect();
     assert_eq!(cuts, expected);
 }
 
 #[test]
 fn a_cut_check_never_reads_as_no_findings() {
-    let dir = example_dir();
-    let run = lockstep([
-        "check".as_ref(),
-        dir.as_os_str(),
-        "--no-jdk".as_ref(),
-        "--max-time".as_ref(),
-        "0".as_ref(),
-    ]);
+    let run = example_run(&["--max-time", "0"]);
     run.expect_code(2);
     let summary = run.stdout.lines().last().unwrap_or_default();
     assert!(
@@ -97,15 +91,8 @@ fn a_budget_not_reached_changes_nothing_but_the_empty_cut_list() {
 
 #[test]
 fn a_bad_budget_is_a_usage_error() {
-    let dir = example_dir();
     for bad in ["-1", "soon", "NaN"] {
-        let run = lockstep([
-            "check".as_ref(),
-            dir.as_os_str(),
-            "--no-jdk".as_ref(),
-            "--max-time".as_ref(),
-            bad.as_ref(),
-        ]);
+        let run = example_run(&["--max-time", bad]);
         run.expect_code(2);
         assert!(run.stderr.contains("--max-time"), "{bad}: {}", run.stderr);
     }
@@ -113,14 +100,7 @@ fn a_bad_budget_is_a_usage_error() {
 
 #[test]
 fn stats_time_each_detector_under_the_detectors_phase() {
-    let dir = example_dir();
-    let run = lockstep([
-        "check".as_ref(),
-        dir.as_os_str(),
-        "--no-jdk".as_ref(),
-        "--stats".as_ref(),
-        "--quiet".as_ref(),
-    ]);
+    let run = example_run(&["--stats", "--quiet"]);
     run.expect_code(1);
     let lines: Vec<&str> = run.stderr.lines().collect();
     let detectors = lines
