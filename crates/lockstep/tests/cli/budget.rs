@@ -91,8 +91,9 @@ fn a_budget_not_reached_changes_nothing_but_the_empty_cut_list() {
 
 #[test]
 fn a_bad_budget_is_a_usage_error() {
-    for bad in ["-1", "soon", "NaN"] {
-        let run = example_run(&["--max-time", bad]);
+    for bad in ["-1", "soon", "NaN", "inf"] {
+        // `=`: clap would take a separate `-1` for a flag.
+        let run = example_run(&[&format!("--max-time={bad}")]);
         run.expect_code(2);
         assert!(run.stderr.contains("--max-time"), "{bad}: {}", run.stderr);
     }
