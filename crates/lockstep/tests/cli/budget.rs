@@ -62,7 +62,7 @@ fn a_cut_check_never_reads_as_no_findings() {
         run.stdout
     );
     // The default rules, each named with what was cut.
-    for rule in ["blocking-under-lock", "reacquired-lock"] {
+    for rule in ["blocking-under-lock", "reacquired-lock", "wait-notify"] {
         let cut = format!("{rule} (detectors: {NOT_RUN})");
         assert!(summary.contains(&cut), "no `{cut}` in: {summary}");
     }
@@ -116,7 +116,9 @@ fn stats_time_each_detector_under_the_detectors_phase() {
         .collect();
     assert_eq!(per_rule.len(), 2, "{}", run.stderr);
     assert!(per_rule[0].trim_start().starts_with("reacquired-lock "));
-    assert!(per_rule[1].trim_start().starts_with("blocking-under-lock "));
+    assert!(per_rule[1]
+        .trim_start()
+        .starts_with("blocking-under-lock, wait-notify "));
     for l in per_rule {
         assert!(l.ends_with(" ms"), "{l}");
     }
