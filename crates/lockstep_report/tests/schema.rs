@@ -111,6 +111,32 @@ fn run_provenance_matches_the_strict_schema() {
 }
 
 #[test]
+fn budget_cuts_match_the_strict_schema() {
+    use lockstep_report::BudgetCut;
+    let validator = strict_validator();
+    let mut report = full_report();
+    assert!(rendered(&report)["summary"].get("budget_cuts").is_none());
+    report.budget_cuts = Some(Vec::new());
+    let instance = rendered(&report);
+    assert_eq!(instance["summary"]["budget_cuts"], serde_json::json!([]));
+    assert_eq!(errors(&validator, &instance), Vec::<String>::new());
+    report.budget_cuts = Some(vec![BudgetCut {
+        rule: "stale-value".into(),
+        phase: "detectors".into(),
+        what: "3 of 10 application methods not analysed".into(),
+    }]);
+    let instance = rendered(&report);
+    assert_eq!(errors(&validator, &instance), Vec::<String>::new());
+    assert_eq!(
+        instance["summary"]["budget_cuts"][0]["what"],
+        "3 of 10 application methods not analysed"
+    );
+    let mut wrong = instance.clone();
+    wrong["summary"]["budget_cuts"][0]["rule"] = Value::from(3);
+    assert!(!errors(&validator, &wrong).is_empty());
+}
+
+#[test]
 fn evidence_matches_the_strict_schema() {
     use lockstep_report::{Evidence, EvidenceStatus};
     let validator = strict_validator();
@@ -270,6 +296,7 @@ fn docs_json_example_is_rendered_output() {
         suppressed: Vec::new(),
         below_min_confidence: None,
         evidence_runs: None,
+        budget_cuts: None,
     };
     assert_eq!(render_json(&report), example);
 }
