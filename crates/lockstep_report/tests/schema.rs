@@ -16,7 +16,7 @@ const SCHEMA: &str = include_str!("../../../docs/lockstep-report-v1.schema.json"
 const DOCS: &str = include_str!("../../../docs/output-formats.md");
 
 /// Keys the output omits when they do not apply (additive, optional by design).
-const OPTIONAL_KEYS: &[&str] = &["provenance", "evidence"];
+const OPTIONAL_KEYS: &[&str] = &["provenance", "evidence", "budget_cuts"];
 
 fn published_schema() -> Value {
     serde_json::from_str(SCHEMA).unwrap()
