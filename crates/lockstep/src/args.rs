@@ -159,6 +159,9 @@ pub struct CheckArgs {
     /// Print counts and time per phase on stderr.
     #[arg(long)]
     pub stats: bool,
+    /// Time budget in seconds (fractions allowed) from the start of the check: once it is spent, the rules stop refining and report what they have (a rule's remaining methods are skipped, the reacquired-lock-pair search stops early, rules not yet started do not run), and the report names every rule that was cut and what it left out. The phases before the rules (reading, points-to, race facts) always run to the end. What gets cut depends on the machine's speed, so output is no longer deterministic; `0` cuts every budgeted step. Without it, nothing is cut.
+    #[arg(long, value_name = "SECS", value_parser = parse_seconds)]
+    pub max_time: Option<std::time::Duration>,
     /// Colors in text output.
     #[arg(long, value_enum, default_value = "auto")]
     pub color: ColorChoice,
@@ -315,4 +318,14 @@ pub enum DebugCommand {
         #[arg(long)]
         open: bool,
     },
+}
+
+/// `--max-time`: a finite, non-negative number of seconds.
+fn parse_seconds(text: &str) -> Result<std::time::Duration, String> {
+    let secs: f64 = text
+        .trim()
+        .parse()
+        .map_err(|_| format!("`{text}` is not a number of seconds"))?;
+    std::time::Duration::try_from_secs_f64(secs)
+        .map_err(|_| format!("`{text}` is not a time budget (a number of seconds, 0 or more)"))
 }

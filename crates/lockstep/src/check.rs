@@ -53,6 +53,11 @@ pub fn run(args: &CheckArgs) -> u8 {
         }
     };
     let mut phases = Phases::new(!args.quiet && !args.no_progress);
+    // The budget counts from here: reading the inputs is part of the check.
+    let budget = args
+        .max_time
+        .and_then(|t| std::time::Instant::now().checked_add(t))
+        .map(lockstep_detectors::Budget::until);
     phases.start("read and parse");
     let workspace = match Workspace::load(&crate::inputs(&args.input)) {
         Ok(w) => w,
@@ -64,6 +69,9 @@ pub fn run(args: &CheckArgs) -> u8 {
     };
     let mut settings = settings(args, rules);
     settings.options.declared_types = declared_types;
+    if let Some(budget) = budget {
+        settings.budget = budget;
+    }
     let mut outcome = workspace.check(&settings, &mut phases);
     // After the check: missing classes are met while lowering.
     let warnings = workspace.warnings();
@@ -158,6 +166,7 @@ fn settings(args: &CheckArgs, rules: RuleSet) -> CheckSettings {
             declared_types: Vec::new(),
         },
         stats: args.stats,
+        budget: lockstep_detectors::Budget::unlimited(),
     }
 }
 
@@ -200,6 +209,13 @@ fn print_stats(outcome: &Outcome, phases: &Phases, total: std::time::Duration) {
     eprintln!("time per phase:");
     for (name, d) in &phases.timings {
         eprintln!("  {name:<14} {:>8.1} ms", d.as_secs_f64() * 1000.0);
+        if *name == "detectors" {
+            // The rules run in parallel: each line is one detector's wall
+            // time, named by its enabled rules.
+            for (rules, d) in &outcome.detector_times {
+                eprintln!("    {rules:<40} {:>8.1} ms", d.as_secs_f64() * 1000.0);
+            }
+        }
     }
     eprintln!("  {:<14} {:>8.1} ms", "total", total.as_secs_f64() * 1000.0);
 }

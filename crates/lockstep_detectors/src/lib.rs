@@ -8,6 +8,7 @@
 //! declared beside its detector and registered once in [`registry`];
 //! its user documentation is the `docs.md` next to its code.
 
+pub mod budget;
 pub mod data_race;
 pub mod deadlock;
 pub mod non_atomic_method;
@@ -21,6 +22,7 @@ use lockstep_facts::SharedFacts;
 use lockstep_program::{CallGraph, EntryPoints, Program};
 use lockstep_report::Finding;
 
+pub use budget::{Budget, Cut};
 pub use registry::{
     all_rules, rule, RuleId, RuleMeta, RuleSet, SelectionError, UnknownRule, DOC_SECTIONS,
 };
@@ -57,6 +59,8 @@ pub struct Context<'a> {
     /// The rules enabled for this run.
     pub rules: RuleSet,
     pub options: &'a Options,
+    /// When to stop refining (`--max-time`); unlimited by default.
+    pub budget: Budget,
 }
 
 impl Context<'_> {
@@ -78,6 +82,9 @@ pub struct Output {
     pub explanation: Vec<String>,
     /// Statistics lines for `--stats`.
     pub stats: Vec<String>,
+    /// What the detector left out because the budget ran out (never
+    /// anything without a budget).
+    pub cuts: Vec<Cut>,
 }
 
 impl From<Vec<Finding>> for Output {
@@ -95,12 +102,13 @@ impl From<Vec<Finding>> for Output {
 pub enum Needs {
     /// The program model and the RTA call graph only.
     CallGraph,
-    /// Points-to and the part of the race facts the lock rules read:
-    /// thread roots, the context call graph, entry locks, start orderings
-    /// (no escape, ownership or racing pairs).
-    LockFacts,
     /// Points-to and the race facts.
     RaceFacts,
+    /// Points-to, the lock-order facts, and of the race facts only what
+    /// those read (thread roots, the context call graph, entry locks,
+    /// start orderings): when no enabled rule needs [`Needs::RaceFacts`]
+    /// itself, escape, ownership and the racing pairs are not computed.
+    LockOrder,
 }
 
 /// A detector: one analysis, reporting under one or more rules.

@@ -81,6 +81,64 @@ pub fn real_root(roots: &[Root], r: u32) -> bool {
 /// BFS parent edges of the context call graph, per node (see `Graph::bfs`).
 pub type Parents = Vec<Option<(u32, StmtId)>>;
 
+/// A breadth-first search of the context call graph from fixed sources
+/// that runs only as far as the paths asked for need. Nodes are visited
+/// in the order of `Graph::bfs` and a parent never changes once set, so
+/// every path it gives is the one the full search gives; a finding near
+/// its root no longer pays for a search of everything the root reaches.
+pub struct LazyBfs {
+    parent: Parents,
+    queue: std::collections::VecDeque<u32>,
+}
+
+impl LazyBfs {
+    /// The search from `sources`, in order, before any node is expanded.
+    pub fn new(graph: &Graph, sources: &[u32]) -> LazyBfs {
+        let mut parent: Parents = vec![None; graph.nodes.len()];
+        let mut queue = std::collections::VecDeque::new();
+        for &s in sources {
+            if let Some(slot @ None) = parent.get_mut(s as usize) {
+                *slot = Some((u32::MAX, StmtId(0)));
+                queue.push_back(s);
+            }
+        }
+        LazyBfs { parent, queue }
+    }
+
+    /// Expands nodes until `node` is reached or nothing more can be,
+    /// skipping the call sites `cut` says to skip (the same `cut` at every
+    /// call on one search); whether `node` is reached.
+    pub fn reach(&mut self, graph: &Graph, node: u32, cut: impl Fn(u32, StmtId) -> bool) -> bool {
+        while !self.reached(node) {
+            let Some(n) = self.queue.pop_front() else {
+                return false;
+            };
+            let Some(callees) = graph.callees.get(n as usize) else {
+                continue;
+            };
+            for &(site, c) in callees {
+                if cut(n, site) {
+                    continue;
+                }
+                if let Some(slot @ None) = self.parent.get_mut(c as usize) {
+                    *slot = Some((n, site));
+                    self.queue.push_back(c);
+                }
+            }
+        }
+        true
+    }
+
+    fn reached(&self, node: u32) -> bool {
+        self.parent.get(node as usize).is_some_and(Option::is_some)
+    }
+
+    /// The parents found so far (complete for every node reached).
+    pub fn parents(&self) -> &Parents {
+        &self.parent
+    }
+}
+
 /// A thread root for messages: `the main thread`, `the thread started by
 /// Thread.start() at Main.java:12 (more than once)`.
 pub fn root_label(

@@ -1,12 +1,12 @@
 //! One check: lower, entry points, call graph, shared facts, detectors,
 //! report. Each step is a phase reported to the caller's [`Progress`].
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
-use lockstep_detectors::{Context, Needs, Options, Output, RuleSet};
+use lockstep_detectors::{Budget, Context, Cut, Detector, Needs, Options, Output, RuleSet};
 use lockstep_facts::SharedFacts;
 use lockstep_program::{entry_points, rta, LowerStats, Stats};
-use lockstep_report::{Finding, Report, Scope, Summary};
+use lockstep_report::{BudgetCut, Finding, Report, Scope, Summary};
 use rayon::prelude::*;
 
 use crate::load::Workspace;
@@ -22,6 +22,8 @@ pub struct CheckSettings {
     pub options: Options,
     /// Collect `--stats` lines.
     pub stats: bool,
+    /// When detectors stop refining (`--max-time`); unlimited by default.
+    pub budget: Budget,
 }
 
 /// What a check produced.
@@ -33,37 +35,45 @@ pub struct Outcome {
     pub explanations: Vec<String>,
     /// Statistics lines (with `stats`), without timings.
     pub stats: Vec<String>,
+    /// How long each detector ran (wall time; detectors run in parallel),
+    /// named by its enabled rules, in detector order. Empty for detectors
+    /// the budget skipped.
+    pub detector_times: Vec<(String, Duration)>,
 }
 
 impl Workspace {
     /// Runs the enabled rules.
     pub fn check(&self, settings: &CheckSettings, progress: &mut dyn Progress) -> Outcome {
-        let (outputs, open_program, stats, scope) = self.with_context(settings, progress, |cx| {
-            let detectors = lockstep_detectors::enabled(settings.rules);
-            prefetch_facts(cx.facts, &detectors, cx.progress());
-            cx.phase("detectors");
-            let outputs: Vec<Output> = detectors.par_iter().map(|d| d.run(&cx.context)).collect();
+        let (ran, open_program, stats, scope) = self.with_context(settings, progress, |cx| {
+            let ran = run_detectors(cx, settings.rules);
             let stats = settings.stats.then(|| self.stats_lines(cx, settings));
             let scope =
                 crate::scope::scope(&self.program, cx.context.entries, cx.context.call_graph);
-            (outputs, cx.context.open_program(), stats, scope)
+            (ran, cx.context.open_program(), stats, scope)
         });
         progress.phase("render");
         let mut findings: Vec<Finding> = Vec::new();
         let mut explanations = Vec::new();
         let mut stats = stats.unwrap_or_default();
-        for out in outputs {
+        let mut cuts = ran.skipped;
+        for out in ran.outputs {
             findings.extend(out.findings);
             explanations.extend(out.explanation);
             if settings.stats {
                 stats.extend(out.stats);
             }
+            cuts.extend(out.cuts);
         }
         findings.retain(|f| f.rule.parse().is_ok_and(|r| settings.rules.contains(r)));
+        let mut report = self.report(findings, open_program, scope);
+        if settings.budget.is_limited() {
+            report.budget_cuts = Some(budget_cuts(cuts, settings.rules));
+        }
         Outcome {
-            report: self.report(findings, open_program, scope),
+            report,
             explanations,
             stats,
+            detector_times: ran.times,
         }
     }
 
@@ -95,6 +105,7 @@ impl Workspace {
             facts: &facts,
             rules: settings.rules,
             options: &settings.options,
+            budget: settings.budget,
         };
         let mut session = Session {
             context,
@@ -201,10 +212,6 @@ impl<'p> Session<'_, 'p> {
     fn phase(&mut self, name: &'static str) {
         self.progress.phase(name);
     }
-
-    fn progress(&mut self) -> &mut dyn Progress {
-        &mut *self.progress
-    }
 }
 
 /// `open_program` is the entry points' mode: a library without `main` is
@@ -215,23 +222,119 @@ fn facts_settings(settings: &CheckSettings, open_program: bool) -> lockstep_fact
         every_class: settings.options.open_every_class,
         points_to: settings.points_to,
         explain_field: settings.options.explain_field.clone(),
-        locks_only: lockstep_detectors::enabled(settings.rules)
+        locks_only: !lockstep_detectors::enabled(settings.rules)
             .iter()
-            .all(|d| d.needs() <= Needs::LockFacts),
+            .any(|d| d.needs() == Needs::RaceFacts),
     }
 }
 
-/// Computes the facts the enabled detectors read before they run, each
-/// as its own phase (they would be computed on first use anyway).
-fn prefetch_facts(
-    facts: &SharedFacts<'_>,
-    detectors: &[&'static dyn lockstep_detectors::Detector],
-    progress: &mut dyn Progress,
-) {
-    if detectors.iter().any(|d| d.needs() >= Needs::LockFacts) {
-        progress.phase("points-to");
-        facts.points_to();
-        progress.phase("race facts");
-        facts.races();
+/// What the detectors of one check returned, how long each took, and
+/// the rules of those the budget did not let start.
+struct DetectorRuns {
+    outputs: Vec<Output>,
+    times: Vec<(String, Duration)>,
+    skipped: Vec<Cut>,
+}
+
+/// Computes the facts the enabled detectors read, then runs them in
+/// parallel, each timed; with a budget, a detector whose facts or whose
+/// own start come after the deadline does not run and is recorded as cut.
+fn run_detectors(cx: &mut Session<'_, '_>, rules: RuleSet) -> DetectorRuns {
+    let budget = cx.context.budget;
+    let mut skipped = Vec::new();
+    let mut detectors = lockstep_detectors::enabled(rules);
+    for needs in [Needs::RaceFacts, Needs::LockOrder] {
+        if budget.expired() {
+            detectors.retain(|d| {
+                let keep = d.needs() < needs;
+                if !keep {
+                    skipped.extend(not_run(*d, rules));
+                }
+                keep
+            });
+        }
+        prefetch(cx, &detectors, needs);
     }
+    cx.phase("detectors");
+    let context = &cx.context;
+    let results: Vec<Option<(Output, Duration)>> = detectors
+        .par_iter()
+        .map(|d| {
+            if budget.expired() {
+                return None;
+            }
+            let started = Instant::now();
+            let out = d.run(context);
+            Some((out, started.elapsed()))
+        })
+        .collect();
+    let mut runs = DetectorRuns {
+        outputs: Vec::new(),
+        times: Vec::new(),
+        skipped,
+    };
+    for (d, result) in detectors.iter().zip(results) {
+        match result {
+            Some((out, time)) => {
+                runs.outputs.push(out);
+                runs.times.push((enabled_rules(*d, rules).join(", "), time));
+            }
+            None => runs.skipped.extend(not_run(*d, rules)),
+        }
+    }
+    runs
+}
+
+/// Computes the facts at level `needs` as their own phase when a detector
+/// reads them (they would be computed on first use anyway).
+fn prefetch(cx: &mut Session<'_, '_>, detectors: &[&'static dyn Detector], needs: Needs) {
+    if !detectors.iter().any(|d| d.needs() >= needs) {
+        return;
+    }
+    let facts = cx.facts;
+    match needs {
+        Needs::CallGraph => {}
+        Needs::RaceFacts => {
+            cx.phase("points-to");
+            facts.points_to();
+            cx.phase("race facts");
+            facts.races();
+        }
+        Needs::LockOrder => {
+            cx.phase("lock-order facts");
+            facts.lock_order();
+        }
+    }
+}
+
+/// The ids of the enabled rules a detector reports.
+fn enabled_rules(d: &dyn Detector, rules: RuleSet) -> Vec<&'static str> {
+    d.rules()
+        .iter()
+        .filter(|r| rules.contains(**r))
+        .map(|r| r.as_str())
+        .collect()
+}
+
+/// A detector the budget did not let start: each of its enabled rules is cut.
+fn not_run(d: &dyn Detector, rules: RuleSet) -> Vec<Cut> {
+    d.rules()
+        .iter()
+        .filter(|r| rules.contains(**r))
+        .map(|r| Cut::new(*r, "not run: the time budget was spent before it started"))
+        .collect()
+}
+
+/// The report's account of the cuts: enabled rules only, sorted, each once.
+fn budget_cuts(mut cuts: Vec<Cut>, rules: RuleSet) -> Vec<BudgetCut> {
+    cuts.retain(|c| rules.contains(c.rule));
+    cuts.sort();
+    cuts.dedup();
+    cuts.into_iter()
+        .map(|c| BudgetCut {
+            rule: c.rule.as_str().to_string(),
+            phase: "detectors".to_string(),
+            what: c.what,
+        })
+        .collect()
 }

@@ -122,6 +122,17 @@ struct JsonSummary<'a> {
     /// Additive (only with `check --evidence`): findings per evidence status.
     #[serde(skip_serializing_if = "Option::is_none")]
     evidence: Option<EvidenceCountsOut>,
+    /// Additive (only with `check --max-time`): what the time budget cut,
+    /// `[]` when it cut nothing.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    budget_cuts: Option<Vec<JsonBudgetCut<'a>>>,
+}
+
+#[derive(Serialize)]
+struct JsonBudgetCut<'a> {
+    rule: &'a str,
+    phase: &'a str,
+    what: &'a str,
 }
 
 /// Renders the report as pretty-printed JSON (2-space indent) with a
@@ -166,6 +177,15 @@ pub fn render_json(report: &Report) -> String {
             suppressed: suppressed.len() as u64,
             below_min_confidence: report.below_min_confidence.map_or(0, |(_, n)| n),
             evidence: EvidenceCountsOut::of(report),
+            budget_cuts: report.budget_cuts.as_ref().map(|cuts| {
+                cuts.iter()
+                    .map(|c| JsonBudgetCut {
+                        rule: &c.rule,
+                        phase: &c.phase,
+                        what: &c.what,
+                    })
+                    .collect()
+            }),
         },
         suppressed: suppressed.iter().map(|s| json_suppressed(s)).collect(),
     };

@@ -36,9 +36,9 @@ pub use github::{render_github, GithubOptions};
 pub use glob::glob_matches;
 pub use json::{render_json, JSON_FORMAT_VERSION, TOOL_NAME};
 pub use model::{
-    Confidence, Finding, Flow, InputProblem, Location, ParseConfidenceError, ParseSeverityError,
-    ProblemKind, Related, Report, RuleMeta, Scope, Severity, Summary, SuppressedFinding,
-    Suppression, EXIT_ERROR, EXIT_FINDINGS, EXIT_OK,
+    BudgetCut, Confidence, Finding, Flow, InputProblem, Location, ParseConfidenceError,
+    ParseSeverityError, ProblemKind, Related, Report, RuleMeta, Scope, Severity, Summary,
+    SuppressedFinding, Suppression, EXIT_ERROR, EXIT_FINDINGS, EXIT_OK,
 };
 pub use sarif::{render_sarif, SarifOptions, SARIF_SCHEMA};
 pub use sources::Sources;

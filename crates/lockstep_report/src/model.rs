@@ -689,6 +689,19 @@ pub struct Report {
     /// `check --evidence`: how many runs (traces) the findings were
     /// matched against; `None` without traces.
     pub evidence_runs: Option<u64>,
+    /// `check --max-time`: what the time budget cut (empty when it cut
+    /// nothing); `None` without a budget.
+    pub budget_cuts: Option<Vec<BudgetCut>>,
+}
+
+/// Part of the analysis a time budget (`check --max-time`) left out: the
+/// rule that lost precision, the phase it was cut in, and what was not
+/// analysed, in words.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct BudgetCut {
+    pub rule: String,
+    pub phase: String,
+    pub what: String,
 }
 
 impl Report {
@@ -815,12 +828,21 @@ impl Report {
     /// at least one finding, [`EXIT_OK`] otherwise. Input problems alone do
     /// not change it because the analysis went on; the CLI returns
     /// [`EXIT_ERROR`] itself for usage errors or when nothing could be read.
+    /// A report without findings whose analysis a time budget cut is
+    /// [`EXIT_ERROR`] too: it cannot claim there is nothing to find.
     pub fn exit_code(&self) -> i32 {
-        if self.findings.is_empty() {
-            EXIT_OK
-        } else {
+        if !self.findings.is_empty() {
             EXIT_FINDINGS
+        } else if self.was_cut() {
+            EXIT_ERROR
+        } else {
+            EXIT_OK
         }
+    }
+
+    /// Whether a time budget left part of the analysis out.
+    pub fn was_cut(&self) -> bool {
+        self.budget_cuts.as_ref().is_some_and(|c| !c.is_empty())
     }
 }
 
@@ -917,6 +939,27 @@ mod tests {
         report.findings = vec![finding.clone(), finding];
         assert_eq!(report.counts_by_rule().get("r"), Some(&1));
         assert_eq!(report.counts_by_severity()[2], (Severity::Note, 1));
+        assert_eq!(report.exit_code(), EXIT_FINDINGS);
+    }
+
+    #[test]
+    fn a_cut_analysis_without_findings_does_not_exit_ok() {
+        let mut report = Report::new("1");
+        assert_eq!(report.exit_code(), EXIT_OK);
+        report.budget_cuts = Some(Vec::new());
+        assert_eq!(report.exit_code(), EXIT_OK, "a budget that cut nothing");
+        report.budget_cuts = Some(vec![BudgetCut {
+            rule: "data-race".into(),
+            phase: "detectors".into(),
+            what: "not run".into(),
+        }]);
+        assert_eq!(report.exit_code(), EXIT_ERROR);
+        report.findings = vec![Finding::new(
+            "r",
+            Severity::Note,
+            "m",
+            Location::in_class("A"),
+        )];
         assert_eq!(report.exit_code(), EXIT_FINDINGS);
     }
 }

@@ -116,7 +116,9 @@ fn scope_text(scope: &Scope, open: bool) -> Option<String> {
 pub fn summary_line(report: &Report) -> String {
     let by_rule = report.counts_by_rule();
     let total: u64 = by_rule.values().sum();
-    let mut line = if total == 0 {
+    let mut line = if total == 0 && report.was_cut() {
+        "No findings before the time budget ran out".to_owned()
+    } else if total == 0 {
         "No findings".to_owned()
     } else {
         let parts: Vec<String> = by_rule
@@ -178,8 +180,25 @@ pub fn summary_line(report: &Report) -> String {
             plural(missing, "referenced class", "referenced classes")
         );
     }
+    if let Some(cut) = cut_text(report) {
+        let _ = write!(line, "; {cut}");
+    }
     line.push('.');
     line
+}
+
+/// `the time budget (--max-time) cut data-race (not run: ...), ...`:
+/// every rule whose analysis was cut, with what it left out.
+fn cut_text(report: &Report) -> Option<String> {
+    let cuts = report.budget_cuts.as_ref().filter(|c| !c.is_empty())?;
+    let parts: Vec<String> = cuts
+        .iter()
+        .map(|c| format!("{} ({}: {})", c.rule, c.phase, c.what))
+        .collect();
+    Some(format!(
+        "incomplete: the time budget (--max-time) cut {}",
+        parts.join(", ")
+    ))
 }
 
 fn plural(count: u64, one: &str, many: &str) -> String {

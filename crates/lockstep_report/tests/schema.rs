@@ -16,7 +16,7 @@ const SCHEMA: &str = include_str!("../../../docs/lockstep-report-v1.schema.json"
 const DOCS: &str = include_str!("../../../docs/output-formats.md");
 
 /// Keys the output omits when they do not apply (additive, optional by design).
-const OPTIONAL_KEYS: &[&str] = &["provenance", "evidence"];
+const OPTIONAL_KEYS: &[&str] = &["provenance", "evidence", "budget_cuts"];
 
 fn published_schema() -> Value {
     serde_json::from_str(SCHEMA).unwrap()
@@ -108,6 +108,32 @@ fn run_provenance_matches_the_strict_schema() {
     assert!(!errors(&validator, &unknown).is_empty());
     let text = lockstep_report::render_text(&report, &lockstep_report::TextOptions::default());
     assert!(text.contains("= observed in a run"), "{text}");
+}
+
+#[test]
+fn budget_cuts_match_the_strict_schema() {
+    use lockstep_report::BudgetCut;
+    let validator = strict_validator();
+    let mut report = full_report();
+    assert!(rendered(&report)["summary"].get("budget_cuts").is_none());
+    report.budget_cuts = Some(Vec::new());
+    let instance = rendered(&report);
+    assert_eq!(instance["summary"]["budget_cuts"], serde_json::json!([]));
+    assert_eq!(errors(&validator, &instance), Vec::<String>::new());
+    report.budget_cuts = Some(vec![BudgetCut {
+        rule: "stale-value".into(),
+        phase: "detectors".into(),
+        what: "3 of 10 application methods not analysed".into(),
+    }]);
+    let instance = rendered(&report);
+    assert_eq!(errors(&validator, &instance), Vec::<String>::new());
+    assert_eq!(
+        instance["summary"]["budget_cuts"][0]["what"],
+        "3 of 10 application methods not analysed"
+    );
+    let mut wrong = instance.clone();
+    wrong["summary"]["budget_cuts"][0]["rule"] = Value::from(3);
+    assert!(!errors(&validator, &wrong).is_empty());
 }
 
 #[test]
@@ -270,6 +296,7 @@ fn docs_json_example_is_rendered_output() {
         suppressed: Vec::new(),
         below_min_confidence: None,
         evidence_runs: None,
+        budget_cuts: None,
     };
     assert_eq!(render_json(&report), example);
 }

@@ -8,6 +8,7 @@
 //! build, so most tests use `--no-jdk`; the example is analysed with the
 //! JDK once and shared (`common::example_json_with_jdk`).
 
+mod budget;
 mod common;
 mod determinism;
 mod example;

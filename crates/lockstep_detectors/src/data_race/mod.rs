@@ -65,11 +65,18 @@ impl Detector for DataRace {
             unlocked_paths: Default::default(),
             site_locks: Default::default(),
         };
-        let findings = facts
-            .races
-            .iter()
-            .map(|r| crate::util::readable(reporter.finding(r)))
-            .collect();
+        let mut findings = Vec::new();
+        let mut skipped = crate::budget::Skipped {
+            skipped: 0,
+            total: facts.races.len(),
+        };
+        for r in &facts.races {
+            if cx.budget.expired() {
+                skipped.skipped += 1;
+                continue;
+            }
+            findings.push(crate::util::readable(reporter.finding(r)));
+        }
         let explanation = match &cx.options.explain_field {
             Some(field) => explain(cx.program, facts, field),
             None => Vec::new(),
@@ -77,7 +84,11 @@ impl Detector for DataRace {
         Output {
             findings,
             explanation,
-            stats: Vec::new(),
+            cuts: skipped
+                .cut(RuleId::DataRace, "racing accesses not reported")
+                .into_iter()
+                .collect(),
+            ..Output::default()
         }
     }
 }
@@ -138,17 +149,17 @@ struct Reporter<'a> {
     graph: &'a Graph,
     roots: &'a [Root],
     open: bool,
-    /// BFS parents per root, computed on demand.
-    paths: std::collections::HashMap<u32, Parents>,
+    /// BFS parents per root, computed as far as asked.
+    paths: std::collections::HashMap<u32, LazyBfs>,
     /// The same, through call sites where the caller holds no lock.
-    unlocked_paths: std::collections::HashMap<u32, Parents>,
+    unlocked_paths: std::collections::HashMap<u32, LazyBfs>,
     /// Locks each application body holds, for [`Reporter::site_locked`].
     site_locks: std::cell::RefCell<
         std::collections::HashMap<MethodId, Option<std::sync::Arc<local_locks::BodyLocks>>>,
     >,
 }
 
-use crate::util::Parents;
+use crate::util::LazyBfs;
 
 impl Reporter<'_> {
     fn root_label(&self, r: u32) -> String {
@@ -175,35 +186,44 @@ impl Reporter<'_> {
     /// For an access that holds no lock, a path on which no caller holds
     /// one either is preferred (the path that makes the access unprotected).
     fn path(&mut self, r: u32, node: u32, unlocked: bool) -> Vec<Frame> {
-        let sources: Vec<u32> = if self.open {
+        let key = if self.open { u32::MAX } else { r };
+        let graph = self.graph;
+        if unlocked {
+            // Taken out of the cache while it runs: `cut` reads `self`.
+            let mut bfs = self
+                .unlocked_paths
+                .remove(&key)
+                .unwrap_or_else(|| LazyBfs::new(graph, &self.sources(r)));
+            let reached = bfs.reach(graph, node, |n, site| self.site_locked(n, site));
+            let frames =
+                reached.then(|| crate::util::call_frames(self.program, graph, bfs.parents(), node));
+            self.unlocked_paths.insert(key, bfs);
+            if let Some(frames) = frames {
+                return frames;
+            }
+        }
+        if !self.paths.contains_key(&key) {
+            let bfs = LazyBfs::new(graph, &self.sources(r));
+            self.paths.insert(key, bfs);
+        }
+        let Some(bfs) = self.paths.get_mut(&key) else {
+            return Vec::new();
+        };
+        bfs.reach(graph, node, |_, _| false);
+        crate::util::call_frames(self.program, graph, bfs.parents(), node)
+    }
+
+    /// Where the paths of root `r` start: its entries (every root's, in
+    /// an open program).
+    fn sources(&self, r: u32) -> Vec<u32> {
+        if self.open {
             self.roots.iter().flat_map(|x| x.entries.clone()).collect()
         } else {
             self.roots
                 .get(r as usize)
                 .map(|x| x.entries.clone())
                 .unwrap_or_default()
-        };
-        let key = if self.open { u32::MAX } else { r };
-        let graph = self.graph;
-        let mut parent = None;
-        if unlocked {
-            if !self.unlocked_paths.contains_key(&key) {
-                let found = graph.bfs(&sources, |n, site| self.site_locked(n, site));
-                self.unlocked_paths.insert(key, found);
-            }
-            parent = self
-                .unlocked_paths
-                .get(&key)
-                .filter(|p| p.get(node as usize).is_some_and(Option::is_some));
         }
-        let parent = match parent {
-            Some(p) => p,
-            None => self
-                .paths
-                .entry(key)
-                .or_insert_with(|| graph.bfs(&sources, |_, _| false)),
-        };
-        crate::util::call_frames(self.program, graph, parent, node)
     }
 
     fn locks_text(&self, a: &Access, objects: &[ObjectId]) -> String {

@@ -46,7 +46,7 @@ impl Detector for Deadlock {
     }
 
     fn needs(&self) -> Needs {
-        Needs::LockFacts
+        Needs::LockOrder
     }
 
     fn run(&self, cx: &Context<'_>) -> Output {
@@ -85,6 +85,7 @@ impl Detector for Deadlock {
                 edges.len(),
                 cycles.len()
             )],
+            ..Output::default()
         }
     }
 }

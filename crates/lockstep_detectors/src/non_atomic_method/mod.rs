@@ -71,6 +71,7 @@ impl Detector for NonAtomicMethod {
             stats: overview.stats.lines(),
             explanation,
             findings: overview.findings,
+            ..Output::default()
         }
     }
 }

@@ -26,8 +26,6 @@ use std::fmt::Debug;
 use std::hash::Hash;
 use std::sync::Arc;
 
-use rayon::prelude::*;
-
 use lockstep_ir::{
     AccessPath, Body, ConstValue, MonitorId, Operand, StmtId, StmtKind, VarId, VarOrigin,
 };
@@ -173,6 +171,9 @@ pub struct Settings {
     /// passes on only its own acquisitions (to application callers) and
     /// those of application callbacks, which saves most of the work.
     pub library_internal_locks: bool,
+    /// Once it has run out, methods not yet started are skipped and the
+    /// pair search of methods under way stops adding pairs of two locks.
+    pub budget: crate::Budget,
 }
 
 /// A call site of a method, with its receiver and arguments as locks of the caller.
@@ -513,24 +514,27 @@ impl<'p, P: LockProgram> Analysis<'p, P> {
             .copied()
             .filter(|m| self.held.contains_key(m) && !self.prog.is_library(*m))
             .collect();
-        let results: Vec<(P::M, MethodResult<P::M>)> = candidates
-            .par_iter()
-            .filter_map(|&m| {
+        let (results, skipped) =
+            crate::budget::map_within(self.settings.budget, &candidates, |&m| {
                 self.prog
                     .body(m)
                     .map(|body| (m, self.analyze_method(m, &body)))
-            })
-            .collect();
-        for (m, result) in results {
+            });
+        let mut pairs_cut_methods = 0;
+        for (m, result) in results.into_iter().flatten().flatten() {
             out.extend(result.witnesses);
             exit_t.insert(m, result.exit_t);
             bounded_methods += usize::from(result.bounded);
+            pairs_cut_methods += usize::from(result.pairs_cut);
         }
         out.extend(self.final_propagation(&exit_t));
-        out.retain(|w| !self.reenters_held(w));
+        let mut reentries = Reentries::default();
+        out.retain(|w| !self.reenters_held(w, &mut reentries));
         Witnesses {
             witnesses: out,
             bounded_methods,
+            skipped,
+            pairs_cut_methods,
         }
     }
 
@@ -594,6 +598,7 @@ impl<'p, P: LockProgram> Analysis<'p, P> {
                 exit_t: PairSet::new(),
                 witnesses: Vec::new(),
                 bounded: false,
+                pairs_cut: false,
             };
         }
         let region_locks: Vec<Option<LockId>> = body
@@ -616,6 +621,7 @@ impl<'p, P: LockProgram> Analysis<'p, P> {
             interner,
             dirty: true,
             bounded: false,
+            pairs_cut: false,
         };
         for (i, region) in body.monitors.iter().enumerate() {
             if let Some(e) = region.enter {
@@ -627,10 +633,7 @@ impl<'p, P: LockProgram> Analysis<'p, P> {
         }
         let exit_t = cx.run();
         let interner = &cx.interner;
-        let exit_t = exit_t
-            .into_iter()
-            .map(|((a, b), e)| ((interner.path(a).clone(), interner.path(b).clone()), e))
-            .collect();
+        let exit_t = capped_exit(exit_t, interner);
         let witnesses = cx
             .witnesses
             .into_values()
@@ -648,6 +651,7 @@ impl<'p, P: LockProgram> Analysis<'p, P> {
             exit_t,
             witnesses,
             bounded: cx.bounded,
+            pairs_cut: cx.pairs_cut,
         }
     }
 
@@ -696,8 +700,10 @@ impl<'p, P: LockProgram> Analysis<'p, P> {
         for (&m, t) in exit_t {
             if !t.is_empty() {
                 let mut capped: PairSet<P::M> = PairSet::new();
+                let mut kinds = KindCounts::default();
                 for (k, v) in t {
-                    if has_room(&capped, k) {
+                    if kinds.has_room(k) {
+                        kinds.add(k);
                         capped.insert(k.clone(), v.clone());
                     }
                 }
@@ -711,18 +717,23 @@ impl<'p, P: LockProgram> Analysis<'p, P> {
                 continue;
             };
             for (pred, edge) in preds(node) {
+                // The call site is decoded once per edge, not once per pair.
+                let site = match edge {
+                    Edge::Region => None,
+                    Edge::Call(stmt) => match self.site_ref(pred.0, stmt) {
+                        Some(site) => Some(site),
+                        None => continue,
+                    },
+                };
                 let mut added: Vec<(Pair, PairEntry<P::M>)> = Vec::new();
                 for pair in &new_pairs {
                     let Some(entry) = final_t.get(&node).and_then(|t| t.get(pair)) else {
                         continue;
                     };
-                    let (tp, e) = match edge {
-                        Edge::Region => (pair.clone(), entry.clone()),
-                        Edge::Call(stmt) => {
-                            let Some(site) = self.site_ref(pred.0, stmt) else {
-                                continue;
-                            };
-                            let Some(tp) = translate_pair(pair, &site) else {
+                    let (tp, e) = match &site {
+                        None => (pair.clone(), entry.clone()),
+                        Some(site) => {
+                            let Some(tp) = translate_pair(pair, site) else {
                                 continue;
                             };
                             let hop = Hop {
@@ -746,13 +757,15 @@ impl<'p, P: LockProgram> Analysis<'p, P> {
                 }
                 let mine = final_t.entry(pred).or_default();
                 let d = delta.entry(pred).or_default();
+                let mut kinds = KindCounts::of(mine);
                 for (pair, entry) in added {
-                    if !has_room(mine, &pair) {
+                    if !kinds.has_room(&pair) {
                         continue;
                     }
                     if let std::collections::btree_map::Entry::Vacant(slot) =
                         mine.entry(pair.clone())
                     {
+                        kinds.add(&pair);
                         slot.insert(entry);
                         d.push(pair);
                     }
@@ -796,14 +809,23 @@ impl<'p, P: LockProgram> Analysis<'p, P> {
     /// ([`LockProgram::same_lock`])? Both acquisitions are then re-entries
     /// (h2's `SessionRemote.setCurrentSchemaName` holds `this` and locks
     /// its command's `session`, which is `this`).
-    fn reenters_held(&self, w: &Witness<P::M>) -> bool {
-        let Some(body) = self.prog.body(w.method) else {
-            return false;
-        };
-        held_locks(&body, Some(w.context)).iter().any(|h| {
-            *h != STAR
-                && (self.prog.same_lock(w.method, h, &w.pair.0)
-                    || self.prog.same_lock(w.method, h, &w.pair.1))
+    fn reenters_held(&self, w: &Witness<P::M>, memo: &mut Reentries<P::M>) -> bool {
+        let held = memo.held.entry((w.method, w.context)).or_insert_with(|| {
+            self.prog
+                .body(w.method)
+                .map(|body| held_locks(&body, Some(w.context)))
+                .unwrap_or_default()
+        });
+        let same = memo.same.entry((w.method, w.context)).or_default();
+        [&w.pair.0, &w.pair.1].into_iter().any(|lock| {
+            if let Some(&known) = same.get(lock) {
+                return known;
+            }
+            let reenters = held
+                .iter()
+                .any(|h| *h != STAR && self.prog.same_lock(w.method, h, lock));
+            same.insert(lock.clone(), reenters);
+            reenters
         })
     }
 
@@ -817,6 +839,24 @@ impl<'p, P: LockProgram> Analysis<'p, P> {
         !held
             .iter()
             .any(|h| *h != STAR && (*h == pair.0 || *h == pair.1))
+    }
+}
+
+/// What [`Analysis::reenters_held`] found, per witness context: the locks
+/// held there, and whether a lock is one of them under another name.
+/// Many witnesses share a context and a lock, and the must-alias query
+/// behind the answer is costly.
+struct Reentries<M> {
+    held: HashMap<(M, MonitorId), Vec<AccessPath>>,
+    same: HashMap<(M, MonitorId), HashMap<AccessPath, bool>>,
+}
+
+impl<M> Default for Reentries<M> {
+    fn default() -> Self {
+        Reentries {
+            held: HashMap::default(),
+            same: HashMap::default(),
+        }
     }
 }
 
@@ -838,13 +878,67 @@ fn held_locks(body: &Body, mut region: Option<MonitorId>) -> Vec<AccessPath> {
     out
 }
 
-/// Whether `set` may take one more pair of `pair`'s kind. Same-lock
-/// pairs (`reacquired-lock`) and pairs of two locks (the pair variant) are
-/// bounded separately, so turning the pair variant on never hides a
-/// same-lock finding.
-fn has_room<M>(set: &PairSet<M>, pair: &Pair) -> bool {
-    let same = pair.0 == pair.1;
-    set.keys().filter(|p| (p.0 == p.1) == same).count() < MAX_LOCKS_PER_METHOD
+/// A method's exit pairs in terms of its locks, as the final propagation
+/// takes them: at most [`MAX_LOCKS_PER_METHOD`] of each kind, the first in
+/// the order of the lock expressions. A block can release more than a
+/// thousand pairs; only the few kept are cloned out of the interner.
+fn capped_exit<M>(exit_t: BTreeMap<IdPair, PairEntry<M>>, interner: &Interner) -> PairSet<M> {
+    let mut same = Vec::new();
+    let mut distinct = Vec::new();
+    for ((a, b), entry) in exit_t {
+        let pair = (interner.path(a), interner.path(b));
+        if pair.0 == pair.1 {
+            same.push((pair, entry));
+        } else {
+            distinct.push((pair, entry));
+        }
+    }
+    let mut out = PairSet::new();
+    for mut kind in [same, distinct] {
+        kind.sort_unstable_by(|x, y| x.0.cmp(&y.0));
+        for ((a, b), entry) in kind.into_iter().take(MAX_LOCKS_PER_METHOD) {
+            out.insert((a.clone(), b.clone()), entry);
+        }
+    }
+    out
+}
+
+/// How many pairs of each kind a node's FINAL_T holds, kept beside the
+/// set as it grows (counting the set at every insertion was quadratic).
+/// Same-lock pairs (`reacquired-lock`) and pairs of two locks (the pair
+/// variant) are bounded separately, so turning the pair variant on never
+/// hides a same-lock finding.
+#[derive(Default)]
+struct KindCounts {
+    same: usize,
+    distinct: usize,
+}
+
+impl KindCounts {
+    fn of<M>(set: &PairSet<M>) -> KindCounts {
+        let mut counts = KindCounts::default();
+        for pair in set.keys() {
+            counts.add(pair);
+        }
+        counts
+    }
+
+    fn count(&mut self, pair: &Pair) -> &mut usize {
+        if pair.0 == pair.1 {
+            &mut self.same
+        } else {
+            &mut self.distinct
+        }
+    }
+
+    /// Whether the set may take one more pair of `pair`'s kind.
+    fn has_room(&mut self, pair: &Pair) -> bool {
+        *self.count(pair) < MAX_LOCKS_PER_METHOD
+    }
+
+    fn add(&mut self, pair: &Pair) {
+        *self.count(pair) += 1;
+    }
 }
 
 struct MethodResult<M> {
@@ -852,6 +946,9 @@ struct MethodResult<M> {
     witnesses: Vec<Witness<M>>,
     /// Some block reached [`MAX_PAIRS_PER_BLOCK`].
     bounded: bool,
+    /// The budget ran out while the method was analysed: pairs of two
+    /// locks were no longer added from then on.
+    pairs_cut: bool,
 }
 
 /// Every witness of a program, and how many methods hit a bound.
@@ -859,6 +956,10 @@ pub struct Witnesses<M> {
     pub witnesses: Vec<Witness<M>>,
     /// Methods in which some block reached [`MAX_PAIRS_PER_BLOCK`].
     pub bounded_methods: usize,
+    /// Candidate methods the budget left unanalysed.
+    pub skipped: crate::budget::Skipped,
+    /// Methods whose pair search the budget stopped early.
+    pub pairs_cut_methods: usize,
 }
 
 /// A lock of one method's analysis, interned so that states clone and
@@ -942,9 +1043,20 @@ struct MethodAnalysis<'a, 'p, P: LockProgram> {
     dirty: bool,
     /// Some block reached [`MAX_PAIRS_PER_BLOCK`].
     bounded: bool,
+    /// The budget ran out during this method: no more pairs of two locks.
+    pairs_cut: bool,
 }
 
 impl<P: LockProgram> MethodAnalysis<'_, '_, P> {
+    /// The settings for the next transfer: the pair search stops once the
+    /// budget has run out (looked at once per block visited).
+    fn effective_settings(&self) -> Settings {
+        Settings {
+            pairs: self.analysis.settings.pairs && !self.pairs_cut,
+            ..self.analysis.settings
+        }
+    }
+
     /// Reshape an incoming state to the frames the IR says are open at the
     /// start of a block, so unstructured bytecode cannot desynchronise us.
     fn conform(&self, mut state: State<P::M>, expected: &[MonitorId]) -> State<P::M> {
@@ -990,6 +1102,9 @@ impl<P: LockProgram> MethodAnalysis<'_, '_, P> {
             let Some(block) = body.blocks.get(b) else {
                 continue;
             };
+            if self.analysis.settings.pairs && !self.pairs_cut {
+                self.pairs_cut = self.analysis.settings.budget.expired();
+            }
             let Some(mut state) = input[b].clone() else {
                 continue;
             };
@@ -1026,11 +1141,12 @@ impl<P: LockProgram> MethodAnalysis<'_, '_, P> {
                     }
                 }
             }
-            let mut targets: Vec<(usize, State<P::M>)> = block
-                .succs
-                .iter()
-                .map(|s| (s.index(), state.clone()))
-                .collect();
+            // The last successor takes the state itself, the others a copy.
+            let mut targets: Vec<(usize, State<P::M>)> = Vec::new();
+            if let Some((last, others)) = block.succs.split_last() {
+                targets.extend(others.iter().map(|s| (s.index(), state.clone())));
+                targets.push((last.index(), state));
+            }
             if let Some(e) = exc {
                 targets.extend(
                     block
@@ -1072,6 +1188,7 @@ impl<P: LockProgram> MethodAnalysis<'_, '_, P> {
     }
 
     fn transfer(&mut self, s: StmtId, kind: &StmtKind, state: &mut State<P::M>) {
+        let settings = self.effective_settings();
         if matches!(kind, StmtKind::MonitorEnter(_) | StmtKind::MonitorExit(_))
             || self.call_locks.get(&s).is_some_and(|l| !l.is_empty())
         {
@@ -1099,7 +1216,7 @@ impl<P: LockProgram> MethodAnalysis<'_, '_, P> {
             StmtKind::Invoke { result, .. } => {
                 if let Some(l) = self.call_locks.get(&s) {
                     if let Some(top) = state.last_mut() {
-                        self.bounded |= add_released(top, l, s, self.m, self.analysis.settings);
+                        self.bounded |= add_released(top, l, s, self.m, settings);
                     }
                 }
                 if let Some(dst) = result {
@@ -1140,7 +1257,7 @@ impl<P: LockProgram> MethodAnalysis<'_, '_, P> {
     fn pop_region(&mut self, state: &mut State<P::M>) {
         let Some(inner) = state.pop() else { return };
         let Some(region) = inner.region else { return };
-        let settings = self.analysis.settings;
+        let settings = self.effective_settings();
         let info = self.body.monitors.get(region.index());
         let lock = self.region_locks.get(region.index()).copied().flatten();
         // Potential witnesses of the block are confirmed here, unless they are

@@ -149,11 +149,12 @@ impl Detector for ReacquiredLock {
             Settings {
                 pairs,
                 library_internal_locks: cx.options.include_library_witnesses,
+                budget: cx.budget,
             },
         );
         let mut best: BTreeMap<(bool, Hop<MethodId>), Witness<MethodId>> = BTreeMap::new();
-        let found = analysis.witnesses();
-        for w in found.witnesses {
+        let mut found = analysis.witnesses();
+        for w in std::mem::take(&mut found.witnesses) {
             if !cx
                 .program
                 .class(cx.program.method(w.method).class)
@@ -206,9 +207,37 @@ impl Detector for ReacquiredLock {
         Output {
             findings,
             stats,
+            cuts: cuts(&found, single, pairs),
             ..Output::default()
         }
     }
+}
+
+/// What the budget cut, for each enabled rule: methods not analysed at
+/// all, and (pair rule) methods whose pair search stopped early.
+fn cuts(found: &analysis::Witnesses<MethodId>, single: bool, pairs: bool) -> Vec<crate::Cut> {
+    let mut out = Vec::new();
+    let rules = [
+        (single, RuleId::ReacquiredLock),
+        (pairs, RuleId::ReacquiredLockPair),
+    ];
+    for (_, rule) in rules.iter().filter(|(on, _)| *on) {
+        out.extend(
+            found
+                .skipped
+                .cut(*rule, "methods that take locks not analysed"),
+        );
+    }
+    if pairs && found.pairs_cut_methods > 0 {
+        out.push(crate::Cut::new(
+            RuleId::ReacquiredLockPair,
+            format!(
+                "the pair search stopped early in {} method(s)",
+                found.pairs_cut_methods
+            ),
+        ));
+    }
+    out
 }
 
 fn rank(w: &Witness<MethodId>) -> (bool, usize, MethodId, u32, String) {

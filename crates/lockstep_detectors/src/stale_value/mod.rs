@@ -19,8 +19,6 @@ pub mod locks;
 pub mod summary;
 pub mod values;
 
-use rayon::prelude::*;
-
 use lockstep_ir::{AccessPath, Body, MemberRef, Rvalue, StmtId, StmtKind};
 use lockstep_program::{MethodId, Program};
 use lockstep_report::{Confidence, Finding, Severity};
@@ -72,7 +70,6 @@ impl Detector for StaleValue {
                 unknown_callees: cx.options.unknown_callees,
             },
         )
-        .into()
     }
 }
 
@@ -82,13 +79,13 @@ impl Detector for Configured {
     }
 
     fn run(&self, cx: &Context<'_>) -> Output {
-        run(cx, &self.0).into()
+        run(cx, &self.0)
     }
 }
 
-fn run(cx: &Context<'_>, settings: &Settings) -> Vec<Finding> {
+fn run(cx: &Context<'_>, settings: &Settings) -> Output {
     if !cx.is_enabled(RuleId::StaleValue) {
-        return Vec::new();
+        return Output::default();
     }
     let program = cx.program;
     let stable = StableFields::compute(program);
@@ -103,11 +100,17 @@ fn run(cx: &Context<'_>, settings: &Settings) -> Vec<Finding> {
         .collect();
     // Methods are independent given the summaries; collected in method
     // order, so the output does not depend on the thread count.
-    let per_method: Vec<Vec<Finding>> = app
-        .par_iter()
-        .map(|&m| analyse_method(program, &stable, &value_types, &summaries, m))
-        .collect();
-    per_method.into_iter().flatten().collect()
+    let (per_method, skipped) = crate::budget::map_within(cx.budget, &app, |&m| {
+        analyse_method(program, &stable, &value_types, &summaries, m)
+    });
+    Output {
+        findings: per_method.into_iter().flatten().flatten().collect(),
+        cuts: skipped
+            .cut(RuleId::StaleValue, "application methods not analysed")
+            .into_iter()
+            .collect(),
+        ..Output::default()
+    }
 }
 
 fn analyse_method(

@@ -64,7 +64,7 @@ impl Detector for WaitNotify {
     }
 
     fn needs(&self) -> Needs {
-        Needs::LockFacts
+        Needs::LockOrder
     }
 
     fn run(&self, cx: &Context<'_>) -> Output {

@@ -174,6 +174,7 @@ pub fn full_report() -> Report {
         suppressed: Vec::new(),
         below_min_confidence: None,
         evidence_runs: None,
+        budget_cuts: None,
     }
 }
 
