@@ -842,29 +842,37 @@ fn counted_completers_complete_up_to_the_root_before_its_join_returns() {
     assert_only_the_twin(&fs, "Completers.late");
 }
 
-/// The application fields whose accesses a trace recorded
-/// (`Class.field`, JDK fields such as `System.out` left out), sorted.
-fn recorded_fields(trace: &Path) -> Vec<String> {
+/// The names `name` gives to the events of a complete trace, sorted and
+/// deduplicated.
+fn event_names(
+    trace: &Path,
+    name: impl Fn(&lockstep_trace::Trace, &lockstep_trace::Event) -> Option<String>,
+) -> Vec<String> {
     let t = lockstep_trace::read(std::fs::File::open(trace).unwrap());
     assert!(t.complete, "{:?}", t.problems);
     let mut out: Vec<String> = t
         .chunks
         .iter()
         .flat_map(|c| &c.events)
-        .filter_map(|e| match e {
-            lockstep_trace::Event::Read { field, .. }
-            | lockstep_trace::Event::Write { field, .. } => t
-                .tables
-                .fields
-                .get(field)
-                .map(|f| format!("{}.{}", f.class, f.name)),
-            _ => None,
-        })
-        .filter(|f| !f.starts_with("java/"))
+        .filter_map(|e| name(&t, e))
         .collect();
     out.sort();
     out.dedup();
     out
+}
+
+/// The application fields whose accesses a trace recorded
+/// (`Class.field`, JDK fields such as `System.out` left out), sorted.
+fn recorded_fields(trace: &Path) -> Vec<String> {
+    event_names(trace, |t, e| match e {
+        lockstep_trace::Event::Read { field, .. } | lockstep_trace::Event::Write { field, .. } => t
+            .tables
+            .fields
+            .get(field)
+            .map(|f| format!("{}.{}", f.class, f.name))
+            .filter(|f| !f.starts_with("java/")),
+        _ => None,
+    })
 }
 
 #[test]
@@ -974,26 +982,16 @@ fn cached_run(
     (out, err, serde_json::from_str(&text).unwrap())
 }
 
-/// The application methods whose entry a trace recorded (`Class.method`), sorted.
+/// The methods whose entry a trace recorded (`Class.method`), sorted.
 fn entered_methods(trace: &Path) -> Vec<String> {
-    let t = lockstep_trace::read(std::fs::File::open(trace).unwrap());
-    assert!(t.complete, "{:?}", t.problems);
-    let mut out: Vec<String> = t
-        .chunks
-        .iter()
-        .flat_map(|c| &c.events)
-        .filter_map(|e| match e {
-            lockstep_trace::Event::Enter { method } => t
-                .tables
-                .methods
-                .get(method)
-                .map(|m| format!("{}.{}", m.class, m.name)),
-            _ => None,
-        })
-        .collect();
-    out.sort();
-    out.dedup();
-    out
+    event_names(trace, |t, e| match e {
+        lockstep_trace::Event::Enter { method } => t
+            .tables
+            .methods
+            .get(method)
+            .map(|m| format!("{}.{}", m.class, m.name)),
+        _ => None,
+    })
 }
 
 #[test]

@@ -216,12 +216,18 @@ fn guided_rewriting_drops_only_instance_field_and_array_probes_and_still_verifie
         plain_fields > 10 && plain_arrays > 2,
         "{plain_fields} {plain_arrays}"
     );
-    write_class(out.path(), RT_CLASS, &runtime::rec_class_stub().unwrap());
-    write_class(out.path(), TASK_CLASS, &runtime::task_class().unwrap());
+    assert_guided_run_as_plain(out.path(), &fixture.classes_dir);
+}
+
+/// Runs `Exercise` from the guided classes in `out` (with the runtime
+/// stubs) and from the plain ones: both verify and print the same.
+fn assert_guided_run_as_plain(out: &Path, plain: &Path) {
+    write_class(out, RT_CLASS, &runtime::rec_class_stub().unwrap());
+    write_class(out, TASK_CLASS, &runtime::task_class().unwrap());
     let java = Path::new("java");
-    let (plain_ok, plain_out, plain_err) = run_java(java, &fixture.classes_dir, "Exercise");
+    let (plain_ok, plain_out, plain_err) = run_java(java, plain, "Exercise");
     assert!(plain_ok, "{plain_err}");
-    let (ok, guided_out, err) = run_java(java, out.path(), "Exercise");
+    let (ok, guided_out, err) = run_java(java, out, "Exercise");
     assert!(ok, "guided run failed:\n{err}");
     assert_eq!(guided_out, plain_out);
 }
@@ -286,12 +292,5 @@ fn methods_proven_atomic_lose_their_method_events_and_still_verify() {
         atomic_frames > 0 && atomic_frames < plain_frames,
         "{atomic_frames} of {plain_frames}"
     );
-    write_class(out.path(), RT_CLASS, &runtime::rec_class_stub().unwrap());
-    write_class(out.path(), TASK_CLASS, &runtime::task_class().unwrap());
-    let java = Path::new("java");
-    let (plain_ok, plain_out, plain_err) = run_java(java, &fixture.classes_dir, "Exercise");
-    assert!(plain_ok, "{plain_err}");
-    let (ok, guided_out, err) = run_java(java, out.path(), "Exercise");
-    assert!(ok, "guided run failed:\n{err}");
-    assert_eq!(guided_out, plain_out);
+    assert_guided_run_as_plain(out.path(), &fixture.classes_dir);
 }
