@@ -32,11 +32,11 @@ fn check_default(case: &str) -> Vec<Finding> {
 #[test]
 fn rule_metadata() {
     assert_eq!(RULE.id.as_str(), "reacquired-lock");
-    assert!(RULE.default_enabled);
+    assert!(!RULE.default_enabled, "off until its sample reaches 80%");
     assert_eq!(PAIR_RULE.id.as_str(), "reacquired-lock-pair");
     assert!(!PAIR_RULE.default_enabled, "the variant is opt-in (§2.3)");
     let default = lockstep_detectors::RuleSet::from_selection(&[], &[]).unwrap();
-    assert!(default.contains(RULE.id));
+    assert!(!default.contains(RULE.id));
     assert!(!default.contains(PAIR_RULE.id));
 }
 

@@ -113,3 +113,20 @@ fn blocking_calls_under_a_lock() {
         dump(&findings)
     );
 }
+
+/// `TimeUnit.timedWait(obj, t)` is a wait on `obj`: the `notifyAll()`
+/// it waits for is no lost wake-up (Guava's `DirectExecutorService`), and
+/// a call without `obj`'s monitor throws like `obj.wait()`.
+#[test]
+fn time_unit_timed_wait_waits_on_its_argument() {
+    let findings = wait_notify("timed_wait");
+    assert_eq!(findings.len(), 2, "{}", dump(&findings));
+    assert!(
+        findings
+            .iter()
+            .any(|f| f.severity == Severity::Error
+                && f.message.contains("IllegalMonitorStateException")),
+        "{}",
+        dump(&findings)
+    );
+}

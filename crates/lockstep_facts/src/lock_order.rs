@@ -546,6 +546,13 @@ impl Collector<'_> {
             }
             return;
         }
+        if let Some(arg) = lockstep_models::monitor_wait_argument(&m.class, &m.name, &m.descriptor)
+        {
+            if let Some(Operand::Var(object)) = call.args.get(arg) {
+                self.monitor_op(here, s, *object, MonitorOpKind::Wait { timed: true });
+            }
+            return;
+        }
         let Some(Operand::Var(recv)) = call.receiver.as_ref() else {
             return;
         };

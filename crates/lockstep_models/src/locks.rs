@@ -179,6 +179,18 @@ pub fn all_lock_models() -> &'static [LockModel] {
     TABLE.entries()
 }
 
+/// JDK calls that wait on the monitor of an argument rather than of their
+/// receiver, with that argument's index: `TimeUnit.timedWait(obj, t)` is
+/// `obj.wait(ms, ns)` with the unit converted (Guava's
+/// `DirectExecutorService.awaitTermination` waits this way, so its
+/// `notifyAll()` has a waiter). The wait is always timed.
+pub fn monitor_wait_argument(class: &str, name: &str, desc: &str) -> Option<usize> {
+    match (class, name, desc) {
+        ("java/util/concurrent/TimeUnit", "timedWait", "(Ljava/lang/Object;J)V") => Some(0),
+        _ => None,
+    }
+}
+
 /// The `java.util.concurrent.locks.Lock` interface: application classes
 /// that implement it are locks whose code is analysed (their own
 /// `lock()`), the JDK's are modelled.

@@ -37,10 +37,39 @@ impl Run {
     }
 }
 
-/// Runs `lockstep` with `args`; asserts that it exited normally and never
-/// panicked.
+/// The rules a `check` of these tests runs when it chooses none: the
+/// default rules plus `reacquired-lock`, which is off by default (its
+/// sampled precision is below the bar) but is the pattern the bundled
+/// example and most input fixtures demonstrate. Tests of the default
+/// selection itself use [`lockstep_as_is`].
+pub const TEST_RULES: &str = "reacquired-lock,blocking-under-lock,wait-notify";
+
+/// Runs `lockstep` with `args`; a `check` that names no rules (no
+/// `--select`/`--ignore`) gets `--select` [`TEST_RULES`]. Asserts that it
+/// exited normally and never panicked.
 #[track_caller]
 pub fn lockstep<I, S>(args: I) -> Run
+where
+    I: IntoIterator<Item = S>,
+    S: AsRef<std::ffi::OsStr>,
+{
+    let mut args: Vec<std::ffi::OsString> =
+        args.into_iter().map(|a| a.as_ref().to_os_string()).collect();
+    let chooses_rules = args.iter().any(|a| {
+        let a = a.to_string_lossy();
+        a.starts_with("--select") || a.starts_with("--ignore")
+    });
+    if args.first().is_some_and(|a| a == "check") && !chooses_rules {
+        args.push("--select".into());
+        args.push(TEST_RULES.into());
+    }
+    lockstep_as_is(args)
+}
+
+/// Runs `lockstep` with exactly `args`; asserts that it exited normally
+/// and never panicked.
+#[track_caller]
+pub fn lockstep_as_is<I, S>(args: I) -> Run
 where
     I: IntoIterator<Item = S>,
     S: AsRef<std::ffi::OsStr>,

@@ -96,6 +96,7 @@ fn require_debian_maven() {
 fn copy_example(to: &Path) {
     let example = workspace_root().join("examples/maven-app");
     std::fs::copy(example.join("pom.xml"), to.join("pom.xml")).unwrap();
+    std::fs::copy(example.join("lockstep.toml"), to.join("lockstep.toml")).unwrap();
     copy_tree(&example.join("src"), &to.join("src"));
 }
 

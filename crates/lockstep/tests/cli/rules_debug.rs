@@ -19,10 +19,10 @@ fn rules_lists_every_rule_with_its_default() {
             ("data-race", "off"),
             ("deadlock", "off"),
             ("non-atomic-method", "off"),
-            ("reacquired-lock", "on"),
+            ("reacquired-lock", "off"),
             ("reacquired-lock-pair", "off"),
             ("stale-value", "off"),
-            ("wait-notify", "off")
+            ("wait-notify", "on")
         ],
         "{}",
         run.stdout

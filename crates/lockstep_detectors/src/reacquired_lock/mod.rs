@@ -22,7 +22,10 @@ pub static RULE: RuleMeta = RuleMeta {
     id: RuleId::ReacquiredLock,
     name: "ReacquiredLock",
     summary: "While a lock is held, another lock is acquired and released twice, so the block is not atomic",
-    default_enabled: true,
+    // Off: 17 of 24 sampled warnings were true (71%, below the 80% bar of
+    // default rules), and every true one was benign
+    // (`docs/reacquired-lock-sample.md`).
+    default_enabled: false,
     docs: include_str!("docs.md"),
 };
 

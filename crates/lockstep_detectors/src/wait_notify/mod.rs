@@ -38,7 +38,9 @@ pub static RULE: RuleMeta = RuleMeta {
     id: RuleId::WaitNotify,
     name: "WaitNotify",
     summary: "wait/notify misuse: monitor not held, wait outside a loop or under a second lock, notify instead of notifyAll, lost wake-ups",
-    default_enabled: false,
+    // On: every one of its 21 findings on nine real programs was read,
+    // 20 true (6 defects, 14 benign), `docs/deadlock-sample.md`.
+    default_enabled: true,
     docs: include_str!("docs.md"),
 };
 
