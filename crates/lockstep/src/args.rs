@@ -232,6 +232,9 @@ pub struct RunArgs {
     /// Static guidance: analyse these classes, jars or directories first (the application; the `java` command's class path is read as libraries) and leave the field and array accesses proven race-free without probes.
     #[arg(long = "static", value_name = "PATHS", num_args = 1.., value_delimiter = ':')]
     pub static_paths: Vec<PathBuf>,
+    /// `--static`: do not reuse or store the guidance in the cache (`$XDG_CACHE_HOME/lockstep/guidance`; also `LOCKSTEP_NO_CACHE=1`).
+    #[arg(long)]
+    pub no_cache: bool,
     /// After the run, check these classes statically (data-race, deadlock, non-atomic-method) and report their findings marked with what the run showed (`check --evidence` in one command).
     #[arg(long, value_name = "PATHS", num_args = 1.., value_delimiter = ':')]
     pub evidence_for: Vec<PathBuf>,

@@ -8,6 +8,7 @@ mod config;
 mod debug;
 mod evidence;
 mod explain_hint;
+mod guidance_cache;
 mod post;
 mod preflight;
 mod progress;

@@ -45,7 +45,7 @@ fn content_hash(bytes: &[u8]) -> u64 {
     })
 }
 
-fn cache_dir() -> PathBuf {
+pub(crate) fn cache_dir() -> PathBuf {
     if let Some(d) = std::env::var_os("XDG_CACHE_HOME").filter(|d| !d.is_empty()) {
         return PathBuf::from(d).join("lockstep");
     }
@@ -69,7 +69,7 @@ fn install_agent() -> Result<PathBuf, String> {
     Ok(path)
 }
 
-fn unique() -> u128 {
+pub(crate) fn unique() -> u128 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_nanos())

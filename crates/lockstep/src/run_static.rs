@@ -25,6 +25,11 @@
 //!   lock-protected accesses too, only accesses no other thread can see
 //!   (outside every bucket of shared accesses).
 //!
+//! With an atomicity checker, the methods `non-atomic-method` proves atomic
+//! at every call site are listed too: their entry and exit are no
+//! transaction boundary in the run. The guidance is cached between runs
+//! (`crate::guidance_cache`).
+//!
 //! `--evidence-for PATHS`: the static check of those classes (rules
 //! `data-race`, `deadlock` and `non-atomic-method`), its findings marked
 //! with the run's trace as `check --evidence` does. Both flags share one
@@ -52,15 +57,52 @@ pub struct GuidanceStats {
     pub accesses: usize,
     /// Of those, proven race-free and left without a probe.
     pub skipped: usize,
+    /// Methods proven atomic (listed only for the atomicity checkers).
+    pub atomic: usize,
 }
 
-/// Loads `paths` as the application; the class path is the `java`
-/// command's (`-cp`, `-classpath`, `--class-path`, `-jar`), less `paths`.
-pub fn load(paths: &[PathBuf], jvm_args: &[OsString]) -> Result<Workspace, String> {
-    let classpath = java_classpath(jvm_args)
+/// What the run's checkers need from the guidance.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct GuideFor {
+    /// Keep every access other threads can see (block-based and
+    /// serializability checkers).
+    pub shared_kept: bool,
+    /// List the methods proven atomic (any atomicity checker).
+    pub atomic: bool,
+}
+
+impl GuideFor {
+    /// The guidance the checkers of `args` need.
+    pub fn of(args: &RunArgs) -> GuideFor {
+        let spec = crate::args::atomic_spec(&args.atomicity, &args.atomic);
+        GuideFor {
+            shared_kept: spec.blocks || spec.serializability,
+            atomic: spec.blocks
+                || spec.serializability
+                || spec.reduction_online
+                || spec.reduction_offline,
+        }
+    }
+
+    /// The options as the cache key names them.
+    fn key(self) -> String {
+        format!("shared_kept={} atomic={}", self.shared_kept, self.atomic)
+    }
+}
+
+/// The libraries of a run: the `java` command's class path (`-cp`,
+/// `-classpath`, `--class-path`, `-jar`), less the application `paths`.
+fn libraries(paths: &[PathBuf], jvm_args: &[OsString]) -> Vec<PathBuf> {
+    java_classpath(jvm_args)
         .into_iter()
         .filter(|p| !paths.contains(p))
-        .collect();
+        .collect()
+}
+
+/// Loads `paths` as the application, the `java` command's class path
+/// less `paths` as libraries.
+pub fn load(paths: &[PathBuf], jvm_args: &[OsString]) -> Result<Workspace, String> {
+    let classpath = libraries(paths, jvm_args);
     Workspace::load(&Inputs {
         paths: paths.to_vec(),
         classpath,
@@ -106,16 +148,15 @@ fn settings(rules: RuleSet) -> CheckSettings {
     }
 }
 
-/// The guidance of `--static`; `shared_kept`: keep every access other
-/// threads can see (block-based and serializability checkers).
-pub fn guidance(ws: &Workspace, shared_kept: bool) -> (Guidance, GuidanceStats) {
+/// The guidance of `--static` for the checkers of `want`.
+pub fn guidance(ws: &Workspace, want: GuideFor) -> (Guidance, GuidanceStats) {
     let mut rules = RuleSet::empty();
     rules.insert(RuleId::DataRace);
     ws.with_context(&settings(rules), &mut Quiet, |s| {
         let program = s.context.program;
         let races = s.context.facts.races();
         let mut kept: HashSet<(MethodId, StmtId)> = races.racy.iter().copied().collect();
-        if shared_kept {
+        if want.shared_kept {
             let shared = races.buckets.values().flatten();
             kept.extend(shared.map(|a| (a.method, a.stmt)));
         }
@@ -137,7 +178,15 @@ pub fn guidance(ws: &Workspace, shared_kept: bool) -> (Guidance, GuidanceStats) 
         for (m, ctxs) in &contexts {
             stats.accesses += cx.guide_method(*m, ctxs, &mut g);
         }
+        if want.atomic {
+            for m in s.proven_atomic_methods() {
+                let data = program.method(m);
+                let class = &program.class(data.class).name;
+                g.atomic_method(class, &data.name, &data.descriptor);
+            }
+        }
         stats.skipped = g.len();
+        stats.atomic = g.atomic_len();
         (g, stats)
     })
 }
@@ -235,27 +284,69 @@ pub struct Guided {
     workspace: Option<Workspace>,
 }
 
-/// `--static`: analyses the classes, writes the guidance file into
-/// `scratch` and says on stderr how much it leaves out.
+/// `--static`: the guidance (from the cache, or computed by analysing
+/// the classes and then cached), written into `scratch`; says on stderr
+/// how much it leaves out and whether the cache was used.
 pub fn before_run(args: &RunArgs, jvm_args: &[OsString], scratch: &Path) -> Result<Guided, String> {
     if args.static_paths.is_empty() {
         return Ok(Guided::default());
     }
-    let ws = load(&args.static_paths, jvm_args)?;
-    let spec = crate::args::atomic_spec(&args.atomicity, &args.atomic);
-    let (g, stats) = guidance(&ws, spec.blocks || spec.serializability);
+    let want = GuideFor::of(args);
+    let entry = cache_entry(args, jvm_args, want);
+    let cached = entry
+        .as_ref()
+        .ok()
+        .and_then(|p| crate::guidance_cache::read(p));
+    let (text, stats, workspace, how) = match (cached, &entry) {
+        (Some((text, stats)), Ok(p)) => (
+            text,
+            stats,
+            None,
+            format!("from the cache ({})", p.display()),
+        ),
+        (_, entry) => {
+            let ws = load(&args.static_paths, jvm_args)?;
+            let (g, stats) = guidance(&ws, want);
+            let text = g.to_text();
+            let how = match entry {
+                Ok(p) => match crate::guidance_cache::write(p, &text, &stats) {
+                    Ok(()) => format!("computed, cached in {}", p.display()),
+                    Err(e) => format!("computed, not cached: {e}"),
+                },
+                Err(why) => format!("computed, not cached: {why}"),
+            };
+            (text, stats, Some(ws), how)
+        }
+    };
     let file = scratch.join("guidance.txt");
-    std::fs::write(&file, g.to_text()).map_err(|e| format!("{}: {e}", file.display()))?;
+    std::fs::write(&file, text).map_err(|e| format!("{}: {e}", file.display()))?;
     if !args.quiet {
+        eprintln!("lockstep: static guidance: {how}");
         eprintln!(
             "lockstep: static guidance: {} of {} field and array access instructions proven race-free, left without probes",
             stats.skipped, stats.accesses
         );
+        if want.atomic {
+            eprintln!(
+                "lockstep: static guidance: {} methods proven atomic, not transactions",
+                stats.atomic
+            );
+        }
     }
     Ok(Guided {
         guidance_file: Some(file),
-        workspace: Some(ws),
+        workspace,
     })
+}
+
+/// The cache entry of this run's guidance, or why there is none.
+fn cache_entry(args: &RunArgs, jvm_args: &[OsString], want: GuideFor) -> Result<PathBuf, String> {
+    if crate::guidance_cache::disabled(args.no_cache) {
+        return Err("the cache is off (--no-cache or LOCKSTEP_NO_CACHE)".into());
+    }
+    let classpath = libraries(&args.static_paths, jvm_args);
+    let key = crate::guidance_cache::key(&args.static_paths, &classpath, &want.key())?;
+    Ok(crate::guidance_cache::entry_path(&key))
 }
 
 /// `--evidence-for`: the static findings of those classes marked with the

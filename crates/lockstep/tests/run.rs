@@ -842,29 +842,37 @@ fn counted_completers_complete_up_to_the_root_before_its_join_returns() {
     assert_only_the_twin(&fs, "Completers.late");
 }
 
-/// The application fields whose accesses a trace recorded
-/// (`Class.field`, JDK fields such as `System.out` left out), sorted.
-fn recorded_fields(trace: &Path) -> Vec<String> {
+/// The names `name` gives to the events of a complete trace, sorted and
+/// deduplicated.
+fn event_names(
+    trace: &Path,
+    name: impl Fn(&lockstep_trace::Trace, &lockstep_trace::Event) -> Option<String>,
+) -> Vec<String> {
     let t = lockstep_trace::read(std::fs::File::open(trace).unwrap());
     assert!(t.complete, "{:?}", t.problems);
     let mut out: Vec<String> = t
         .chunks
         .iter()
         .flat_map(|c| &c.events)
-        .filter_map(|e| match e {
-            lockstep_trace::Event::Read { field, .. }
-            | lockstep_trace::Event::Write { field, .. } => t
-                .tables
-                .fields
-                .get(field)
-                .map(|f| format!("{}.{}", f.class, f.name)),
-            _ => None,
-        })
-        .filter(|f| !f.starts_with("java/"))
+        .filter_map(|e| name(&t, e))
         .collect();
     out.sort();
     out.dedup();
     out
+}
+
+/// The application fields whose accesses a trace recorded
+/// (`Class.field`, JDK fields such as `System.out` left out), sorted.
+fn recorded_fields(trace: &Path) -> Vec<String> {
+    event_names(trace, |t, e| match e {
+        lockstep_trace::Event::Read { field, .. } | lockstep_trace::Event::Write { field, .. } => t
+            .tables
+            .fields
+            .get(field)
+            .map(|f| format!("{}.{}", f.class, f.name))
+            .filter(|f| !f.starts_with("java/")),
+        _ => None,
+    })
 }
 
 #[test]
@@ -941,4 +949,209 @@ fn callbacks_inside_one_concurrent_map_call_keep_it_one_atomic_access() {
     let dir = tempfile::tempdir().unwrap();
     let trace = dir.path().join("callbacks.trace");
     assert!(atomicity_run("CacheCallbacks", &trace).is_empty());
+}
+
+/// `lockstep run` with `XDG_CACHE_HOME=cache` and no `-q` (the guidance
+/// notes are on stderr): the process output, its stderr and the report.
+fn cached_run(
+    extra: &[&str],
+    cache: &Path,
+    classes: &Path,
+    main: &str,
+    env: &[(&str, &str)],
+) -> (Output, String, Value) {
+    let dir = tempfile::tempdir().unwrap();
+    let report = dir.path().join("report.json");
+    let out = lockstep()
+        .env("XDG_CACHE_HOME", cache)
+        .env_remove("LOCKSTEP_NO_CACHE")
+        .envs(env.iter().copied())
+        .args(["run", "--format", "json", "-o"])
+        .arg(&report)
+        .args(extra)
+        .arg("--")
+        .arg(java17())
+        .args(["-Xverify:all", "-cp"])
+        .arg(classes)
+        .arg(main)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    let text = std::fs::read_to_string(&report)
+        .unwrap_or_else(|e| panic!("no report ({e}); stderr:\n{err}"));
+    (out, err, serde_json::from_str(&text).unwrap())
+}
+
+/// The methods whose entry a trace recorded (`Class.method`), sorted.
+fn entered_methods(trace: &Path) -> Vec<String> {
+    event_names(trace, |t, e| match e {
+        lockstep_trace::Event::Enter { method } => t
+            .tables
+            .methods
+            .get(method)
+            .map(|m| format!("{}.{}", m.class, m.name)),
+        _ => None,
+    })
+}
+
+#[test]
+fn methods_proven_atomic_are_no_transactions_and_the_non_atomic_one_is_still_reported() {
+    let fx = fixture("atomicity", &CompileOptions::release(17));
+    let dir = tempfile::tempdir().unwrap();
+    let cache = dir.path().join("cache");
+    let classes = fx.classes_dir.to_str().unwrap();
+    let bank_methods = |trace: &Path| -> Vec<String> {
+        entered_methods(trace)
+            .into_iter()
+            .filter(|m| m.starts_with("Bank.") && !m.contains("lambda$"))
+            .collect()
+    };
+    // Without guidance, the synchronized `balance` and `set` are entered
+    // (and are transactions of the default heuristic).
+    let plain = dir.path().join("plain.trace");
+    let reductions = "reduction-online,reduction-offline";
+    cached_run(
+        &[
+            "--atomicity",
+            reductions,
+            "--trace",
+            plain.to_str().unwrap(),
+        ],
+        &cache,
+        &fx.classes_dir,
+        "Bank",
+        &[],
+    );
+    assert_eq!(
+        bank_methods(&plain),
+        [
+            "Bank.<init>",
+            "Bank.balance",
+            "Bank.main",
+            "Bank.set",
+            "Bank.withdraw"
+        ]
+    );
+    // With it, `non-atomic-method` proves both atomic: their entries are
+    // gone (they record only their monitors: no probe at all), while
+    // `withdraw`, which lets go of the lock half-way, is still a
+    // transaction and still reported.
+    for (checkers, expected) in [
+        (
+            reductions,
+            vec![
+                ("Bank.withdraw", "reduction-offline"),
+                ("Bank.withdraw", "reduction-online"),
+            ],
+        ),
+        // Block-based keeps the shared accesses: `balance` and `set` keep
+        // a probe that records nothing (no container calls them back).
+        ("block-based", vec![("Bank.withdraw", "block-based")]),
+    ] {
+        let trace = dir.path().join("guided.trace");
+        let (out, err, report) = cached_run(
+            &[
+                "--static",
+                classes,
+                "--atomicity",
+                checkers,
+                "--trace",
+                trace.to_str().unwrap(),
+            ],
+            &cache,
+            &fx.classes_dir,
+            "Bank",
+            &[],
+        );
+        assert!(
+            String::from_utf8_lossy(&out.stdout).starts_with("done"),
+            "{err}"
+        );
+        assert!(
+            err.contains("methods proven atomic, not transactions"),
+            "{err}"
+        );
+        assert_eq!(
+            bank_methods(&trace),
+            ["Bank.main", "Bank.withdraw"],
+            "{checkers}"
+        );
+        assert_eq!(
+            atomicity_findings(&report),
+            pairs(&expected),
+            "{checkers}: {err}"
+        );
+    }
+}
+
+#[test]
+fn static_guidance_is_cached_by_content_and_the_cache_can_be_turned_off() {
+    let fx = fixture("guided", &CompileOptions::release(17));
+    let other = fixture("atomicity", &CompileOptions::release(17));
+    let dir = tempfile::tempdir().unwrap();
+    let cache = dir.path().join("cache");
+    // A private copy of the classes, to change them below.
+    let classes = dir.path().join("classes");
+    std::fs::create_dir(&classes).unwrap();
+    for e in std::fs::read_dir(&fx.classes_dir).unwrap() {
+        let e = e.unwrap();
+        std::fs::copy(e.path(), classes.join(e.file_name())).unwrap();
+    }
+    let c = classes.to_str().unwrap();
+    let guided = |trace: &Path, extra: &[&str], env: &[(&str, &str)]| {
+        let mut args = vec!["--static", c, "--trace", trace.to_str().unwrap()];
+        args.extend_from_slice(extra);
+        let (_, err, report) = cached_run(&args, &cache, &classes, "Guided", env);
+        // Computed or cached, the guidance is the same: only `hits` is recorded.
+        assert_eq!(recorded_fields(trace), ["Guided.hits"], "{err}");
+        assert_eq!(findings(&report).len(), 1, "{report}");
+        err
+    };
+    let trace = dir.path().join("run.trace");
+    let first = guided(&trace, &[], &[]);
+    assert!(
+        first.contains("static guidance: computed, cached in"),
+        "{first}"
+    );
+    let entries = cache.join("lockstep/guidance");
+    assert_eq!(std::fs::read_dir(&entries).unwrap().count(), 1);
+    let second = guided(&trace, &[], &[]);
+    assert!(
+        second.contains("static guidance: from the cache"),
+        "{second}"
+    );
+    let counts = |err: &str| {
+        err.lines()
+            .find(|l| l.contains("proven race-free"))
+            .map(str::to_owned)
+    };
+    assert!(counts(&first).is_some(), "{first}");
+    assert_eq!(counts(&second), counts(&first), "the cached counts");
+    // Turned off: computed, nothing read or written.
+    for (flag, env) in [
+        (&["--no-cache"][..], &[][..]),
+        (&[], &[("LOCKSTEP_NO_CACHE", "1")]),
+    ] {
+        let off = guided(&trace, flag, env);
+        assert!(
+            off.contains("computed, not cached: the cache is off"),
+            "{off}"
+        );
+    }
+    assert_eq!(std::fs::read_dir(&entries).unwrap().count(), 1);
+    // Other options (an atomicity checker) and other contents (one more
+    // class) are other entries.
+    let with_checker = guided(&trace, &["--atomicity", "reduction-online"], &[]);
+    assert!(
+        with_checker.contains("computed, cached in"),
+        "{with_checker}"
+    );
+    std::fs::copy(
+        other.classes_dir.join("Workers.class"),
+        classes.join("Workers.class"),
+    )
+    .unwrap();
+    let changed = guided(&trace, &[], &[]);
+    assert!(changed.contains("computed, cached in"), "{changed}");
+    assert_eq!(std::fs::read_dir(&entries).unwrap().count(), 3);
 }

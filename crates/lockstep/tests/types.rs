@@ -10,7 +10,13 @@ use lockstep_testkit::{compile_dir, CompileOptions, CompiledFixture};
 use serde_json::Value;
 
 fn fixture() -> CompiledFixture {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/types/discovery");
+    fixture_in("discovery")
+}
+
+fn fixture_in(case: &str) -> CompiledFixture {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/types")
+        .join(case);
     compile_dir(&dir, &CompileOptions::release(17)).unwrap_or_else(|e| panic!("javac: {e}"))
 }
 
@@ -24,6 +30,18 @@ fn stderr(out: &Output) -> String {
 
 /// Runs the fixture under the agent (with `args`) and returns the trace.
 fn record(fx: &CompiledFixture, dir: &Path, name: &str, args: &[&str], expect: &str) -> PathBuf {
+    record_main(fx, dir, name, "Types", args, expect)
+}
+
+/// [`record`] of another main class.
+fn record_main(
+    fx: &CompiledFixture,
+    dir: &Path,
+    name: &str,
+    main: &str,
+    args: &[&str],
+    expect: &str,
+) -> PathBuf {
     let trace = dir.join(name);
     let out = lockstep()
         .args(["run", "-q", "--format", "json", "-o"])
@@ -32,7 +50,7 @@ fn record(fx: &CompiledFixture, dir: &Path, name: &str, args: &[&str], expect: &
         .arg(&trace)
         .args(["--", "java", "-Xverify:all", "-cp"])
         .arg(&fx.classes_dir)
-        .arg("Types")
+        .arg(main)
         .args(args)
         .output()
         .unwrap();
@@ -168,6 +186,49 @@ fn discovered_types_follow_each_fields_discipline_and_are_checked_statically() {
         ),
         "{err}"
     );
+}
+
+#[test]
+fn a_class_literal_lock_of_synchronized_blocks_is_discovered_and_accepted() {
+    // Before the object record named the class a class object stands for,
+    // `synchronized (Counter.class)` blocks gave no guard (owner none).
+    let fx = fixture_in("class_lock");
+    let dir = tempfile::tempdir().unwrap();
+    let trace = record_main(
+        &fx,
+        dir.path(),
+        "class.trace",
+        "ClassLock",
+        &[],
+        "class-lock 200\n",
+    );
+    let (types, text) = discover(dir.path(), &[&trace]);
+    for name in ["hits", "last"] {
+        assert_eq!(
+            owner(&types, "Counter", name),
+            ("guarded_by".into(), Value::from("Counter.class")),
+            "{types:#}"
+        );
+    }
+    assert!(
+        text.contains("Counter.hits: @GuardedBy(\"Counter.class\")"),
+        "{text}"
+    );
+    let out = lockstep()
+        .args(["check", "-q", "--no-jdk", "--types"])
+        .arg(dir.path().join("types.json"))
+        .arg(&fx.classes_dir)
+        .output()
+        .unwrap();
+    let err = stderr(&out);
+    for name in ["hits", "last"] {
+        assert!(
+            err.contains(&format!(
+                "types: Counter.{name}: guarded_by Counter.class accepted"
+            )),
+            "{err}"
+        );
+    }
 }
 
 #[test]

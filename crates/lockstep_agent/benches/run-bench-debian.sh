@@ -8,7 +8,11 @@
 # --trace ...` (recording, both online checkers, report at exit). `record-inc`
 # and `run-inc` restrict instrumentation with --include to the driver's
 # package plus the library's. Not a test: a measurement for BENCHMARKS.md.
-# Usage: [KEEP=DIR] [AGENT=LIB.so] run-bench-debian.sh LOCKSTEP_BINARY [RUNS] [h2|log4j|jgroups...]
+# With STATIC=1, mode `run-static` = `run` with `--static` on the driver's
+# classes and the library jar, its guidance cache (a private directory)
+# filled by one `cold` run first, timed apart; and MODES="plain run
+# run-static" picks modes (default: all but run-static, plus it with STATIC=1).
+# Usage: [KEEP=DIR] [AGENT=LIB.so] [STATIC=1] [MODES=...] run-bench-debian.sh LOCKSTEP_BINARY [RUNS] [h2|log4j|jgroups...]
 # (AGENT: the agent library for `record`; default the newest in the cache.)
 # (KEEP=DIR keeps the JSON reports of the last `run` and `run-inc` in DIR.)
 set -eu
@@ -23,6 +27,15 @@ trap 'rm -rf "$WORK"' EXIT
 javac -d "$WORK/cls" -cp "$J/h2.jar:$J/log4j-1.2.jar:$J/jgroups.jar" "$HERE"/workloads/debian/*.java
 "$LOCKSTEP" run -q -o /dev/null -- java -cp "$WORK/cls" lsbench.H2Clients 0 >/dev/null 2>&1 || true
 AGENT=${AGENT:-$(ls -t "${XDG_CACHE_HOME:-$HOME/.cache}"/lockstep/agent-*.so | head -1)}
+DEFAULT_MODES="plain record record-inc run run-inc"
+[ "${STATIC:-0}" = 1 ] && DEFAULT_MODES="$DEFAULT_MODES run-static"
+MODES=${MODES:-$DEFAULT_MODES}
+case " $MODES " in *" plain "*) ;; *) MODES="plain $MODES" ;; esac
+if [ "${STATIC:-0}" = 1 ]; then
+    export XDG_CACHE_HOME="$WORK/cache"
+    unset LOCKSTEP_NO_CACHE
+fi
+on() { case " $MODES " in *" $1 "*) return 0 ;; esac; return 1; }
 now() { date +%s.%N; }
 best() { sort -n | head -1; }
 # time_it LOG CMD...: seconds of wall clock; the command's stderr goes to LOG.
@@ -36,21 +49,28 @@ echo "$SPECS" | while read -r NAME MAIN N CP INC; do
     CPA="$WORK/cls:$CP"
     JAVA="java -Djava.net.preferIPv4Stack=true -cp $CPA lsbench.$MAIN $N"
     INC_AGENT=$(echo "$INC" | tr ',' ':')
+    STATIC_PATHS="$WORK/cls:$CP"
+    if on run-static; then
+        cold=$(time_it "$WORK/cold.err" "$LOCKSTEP" run --static "$STATIC_PATHS" --format json -o /dev/null -- $JAVA)
+        echo "$NAME run-static cold (analysis computed and cached) ${cold}s: $(grep 'static guidance' "$WORK/cold.err" | tr '\n' ' ')"
+    fi
     for i in $(seq "$RUNS"); do
-        echo "plain $(time_it /dev/null $JAVA)"
-        echo "record $(time_it "$WORK/rec.err" java "-agentpath:$AGENT=trace=$WORK/rec.trace" -Djava.net.preferIPv4Stack=true -cp "$CPA" "lsbench.$MAIN" "$N")"
-        echo "record-inc $(time_it "$WORK/reci.err" java "-agentpath:$AGENT=trace=$WORK/reci.trace,include=$INC_AGENT" -Djava.net.preferIPv4Stack=true -cp "$CPA" "lsbench.$MAIN" "$N")"
-        echo "run $(time_it "$WORK/run.err" "$LOCKSTEP" run --format json -o "$WORK/run.json" --trace "$WORK/run.trace" -- $JAVA)"
-        echo "run-inc $(time_it "$WORK/runi.err" "$LOCKSTEP" run --include "$INC" --format json -o "$WORK/runi.json" --trace "$WORK/runi.trace" -- $JAVA)"
+        on plain && echo "plain $(time_it /dev/null $JAVA)"
+        on record && echo "record $(time_it "$WORK/rec.err" java "-agentpath:$AGENT=trace=$WORK/rec.trace" -Djava.net.preferIPv4Stack=true -cp "$CPA" "lsbench.$MAIN" "$N")"
+        on record-inc && echo "record-inc $(time_it "$WORK/reci.err" java "-agentpath:$AGENT=trace=$WORK/reci.trace,include=$INC_AGENT" -Djava.net.preferIPv4Stack=true -cp "$CPA" "lsbench.$MAIN" "$N")"
+        on run && echo "run $(time_it "$WORK/run.err" "$LOCKSTEP" run --format json -o "$WORK/run.json" --trace "$WORK/run.trace" -- $JAVA)"
+        on run-inc && echo "run-inc $(time_it "$WORK/runi.err" "$LOCKSTEP" run --include "$INC" --format json -o "$WORK/runi.json" --trace "$WORK/runi.trace" -- $JAVA)"
+        on run-static && echo "run-static $(time_it "$WORK/runs.err" "$LOCKSTEP" run --static "$STATIC_PATHS" --format json -o "$WORK/runs.json" --trace "$WORK/runs.trace" -- $JAVA)"
     done >"$WORK/times"
     t() { grep "^$1 " "$WORK/times" | cut -d' ' -f2 | best; }
     plain=$(t plain)
-    for mode in record record-inc run run-inc; do
+    for mode in $MODES; do
+        [ "$mode" = plain ] && continue
         secs=$(t "$mode")
         line="$NAME $MAIN $N $mode ${secs}s ($(echo "scale=1; $secs / $plain" | bc)x of plain ${plain}s)"
         case $mode in
-        run | run-inc)
-            f=$WORK/run; [ "$mode" = run-inc ] && f=$WORK/runi
+        run | run-inc | run-static)
+            f=$WORK/run; [ "$mode" = run-inc ] && f=$WORK/runi; [ "$mode" = run-static ] && f=$WORK/runs
             events=$(grep -oE 'recorded [0-9]+ events' "$f.err" | tail -1 | cut -d' ' -f2)
             bytes=$(stat -c %s "$f.trace")
             findings=$(grep -oE '[0-9]+ findings' "$f.err" | tail -1 | cut -d' ' -f1)
@@ -60,6 +80,8 @@ echo "$SPECS" | while read -r NAME MAIN N CP INC; do
         esac
         echo "$line"
     done
+    on run-static && grep 'static guidance' "$WORK/runs.err" | sed "s/^/$NAME run-static: /"
+    on run || continue
     # Offline checker throughput over the saved trace of the last `run`
     # (decode, merge, both checkers; best of RUNS).
     events=$(grep -oE 'recorded [0-9]+ events' "$WORK/run.err" | tail -1 | cut -d' ' -f2)

@@ -152,6 +152,24 @@ pub unsafe extern "system" fn e(env: *mut JNIEnv, _c: jclass, probe: jint) {
             }
             r.push(b, &Event::Exit { method: p.member });
         }
+        // A method proven atomic: no transaction boundary, unless a
+        // container calls it back (the atomicity log tells the callback's
+        // acquire by the `Enter` right before it).
+        ProbeEvent::AtomicEnter => {
+            if let Some(edge) = b.container_calls.enter() {
+                r.push(b, &Event::Enter { method: p.member });
+                callback_edge(r, b, edge, p.site);
+            }
+        }
+        ProbeEvent::AtomicExit => {
+            let (callback, edge) = b.container_calls.exit_of_callback();
+            if let Some(edge) = edge {
+                callback_edge(r, b, edge, p.site);
+            }
+            if callback {
+                r.push(b, &Event::Exit { method: p.member });
+            }
+        }
         ProbeEvent::ClassInit => {
             r.push(b, &Event::ClassInit { class: p.member });
             let class = key::class_object(p.member);

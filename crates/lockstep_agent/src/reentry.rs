@@ -101,6 +101,19 @@ impl ContainerCalls {
         edge
     }
 
+    /// [`Self::exit`], also saying whether the frame left is a callback
+    /// of a container call (its entry had the acquire).
+    #[inline]
+    pub fn exit_of_callback(&mut self) -> (bool, Option<Edge>) {
+        let leaving = self.depth;
+        self.close_from(leaving);
+        let callback = self
+            .open
+            .last()
+            .is_some_and(|c| c.depth.checked_add(1) == Some(leaving));
+        (callback, self.exit())
+    }
+
     /// Drops the calls made at `depth` or deeper.
     fn close_from(&mut self, depth: u32) {
         while self.open.last().is_some_and(|c| c.depth >= depth) {
@@ -112,6 +125,21 @@ impl ContainerCalls {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_callback_frame_is_told_at_its_exit() {
+        let mut t = ContainerCalls::default();
+        assert_eq!(t.enter(), None); // the caller
+        assert_eq!(t.enter(), None); // a plain callee
+        assert_eq!(t.exit_of_callback(), (false, None));
+        t.call(7, true);
+        assert_eq!(t.enter(), Some(Edge::Acquire(7))); // the callback
+        assert_eq!(t.enter(), None); // a method it calls
+        assert_eq!(t.exit_of_callback(), (false, None));
+        assert_eq!(t.exit_of_callback(), (true, Some(Edge::Release(7))));
+        t.returned();
+        assert_eq!(t.exit_of_callback(), (false, None));
+    }
 
     #[test]
     fn a_callback_acquires_on_entry_and_nested_frames_do_not() {

@@ -443,7 +443,10 @@ impl Recorder {
         for (i, p) in probes.iter().enumerate() {
             let site = self.site_id(&p.site);
             let member = match &p.event {
-                ProbeEvent::MethodEnter | ProbeEvent::MethodExit => {
+                ProbeEvent::MethodEnter
+                | ProbeEvent::MethodExit
+                | ProbeEvent::AtomicEnter
+                | ProbeEvent::AtomicExit => {
                     self.method_id(&p.site.class, &p.site.method, &p.site.descriptor)
                 }
                 ProbeEvent::ClassInit => self.class_id(&p.site.class),

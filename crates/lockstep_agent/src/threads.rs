@@ -10,7 +10,7 @@
 use std::cell::RefCell;
 use std::sync::Arc;
 
-use jni_sys::{jobject, JNIEnv};
+use jni_sys::{jclass, jobject, JNIEnv};
 use lockstep_trace::{Event, ObjectInfo, ThreadId, ThreadInfo};
 
 use crate::ident;
@@ -64,10 +64,16 @@ pub unsafe fn object_as(
             ((**env).v1_4.DeleteLocalRef)(env, class);
         }
         r.container_views.note_class(id, &name);
+        // A class object (a `synchronized (C.class)` lock, say) names the
+        // class it stands for: the object is itself a `jclass`.
+        let represents = (name == "java/lang/Class")
+            .then(|| r.jvmti.class_name(obj as jclass))
+            .filter(|c| !c.is_empty());
         let info = ObjectInfo {
             id,
             class: name,
             alloc_site: None,
+            represents,
         };
         r.write(|w| w.object(&info));
     }

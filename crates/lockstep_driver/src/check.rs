@@ -208,6 +208,19 @@ pub struct Session<'s, 'p> {
     progress: &'p mut dyn Progress,
 }
 
+impl Session<'_, '_> {
+    /// The application methods `non-atomic-method` proves atomic at every
+    /// call site it reaches them from (whether or not that rule is
+    /// enabled), in method-id order: the static half of `lockstep run
+    /// --static` with an atomicity checker.
+    pub fn proven_atomic_methods(&self) -> Vec<lockstep_program::MethodId> {
+        let mut methods =
+            lockstep_detectors::non_atomic_method::analyse(&self.context).atomic_methods;
+        methods.sort();
+        methods
+    }
+}
+
 impl<'p> Session<'_, 'p> {
     fn phase(&mut self, name: &'static str) {
         self.progress.phase(name);

@@ -16,17 +16,16 @@
 //! 3. every shared access held the accessed object's own monitor →
 //!    `guarded_by this` (the paper's `self`);
 //! 4. every shared access held one class object's monitor →
-//!    `guarded_by C.class`;
+//!    `guarded_by C.class` (the object record names the class a class
+//!    object stands for; in traces of older recorders only a static
+//!    `synchronized` method's entry names it);
 //! 5. the same two for writes only → `write_guarded_by`;
 //! 6. otherwise no owner.
 //!
 //! What the trace cannot express is left out, not guessed: a `final` field
 //! holding the lock (final fields are not recorded, so which object one
 //! holds is unknown), `java.util.concurrent` locks (only monitors guard
-//! here), a class object acquired only by `synchronized (C.class)` blocks
-//! (the trace names a class object's class `java/lang/Class`, not the class
-//! it stands for; a static `synchronized` method's entry names it), array
-//! elements (the trace has no allocation sites), and `unique` (a static
+//! here), array elements (the trace has no allocation sites), and `unique` (a static
 //! property of references). The types file is JSON, format
 //! `lockstep-types` version 1 (`docs/types-format.md`).
 
@@ -307,6 +306,7 @@ pub fn discover(traces: &[Trace]) -> Discovery {
     for trace in traces {
         out.traces += 1;
         let mut replay = Replay::default();
+        replay.name_class_objects(trace);
         let mut merger = Merger::new();
         for c in &trace.chunks {
             merger.push_events(c.thread, c.index, &c.events);
@@ -380,7 +380,18 @@ impl Replay {
         self.access(t, field, obj, write);
     }
 
-    /// A static `synchronized` method's entry followed at once by a
+    /// Class objects whose object record names the class they stand for
+    /// (recorders since the `represents` field): every `C.class` lock,
+    /// `synchronized (C.class)` blocks included.
+    fn name_class_objects(&mut self, trace: &Trace) {
+        for o in trace.tables.objects.values() {
+            if let (CLASS_OBJECT, Some(c)) = (o.class.as_str(), &o.represents) {
+                self.class_objects.insert(o.id, c.clone());
+            }
+        }
+    }
+
+    /// Older traces: a static `synchronized` method's entry followed at once by a
     /// monitor acquisition of a class object names that object (the
     /// recorder's prologue: method entry, then the method's monitor).
     fn name_class_object(&mut self, prev: &Event, e: &Event, trace: &Trace) {

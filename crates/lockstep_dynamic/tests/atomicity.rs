@@ -170,6 +170,7 @@ impl Trace {
                 id,
                 class: class.into(),
                 alloc_site: None,
+                represents: None,
             };
             w.object(&o).unwrap();
         }

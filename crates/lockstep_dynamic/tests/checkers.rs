@@ -176,12 +176,14 @@ impl Builder {
             id: OBJ,
             class: "p/Main".into(),
             alloc_site: Some(5),
+            represents: None,
         })
         .unwrap();
         w.object(&ObjectInfo {
             id: LOCK_A,
             class: "java/lang/Object".into(),
             alloc_site: None,
+            represents: None,
         })
         .unwrap();
         for (id, class) in [
@@ -192,6 +194,7 @@ impl Builder {
                 id,
                 class: class.into(),
                 alloc_site: None,
+                represents: None,
             })
             .unwrap();
         }

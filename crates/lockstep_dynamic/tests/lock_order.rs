@@ -94,6 +94,7 @@ impl Run {
                 id: obj,
                 class: "p/Account".into(),
                 alloc_site: Some(5),
+                represents: None,
             }));
         }
         engine.event(0, &Event::ThreadBegin { parent: None });

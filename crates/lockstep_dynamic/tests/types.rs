@@ -17,6 +17,9 @@ const PLAIN_STATIC: MethodId = 4;
 struct Run {
     threads: Vec<Vec<Event>>,
     seq: std::collections::HashMap<ObjId, u64>,
+    /// The class `CLASS_OBJ`'s object record says it stands for (`None`:
+    /// a trace of a recorder before that field).
+    represents: Option<String>,
 }
 
 impl Run {
@@ -33,6 +36,7 @@ impl Run {
         Run {
             threads,
             seq: Default::default(),
+            represents: None,
         }
     }
 
@@ -118,6 +122,7 @@ impl Run {
             id: CLASS_OBJ,
             class: "java/lang/Class".into(),
             alloc_site: None,
+            represents: self.represents.clone(),
         })
         .unwrap();
         for (t, events) in self.threads.iter().enumerate() {
@@ -187,10 +192,23 @@ fn a_class_object_is_named_by_a_static_synchronized_methods_entry() {
 }
 
 #[test]
-fn known_limitation_a_class_object_locked_only_by_blocks_is_not_named() {
+fn a_class_object_locked_only_by_blocks_is_named_by_its_object_record() {
     // `synchronized (Reg.class)` in a method that is not static
-    // synchronized: the trace calls the lock `java/lang/Class`, not which
-    // class; no guard is guessed.
+    // synchronized: the object record says which class the lock stands for.
+    let mut r = Run::new(2);
+    r.represents = Some("app/Reg".into());
+    r.in_static(0, PLAIN_STATIC, true)
+        .in_static(1, PLAIN_STATIC, true);
+    assert_eq!(
+        owner_of(&[r.trace()], "total"),
+        Owner::GuardedBy(GuardName::Class("app.Reg".into()))
+    );
+}
+
+#[test]
+fn known_limitation_older_traces_do_not_name_a_class_object_locked_only_by_blocks() {
+    // A trace of a recorder before the object record's `represents` field
+    // calls the lock `java/lang/Class`, not which class; no guard is guessed.
     let mut r = Run::new(2);
     r.in_static(0, PLAIN_STATIC, true)
         .in_static(1, PLAIN_STATIC, true);

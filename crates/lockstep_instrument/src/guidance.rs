@@ -1,22 +1,29 @@
 //! Static guidance (`lockstep run --static`): the field and array access
 //! instructions the static analysis proved race-free, which the rewriter
-//! then leaves without a probe (paper 004 §9: monitor only what the
-//! static analysis could not verify).
+//! then leaves without a probe, and the methods it proved atomic, whose
+//! entry and exit are then no transaction boundary (paper 004 §9: monitor
+//! only what the static analysis could not verify).
 //!
 //! The guidance travels from the CLI to the agent as a small text file
 //! (the agent's `static=<path>` option), one line per method:
 //!
 //! ```text
-//! lockstep-guidance 1
+//! lockstep-guidance 2
 //! skip<TAB>pkg/Class<TAB>method<TAB>(I)V<TAB>12,40,57
+//! atomic<TAB>pkg/Class<TAB>get<TAB>()I
 //! ```
 //!
-//! The numbers are bytecode offsets of `getfield`/`putfield`/array
-//! load/store instructions in that method. Only those instructions are
-//! ever skipped: an offset naming any other instruction is ignored, so a
-//! stale or hand-written file can only lose probes on accesses, never on
-//! synchronization. Names holding a tab or a line break are not written
-//! (their accesses stay probed). Parsing never panics; a malformed line is
+//! `skip`: bytecode offsets of `getfield`/`putfield`/array load/store
+//! instructions in that method. Only those instructions are ever skipped:
+//! an offset naming any other instruction is ignored, so a stale or
+//! hand-written file can only lose probes on accesses, never on
+//! synchronization. `atomic` (version 2): a method proven atomic at every
+//! call site; its entry and exit are recorded only when a thread-safe
+//! container calls it back (the atomicity log needs those to tell the
+//! callback's acquire from the call's own). A file with no `atomic` line
+//! is written as version 1, which older agents read. Names holding a tab
+//! or a line break are not written (their accesses stay probed, their
+//! methods stay transactions). Parsing never panics; a malformed line is
 //! an error naming its line number.
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -24,7 +31,10 @@ use std::collections::{BTreeMap, BTreeSet};
 use crate::Error;
 
 /// First line of a guidance file; the number is the format's version.
+/// Files without `atomic` lines are written with this header.
 pub const GUIDANCE_HEADER: &str = "lockstep-guidance 1";
+/// The header of files with `atomic` lines (version 2 adds that kind).
+pub const GUIDANCE_HEADER_2: &str = "lockstep-guidance 2";
 
 /// A method as the class file names it.
 type MethodKey = (String, String, String);
@@ -33,20 +43,47 @@ type MethodKey = (String, String, String);
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Guidance {
     skip: BTreeMap<MethodKey, BTreeSet<u32>>,
+    /// Methods proven atomic at every call site.
+    atomic: BTreeSet<MethodKey>,
+}
+
+fn key(class: &str, name: &str, descriptor: &str) -> MethodKey {
+    (class.to_owned(), name.to_owned(), descriptor.to_owned())
+}
+
+/// Can a name go into a tab-separated line?
+fn writable(s: &str) -> bool {
+    !s.contains(['\t', '\n', '\r'])
 }
 
 impl Guidance {
     /// Marks the access instruction at `pc` of `class.name descriptor` as
     /// proven race-free (`class` in internal form, `pkg/Class`).
     pub fn skip_access(&mut self, class: &str, name: &str, descriptor: &str, pc: u32) {
-        let key = (class.to_owned(), name.to_owned(), descriptor.to_owned());
-        self.skip.entry(key).or_default().insert(pc);
+        self.skip
+            .entry(key(class, name, descriptor))
+            .or_default()
+            .insert(pc);
     }
 
     /// The offsets to skip in one method, if any.
     pub fn skipped_in(&self, class: &str, name: &str, descriptor: &str) -> Option<&BTreeSet<u32>> {
-        let key = (class.to_owned(), name.to_owned(), descriptor.to_owned());
-        self.skip.get(&key)
+        self.skip.get(&key(class, name, descriptor))
+    }
+
+    /// Marks `class.name descriptor` as proven atomic at every call site.
+    pub fn atomic_method(&mut self, class: &str, name: &str, descriptor: &str) {
+        self.atomic.insert(key(class, name, descriptor));
+    }
+
+    /// Was the method proven atomic?
+    pub fn is_atomic(&self, class: &str, name: &str, descriptor: &str) -> bool {
+        !self.atomic.is_empty() && self.atomic.contains(&key(class, name, descriptor))
+    }
+
+    /// How many methods are proven atomic.
+    pub fn atomic_len(&self) -> usize {
+        self.atomic.len()
     }
 
     /// How many access instructions are skipped in all.
@@ -55,14 +92,23 @@ impl Guidance {
     }
 
     pub fn is_empty(&self) -> bool {
-        self.skip.is_empty()
+        self.skip.is_empty() && self.atomic.is_empty()
     }
 
-    /// The file's text (deterministic: methods and offsets sorted).
+    /// The file's text (deterministic: methods and offsets sorted; version
+    /// 1 when there is no `atomic` line).
     pub fn to_text(&self) -> String {
-        let mut out = String::from(GUIDANCE_HEADER);
+        let atomic: Vec<&MethodKey> = self
+            .atomic
+            .iter()
+            .filter(|(c, n, d)| [c, n, d].iter().all(|s| writable(s)))
+            .collect();
+        let mut out = String::from(if atomic.is_empty() {
+            GUIDANCE_HEADER
+        } else {
+            GUIDANCE_HEADER_2
+        });
         out.push('\n');
-        let writable = |s: &str| !s.contains(['\t', '\n', '\r']);
         for ((class, name, desc), pcs) in &self.skip {
             if pcs.is_empty() || ![class, name, desc].iter().all(|s| writable(s)) {
                 continue;
@@ -73,35 +119,44 @@ impl Guidance {
                 pcs.join(",")
             ));
         }
+        for (class, name, desc) in atomic {
+            out.push_str(&format!("atomic\t{class}\t{name}\t{desc}\n"));
+        }
         out
     }
 
     /// Reads a guidance file's text.
     pub fn parse(text: &str) -> Result<Guidance, Error> {
         let mut lines = text.lines().enumerate();
-        match lines.next() {
-            Some((_, GUIDANCE_HEADER)) => {}
+        let version = match lines.next() {
+            Some((_, GUIDANCE_HEADER)) => 1,
+            Some((_, GUIDANCE_HEADER_2)) => 2,
             _ => {
                 return Err(Error::new(format!(
-                    "not a lockstep guidance file (the first line is not `{GUIDANCE_HEADER}`)"
+                    "not a lockstep guidance file of a known version (the first line is neither `{GUIDANCE_HEADER}` nor `{GUIDANCE_HEADER_2}`)"
                 )))
             }
-        }
+        };
         let mut g = Guidance::default();
         for (i, line) in lines.filter(|(_, l)| !l.is_empty()) {
             let bad = |why: &str| Error::new(format!("guidance line {}: {why}", i + 1));
             let fields: Vec<&str> = line.split('\t').collect();
-            let [kind, class, name, desc, pcs] = fields[..] else {
-                return Err(bad("expected 5 tab-separated fields"));
-            };
-            if kind != "skip" {
-                return Err(bad(&format!("unknown kind `{kind}`")));
-            }
-            for pc in pcs.split(',') {
-                let pc = pc
-                    .parse::<u32>()
-                    .map_err(|_| bad(&format!("bad offset `{pc}`")))?;
-                g.skip_access(class, name, desc, pc);
+            match fields[..] {
+                ["skip", class, name, desc, pcs] => {
+                    for pc in pcs.split(',') {
+                        let pc = pc
+                            .parse::<u32>()
+                            .map_err(|_| bad(&format!("bad offset `{pc}`")))?;
+                        g.skip_access(class, name, desc, pc);
+                    }
+                }
+                ["skip", ..] => return Err(bad("expected 5 tab-separated fields")),
+                ["atomic", class, name, desc] if version >= 2 => g.atomic_method(class, name, desc),
+                ["atomic", ..] if version >= 2 => {
+                    return Err(bad("expected 4 tab-separated fields"))
+                }
+                [kind, ..] => return Err(bad(&format!("unknown kind `{kind}`"))),
+                [] => return Err(bad("empty line")),
             }
         }
         Ok(g)
@@ -134,7 +189,7 @@ mod tests {
     #[test]
     fn bad_files_are_errors_naming_the_line() {
         assert!(Guidance::parse("").is_err());
-        assert!(Guidance::parse("lockstep-guidance 2\n").is_err());
+        assert!(Guidance::parse("lockstep-guidance 3\n").is_err());
         let e = Guidance::parse("lockstep-guidance 1\nskip\ta/A\tm\t()V\tx\n").unwrap_err();
         assert!(e.message.contains("line 2"), "{e}");
         let e = Guidance::parse("lockstep-guidance 1\nskip\ta/A\n").unwrap_err();
@@ -144,9 +199,32 @@ mod tests {
     }
 
     #[test]
+    fn atomic_methods_make_version_2_and_round_trip() {
+        let mut g = Guidance::default();
+        g.skip_access("a/A", "m", "()V", 4);
+        g.atomic_method("a/A", "get", "()I");
+        let text = g.to_text();
+        assert_eq!(
+            text,
+            "lockstep-guidance 2\nskip\ta/A\tm\t()V\t4\natomic\ta/A\tget\t()I\n"
+        );
+        let back = Guidance::parse(&text).unwrap();
+        assert_eq!(back, g);
+        assert!(back.is_atomic("a/A", "get", "()I"));
+        assert!(!back.is_atomic("a/A", "m", "()V"));
+        assert_eq!(back.atomic_len(), 1);
+        // Version 1 has no such kind.
+        let e = Guidance::parse("lockstep-guidance 1\natomic\ta/A\tget\t()I\n").unwrap_err();
+        assert!(e.message.contains("unknown kind `atomic`"), "{e}");
+        let e = Guidance::parse("lockstep-guidance 2\natomic\ta/A\n").unwrap_err();
+        assert!(e.message.contains("4 tab-separated"), "{e}");
+    }
+
+    #[test]
     fn names_with_tabs_are_not_written() {
         let mut g = Guidance::default();
         g.skip_access("a/A", "we\tird", "()V", 1);
+        g.atomic_method("a/A", "we\tird", "()V");
         assert_eq!(g.to_text(), "lockstep-guidance 1\n");
     }
 }

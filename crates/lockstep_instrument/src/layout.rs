@@ -67,15 +67,28 @@ pub(crate) fn instrument_class(
             continue;
         };
         let mark = em.probes.len();
-        let cx = MethodCx {
+        let mut cx = MethodCx {
             class: &class,
             method,
             code,
             this_index,
             options,
             race_free: guidance.skipped_in(&class.this_class, &method.name, &method.descriptor),
+            atomic: guidance.is_atomic(&class.this_class, &method.name, &method.descriptor),
         };
-        match rewrite_method(&cx, &attr.body, &mut em) {
+        let mut result = rewrite_method(&cx, &attr.body, &mut em);
+        // A method proven atomic that records only monitors needs no frame
+        // events at all (no access or call of its own sees the depth).
+        let no_frames = Options {
+            methods: false,
+            ..*options
+        };
+        if cx.atomic && matches!(result, Ok(Some(_))) && only_monitors(&em.probes[mark..]) {
+            em.probes.truncate(mark);
+            cx.options = &no_frames;
+            result = rewrite_method(&cx, &attr.body, &mut em);
+        }
+        match result {
             Ok(Some(body)) => {
                 attr.body = body;
                 changed = true;
@@ -172,6 +185,21 @@ struct MethodCx<'a> {
     options: &'a Options,
     /// Offsets of access instructions the static analysis proved race-free.
     race_free: Option<&'a BTreeSet<u32>>,
+    /// Proven atomic: its entry and exit are no transaction boundary.
+    atomic: bool,
+}
+
+/// Are `probes` (one method's) monitor events and frame events only?
+fn only_monitors(probes: &[Probe]) -> bool {
+    probes.iter().all(|p| {
+        matches!(
+            p.event,
+            ProbeEvent::MonitorEnter
+                | ProbeEvent::MonitorExit
+                | ProbeEvent::AtomicEnter
+                | ProbeEvent::AtomicExit
+        )
+    })
 }
 
 impl MethodCx<'_> {
@@ -195,6 +223,16 @@ impl MethodCx<'_> {
     /// Is the access instruction at `pc` proven race-free (no probe)?
     fn proven_race_free(&self, pc: u32) -> bool {
         self.race_free.is_some_and(|s| s.contains(&pc))
+    }
+
+    /// The probe of the method's entry (`enter`) or of one of its exits.
+    fn frame_event(&self, enter: bool) -> ProbeEvent {
+        match (self.atomic, enter) {
+            (false, true) => ProbeEvent::MethodEnter,
+            (false, false) => ProbeEvent::MethodExit,
+            (true, true) => ProbeEvent::AtomicEnter,
+            (true, false) => ProbeEvent::AtomicExit,
+        }
     }
 
     fn is_static(&self) -> bool {
@@ -403,7 +441,7 @@ fn rewrite_method(
     if opts.methods {
         let id = em.register(Probe {
             site: cx.site(0),
-            event: ProbeEvent::MethodEnter,
+            event: cx.frame_event(true),
         })?;
         em.call(&mut prologue, Native::E, id)?;
     }
@@ -436,7 +474,7 @@ fn rewrite_method(
         if opts.methods {
             let id = em.register(Probe {
                 site: exit_site,
-                event: ProbeEvent::MethodExit,
+                event: cx.frame_event(false),
             })?;
             em.call(&mut handler, Native::E, id)?;
         }
@@ -766,7 +804,7 @@ fn probe_insn(
             if opts.methods {
                 let id = em.register(Probe {
                     site: site(),
-                    event: ProbeEvent::MethodExit,
+                    event: cx.frame_event(false),
                 })?;
                 em.call(&mut unit.prefix, Native::E, id)?;
             }

@@ -38,7 +38,7 @@ mod stackmap;
 
 use std::fmt;
 
-pub use guidance::{Guidance, GUIDANCE_HEADER};
+pub use guidance::{Guidance, GUIDANCE_HEADER, GUIDANCE_HEADER_2};
 pub use runtime::{RT_CLASS, TASK_CLASS};
 
 /// The value `StampConvert` adds to the stamp bits when the conversion succeeded.
@@ -280,6 +280,12 @@ pub enum CallEvent {
 pub enum ProbeEvent {
     MethodEnter,
     MethodExit,
+    /// Entry / exit of a method the static analysis proved atomic
+    /// ([`Guidance::is_atomic`]): no transaction boundary. The recorder
+    /// keeps the frame's depth for container callbacks and records the
+    /// entry and exit only when a thread-safe container calls it back.
+    AtomicEnter,
+    AtomicExit,
     /// Before a field write / after a field read (volatility is resolved by
     /// the recorder, which sees every declaring class).
     FieldRead(FieldRef),
@@ -364,7 +370,10 @@ pub fn instrument(
 
 /// [`instrument`] guided by the static analysis: the field and array
 /// access instructions `guidance` names get no probe (instance fields and
-/// array elements only; static fields and every synchronization probe stay).
+/// array elements only; static fields and every synchronization probe
+/// stay), and the methods it proves atomic get [`ProbeEvent::AtomicEnter`]
+/// and [`ProbeEvent::AtomicExit`] instead of method events, or none when
+/// their only other probes are monitors.
 pub fn instrument_guided(
     bytes: &[u8],
     first_probe: u32,

@@ -216,12 +216,81 @@ fn guided_rewriting_drops_only_instance_field_and_array_probes_and_still_verifie
         plain_fields > 10 && plain_arrays > 2,
         "{plain_fields} {plain_arrays}"
     );
-    write_class(out.path(), RT_CLASS, &runtime::rec_class_stub().unwrap());
-    write_class(out.path(), TASK_CLASS, &runtime::task_class().unwrap());
+    assert_guided_run_as_plain(out.path(), &fixture.classes_dir);
+}
+
+/// Runs `Exercise` from the guided classes in `out` (with the runtime
+/// stubs) and from the plain ones: both verify and print the same.
+fn assert_guided_run_as_plain(out: &Path, plain: &Path) {
+    write_class(out, RT_CLASS, &runtime::rec_class_stub().unwrap());
+    write_class(out, TASK_CLASS, &runtime::task_class().unwrap());
     let java = Path::new("java");
-    let (plain_ok, plain_out, plain_err) = run_java(java, &fixture.classes_dir, "Exercise");
+    let (plain_ok, plain_out, plain_err) = run_java(java, plain, "Exercise");
     assert!(plain_ok, "{plain_err}");
-    let (ok, guided_out, err) = run_java(java, out.path(), "Exercise");
+    let (ok, guided_out, err) = run_java(java, out, "Exercise");
     assert!(ok, "guided run failed:\n{err}");
     assert_eq!(guided_out, plain_out);
+}
+
+/// A guidance naming every method of `bytes` proven atomic.
+fn every_method_atomic(bytes: &[u8]) -> lockstep_instrument::Guidance {
+    let class = lockstep_classfile::parse(bytes).unwrap();
+    let mut g = lockstep_instrument::Guidance::default();
+    for m in &class.methods {
+        g.atomic_method(&class.this_class, &m.name, &m.descriptor);
+    }
+    g
+}
+
+#[test]
+fn methods_proven_atomic_lose_their_method_events_and_still_verify() {
+    use lockstep_instrument::ProbeEvent as P;
+    let opts = CompileOptions::release(17);
+    let fixture = compile_dir(&fixture_dir("exercise"), &opts).expect("javac");
+    let names = class_names(&fixture);
+    let out = tempfile::tempdir().unwrap();
+    let frames = |probes: &[lockstep_instrument::Probe], atomic: bool| {
+        probes
+            .iter()
+            .filter(|p| match p.event {
+                P::MethodEnter | P::MethodExit => !atomic,
+                P::AtomicEnter | P::AtomicExit => atomic,
+                _ => false,
+            })
+            .count()
+    };
+    let others = |probes: &[lockstep_instrument::Probe]| {
+        probes
+            .iter()
+            .filter(|p| {
+                !matches!(
+                    p.event,
+                    P::MethodEnter | P::MethodExit | P::AtomicEnter | P::AtomicExit
+                )
+            })
+            .count()
+    };
+    let (mut plain_frames, mut atomic_frames) = (0, 0);
+    let mut next = 0u32;
+    for name in &names {
+        let bytes = std::fs::read(fixture.classes_dir.join(format!("{name}.class"))).unwrap();
+        let g = every_method_atomic(&bytes);
+        let plain = instrument(&bytes, 0, &Options::default()).unwrap();
+        let guided =
+            lockstep_instrument::instrument_guided(&bytes, next, &Options::default(), &g).unwrap();
+        // No method event is left; every other probe is.
+        assert_eq!(frames(&guided.probes, false), 0, "{name}");
+        assert_eq!(others(&guided.probes), others(&plain.probes), "{name}");
+        plain_frames += frames(&plain.probes, false);
+        atomic_frames += frames(&guided.probes, true);
+        next += guided.probes.len() as u32;
+        write_class(out.path(), name, guided.bytes.as_deref().unwrap_or(&bytes));
+    }
+    // Methods that record only monitors (or nothing) have no frame probe
+    // at all; the others keep one at entry and each exit.
+    assert!(
+        atomic_frames > 0 && atomic_frames < plain_frames,
+        "{atomic_frames} of {plain_frames}"
+    );
+    assert_guided_run_as_plain(out.path(), &fixture.classes_dir);
 }

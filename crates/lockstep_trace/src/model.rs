@@ -238,6 +238,10 @@ pub struct ObjectInfo {
     pub class: String,
     /// Where it was allocated, when known.
     pub alloc_site: Option<SiteId>,
+    /// For a `java.lang.Class` object: the class it stands for (internal
+    /// form), so a `synchronized (C.class)` lock can be named. An optional
+    /// trailing field of the object record (absent in older traces).
+    pub represents: Option<String>,
 }
 
 /// One frame of a hang dump.

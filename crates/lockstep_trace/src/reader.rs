@@ -467,10 +467,17 @@ fn decode_object(c: &mut Cursor, classes: &mut Vec<String>) -> Result<Record, De
             expected: "a class reference defined by an earlier object record",
         })?,
     };
+    let alloc_site = c.opt_u32("allocation site")?;
+    let represents = if c.at_end() {
+        None
+    } else {
+        c.opt_str("represented class")?
+    };
     Ok(Record::Object(ObjectInfo {
         id,
         class,
-        alloc_site: c.opt_u32("allocation site")?,
+        alloc_site,
+        represents,
     }))
 }
 

@@ -207,6 +207,10 @@ impl<W: Write> TraceWriter<W> {
                 }
             }
             put_opt_u32(p, o.alloc_site);
+            // Trailing and optional: older readers ignore it.
+            if let Some(c) = &o.represents {
+                put_opt_str(p, Some(c));
+            }
         })
     }
 

@@ -185,12 +185,21 @@ fn small_trace() -> (Vec<u8>, Vec<Vec<Event>>) {
         id: 7,
         class: "p/Main".into(),
         alloc_site: Some(0),
+        represents: None,
     })
     .unwrap();
     w.object(&ObjectInfo {
         id: 8,
         class: "p/Main".into(),
         alloc_site: None,
+        represents: None,
+    })
+    .unwrap();
+    w.object(&ObjectInfo {
+        id: 9,
+        class: "java/lang/Class".into(),
+        alloc_site: None,
+        represents: Some("p/Counter".into()),
     })
     .unwrap();
     let mut enc = ChunkEncoder::new(0);
@@ -299,6 +308,12 @@ fn every_record_kind_round_trips() {
         "interned class name resolves"
     );
     assert_eq!(t.tables.objects[&7].alloc_site, Some(0));
+    // A class object names the class it stands for; others name none.
+    assert_eq!(
+        t.tables.objects[&9].represents.as_deref(),
+        Some("p/Counter")
+    );
+    assert_eq!(t.tables.objects[&7].represents, None);
     assert_eq!(t.notes, vec!["a note".to_string()]);
     assert_eq!(t.hangs[0].threads[0].waits_for, Some(8));
     assert_eq!(

@@ -170,6 +170,10 @@ pub struct Overview {
     pub stats: Stats,
     /// One line per declared type (`check --types`): accepted or refuted.
     pub declared: Vec<String>,
+    /// The reached methods proven atomic at every call site, in the
+    /// analysis' order (what `lockstep run --static` leaves out of the
+    /// transactions).
+    pub atomic_methods: Vec<MethodId>,
 }
 
 impl Overview {
@@ -296,6 +300,7 @@ pub fn analyse(cx: &Context<'_>) -> Overview {
         must_be_atomic: targets.len(),
         ..Stats::default()
     };
+    let mut atomic_methods = Vec::new();
     for (i, sk) in inf.skeletons.iter().enumerate() {
         let summary = &inf.summaries[i];
         let reached = !inf.reach[i].is_empty();
@@ -306,6 +311,7 @@ pub fn analyse(cx: &Context<'_>) -> Overview {
             stats.reached += 1;
             if atomic_everywhere {
                 stats.atomic_everywhere += 1;
+                atomic_methods.push(sk.method);
             }
         }
         methods.push(MethodVerdict {
@@ -329,6 +335,7 @@ pub fn analyse(cx: &Context<'_>) -> Overview {
         methods,
         stats,
         declared: declared_lines,
+        atomic_methods,
     }
 }
 
