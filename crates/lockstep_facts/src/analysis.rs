@@ -708,16 +708,23 @@ impl<'a> Analysis<'a> {
 }
 
 impl Analysis<'_> {
+    /// The thread roots, each assigned to its program and marked when it
+    /// may run more than once (timed as the step "threads").
+    fn thread_roots(&mut self, clock: &mut StepClock) -> Vec<Root> {
+        let mut roots = self.roots();
+        self.assign_programs(&mut roots);
+        self.mark_multi_starts(&mut roots);
+        clock.lap("threads");
+        roots
+    }
+
     /// The steps the lock rules read (`deadlock`, `wait-notify`,
     /// `blocking-under-lock`): thread roots, the context call graph, entry
     /// locks and start orderings. Escape, ownership, access buckets and
     /// racing pairs are left empty.
     pub fn run_locks_only(mut self) -> RaceFacts {
         let mut clock = StepClock::start();
-        let mut roots = self.roots();
-        self.assign_programs(&mut roots);
-        self.mark_multi_starts(&mut roots);
-        clock.lap("threads");
+        let roots = self.thread_roots(&mut clock);
         let entry = self.entry_locks(&roots);
         clock.lap("entry locks");
         let reach = self.reach_roots(&roots);
@@ -742,10 +749,7 @@ impl Analysis<'_> {
     /// pairs and exempt accesses are recorded with their verdicts.
     pub fn run(mut self, explain: Option<&str>) -> RaceFacts {
         let mut clock = StepClock::start();
-        let mut roots = self.roots();
-        self.assign_programs(&mut roots);
-        self.mark_multi_starts(&mut roots);
-        clock.lap("threads");
+        let roots = self.thread_roots(&mut clock);
         let entry = self.entry_locks(&roots);
         self.entry_params = self.entry_param_locks(&roots);
         clock.lap("entry locks");
