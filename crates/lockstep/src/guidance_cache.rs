@@ -24,7 +24,7 @@ use lockstep_instrument::Guidance;
 use crate::run_static::GuidanceStats;
 
 /// First line of a cache entry (then the counts, then the guidance text).
-const ENTRY_HEADER: &str = "lockstep-guidance-cache 1";
+const ENTRY_HEADER: &str = "lockstep-guidance-cache 2";
 
 /// Files of a class directory that the analysis may read.
 const CLASS_FILE_EXTENSIONS: &[&str] = &["class", "jar", "jmod", "zip", "war", "ear"];
@@ -187,7 +187,7 @@ pub fn read(path: &Path) -> Option<(String, GuidanceStats)> {
         .map(str::parse)
         .collect::<Result<_, _>>()
         .ok()?;
-    let [accesses, skipped, atomic] = n[..] else {
+    let [accesses, skipped, atomic, monitors] = n[..] else {
         return None;
     };
     Guidance::parse(guidance).ok()?;
@@ -195,6 +195,7 @@ pub fn read(path: &Path) -> Option<(String, GuidanceStats)> {
         accesses,
         skipped,
         atomic,
+        monitors,
     };
     Some((guidance.to_owned(), stats))
 }
@@ -205,8 +206,8 @@ pub fn write(path: &Path, guidance: &str, stats: &GuidanceStats) -> Result<(), S
     let dir = path.parent().ok_or("cache path without a directory")?;
     std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
     let text = format!(
-        "{ENTRY_HEADER} {} {} {}\n{guidance}",
-        stats.accesses, stats.skipped, stats.atomic
+        "{ENTRY_HEADER} {} {} {} {}\n{guidance}",
+        stats.accesses, stats.skipped, stats.atomic, stats.monitors
     );
     let tmp = dir.join(format!(
         ".{}.{}-{}.tmp",
@@ -257,15 +258,20 @@ mod tests {
         let mut g = Guidance::default();
         g.skip_access("a/A", "m", "()V", 3);
         g.atomic_method("a/A", "get", "()I");
+        g.elide_monitors("a/A", "inc", "()V");
         let stats = GuidanceStats {
             accesses: 5,
             skipped: 1,
             atomic: 1,
+            monitors: 1,
         };
         write(&path, &g.to_text(), &stats).unwrap();
         let (text, back) = read(&path).unwrap();
         assert_eq!(Guidance::parse(&text).unwrap(), g);
-        assert_eq!((back.accesses, back.skipped, back.atomic), (5, 1, 1));
+        assert_eq!(
+            (back.accesses, back.skipped, back.atomic, back.monitors),
+            (5, 1, 1, 1)
+        );
         // No temporary file is left behind.
         assert_eq!(
             std::fs::read_dir(dir.path().join("sub")).unwrap().count(),
@@ -273,8 +279,10 @@ mod tests {
         );
         for damaged in [
             "",
-            "lockstep-guidance-cache 1 5 1\nlockstep-guidance 1\n",
-            "lockstep-guidance-cache 1 5 1 1\nnot guidance\n",
+            "lockstep-guidance-cache 2 5 1 1\nlockstep-guidance 1\n",
+            "lockstep-guidance-cache 2 5 1 1 1\nnot guidance\n",
+            // An entry of the first version (no monitor count) is a miss.
+            "lockstep-guidance-cache 1 5 1 1\nlockstep-guidance 1\n",
             "other 1 2 3\nlockstep-guidance 1\n",
         ] {
             std::fs::write(&path, damaged).unwrap();

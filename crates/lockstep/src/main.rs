@@ -6,6 +6,7 @@ mod check;
 mod check_trace;
 mod config;
 mod debug;
+mod elide_monitors;
 mod evidence;
 mod explain_hint;
 mod guidance_cache;

@@ -59,6 +59,9 @@ pub struct GuidanceStats {
     pub skipped: usize,
     /// Methods proven atomic (listed only for the atomicity checkers).
     pub atomic: usize,
+    /// Methods whose monitor events the checkers do not need
+    /// ([`crate::elide_monitors`]; only without an atomicity checker).
+    pub monitors: usize,
 }
 
 /// What the run's checkers need from the guidance.
@@ -69,24 +72,31 @@ pub struct GuideFor {
     pub shared_kept: bool,
     /// List the methods proven atomic (any atomicity checker).
     pub atomic: bool,
+    /// List the methods whose monitors need no events (only the race and
+    /// deadlock checkers run: the reductions read every acquire and
+    /// release).
+    pub monitors: bool,
 }
 
 impl GuideFor {
     /// The guidance the checkers of `args` need.
     pub fn of(args: &RunArgs) -> GuideFor {
         let spec = crate::args::atomic_spec(&args.atomicity, &args.atomic);
+        let atomic =
+            spec.blocks || spec.serializability || spec.reduction_online || spec.reduction_offline;
         GuideFor {
             shared_kept: spec.blocks || spec.serializability,
-            atomic: spec.blocks
-                || spec.serializability
-                || spec.reduction_online
-                || spec.reduction_offline,
+            atomic,
+            monitors: !atomic,
         }
     }
 
     /// The options as the cache key names them.
     fn key(self) -> String {
-        format!("shared_kept={} atomic={}", self.shared_kept, self.atomic)
+        format!(
+            "shared_kept={} atomic={} monitors={}",
+            self.shared_kept, self.atomic, self.monitors
+        )
     }
 }
 
@@ -184,6 +194,9 @@ pub fn guidance(ws: &Workspace, want: GuideFor) -> (Guidance, GuidanceStats) {
                 let class = &program.class(data.class).name;
                 g.atomic_method(class, &data.name, &data.descriptor);
             }
+        }
+        if want.monitors {
+            stats.monitors = crate::elide_monitors::elide(program, cx.pt, &contexts, &mut g);
         }
         stats.skipped = g.len();
         stats.atomic = g.atomic_len();
@@ -330,6 +343,12 @@ pub fn before_run(args: &RunArgs, jvm_args: &[OsString], scratch: &Path) -> Resu
             eprintln!(
                 "lockstep: static guidance: {} methods proven atomic, not transactions",
                 stats.atomic
+            );
+        }
+        if want.monitors {
+            eprintln!(
+                "lockstep: static guidance: {} methods lock only monitors the checkers do not need, left without monitor probes",
+                stats.monitors
             );
         }
     }

@@ -916,6 +916,121 @@ fn static_guidance_leaves_race_free_accesses_unprobed_and_still_reports_the_race
     assert!(g_bytes < p_bytes, "guided {g_bytes} bytes, plain {p_bytes}");
 }
 
+/// The methods whose monitor acquisitions a trace recorded
+/// (`Class.method`, application classes only), sorted.
+fn locking_methods(trace: &Path) -> Vec<String> {
+    event_names(trace, |t, e| match e {
+        lockstep_trace::Event::Acquire {
+            site,
+            kind: lockstep_trace::LockKind::Monitor,
+            ..
+        } => t
+            .tables
+            .sites
+            .get(site)
+            .map(|s| format!("{}.{}", s.class, s.method))
+            .filter(|m| !m.starts_with("java/")),
+        _ => None,
+    })
+}
+
+/// The data races of a report as `field` names, sorted.
+fn raced_fields(report: &Value) -> Vec<String> {
+    let mut out: Vec<String> = findings(report)
+        .into_iter()
+        .filter(|f| f["rule"] == "data-race")
+        .filter_map(|f| f["field"].as_str().map(str::to_owned))
+        .collect();
+    out.sort();
+    out.dedup();
+    out
+}
+
+#[test]
+fn static_guidance_leaves_out_monitors_that_guard_nothing_recorded_and_keeps_a_hand_off() {
+    let fx = fixture("monitors", &CompileOptions::release(17));
+    let dir = tempfile::tempdir().unwrap();
+    let cache = dir.path().join("cache");
+    let plain = dir.path().join("plain.trace");
+    let (out, _, unguided) = cached_run(
+        &["--trace", plain.to_str().unwrap()],
+        &cache,
+        &fx.classes_dir,
+        "Monitors",
+        &[],
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "data 42\ncount 2000\n"
+    );
+    assert_eq!(
+        locking_methods(&plain),
+        [
+            "Monitors$Counter.inc",
+            "Monitors$Flag.get",
+            "Monitors$Flag.set"
+        ]
+    );
+    let classes = fx.classes_dir.to_str().unwrap();
+    let guided = dir.path().join("guided.trace");
+    let (out, err, report) = cached_run(
+        &["--static", classes, "--trace", guided.to_str().unwrap()],
+        &cache,
+        &fx.classes_dir,
+        "Monitors",
+        &[],
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "data 42\ncount 2000\n",
+        "{err}"
+    );
+    assert!(
+        err.contains("static guidance: 1 methods lock only monitors the checkers do not need"),
+        "{err}"
+    );
+    // The counter's monitor leaves no event; the flag's stays at both sites.
+    assert_eq!(
+        locking_methods(&guided),
+        ["Monitors$Flag.get", "Monitors$Flag.set"]
+    );
+    // `hits` races either way, and the hand-off of `data` stays ordered by
+    // the flag's monitor (no race on `data`). Unguided, lockset also
+    // reports main's read of `n` after the joins (Eraser's join false
+    // alarm); guided, that read is proven ordered and unprobed.
+    assert_eq!(
+        raced_fields(&unguided),
+        ["Monitors$Counter.n", "Monitors.hits"]
+    );
+    let n = findings(&unguided)
+        .into_iter()
+        .find(|f| f["field"] == "Monitors$Counter.n")
+        .unwrap();
+    assert_eq!(found_by(n), "found by: lockset");
+    assert_eq!(raced_fields(&report), ["Monitors.hits"]);
+    // An atomicity checker reads every acquire and release: nothing left out.
+    let atomic = dir.path().join("atomic.trace");
+    let (_, err, _) = cached_run(
+        &[
+            "--static",
+            classes,
+            "--atomicity",
+            "reduction-online",
+            "--trace",
+            atomic.to_str().unwrap(),
+        ],
+        &cache,
+        &fx.classes_dir,
+        "Monitors",
+        &[],
+    );
+    assert!(!err.contains("monitors the checkers do not need"), "{err}");
+    assert!(
+        locking_methods(&atomic).contains(&"Monitors$Counter.inc".to_owned()),
+        "{err}"
+    );
+}
+
 #[test]
 fn a_callback_of_a_get_acquires_what_a_put_completed_during_the_get_released() {
     // Before: `Key.id` was reported by happens-before (the acquire before

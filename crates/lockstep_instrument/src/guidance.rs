@@ -8,9 +8,10 @@
 //! (the agent's `static=<path>` option), one line per method:
 //!
 //! ```text
-//! lockstep-guidance 2
+//! lockstep-guidance 3
 //! skip<TAB>pkg/Class<TAB>method<TAB>(I)V<TAB>12,40,57
 //! atomic<TAB>pkg/Class<TAB>get<TAB>()I
+//! monitors<TAB>pkg/Class<TAB>inc<TAB>()V
 //! ```
 //!
 //! `skip`: bytecode offsets of `getfield`/`putfield`/array load/store
@@ -21,7 +22,11 @@
 //! call site; its entry and exit are recorded only when a thread-safe
 //! container calls it back (the atomicity log needs those to tell the
 //! callback's acquire from the call's own). A file with no `atomic` line
-//! is written as version 1, which older agents read. Names holding a tab
+//! is written as version 1, which older agents read. `monitors` (version
+//! 3): a method whose monitor events (`monitorenter`/`monitorexit` and
+//! those of a `synchronized` method) the checkers of the run provably do
+//! not need; the rewriter gives them no probe. A file is written with the
+//! lowest version that holds its kinds. Names holding a tab
 //! or a line break are not written (their accesses stay probed, their
 //! methods stay transactions). Parsing never panics; a malformed line is
 //! an error naming its line number.
@@ -35,6 +40,8 @@ use crate::Error;
 pub const GUIDANCE_HEADER: &str = "lockstep-guidance 1";
 /// The header of files with `atomic` lines (version 2 adds that kind).
 pub const GUIDANCE_HEADER_2: &str = "lockstep-guidance 2";
+/// The header of files with `monitors` lines (version 3 adds that kind).
+pub const GUIDANCE_HEADER_3: &str = "lockstep-guidance 3";
 
 /// A method as the class file names it.
 type MethodKey = (String, String, String);
@@ -45,6 +52,8 @@ pub struct Guidance {
     skip: BTreeMap<MethodKey, BTreeSet<u32>>,
     /// Methods proven atomic at every call site.
     atomic: BTreeSet<MethodKey>,
+    /// Methods whose monitor events the run's checkers do not need.
+    monitors: BTreeSet<MethodKey>,
 }
 
 fn key(class: &str, name: &str, descriptor: &str) -> MethodKey {
@@ -81,6 +90,21 @@ impl Guidance {
         !self.atomic.is_empty() && self.atomic.contains(&key(class, name, descriptor))
     }
 
+    /// Leaves the monitor events of `class.name descriptor` unrecorded.
+    pub fn elide_monitors(&mut self, class: &str, name: &str, descriptor: &str) {
+        self.monitors.insert(key(class, name, descriptor));
+    }
+
+    /// Are the method's monitor events left unrecorded?
+    pub fn monitors_elided(&self, class: &str, name: &str, descriptor: &str) -> bool {
+        !self.monitors.is_empty() && self.monitors.contains(&key(class, name, descriptor))
+    }
+
+    /// How many methods have their monitor events left unrecorded.
+    pub fn monitors_len(&self) -> usize {
+        self.monitors.len()
+    }
+
     /// How many methods are proven atomic.
     pub fn atomic_len(&self) -> usize {
         self.atomic.len()
@@ -92,21 +116,19 @@ impl Guidance {
     }
 
     pub fn is_empty(&self) -> bool {
-        self.skip.is_empty() && self.atomic.is_empty()
+        self.skip.is_empty() && self.atomic.is_empty() && self.monitors.is_empty()
     }
 
-    /// The file's text (deterministic: methods and offsets sorted; version
-    /// 1 when there is no `atomic` line).
+    /// The file's text (deterministic: methods and offsets sorted; the
+    /// lowest version that holds its kinds: 1 without `atomic` and
+    /// `monitors` lines, 2 without `monitors` lines, else 3).
     pub fn to_text(&self) -> String {
-        let atomic: Vec<&MethodKey> = self
-            .atomic
-            .iter()
-            .filter(|(c, n, d)| [c, n, d].iter().all(|s| writable(s)))
-            .collect();
-        let mut out = String::from(if atomic.is_empty() {
-            GUIDANCE_HEADER
-        } else {
-            GUIDANCE_HEADER_2
+        let atomic = writable_methods(&self.atomic);
+        let monitors = writable_methods(&self.monitors);
+        let mut out = String::from(match (atomic.is_empty(), monitors.is_empty()) {
+            (true, true) => GUIDANCE_HEADER,
+            (false, true) => GUIDANCE_HEADER_2,
+            (_, false) => GUIDANCE_HEADER_3,
         });
         out.push('\n');
         for ((class, name, desc), pcs) in &self.skip {
@@ -122,6 +144,9 @@ impl Guidance {
         for (class, name, desc) in atomic {
             out.push_str(&format!("atomic\t{class}\t{name}\t{desc}\n"));
         }
+        for (class, name, desc) in monitors {
+            out.push_str(&format!("monitors\t{class}\t{name}\t{desc}\n"));
+        }
         out
     }
 
@@ -131,9 +156,10 @@ impl Guidance {
         let version = match lines.next() {
             Some((_, GUIDANCE_HEADER)) => 1,
             Some((_, GUIDANCE_HEADER_2)) => 2,
+            Some((_, GUIDANCE_HEADER_3)) => 3,
             _ => {
                 return Err(Error::new(format!(
-                    "not a lockstep guidance file of a known version (the first line is neither `{GUIDANCE_HEADER}` nor `{GUIDANCE_HEADER_2}`)"
+                    "not a lockstep guidance file of a known version (the first line is none of `{GUIDANCE_HEADER}`, `{GUIDANCE_HEADER_2}`, `{GUIDANCE_HEADER_3}`)"
                 )))
             }
         };
@@ -152,7 +178,13 @@ impl Guidance {
                 }
                 ["skip", ..] => return Err(bad("expected 5 tab-separated fields")),
                 ["atomic", class, name, desc] if version >= 2 => g.atomic_method(class, name, desc),
+                ["monitors", class, name, desc] if version >= 3 => {
+                    g.elide_monitors(class, name, desc)
+                }
                 ["atomic", ..] if version >= 2 => {
+                    return Err(bad("expected 4 tab-separated fields"))
+                }
+                ["monitors", ..] if version >= 3 => {
                     return Err(bad("expected 4 tab-separated fields"))
                 }
                 [kind, ..] => return Err(bad(&format!("unknown kind `{kind}`"))),
@@ -161,6 +193,13 @@ impl Guidance {
         }
         Ok(g)
     }
+}
+
+/// The methods of `set` whose names can go into a tab-separated line.
+fn writable_methods(set: &BTreeSet<MethodKey>) -> Vec<&MethodKey> {
+    set.iter()
+        .filter(|(c, n, d)| [c, n, d].iter().all(|s| writable(s)))
+        .collect()
 }
 
 #[cfg(test)]
@@ -189,7 +228,7 @@ mod tests {
     #[test]
     fn bad_files_are_errors_naming_the_line() {
         assert!(Guidance::parse("").is_err());
-        assert!(Guidance::parse("lockstep-guidance 3\n").is_err());
+        assert!(Guidance::parse("lockstep-guidance 4\n").is_err());
         let e = Guidance::parse("lockstep-guidance 1\nskip\ta/A\tm\t()V\tx\n").unwrap_err();
         assert!(e.message.contains("line 2"), "{e}");
         let e = Guidance::parse("lockstep-guidance 1\nskip\ta/A\n").unwrap_err();
@@ -226,5 +265,30 @@ mod tests {
         g.skip_access("a/A", "we\tird", "()V", 1);
         g.atomic_method("a/A", "we\tird", "()V");
         assert_eq!(g.to_text(), "lockstep-guidance 1\n");
+    }
+
+    #[test]
+    fn elided_monitors_make_version_3_and_round_trip() {
+        let mut g = Guidance::default();
+        g.atomic_method("a/A", "get", "()I");
+        g.elide_monitors("a/A", "inc", "()V");
+        let text = g.to_text();
+        assert_eq!(
+            text,
+            "lockstep-guidance 3\natomic\ta/A\tget\t()I\nmonitors\ta/A\tinc\t()V\n"
+        );
+        let back = Guidance::parse(&text).unwrap();
+        assert_eq!(back, g);
+        assert!(back.monitors_elided("a/A", "inc", "()V"));
+        assert!(!back.monitors_elided("a/A", "get", "()I"));
+        assert_eq!(back.monitors_len(), 1);
+        // Versions 1 and 2 have no such kind.
+        for v in [1, 2] {
+            let e = Guidance::parse(&format!("lockstep-guidance {v}\nmonitors\ta/A\tinc\t()V\n"))
+                .unwrap_err();
+            assert!(e.message.contains("unknown kind `monitors`"), "{e}");
+        }
+        let e = Guidance::parse("lockstep-guidance 3\nmonitors\ta/A\n").unwrap_err();
+        assert!(e.message.contains("4 tab-separated"), "{e}");
     }
 }

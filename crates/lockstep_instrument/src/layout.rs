@@ -75,6 +75,11 @@ pub(crate) fn instrument_class(
             options,
             race_free: guidance.skipped_in(&class.this_class, &method.name, &method.descriptor),
             atomic: guidance.is_atomic(&class.this_class, &method.name, &method.descriptor),
+            no_monitors: guidance.monitors_elided(
+                &class.this_class,
+                &method.name,
+                &method.descriptor,
+            ),
         };
         let mut result = rewrite_method(&cx, &attr.body, &mut em);
         // A method proven atomic that records only monitors needs no frame
@@ -187,6 +192,10 @@ struct MethodCx<'a> {
     race_free: Option<&'a BTreeSet<u32>>,
     /// Proven atomic: its entry and exit are no transaction boundary.
     atomic: bool,
+    /// Its monitor events are not needed by the run's checkers (static
+    /// guidance): no probe on `monitorenter`/`monitorexit` nor on the
+    /// entry and exits of a `synchronized` method.
+    no_monitors: bool,
 }
 
 /// Are `probes` (one method's) monitor events and frame events only?
@@ -399,6 +408,7 @@ fn rewrite_method(
         .iter()
         .any(|(_, i)| matches!(i, Insn::Store(_, 0)));
     let sync_probes = opts.sync
+        && !cx.no_monitors
         && is_sync
         && if cx.is_static() {
             cx.class.major_version >= 49
@@ -766,7 +776,7 @@ fn probe_insn(
             em.call(&mut unit.prefix, Native::OI, id)?;
             emit::local(&mut unit.prefix, kind, slot, false);
         }
-        Insn::MonitorEnter if opts.sync => {
+        Insn::MonitorEnter if opts.sync && !cx.no_monitors => {
             let id = em.register(Probe {
                 site: site(),
                 event: ProbeEvent::MonitorEnter,
@@ -774,7 +784,7 @@ fn probe_insn(
             unit.prefix.push(DUP);
             em.call(&mut unit.suffix, Native::O, id)?;
         }
-        Insn::MonitorExit if opts.sync => {
+        Insn::MonitorExit if opts.sync && !cx.no_monitors => {
             let id = em.register(Probe {
                 site: site(),
                 event: ProbeEvent::MonitorExit,
