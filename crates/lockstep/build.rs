@@ -68,6 +68,20 @@ fn main() {
     let lib = agent_file(&target.join("release"));
     let dest = out.join("lockstep_agent.so");
     std::fs::copy(&lib, &dest).unwrap_or_else(|e| panic!("copy {}: {e}", lib.display()));
+    // The unpacked agent is named after its content: hashed here once, not
+    // on every `lockstep run` (8 MB, about 10 ms of a short run's start).
+    let bytes = std::fs::read(&dest).unwrap_or_else(|e| panic!("read {}: {e}", dest.display()));
+    println!(
+        "cargo:rustc-env=LOCKSTEP_AGENT_HASH={:016x}",
+        content_hash(&bytes)
+    );
+}
+
+/// FNV-1a, to name the unpacked agent after its content.
+fn content_hash(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    })
 }
 
 fn agent_file(dir: &Path) -> PathBuf {

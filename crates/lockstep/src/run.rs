@@ -38,12 +38,9 @@ pub fn run(args: &RunArgs) -> u8 {
     }
 }
 
-/// FNV-1a, to name the unpacked agent after its content.
-fn content_hash(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &b| {
-        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
-    })
-}
+/// The agent's content hash (FNV-1a, computed by the build script), which
+/// names the unpacked library.
+const AGENT_HASH: &str = env!("LOCKSTEP_AGENT_HASH");
 
 pub(crate) fn cache_dir() -> PathBuf {
     if let Some(d) = std::env::var_os("XDG_CACHE_HOME").filter(|d| !d.is_empty()) {
@@ -58,7 +55,7 @@ pub(crate) fn cache_dir() -> PathBuf {
 /// The agent library on disk, written once per content hash.
 fn install_agent() -> Result<PathBuf, String> {
     let dir = cache_dir();
-    let path = dir.join(format!("agent-{:016x}.so", content_hash(AGENT)));
+    let path = dir.join(format!("agent-{AGENT_HASH}.so"));
     if std::fs::metadata(&path).is_ok_and(|m| m.len() == AGENT.len() as u64) {
         return Ok(path);
     }
@@ -237,6 +234,11 @@ fn wait_for(
     timeout: Option<u64>,
     reader_done: &AtomicBool,
 ) -> Result<(ExitStatus, bool), String> {
+    let Some(t) = timeout else {
+        // Nothing to watch: block until the JVM exits (no polling delay).
+        let status = child.wait().map_err(|e| format!("waiting for java: {e}"))?;
+        return Ok((status, false));
+    };
     let start = Instant::now();
     loop {
         if let Some(status) = child
@@ -245,16 +247,13 @@ fn wait_for(
         {
             return Ok((status, false));
         }
-        if let Some(t) = timeout {
-            let limit = Duration::from_secs(t);
-            let elapsed = start.elapsed();
-            if elapsed >= limit
-                && (reader_done.load(Ordering::SeqCst) || elapsed >= limit + DUMP_GRACE)
-            {
-                let _ = child.kill();
-                let status = child.wait().map_err(|e| format!("waiting for java: {e}"))?;
-                return Ok((status, true));
-            }
+        let limit = Duration::from_secs(t);
+        let elapsed = start.elapsed();
+        if elapsed >= limit && (reader_done.load(Ordering::SeqCst) || elapsed >= limit + DUMP_GRACE)
+        {
+            let _ = child.kill();
+            let status = child.wait().map_err(|e| format!("waiting for java: {e}"))?;
+            return Ok((status, true));
         }
         std::thread::sleep(Duration::from_millis(20));
     }

@@ -14,7 +14,7 @@
 # run-static" picks modes (default: all but run-static, plus it with STATIC=1).
 # Usage: [KEEP=DIR] [AGENT=LIB.so] [STATIC=1] [MODES=...] run-bench-debian.sh LOCKSTEP_BINARY [RUNS] [h2|log4j|jgroups...]
 # (AGENT: the agent library for `record`; default the newest in the cache.)
-# (KEEP=DIR keeps the JSON reports of the last `run` and `run-inc` in DIR.)
+# (KEEP=DIR keeps the JSON reports of the last `run`, `run-inc` and `run-static` in DIR.)
 set -eu
 LOCKSTEP=${1:?usage: run-bench-debian.sh LOCKSTEP_BINARY [RUNS] [WORKLOAD...]}
 RUNS=${2:-3}
@@ -90,6 +90,7 @@ echo "$SPECS" | while read -r NAME MAIN N CP INC; do
     echo "$NAME check-trace all ${offline}s ($(echo "$events / $offline / 1000000" | bc -l | cut -c1-5) M events/s) happens-before ${hb}s ($(echo "$events / $hb / 1000000" | bc -l | cut -c1-5) M events/s)"
     if [ -n "${KEEP:-}" ]; then
         cp "$WORK/run.json" "$KEEP/lsbench-$NAME.json"
-        cp "$WORK/runi.json" "$KEEP/lsbench-$NAME-include.json"
+        if [ -f "$WORK/runi.json" ]; then cp "$WORK/runi.json" "$KEEP/lsbench-$NAME-include.json"; fi
+        if [ -f "$WORK/runs.json" ]; then cp "$WORK/runs.json" "$KEEP/lsbench-$NAME-static.json"; fi
     fi
 done
