@@ -951,18 +951,21 @@ fn static_guidance_leaves_out_monitors_that_guard_nothing_recorded_and_keeps_a_h
     let fx = fixture("monitors", &CompileOptions::release(17));
     let dir = tempfile::tempdir().unwrap();
     let cache = dir.path().join("cache");
+    let classes = fx.classes_dir.to_str().unwrap();
+    // One run with `extra` options and its trace: stderr and the report.
+    let monitors_run = |extra: &[&str], trace: &Path| {
+        let mut args = extra.to_vec();
+        args.extend(["--trace", trace.to_str().unwrap()]);
+        let (out, err, report) = cached_run(&args, &cache, &fx.classes_dir, "Monitors", &[]);
+        assert_eq!(
+            String::from_utf8_lossy(&out.stdout),
+            "data 42\ncount 2000\n",
+            "{err}"
+        );
+        (err, report)
+    };
     let plain = dir.path().join("plain.trace");
-    let (out, _, unguided) = cached_run(
-        &["--trace", plain.to_str().unwrap()],
-        &cache,
-        &fx.classes_dir,
-        "Monitors",
-        &[],
-    );
-    assert_eq!(
-        String::from_utf8_lossy(&out.stdout),
-        "data 42\ncount 2000\n"
-    );
+    let (_, unguided) = monitors_run(&[], &plain);
     assert_eq!(
         locking_methods(&plain),
         [
@@ -971,20 +974,8 @@ fn static_guidance_leaves_out_monitors_that_guard_nothing_recorded_and_keeps_a_h
             "Monitors$Flag.set"
         ]
     );
-    let classes = fx.classes_dir.to_str().unwrap();
     let guided = dir.path().join("guided.trace");
-    let (out, err, report) = cached_run(
-        &["--static", classes, "--trace", guided.to_str().unwrap()],
-        &cache,
-        &fx.classes_dir,
-        "Monitors",
-        &[],
-    );
-    assert_eq!(
-        String::from_utf8_lossy(&out.stdout),
-        "data 42\ncount 2000\n",
-        "{err}"
-    );
+    let (err, report) = monitors_run(&["--static", classes], &guided);
     assert!(
         err.contains("static guidance: 1 methods lock only monitors the checkers do not need"),
         "{err}"
@@ -1010,19 +1001,9 @@ fn static_guidance_leaves_out_monitors_that_guard_nothing_recorded_and_keeps_a_h
     assert_eq!(raced_fields(&report), ["Monitors.hits"]);
     // An atomicity checker reads every acquire and release: nothing left out.
     let atomic = dir.path().join("atomic.trace");
-    let (_, err, _) = cached_run(
-        &[
-            "--static",
-            classes,
-            "--atomicity",
-            "reduction-online",
-            "--trace",
-            atomic.to_str().unwrap(),
-        ],
-        &cache,
-        &fx.classes_dir,
-        "Monitors",
-        &[],
+    let (err, _) = monitors_run(
+        &["--static", classes, "--atomicity", "reduction-online"],
+        &atomic,
     );
     assert!(!err.contains("monitors the checkers do not need"), "{err}");
     assert!(

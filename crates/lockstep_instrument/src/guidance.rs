@@ -264,6 +264,7 @@ mod tests {
         let mut g = Guidance::default();
         g.skip_access("a/A", "we\tird", "()V", 1);
         g.atomic_method("a/A", "we\tird", "()V");
+        g.elide_monitors("a/A", "we\tird", "()V");
         assert_eq!(g.to_text(), "lockstep-guidance 1\n");
     }
 
