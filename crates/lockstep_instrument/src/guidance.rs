@@ -16,16 +16,18 @@
 //!
 //! `skip`: bytecode offsets of `getfield`/`putfield`/array load/store
 //! instructions in that method. Only those instructions are ever skipped:
-//! an offset naming any other instruction is ignored, so a stale or
-//! hand-written file can only lose probes on accesses, never on
-//! synchronization. `atomic` (version 2): a method proven atomic at every
+//! an offset naming any other instruction is ignored, so a `skip` line
+//! can only lose probes on accesses, never on synchronization (only a
+//! `monitors` line removes synchronization events). `atomic` (version 2): a method proven atomic at every
 //! call site; its entry and exit are recorded only when a thread-safe
 //! container calls it back (the atomicity log needs those to tell the
 //! callback's acquire from the call's own). A file with no `atomic` line
 //! is written as version 1, which older agents read. `monitors` (version
 //! 3): a method whose monitor events (`monitorenter`/`monitorexit` and
 //! those of a `synchronized` method) the checkers of the run provably do
-//! not need; the rewriter gives them no probe. A file is written with the
+//! not need (a monitor guarding nothing recorded, locked only by such
+//! methods; the CLI decides); the rewriter gives them no probe, and its
+//! other probes stay. A file is written with the
 //! lowest version that holds its kinds. Names holding a tab
 //! or a line break are not written (their accesses stay probed, their
 //! methods stay transactions). Parsing never panics; a malformed line is
