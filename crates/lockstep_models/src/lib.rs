@@ -32,6 +32,7 @@
 
 pub mod atomics;
 pub mod blocking;
+pub mod boundary;
 pub mod callbacks;
 pub mod confinement;
 pub mod containers;
@@ -49,6 +50,7 @@ pub mod views;
 
 pub use atomics::{atomic_access, is_atomic_class, AtomicAccess};
 pub use blocking::{all_blocking_models, blocking_call_via, BlockingKind, BlockingModel};
+pub use boundary::{is_summarized_class, summarized_prefixes};
 pub use callbacks::{all_caller_context_methods, runs_in_caller_context, CallerContextMethod};
 pub use confinement::{confinement_hint, ConfinementHint};
 pub use containers::{

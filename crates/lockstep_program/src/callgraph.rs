@@ -52,6 +52,7 @@ use lockstep_ir::{Body, CallKind, Operand, Rvalue, StmtId, StmtKind};
 use lockstep_models::{is_jdk_class, Async, Operand as ModelOperand, TaskLaunch};
 use rustc_hash::{FxHashMap, FxHashSet};
 
+use crate::boundary::callback_calls;
 use crate::entry::EntryPoints;
 use crate::lambda::{decode_lambda, ref_kind, LambdaShape};
 use crate::program::{ClassId, MethodId, Program};
@@ -186,6 +187,15 @@ impl CallGraph {
             unresolved_calls: self.unresolved_calls,
             millis: self.millis,
         }
+    }
+}
+
+/// The IR's class type of a call's receiver variable, when it has one.
+fn receiver_type(body: &Body, call: &lockstep_ir::Call) -> Option<Arc<str>> {
+    let v = call.receiver.as_ref()?.var()?;
+    match &body.vars.get(v.index())?.ty {
+        lockstep_ir::Type::Ref(Some(t)) if !t.starts_with('[') => Some(t.clone()),
+        _ => None,
     }
 }
 
@@ -688,6 +698,10 @@ impl<'p> Engine<'p> {
         let Some(body) = self.p.body(m) else {
             return;
         };
+        if self.p.is_summarized(m) {
+            self.process_summarized(m, &body);
+            return;
+        }
         let in_jdk = is_jdk_class(&self.p.class(self.p.method(m).class).name);
         for (i, stmt) in body.stmts.iter().enumerate() {
             let site = StmtId(i as u32);
@@ -706,18 +720,7 @@ impl<'p> Engine<'p> {
                 StmtKind::StaticStore { field, .. } => self.static_field(field),
                 StmtKind::FieldStore { field, .. } => self.named(&field.class),
                 StmtKind::Invoke { call, .. } => {
-                    let receiver_type = call
-                        .receiver
-                        .as_ref()
-                        .and_then(|r| r.var())
-                        .and_then(|v| body.vars.get(v.index()))
-                        .and_then(|info| match &info.ty {
-                            lockstep_ir::Type::Ref(Some(t)) if !t.starts_with('[') => {
-                                Some(t.clone())
-                            }
-                            _ => None,
-                        });
-                    self.call(m, site, call, receiver_type.as_deref());
+                    self.call(m, site, call, receiver_type(&body, call).as_deref());
                     if !in_jdk {
                         self.launches(m, site, call, &body);
                     }
@@ -727,6 +730,18 @@ impl<'p> Engine<'p> {
                 }
                 _ => {}
             }
+        }
+    }
+
+    /// A method behind the JDK boundary (`crate::boundary`): only its
+    /// callbacks are calls, and its result is an object of its declared
+    /// class that no reachable code allocates.
+    fn process_summarized(&mut self, m: MethodId, body: &Body) {
+        for (site, call) in callback_calls(body) {
+            self.call(m, site, call, receiver_type(body, call).as_deref());
+        }
+        if let Some(c) = self.p.summarized_result_class(m) {
+            self.instantiate(Inst::Class(c));
         }
     }
 
