@@ -828,9 +828,23 @@ impl<'p> Engine<'p> {
                     .and_then(|t| self.p.class_by_name(t))
                     .filter(|&t| t != cls && self.p.is_subtype(t, cls))
                     .unwrap_or(cls);
+                if self.p.is_application(self.p.method(m).class) {
+                    self.library_receiver(ty);
+                }
                 let g = self.group(ty, &member.name, &member.descriptor);
                 self.add_site(g, m, site, kind);
             }
+        }
+    }
+
+    /// Application code calling a method on a concrete library class holds
+    /// such an object, even when no reachable code allocates it: library
+    /// code behind the JDK boundary, a library factory or the open-program
+    /// harness made it (a harness object's `Vector` field). The class is
+    /// live, as the points-to analysis's opaque and harness objects are.
+    fn library_receiver(&mut self, ty: ClassId) {
+        if !self.p.is_application(ty) && self.p.class(ty).is_concrete() {
+            self.instantiate(Inst::Class(ty));
         }
     }
 
