@@ -8,8 +8,9 @@
 //! non-thread-safe container ([`containers`]), which results are views of
 //! or iterators over a thread-safe one ([`views`]), and which calls hint at thread
 //! confinement ([`confinement`]), which values a thread owns or cannot go
-//! stale ([`ownership`]), and what natives and intrinsics do to the
-//! heap for the points-to analysis ([`heap`]). Keeping all of this in one crate of static
+//! stale ([`ownership`]), what natives and intrinsics do to the
+//! heap for the points-to analysis ([`heap`]), and which JDK classes the
+//! analyses summarise instead of entering ([`boundary`]). Keeping all of this in one crate of static
 //! tables means a detector never hard-codes a JDK name, and a missing model
 //! is fixed in one place.
 //!

@@ -40,6 +40,13 @@
 //! own thread plumbing (worker threads, `Thread.start0`) is thereby
 //! summarised, and thread starts *inside* the JDK are not modelled.
 //!
+//! The JDK boundary (`crate::boundary`, `lockstep_models::boundary`): a
+//! method of a summarised JDK class keeps its incoming edges, but of its
+//! body only the calls on its parameters (its callbacks) are scanned, and
+//! its declared return class becomes live. An application call on a
+//! concrete library class makes that class live too: such objects come
+//! from code behind the boundary, library factories or the harness.
+//!
 //! Not modelled: reflection, `MethodHandle` invocation, JNI callbacks,
 //! serialization, dynamic proxies, class loading, and objects the JVM
 //! creates by itself beyond a fixed list (`lockstep_models::JVM_ALLOCATED`: strings, class
