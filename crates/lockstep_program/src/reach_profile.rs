@@ -80,8 +80,8 @@ fn shortest_parents(cg: &CallGraph) -> FxHashMap<MethodId, Option<MethodId>> {
         }
         while let Some(m) = queue.pop_front() {
             for e in cg.callees(m) {
-                if !parent.contains_key(&e.callee) {
-                    parent.insert(e.callee, Some(m));
+                if let std::collections::hash_map::Entry::Vacant(v) = parent.entry(e.callee) {
+                    v.insert(Some(m));
                     queue.push_back(e.callee);
                 }
             }

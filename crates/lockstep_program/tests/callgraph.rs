@@ -2,8 +2,8 @@
 
 mod common;
 use common::*;
-use lockstep_program::*;
 use lockstep_ir::StmtId;
+use lockstep_program::*;
 
 const SRC: &str = r#"
 import java.util.concurrent.Callable;
@@ -314,17 +314,26 @@ fn jdk_boundary_keeps_call_edges_and_callbacks_only() {
     let main = method(&p, "Bound", "main");
     let from_main: Vec<String> = g.callees(main).iter().map(|e| name(&p, e.callee)).collect();
     assert!(
-        from_main.iter().any(|n| n == "java/util/regex/Pattern.compile"),
+        from_main
+            .iter()
+            .any(|n| n == "java/util/regex/Pattern.compile"),
         "{from_main:?}"
     );
-    assert!(from_main.iter().any(|n| n == "java/text/Format.format"), "{from_main:?}");
+    assert!(
+        from_main.iter().any(|n| n == "java/text/Format.format"),
+        "{from_main:?}"
+    );
     let shout = method(
         &p,
         "Bound$Shout",
         "format(Ljava/lang/Object;Ljava/lang/StringBuffer;Ljava/text/FieldPosition;)Ljava/lang/StringBuffer;",
     );
     let callers: Vec<String> = g.callers(shout).map(|e| name(&p, e.caller)).collect();
-    assert_eq!(callers, ["java/text/Format.format"], "the callback through `this`");
+    assert_eq!(
+        callers,
+        ["java/text/Format.format"],
+        "the callback through `this`"
+    );
     for &m in &g.reachable {
         let class = &p.class(p.method(m).class).name;
         assert!(
