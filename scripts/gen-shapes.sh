@@ -14,15 +14,18 @@
 #   huge-N       one method of N statements, every 100th one writes a field
 #                (20,000 fits the JVM's 64 KiB code limit; much more does not)
 #   samefield-N  one method calling N methods that all write the same field
+#   project-N    N small classes in a chain, each with a map, a list, a lock,
+#                `String.format` and a `toString`, run by main, a thread and
+#                three executor tasks (a small project's use of the JDK)
 #
 # Usage: scripts/gen-shapes.sh OUT [SHAPE-N ...]
 # Default shapes: chain-1500 chain-3000 chain-6000 fanout-3000 hier-500
-# huge-20000 samefield-1000.
+# huge-20000 samefield-1000 project-50.
 set -euo pipefail
 out=${1:?usage: gen-shapes.sh OUT [SHAPE-N ...]}
 shift
 shapes=("$@")
-[ ${#shapes[@]} -gt 0 ] || shapes=(chain-1500 chain-3000 chain-6000 fanout-3000 hier-500 huge-20000 samefield-1000)
+[ ${#shapes[@]} -gt 0 ] || shapes=(chain-1500 chain-3000 chain-6000 fanout-3000 hier-500 huge-20000 samefield-1000 project-50)
 
 # The shared part: main and a thread it starts run the same method.
 prologue() {
@@ -111,10 +114,55 @@ samefield() {
   fan_methods "$1" "shared = I;"
 }
 
+project() {
+  local n=$1
+  cat <<EOF
+import java.util.*;
+import java.util.concurrent.*;
+
+public class Shape {
+    public static void main(String[] args) throws Exception {
+        C0 first = new C0();
+        ExecutorService pool = Executors.newFixedThreadPool(3);
+        for (int i = 0; i < 3; i++) {
+            final int id = i;
+            pool.submit(() -> first.step(id));
+        }
+        Thread t = new Thread(() -> first.step(-1));
+        t.start();
+        first.step(0);
+        t.join();
+        pool.shutdown();
+        System.out.println(first);
+    }
+}
+EOF
+  for ((i = 0; i < n; i++)); do
+    echo "class C$i {"
+    if ((i + 1 < n)); then echo "    static final C$((i + 1)) NEXT = new C$((i + 1))();"; fi
+    cat <<EOF
+    private final Map<String, Integer> counts = new HashMap<>();
+    private final List<String> log = new ArrayList<>();
+    private final Object lock = new Object();
+    private int hits;
+    synchronized void record(String key) { counts.merge(key, 1, Integer::sum); }
+    void step(int x) {
+        hits++;
+        String key = String.format("c$i-%d", x);
+        record(key);
+        synchronized (lock) { log.add(key.toUpperCase()); }
+EOF
+    if ((i + 1 < n)); then echo "        NEXT.step(x + 1);"; fi
+    echo "    }"
+    echo "    public String toString() { return \"C$i \" + hits + \" \" + counts.size(); }"
+    echo "}"
+  done
+}
+
 for spec in "${shapes[@]}"; do
   kind=${spec%-*}
   n=${spec##*-}
-  case "$kind" in chain | fanout | hier | huge | samefield) ;; *) echo "unknown shape: $spec" >&2; exit 2 ;; esac
+  case "$kind" in chain | fanout | hier | huge | samefield | project) ;; *) echo "unknown shape: $spec" >&2; exit 2 ;; esac
   [[ "$n" =~ ^[0-9]+$ ]] && ((n > 0)) || { echo "bad size in $spec" >&2; exit 2; }
   dir="$out/$spec"
   rm -rf "$dir"

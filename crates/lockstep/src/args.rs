@@ -321,6 +321,18 @@ pub enum DebugCommand {
         #[arg(long)]
         open: bool,
     },
+    /// Print what the RTA call graph reaches per package (methods,
+    /// statements) and the shortest call chain into each package.
+    Reach {
+        #[command(flatten)]
+        input: InputArgs,
+        /// Analyse as a library.
+        #[arg(long)]
+        open: bool,
+        /// Print only the packages with the most statements.
+        #[arg(long, default_value_t = 40)]
+        top: usize,
+    },
 }
 
 /// `--max-time`: a finite, non-negative number of seconds.

@@ -2,7 +2,7 @@
 //! the thread roots, as text for debugging and snapshot tests.
 
 use lockstep_driver::Workspace;
-use lockstep_program::{cha, entry_points, rta, MethodId, Program};
+use lockstep_program::{cha, entry_points, reach_by_package, rta, MethodId, Program};
 
 use crate::args::{DebugCommand, InputArgs};
 
@@ -122,6 +122,7 @@ pub fn run(cmd: DebugCommand) -> u8 {
             0
         }
         DebugCommand::Lower { input, validate } => lower(&input, validate),
+        DebugCommand::Reach { input, open, top } => reach(&input, open, top),
         DebugCommand::Threads { input, open } => {
             let w = match workspace(&input) {
                 Ok(w) => w,
@@ -144,6 +145,34 @@ pub fn run(cmd: DebugCommand) -> u8 {
             0
         }
     }
+}
+
+/// `debug reach`: the RTA reach per package, most statements first, each
+/// with the chain of calls that enters it first.
+fn reach(input: &InputArgs, open: bool, top: usize) -> u8 {
+    let w = match workspace(input) {
+        Ok(w) => w,
+        Err(code) => return code,
+    };
+    let p = w.program();
+    let cg = rta(p, &entry_points(p, open));
+    let packages = reach_by_package(p, &cg);
+    let (methods, statements) = packages
+        .iter()
+        .fold((0, 0), |(m, s), r| (m + r.methods, s + r.statements));
+    println!(
+        "# {methods} reachable methods, {statements} statements, {} packages",
+        packages.len()
+    );
+    for r in packages.iter().take(top) {
+        println!(
+            "{:>7} stmts {:>6} methods  {}",
+            r.statements, r.methods, r.package
+        );
+        let chain: Vec<String> = r.path.iter().map(|&m| p.short_method_name(m)).collect();
+        println!("        via {}", chain.join(" -> "));
+    }
+    0
 }
 
 /// `debug lower`: the front end alone, timed per phase.

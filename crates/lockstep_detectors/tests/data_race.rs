@@ -714,3 +714,26 @@ fn single_thread_executors() {
 fn start_in_helper() {
     check("start_in_helper", CLOSED);
 }
+
+/// Issue 20 / issue 14 cause 1, the JDK boundary: `java.text` bodies are
+/// not analysed, but `Format.format(Object)`'s call back into the
+/// application's override on `this` is kept: the unlocked count both
+/// threads make through it races, on a path through `Format.format`; the
+/// locked count does not; a thread started inside a callback is a thread
+/// root whose write races with the callback's own.
+#[test]
+fn jdk_boundary() {
+    let findings = check("jdk_boundary", CLOSED);
+    let fixture = compile_fixture("data_race/jdk_boundary");
+    let line = line_of(&fixture, "Boundary.java", "counter.unlocked++;");
+    let hits = at(&findings, "Boundary.java", line);
+    assert_eq!(hits.len(), 1, "{}", dump(&findings));
+    assert!(
+        hits[0]
+            .notes
+            .iter()
+            .any(|n| n.starts_with("path to") && n.contains("Format.format")),
+        "{}",
+        dump(&findings)
+    );
+}

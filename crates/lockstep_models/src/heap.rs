@@ -154,6 +154,10 @@ static HEAP_MODELS: &[HeapModel] = &[
     h(ATOMIC_REF, "getPlain", Exact("()Ljava/lang/Object;"), LoadsField { object: Receiver, field: "value" }),
     h(ATOMIC_REF, "getOpaque", Exact("()Ljava/lang/Object;"), LoadsField { object: Receiver, field: "value" }),
     h(ATOMIC_REF, "getAcquire", Exact("()Ljava/lang/Object;"), LoadsField { object: Receiver, field: "value" }),
+    // --- A selection key's attachment (`ATTACHMENT.getAndSet`): what NIO
+    // servers hand from the registering thread to the selector thread.
+    h("java/nio/channels/SelectionKey", "attach", Exact("(Ljava/lang/Object;)Ljava/lang/Object;"), StoresField { object: Receiver, field: "attachment", value: Arg(0) }),
+    h("java/nio/channels/SelectionKey", "attach", Exact("(Ljava/lang/Object;)Ljava/lang/Object;"), LoadsField { object: Receiver, field: "attachment" }),
 ];
 
 static TABLE: Table<HeapModel> = Table::new(HEAP_MODELS);

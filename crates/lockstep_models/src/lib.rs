@@ -8,8 +8,9 @@
 //! non-thread-safe container ([`containers`]), which results are views of
 //! or iterators over a thread-safe one ([`views`]), and which calls hint at thread
 //! confinement ([`confinement`]), which values a thread owns or cannot go
-//! stale ([`ownership`]), and what natives and intrinsics do to the
-//! heap for the points-to analysis ([`heap`]). Keeping all of this in one crate of static
+//! stale ([`ownership`]), what natives and intrinsics do to the
+//! heap for the points-to analysis ([`heap`]), and which JDK classes the
+//! analyses summarise instead of entering ([`boundary`]). Keeping all of this in one crate of static
 //! tables means a detector never hard-codes a JDK name, and a missing model
 //! is fixed in one place.
 //!
@@ -32,6 +33,7 @@
 
 pub mod atomics;
 pub mod blocking;
+pub mod boundary;
 pub mod callbacks;
 pub mod confinement;
 pub mod containers;
@@ -49,6 +51,7 @@ pub mod views;
 
 pub use atomics::{atomic_access, is_atomic_class, AtomicAccess};
 pub use blocking::{all_blocking_models, blocking_call_via, BlockingKind, BlockingModel};
+pub use boundary::{is_summarized_class, summarized_prefixes};
 pub use callbacks::{all_caller_context_methods, runs_in_caller_context, CallerContextMethod};
 pub use confinement::{confinement_hint, ConfinementHint};
 pub use containers::{

@@ -31,7 +31,9 @@ use lockstep_ir::{
 };
 use lockstep_models::{is_jdk_class, Async, Operand as ModelOperand, TaskLaunch, TaskShape};
 use lockstep_program::lambda::ref_kind;
-use lockstep_program::{decode_lambda, ClassId, EdgeKind, LambdaShape, MethodId, Program};
+use lockstep_program::{
+    callback_calls, decode_lambda, ClassId, EdgeKind, LambdaShape, MethodId, Program,
+};
 use rustc_hash::FxHashMap;
 
 use crate::ids::{FieldId, SiteId, Slot, TypeId, NO_SLOT};
@@ -251,10 +253,14 @@ pub(crate) fn build(
         in_jdk,
         merge_allocations,
     };
-    let catches = catch_types(&body, b.p, b.t);
-    for (i, stmt) in body.stmts.iter().enumerate() {
-        let site = StmtId(i as u32);
-        b.stmt(site, &stmt.kind, ret, &catches);
+    if p.is_summarized(m) {
+        b.summarized(ret);
+    } else {
+        let catches = catch_types(&body, b.p, b.t);
+        for (i, stmt) in body.stmts.iter().enumerate() {
+            let site = StmtId(i as u32);
+            b.stmt(site, &stmt.kind, ret, &catches);
+        }
     }
     let Builder {
         slots,
@@ -333,6 +339,21 @@ impl Builder<'_, '_> {
             .get(v.index())
             .copied()
             .filter(|&s| s != NO_SLOT)
+    }
+
+    /// A method behind the JDK boundary (`lockstep_program::boundary`):
+    /// its callbacks (calls on its parameters) and an opaque object of its
+    /// declared return type as its result, nothing else of its body.
+    fn summarized(&mut self, ret: Option<Slot>) {
+        let body = self.body;
+        for (site, call) in callback_calls(body) {
+            self.call(site, None, call);
+        }
+        let ty = descriptor::return_type(&body.descriptor).and_then(ref_type_name);
+        if let (Some(dst), Some(ty)) = (ret, ty) {
+            let site = self.t.named_site(self.p, SiteKey::Opaque(ty));
+            self.facts.push(Fact::Const { dst, site });
+        }
     }
 
     /// The slot holding an operand's value; constants get a fresh slot

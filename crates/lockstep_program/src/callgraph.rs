@@ -40,6 +40,13 @@
 //! own thread plumbing (worker threads, `Thread.start0`) is thereby
 //! summarised, and thread starts *inside* the JDK are not modelled.
 //!
+//! The JDK boundary (`crate::boundary`, `lockstep_models::boundary`): a
+//! method of a summarised JDK class keeps its incoming edges, but of its
+//! body only the calls on its parameters (its callbacks) are scanned, and
+//! its declared return class becomes live. An application call on a
+//! concrete library class makes that class live too: such objects come
+//! from code behind the boundary, library factories or the harness.
+//!
 //! Not modelled: reflection, `MethodHandle` invocation, JNI callbacks,
 //! serialization, dynamic proxies, class loading, and objects the JVM
 //! creates by itself beyond a fixed list (`lockstep_models::JVM_ALLOCATED`: strings, class
@@ -52,6 +59,7 @@ use lockstep_ir::{Body, CallKind, Operand, Rvalue, StmtId, StmtKind};
 use lockstep_models::{is_jdk_class, Async, Operand as ModelOperand, TaskLaunch};
 use rustc_hash::{FxHashMap, FxHashSet};
 
+use crate::boundary::callback_calls;
 use crate::entry::EntryPoints;
 use crate::lambda::{decode_lambda, ref_kind, LambdaShape};
 use crate::program::{ClassId, MethodId, Program};
@@ -186,6 +194,15 @@ impl CallGraph {
             unresolved_calls: self.unresolved_calls,
             millis: self.millis,
         }
+    }
+}
+
+/// The IR's class type of a call's receiver variable, when it has one.
+fn receiver_type(body: &Body, call: &lockstep_ir::Call) -> Option<Arc<str>> {
+    let v = call.receiver.as_ref()?.var()?;
+    match &body.vars.get(v.index())?.ty {
+        lockstep_ir::Type::Ref(Some(t)) if !t.starts_with('[') => Some(t.clone()),
+        _ => None,
     }
 }
 
@@ -688,6 +705,10 @@ impl<'p> Engine<'p> {
         let Some(body) = self.p.body(m) else {
             return;
         };
+        if self.p.is_summarized(m) {
+            self.process_summarized(m, &body);
+            return;
+        }
         let in_jdk = is_jdk_class(&self.p.class(self.p.method(m).class).name);
         for (i, stmt) in body.stmts.iter().enumerate() {
             let site = StmtId(i as u32);
@@ -706,18 +727,7 @@ impl<'p> Engine<'p> {
                 StmtKind::StaticStore { field, .. } => self.static_field(field),
                 StmtKind::FieldStore { field, .. } => self.named(&field.class),
                 StmtKind::Invoke { call, .. } => {
-                    let receiver_type = call
-                        .receiver
-                        .as_ref()
-                        .and_then(|r| r.var())
-                        .and_then(|v| body.vars.get(v.index()))
-                        .and_then(|info| match &info.ty {
-                            lockstep_ir::Type::Ref(Some(t)) if !t.starts_with('[') => {
-                                Some(t.clone())
-                            }
-                            _ => None,
-                        });
-                    self.call(m, site, call, receiver_type.as_deref());
+                    self.call(m, site, call, receiver_type(&body, call).as_deref());
                     if !in_jdk {
                         self.launches(m, site, call, &body);
                     }
@@ -727,6 +737,18 @@ impl<'p> Engine<'p> {
                 }
                 _ => {}
             }
+        }
+    }
+
+    /// A method behind the JDK boundary (`crate::boundary`): only its
+    /// callbacks are calls, and its result is an object of its declared
+    /// class that no reachable code allocates.
+    fn process_summarized(&mut self, m: MethodId, body: &Body) {
+        for (site, call) in callback_calls(body) {
+            self.call(m, site, call, receiver_type(body, call).as_deref());
+        }
+        if let Some(c) = self.p.summarized_result_class(m) {
+            self.instantiate(Inst::Class(c));
         }
     }
 
@@ -813,9 +835,23 @@ impl<'p> Engine<'p> {
                     .and_then(|t| self.p.class_by_name(t))
                     .filter(|&t| t != cls && self.p.is_subtype(t, cls))
                     .unwrap_or(cls);
+                if self.p.is_application(self.p.method(m).class) {
+                    self.library_receiver(ty);
+                }
                 let g = self.group(ty, &member.name, &member.descriptor);
                 self.add_site(g, m, site, kind);
             }
+        }
+    }
+
+    /// Application code calling a method on a concrete library class holds
+    /// such an object, even when no reachable code allocates it: library
+    /// code behind the JDK boundary, a library factory or the open-program
+    /// harness made it (a harness object's `Vector` field). The class is
+    /// live, as the points-to analysis's opaque and harness objects are.
+    fn library_receiver(&mut self, ty: ClassId) {
+        if !self.p.is_application(ty) && self.p.class(ty).is_concrete() {
+            self.instantiate(Inst::Class(ty));
         }
     }
 

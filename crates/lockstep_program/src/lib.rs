@@ -18,6 +18,7 @@
 //! `lockstep_models`.
 
 mod arena;
+pub mod boundary;
 pub mod callgraph;
 pub mod cfg;
 pub mod entry;
@@ -26,10 +27,12 @@ pub mod lambda;
 mod lower;
 pub mod program;
 pub mod provider;
+pub mod reach_profile;
 mod tasks;
 
 use std::fmt;
 
+pub use boundary::callback_calls;
 pub use callgraph::{
     cha, edges_at, edges_from, rta, Algorithm, CallEdge, CallGraph, CallGraphStats, CalleeIndex,
     EdgeKind, LambdaSite, TaskStartSite,
@@ -43,6 +46,7 @@ pub use program::{
     ClassId, ClassInfo, LowerStats, MethodData, MethodId, Problem, Program, ProgramStats,
 };
 pub use provider::{ClassProvider, NoLibrary};
+pub use reach_profile::{package_of, reach_by_package, PackageReach};
 
 /// Everything `--stats` prints about the program model.
 #[derive(Debug, Clone)]

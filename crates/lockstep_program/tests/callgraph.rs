@@ -2,6 +2,7 @@
 
 mod common;
 use common::*;
+use lockstep_ir::StmtId;
 use lockstep_program::*;
 
 const SRC: &str = r#"
@@ -280,4 +281,81 @@ fn open_program_entry_points() {
     // Instance entries make their class live, so calls on `this` resolve.
     assert!(g.is_instantiated(p.class_by_name("lib/Api").unwrap()));
     assert!(g.is_reachable(method(&p, "lib/Api", "step")));
+}
+
+const BOUNDARY_SRC: &str = r#"
+import java.text.FieldPosition;
+import java.text.Format;
+import java.text.ParsePosition;
+import java.util.regex.Pattern;
+
+public class Bound {
+    static class Shout extends Format {
+        public StringBuffer format(Object o, StringBuffer b, FieldPosition p) { return b; }
+        public Object parseObject(String s, ParsePosition p) { return null; }
+    }
+    public static void main(String[] args) {
+        Pattern.compile("a+").matcher("aaa").matches();
+        new Shout().format("x");
+    }
+}
+"#;
+
+/// The JDK boundary (`lockstep_models::boundary`): calls into summarised
+/// JDK classes keep their edges, their bodies add no edge except the
+/// callbacks on their parameters (an application override called through
+/// `this` by `Format.format(Object)`), and the internals behind them (the
+/// node classes of a regular expression) are not reached.
+#[test]
+fn jdk_boundary_keeps_call_edges_and_callbacks_only() {
+    let p = program(&[("Bound.java", BOUNDARY_SRC)]);
+    let e = entry_points(&p, false);
+    let g = rta(&p, &e);
+    let main = method(&p, "Bound", "main");
+    let from_main: Vec<String> = g.callees(main).iter().map(|e| name(&p, e.callee)).collect();
+    assert!(
+        from_main
+            .iter()
+            .any(|n| n == "java/util/regex/Pattern.compile"),
+        "{from_main:?}"
+    );
+    assert!(
+        from_main.iter().any(|n| n == "java/text/Format.format"),
+        "{from_main:?}"
+    );
+    let shout = method(
+        &p,
+        "Bound$Shout",
+        "format(Ljava/lang/Object;Ljava/lang/StringBuffer;Ljava/text/FieldPosition;)Ljava/lang/StringBuffer;",
+    );
+    let callers: Vec<String> = g.callers(shout).map(|e| name(&p, e.caller)).collect();
+    assert_eq!(
+        callers,
+        ["java/text/Format.format"],
+        "the callback through `this`"
+    );
+    for &m in &g.reachable {
+        let class = &p.class(p.method(m).class).name;
+        assert!(
+            !class.starts_with("java/util/regex/Pattern$"),
+            "regex internals reached: {}",
+            name(&p, m)
+        );
+        if !p.is_summarized(m) {
+            continue;
+        }
+        let body = p.body(m);
+        let callbacks: Vec<StmtId> = body
+            .as_deref()
+            .map(|b| callback_calls(b).map(|(s, _)| s).collect())
+            .unwrap_or_default();
+        for edge in g.callees(m) {
+            assert!(
+                callbacks.contains(&edge.site),
+                "{} -> {} is not a callback",
+                name(&p, m),
+                name(&p, edge.callee)
+            );
+        }
+    }
 }

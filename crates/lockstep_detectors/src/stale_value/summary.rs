@@ -347,7 +347,12 @@ pub fn facts(
     // exception, which belongs to the thread that threw or caught it.
     let thread_owned = library && !data.is_static() && is_thread_owned(program, data.class);
     let mut waits = BTreeSet::new();
-    let Some(body) = program.body(m) else {
+    // Behind the JDK boundary (`lockstep_models::boundary`) a method is
+    // summarised like a JDK native: its flag, not its body, tells what it
+    // locks, and its result is a fresh JDK object.
+    let summarized = program.is_summarized(m);
+    let body = if summarized { None } else { program.body(m) };
+    let Some(body) = body else {
         // Native (or abstract) methods: only the `synchronized` flag tells.
         if data.is_synchronized() {
             let path = if data.is_static() {
@@ -373,7 +378,7 @@ pub fn facts(
         // Code the analysis cannot see: assumed to take a lock of its own
         // and return data read under it (§4, §5.1). JDK natives are known:
         // they run no Java code that could lock what they return.
-        let why = if data.is_native() {
+        let why = if data.is_native() || summarized {
             (!is_jdk_method(program, m)).then_some(Unknown::Native)
         } else {
             Some(Unknown::NoBody)
@@ -828,6 +833,11 @@ pub fn callee_of(program: &Program, call: &Call, targets: &[MethodId]) -> Callee
         return Callee::Targets;
     }
     if data.is_abstract() {
+        // An interface of the summarised JDK (`PublicKey`, `ParameterizedType`)
+        // is implemented by JDK objects the boundary makes opaque: JDK code.
+        if program.is_summarized(t) {
+            return Callee::Targets;
+        }
         return Callee::Unknown(Unknown::NoImplementation);
     }
     Callee::Resolved(t)
