@@ -57,9 +57,12 @@ pub mod lock_order;
 pub mod lock_paths;
 pub mod lock_summary;
 pub mod locks;
+mod one_alive;
 mod ownership;
 mod pairs;
 mod reach;
+mod start_descendants;
+mod thread_targets;
 pub mod threads;
 pub mod util;
 
