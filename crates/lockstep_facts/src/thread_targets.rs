@@ -18,7 +18,7 @@
 //! entry stays `Thread.run`, with every callee it has.
 
 use lockstep_classfile::descriptor::param_types;
-use lockstep_ir::{Operand, StmtKind};
+use lockstep_ir::{Body, Call, Operand, Rvalue, StmtKind, VarId};
 use lockstep_models::threads::{RUNNABLE, THREAD, THREAD_CLASS};
 use lockstep_pointsto::{MethodContext, ObjectId, PointsToResult, SiteKey, ThreadStart};
 use lockstep_program::Program;
@@ -51,10 +51,19 @@ pub fn narrow_to_targets(
     if !entries.iter().any(|&n| is_thread_run(n)) {
         return entries;
     }
-    let tasks = constructor_tasks(program, pt, t.task);
-    if tasks.is_empty() {
+    let made_with = constructor_tasks(program, pt, t.task);
+    if made_with.is_empty() {
         return entries;
     }
+    // A thread a factory made (one allocation for every thread of the
+    // program) is narrowed further by the `Runnable` the starting code
+    // gave the factory, when that one reaches the constructor.
+    let given = site_tasks(program, pt, t);
+    let tasks = if !given.is_empty() && given.iter().all(|o| made_with.binary_search(o).is_ok()) {
+        given
+    } else {
+        made_with
+    };
     let mut out: Vec<u32> = Vec::new();
     for n in entries {
         if !is_thread_run(n) {
@@ -80,6 +89,82 @@ pub fn narrow_to_targets(
     out
 }
 
+/// The `Runnable`s the starting method handed to the call that made the
+/// started thread (`t = factory.newThread(this, name); t.start()`, also
+/// through a field of `this` it stores the thread in), points-to in the
+/// starting context; empty when the thread's origin is not such a call.
+fn site_tasks(program: &Program, pt: &PointsToResult, t: &ThreadStart) -> Vec<ObjectId> {
+    let Some(body) = program.body(t.caller.method) else {
+        return Vec::new();
+    };
+    let Some(StmtKind::Invoke { call, .. }) = body.stmts.get(t.site.index()).map(|s| &s.kind)
+    else {
+        return Vec::new();
+    };
+    let Some(thread) = call.receiver.as_ref().and_then(Operand::var) else {
+        return Vec::new();
+    };
+    let origin = stored_from(&body, thread).unwrap_or(thread);
+    let Some(def) = body.unique_def.get(origin.index()).copied().flatten() else {
+        return Vec::new();
+    };
+    let Some(StmtKind::Invoke { call: made_by, .. }) = body.stmts.get(def.index()).map(|s| &s.kind)
+    else {
+        return Vec::new();
+    };
+    let mut tasks: Vec<ObjectId> = runnable_args(made_by)
+        .into_iter()
+        .flat_map(|v| {
+            pt.var_in(t.caller.method, t.caller.context, v)
+                .iter()
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    tasks.sort_unstable();
+    tasks.dedup();
+    tasks
+}
+
+/// When `v` is read from a field of `this` that the body stores exactly
+/// one value into: that value.
+fn stored_from(body: &Body, v: VarId) -> Option<VarId> {
+    let this = *body.params.first()?;
+    let StmtKind::Assign {
+        value: Rvalue::FieldLoad { object, field },
+        ..
+    } = crate::util::unique_def_of(body, v)?
+    else {
+        return None;
+    };
+    if body.is_static || object.var() != Some(this) {
+        return None;
+    }
+    let mut stores = body.stmts.iter().filter_map(|s| match &s.kind {
+        StmtKind::FieldStore {
+            object: o,
+            field: f,
+            value,
+        } if o.var() == Some(this) && f.name == field.name && f.class == field.class => value.var(),
+        _ => None,
+    });
+    let first = stores.next()?;
+    stores.next().is_none().then_some(first)
+}
+
+/// The variables a call passes as `Runnable` arguments.
+fn runnable_args(call: &Call) -> Vec<VarId> {
+    let runnable = runnable_descriptor();
+    let Some(params) = param_types(&call.method.descriptor) else {
+        return Vec::new();
+    };
+    params
+        .iter()
+        .zip(&call.args)
+        .filter(|(ty, _)| **ty == runnable)
+        .filter_map(|(_, arg)| arg.var())
+        .collect()
+}
+
 /// The objects passed as `Runnable` arguments to the constructor call on
 /// thread object `thread`, at its allocation in application or library
 /// code (merged over the allocating method's contexts); empty when the
@@ -97,26 +182,15 @@ fn constructor_tasks(program: &Program, pt: &PointsToResult, thread: ObjectId) -
     let Some(StmtKind::Assign { dst, .. }) = body.stmts.get(stmt.index()).map(|s| &s.kind) else {
         return Vec::new();
     };
-    let runnable = runnable_descriptor();
     let mut tasks: Vec<ObjectId> = Vec::new();
     for s in &body.stmts {
         let StmtKind::Invoke { call, .. } = &s.kind else {
             continue;
         };
-        if &*call.method.name != "<init>"
-            || call.receiver.as_ref().and_then(|r| r.var()) != Some(*dst)
-        {
-            continue;
-        }
-        let Some(params) = param_types(&call.method.descriptor) else {
-            continue;
-        };
-        for (ty, arg) in params.iter().zip(&call.args) {
-            if *ty != runnable {
-                continue;
-            }
-            if let Operand::Var(v) = arg {
-                tasks.extend(pt.var(*method, *v).iter());
+        let on_new = call.receiver.as_ref().and_then(Operand::var) == Some(*dst);
+        if &*call.method.name == "<init>" && on_new {
+            for v in runnable_args(call) {
+                tasks.extend(pt.var(*method, v).iter());
             }
         }
     }
