@@ -70,12 +70,21 @@ pub fn narrow_to_targets(
             out.push(n);
             continue;
         }
-        let runs: Vec<u32> = graph.callees[n as usize]
+        let callees = graph
+            .callees
+            .get(n as usize)
+            .map(Vec::as_slice)
+            .unwrap_or(&[]);
+        let runs: Vec<u32> = callees
             .iter()
             .map(|&(_, c)| c)
             .filter(|&c| {
-                let mc: MethodContext = graph.nodes[c as usize];
-                tasks.iter().any(|&o| runs_task_object(program, pt, mc, o))
+                graph
+                    .nodes
+                    .get(c as usize)
+                    .is_some_and(|&mc: &MethodContext| {
+                        tasks.iter().any(|&o| runs_task_object(program, pt, mc, o))
+                    })
             })
             .collect();
         if runs.is_empty() {
