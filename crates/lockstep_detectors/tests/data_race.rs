@@ -246,7 +246,12 @@ fn start_sites() {
             "{}",
             dump(&findings)
         );
-        assert_eq!(paths[1], "path to the read: Monitor.run", "{}", dump(&findings));
+        assert_eq!(
+            paths[1],
+            "path to the read: Monitor.run",
+            "{}",
+            dump(&findings)
+        );
     }
 }
 

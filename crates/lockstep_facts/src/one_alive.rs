@@ -25,12 +25,12 @@
 //! if two threads may call the starting method at once, the accesses to
 //! the field race and are reported as such.
 
-use std::sync::Arc;
-
 use lockstep_ir::{Body, Operand, Rvalue, StmtKind, VarId};
 use lockstep_models::{LaunchKind, TaskShape};
 use lockstep_pointsto::{ObjectId, PointsToResult, ThreadStart};
 use lockstep_program::{MethodId, Program};
+
+use crate::lock_paths::FieldName;
 
 /// `Thread.isAlive()`.
 const IS_ALIVE: (&str, &str) = ("isAlive", "()Z");
@@ -40,7 +40,7 @@ pub fn one_alive_thread(
     program: &Program,
     pt: &PointsToResult,
     t: &ThreadStart,
-) -> Option<(ObjectId, (Arc<str>, Arc<str>))> {
+) -> Option<(ObjectId, FieldName)> {
     if t.launch.kind != LaunchKind::ThreadStart || t.launch.shape != TaskShape::Thread {
         return None;
     }
@@ -79,7 +79,7 @@ pub fn one_alive_thread(
 /// Does application code other than method `starter` store into `field`
 /// (`thread = null` in the task's `finally`, a `stop()` that forgets the
 /// thread)? Then a new thread may start while the old one still runs.
-fn stored_elsewhere(program: &Program, starter: MethodId, field: &(Arc<str>, Arc<str>)) -> bool {
+fn stored_elsewhere(program: &Program, starter: MethodId, field: &FieldName) -> bool {
     program.application_classes().any(|c| {
         program.class(c).methods.iter().any(|&m| {
             m != starter
@@ -95,7 +95,7 @@ fn stored_elsewhere(program: &Program, starter: MethodId, field: &(Arc<str>, Arc
 
 /// The field of `this` that `v` is read from (its one definition):
 /// (class, name).
-fn field_of_this(body: &Body, this: VarId, v: VarId) -> Option<(Arc<str>, Arc<str>)> {
+fn field_of_this(body: &Body, this: VarId, v: VarId) -> Option<FieldName> {
     let StmtKind::Assign {
         value: Rvalue::FieldLoad { object, field },
         ..

@@ -237,7 +237,7 @@ pub enum SerialThread {
     /// it has ended ([`crate::one_alive`]).
     OneAlive {
         owner: ObjectId,
-        field: (Arc<str>, Arc<str>),
+        field: crate::lock_paths::FieldName,
     },
 }
 
