@@ -122,11 +122,7 @@ impl RaceFacts {
     /// The roots whose thread a statement of `node` is ordered with
     /// (it runs before the thread's start or after its join).
     pub fn ordered_roots(&self, node: u32, stmt: StmtId) -> Vec<u32> {
-        self.orderings
-            .iter()
-            .filter(|o| o.orders(node, stmt))
-            .map(|o| o.root)
-            .collect()
+        crate::reach::ordered_roots(&self.orderings, node, stmt)
     }
 }
 
@@ -424,6 +420,13 @@ impl<'a> Analysis<'a> {
                 .into_iter()
                 .filter_map(|mc| self.graph.node(mc))
                 .collect();
+            let entries = crate::thread_targets::narrow_to_targets(
+                self.program,
+                self.pt,
+                &self.graph,
+                t,
+                entries,
+            );
             if !entries.is_empty() {
                 roots.push(Root {
                     kind: RootKind::Start(i),
@@ -728,7 +731,7 @@ impl Analysis<'_> {
         let entry = self.entry_locks(&roots);
         clock.lap("entry locks");
         let reach = self.reach_roots(&roots);
-        let orderings = self.orderings(&roots);
+        let orderings = self.orderings(&roots, &reach);
         clock.lap("reach/ordering");
         RaceFacts {
             races: Vec::new(),
@@ -754,7 +757,7 @@ impl Analysis<'_> {
         self.entry_params = self.entry_param_locks(&roots);
         clock.lap("entry locks");
         let reach = self.reach_roots(&roots);
-        let orderings = self.orderings(&roots);
+        let orderings = self.orderings(&roots, &reach);
         clock.lap("reach/ordering");
         let escape = self.escaped();
         self.per_instance = self.per_instance(&roots, &escape.shared);

@@ -191,13 +191,7 @@ impl Analysis<'_> {
             Some(g) => self.holds_guard(a, g, here.body, &local, &held, &object_ids),
             None => false,
         };
-        let ordered: Vec<u32> = b
-            .reached
-            .orderings
-            .iter()
-            .filter(|o| o.orders(here.node, a.stmt))
-            .map(|o| o.root)
-            .collect();
+        let ordered = crate::reach::ordered_roots(b.reached.orderings, here.node, a.stmt);
         let ordered = b.root_sets.intern(&ordered);
         for obj in objects {
             let key: Key = (

@@ -4,9 +4,12 @@
 //!
 //! - [`threads`]: the context call graph, thread roots (the main thread,
 //!   every modelled thread start with its task, the open-program harness,
-//!   `@ThreadSafe` APIs), which roots run more than once;
+//!   `@ThreadSafe` APIs), which roots run more than once; `thread_targets`
+//!   (a plain `Thread` runs the `Runnable` it was made with) and
+//!   `one_alive` (a thread restarted only when the old one has ended);
 //! - `happens_before`: the statements of a starting method ordered with
 //!   the task it starts (before the launch, after a wait for its end);
+//!   `start_descendants`: and the threads only that task starts;
 //! - [`local_locks`]: the locks a body must hold before each statement
 //!   (monitors and `java.util.concurrent` locks, by access path);
 //! - [`locks`]: those locks as abstract objects per context, and the
@@ -57,9 +60,12 @@ pub mod lock_order;
 pub mod lock_paths;
 pub mod lock_summary;
 pub mod locks;
+mod one_alive;
 mod ownership;
 mod pairs;
 mod reach;
+mod start_descendants;
+mod thread_targets;
 pub mod threads;
 pub mod util;
 

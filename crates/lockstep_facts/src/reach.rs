@@ -41,6 +41,20 @@ pub struct Ordering {
     /// sites (each runs once and is the only caller of the next): per
     /// statement, before the call that leads to the start.
     pub ancestors: Vec<(u32, Vec<bool>)>,
+    /// The start roots only this start's thread (and they) start
+    /// ([`crate::start_descendants`]), sorted.
+    pub descendants: Vec<u32>,
+    /// When there are descendants: what of the program is ordered before
+    /// the start alone (not after a wait for the task's end, which does
+    /// not wait for the threads the task started).
+    pub before_start: Option<BeforeStart>,
+}
+
+/// The statements ordered before a start: per statement of the caller,
+/// and per node, reached by the other roots without passing one.
+pub struct BeforeStart {
+    pub stmts: Vec<bool>,
+    pub reached: Vec<bool>,
 }
 
 impl Ordering {
@@ -56,6 +70,44 @@ impl Ordering {
             !self.reached.get(node as usize).copied().unwrap_or(true)
         }
     }
+
+    /// Is an access at `stmt` of `node` ordered before this start (and so
+    /// before the threads its thread starts)?
+    fn before_start(&self, node: u32, stmt: StmtId) -> bool {
+        let Some(b) = &self.before_start else {
+            return false;
+        };
+        if node == self.caller {
+            b.stmts.get(stmt.index()).copied().unwrap_or(false)
+        } else if let Some((_, before)) = self.ancestors.iter().find(|(n, _)| *n == node) {
+            before.get(stmt.index()).copied().unwrap_or(false)
+        } else {
+            !b.reached.get(node as usize).copied().unwrap_or(true)
+        }
+    }
+
+    /// Adds to `out` the roots an access at `stmt` of `node` is ordered
+    /// with by this start: its own root, and its descendants when the
+    /// access is before the start.
+    pub fn ordered_roots_into(&self, node: u32, stmt: StmtId, out: &mut Vec<u32>) {
+        if self.orders(node, stmt) {
+            out.push(self.root);
+        }
+        if !self.descendants.is_empty() && self.before_start(node, stmt) {
+            out.extend(&self.descendants);
+        }
+    }
+}
+
+/// The roots an access at `stmt` of `node` is ordered with, sorted.
+pub fn ordered_roots(orderings: &[Ordering], node: u32, stmt: StmtId) -> Vec<u32> {
+    let mut out = Vec::new();
+    for o in orderings {
+        o.ordered_roots_into(node, stmt, &mut out);
+    }
+    out.sort_unstable();
+    out.dedup();
+    out
 }
 
 impl Analysis<'_> {
@@ -176,22 +228,88 @@ impl Analysis<'_> {
     /// Start/join orderings of the thread starts whose starting method
     /// runs once (closed programs only: the harness of an open program
     /// orders nothing).
-    pub(crate) fn orderings(&self, roots: &[Root]) -> Vec<Ordering> {
+    pub(crate) fn orderings(&self, roots: &[Root], reach: &[Vec<u32>]) -> Vec<Ordering> {
         let mut orderings = Vec::new();
         if self.open {
             return orderings;
         }
         let counts = self.run_counts_of(roots);
         let callers = self.callers(roots);
+        let starters = self.starters(roots, reach);
         for (ri, r) in roots.iter().enumerate() {
             if orderings.len() >= MAX_ORDERED_STARTS {
                 break;
             }
-            if let Some(o) = self.ordering(roots, &counts, &callers, ri, r) {
+            if let Some(mut o) = self.ordering(roots, &counts, &callers, ri, r) {
+                o.descendants = crate::start_descendants::descendants(ri as u32, &starters);
+                if !o.descendants.is_empty() {
+                    o.before_start = self.before_start(roots, ri, r, &o.ancestors);
+                }
                 orderings.push(o);
             }
         }
         orderings
+    }
+
+    /// Per root: the roots reaching the node that makes its start (empty
+    /// for roots that are not starts).
+    fn starters(&self, roots: &[Root], reach: &[Vec<u32>]) -> Vec<Vec<u32>> {
+        roots
+            .iter()
+            .map(|r| {
+                let RootKind::Start(i) = r.kind else {
+                    return Vec::new();
+                };
+                self.pt
+                    .thread_starts()
+                    .get(i)
+                    .and_then(|t| self.graph.node(t.caller))
+                    .and_then(|n| reach.get(n as usize))
+                    .cloned()
+                    .unwrap_or_default()
+            })
+            .collect()
+    }
+
+    /// What is ordered before start root `r` (index `ri`) alone: the
+    /// caller's statements before the launch, and the nodes the other
+    /// roots reach only through them (or through the ancestors'
+    /// statements before the call leading to the start).
+    fn before_start(
+        &self,
+        roots: &[Root],
+        ri: usize,
+        r: &Root,
+        ancestors: &[(u32, Vec<bool>)],
+    ) -> Option<BeforeStart> {
+        let RootKind::Start(i) = r.kind else {
+            return None;
+        };
+        let t = self.pt.thread_starts().get(i)?;
+        let caller = self.graph.node(t.caller)?;
+        let body = self.program.body(t.caller.method)?;
+        let stmts = crate::happens_before::before(&body, t.site);
+        let others = self.other_entries(roots, ri, r);
+        let parent = self.graph.bfs(&others, |node, site| {
+            (node == caller && stmts.get(site.index()).copied().unwrap_or(false))
+                || ancestors
+                    .iter()
+                    .any(|(n, b)| *n == node && b.get(site.index()).copied().unwrap_or(false))
+        });
+        Some(BeforeStart {
+            stmts,
+            reached: parent.iter().map(Option::is_some).collect(),
+        })
+    }
+
+    /// The entries of the roots other than `ri` that share a program with it.
+    fn other_entries(&self, roots: &[Root], ri: usize, r: &Root) -> Vec<u32> {
+        roots
+            .iter()
+            .enumerate()
+            .filter(|(j, o)| *j != ri && o.same_program(r))
+            .flat_map(|(_, r)| r.entries.clone())
+            .collect()
     }
 
     /// How many times each node may run (see `threads::run_counts`).
@@ -293,12 +411,7 @@ impl Analysis<'_> {
                 .iter()
                 .any(|(n, before)| *n == node && before.get(site.index()).copied().unwrap_or(false))
         };
-        let others: Vec<u32> = roots
-            .iter()
-            .enumerate()
-            .filter(|(j, o)| *j != ri && o.same_program(r))
-            .flat_map(|(_, r)| r.entries.clone())
-            .collect();
+        let others = self.other_entries(roots, ri, r);
         let parent = self.graph.bfs(&others, |node, site| {
             (node == caller && stmts.get(site.index()).copied().unwrap_or(false))
                 || before_in_ancestor(node, site)
@@ -330,6 +443,8 @@ impl Analysis<'_> {
             reached: parent.iter().map(Option::is_some).collect(),
             helpers,
             ancestors,
+            descendants: Vec::new(),
+            before_start: None,
         })
     }
 }

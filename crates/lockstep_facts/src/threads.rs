@@ -233,6 +233,12 @@ pub enum SerialThread {
         object: ObjectId,
         field: Option<(Arc<str>, Arc<str>)>,
     },
+    /// The thread kept in a field of `owner` and started again only when
+    /// it has ended ([`crate::one_alive`]).
+    OneAlive {
+        owner: ObjectId,
+        field: crate::lock_paths::FieldName,
+    },
 }
 
 impl Root {
@@ -420,6 +426,18 @@ pub fn task_entries(program: &Program, pt: &PointsToResult, t: &ThreadStart) -> 
     }
 }
 
+/// Does method context `mc` run task object `task` (its lambda
+/// implementation, or a method with the task as its receiver)?
+pub fn runs_task_object(
+    program: &Program,
+    pt: &PointsToResult,
+    mc: MethodContext,
+    task: ObjectId,
+) -> bool {
+    let lambda = lambda_implementation(program, pt, task);
+    runs_task(program, pt, mc, task, lambda.as_ref())
+}
+
 /// Does launch entry `mc` run task object `task`?
 fn runs_task(
     program: &Program,
@@ -467,6 +485,9 @@ pub fn serial_thread(
     t: &ThreadStart,
 ) -> Option<SerialThread> {
     use lockstep_models::threads::Serial;
+    if let Some((owner, field)) = crate::one_alive::one_alive_thread(program, pt, t) {
+        return Some(SerialThread::OneAlive { owner, field });
+    }
     match lockstep_models::threads::serial(t.launch) {
         Serial::Never => None,
         Serial::EventDispatchThread => Some(SerialThread::EventDispatch),
