@@ -8,7 +8,8 @@
 mod common;
 
 use common::{
-    actual, check_fixture_in_mode, compile_fixture, dump, expectations_for, run_with_points_to,
+    actual, check_fixture_in_mode, compile_fixture, dump, expectations_for, line_of,
+    run_with_points_to,
 };
 use lockstep_detectors::deadlock::Deadlock;
 use lockstep_detectors::Options;
@@ -211,15 +212,23 @@ fn read_write_locks_apart_over_the_context_bound() {
 /// Checks a fixture's expectations with points-to over its bound on
 /// contexts from the start (one context in all), as on large programs.
 fn check_over_the_context_bound(case: &str) {
+    check_with_points_to(
+        case,
+        lockstep_pointsto::Config {
+            max_contexts_per_method: None,
+            max_contexts: Some(1),
+            ..lockstep_pointsto::Config::default()
+        },
+    );
+}
+
+/// Checks a fixture's expectations under the given points-to settings.
+fn check_with_points_to(case: &str, points_to: lockstep_pointsto::Config) -> Vec<Finding> {
     let fixture = compile_fixture(&format!("deadlock/{case}"));
-    let points_to = lockstep_pointsto::Config {
-        max_contexts_per_method: None,
-        max_contexts: Some(1),
-        ..lockstep_pointsto::Config::default()
-    };
     let findings = run_with_points_to(&fixture, &Deadlock, RULES, points_to);
     assert_expectations(&expectations_for(&fixture, RULES), &actual(&findings));
     assert_complete(&findings);
+    findings
 }
 
 /// A lock allocated in a constructor and kept in the constructed object's
@@ -240,4 +249,58 @@ fn owned_locks_told_apart_by_their_owners() {
 #[test]
 fn owned_locks_told_apart_over_the_context_bound() {
     check_over_the_context_bound("owned_lock");
+}
+
+/// log4j 1.2's `Hierarchy.resetConfiguration` (sample #31): holding
+/// `this.ht`, a callee locks `this.ht` of the same object again. With two
+/// contexts per method (as a large program's bound leaves them), the
+/// callee's lock resolves to "either table"; the lock summary's entry path
+/// `this.ht`, mapped up the calls to the caller's own `this.ht`, shows the
+/// re-entry. Another hierarchy's table taken inside is still a cycle.
+/// (The bound also loses the twin's cycle: only the re-entries are checked.)
+#[test]
+fn reentry_through_callees_named_by_an_entry_path() {
+    let fixture = compile_fixture("deadlock/path_reentry");
+    let points_to = lockstep_pointsto::Config {
+        max_contexts_per_method: Some(2),
+        ..lockstep_pointsto::Config::default()
+    };
+    let findings = run_with_points_to(&fixture, &Deadlock, RULES, points_to);
+    for marker in [
+        "shutdown(); // expect-not",
+        "currentLoggers(); // expect-not",
+    ] {
+        let line = line_of(&fixture, "PathReentry.java", marker);
+        assert!(
+            findings.iter().all(|f| f.location.line != Some(line)),
+            "re-entry at line {line} reported: {}",
+            dump(&findings)
+        );
+    }
+}
+
+/// The same under the default points-to settings.
+#[test]
+fn reentry_through_callees_default_contexts() {
+    let findings = check("path_reentry");
+    assert_complete(&findings);
+    assert_eq!(findings.len(), 1, "{}", dump(&findings));
+}
+
+/// log4j 1.2's `FilteredLogTableModel.trimOldestRecords` (sample #32), as
+/// an open program: a protected method every in-program caller reaches
+/// with the model's monitor held is entered by the harness with it held
+/// (a gate lock around both orders): silent. The twin's public
+/// `compact()` calls it without the monitor: reported.
+#[test]
+fn protected_method_behind_its_callers_gate_lock() {
+    let findings = check_fixture_in_mode(
+        "deadlock/protocol_gate",
+        &Deadlock,
+        RULES,
+        &Options::default(),
+        true,
+    );
+    assert_complete(&findings);
+    assert_eq!(findings.len(), 1, "{}", dump(&findings));
 }
