@@ -247,10 +247,10 @@ fn root_param(body: &Body, path: &AccessPath) -> Option<u16> {
 fn rebase(path: &AccessPath, root: &AccessPath) -> AccessPath {
     match path {
         AccessPath::Field(base, name) => {
-            AccessPath::Field(Box::new(rebase(base, root)), name.clone())
+            AccessPath::Field(Arc::new(rebase(base, root)), name.clone())
         }
         AccessPath::OuterThis(base, class) => {
-            AccessPath::OuterThis(Box::new(rebase(base, root)), class.clone())
+            AccessPath::OuterThis(Arc::new(rebase(base, root)), class.clone())
         }
         _ => root.clone(),
     }
