@@ -8,8 +8,7 @@
 mod common;
 
 use common::{
-    actual, check_fixture_in_mode, compile_fixture, dump, expectations_for, line_of,
-    run_with_points_to,
+    actual, check_fixture_in_mode, compile_fixture, dump, expectations_for, run_with_points_to,
 };
 use lockstep_detectors::deadlock::Deadlock;
 use lockstep_detectors::Options;
@@ -212,23 +211,15 @@ fn read_write_locks_apart_over_the_context_bound() {
 /// Checks a fixture's expectations with points-to over its bound on
 /// contexts from the start (one context in all), as on large programs.
 fn check_over_the_context_bound(case: &str) {
-    check_with_points_to(
-        case,
-        lockstep_pointsto::Config {
-            max_contexts_per_method: None,
-            max_contexts: Some(1),
-            ..lockstep_pointsto::Config::default()
-        },
-    );
-}
-
-/// Checks a fixture's expectations under the given points-to settings.
-fn check_with_points_to(case: &str, points_to: lockstep_pointsto::Config) -> Vec<Finding> {
     let fixture = compile_fixture(&format!("deadlock/{case}"));
+    let points_to = lockstep_pointsto::Config {
+        max_contexts_per_method: None,
+        max_contexts: Some(1),
+        ..lockstep_pointsto::Config::default()
+    };
     let findings = run_with_points_to(&fixture, &Deadlock, RULES, points_to);
     assert_expectations(&expectations_for(&fixture, RULES), &actual(&findings));
     assert_complete(&findings);
-    findings
 }
 
 /// A lock allocated in a constructor and kept in the constructed object's
@@ -252,36 +243,14 @@ fn owned_locks_told_apart_over_the_context_bound() {
 }
 
 /// log4j 1.2's `Hierarchy.resetConfiguration` (sample #31): holding
-/// `this.ht`, a callee locks `this.ht` of the same object again. With two
-/// contexts per method (as a large program's bound leaves them), the
-/// callee's lock resolves to "either table"; the lock summary's entry path
-/// `this.ht`, mapped up the calls to the caller's own `this.ht`, shows the
-/// re-entry. Another hierarchy's table taken inside is still a cycle.
-/// (The bound also loses the twin's cycle: only the re-entries are checked.)
+/// `this.ht`, callees lock `this.ht` of the same object again (re-entries,
+/// silent); another hierarchy's table taken inside is a cycle. The lock
+/// summaries' entry paths behind this are checked in
+/// `lockstep_facts/tests/lock_summary.rs`; the false cycle itself needed
+/// log4j's contexts (the `--open` run of log4j is the regression check,
+/// `docs/deadlock-sample.md`).
 #[test]
-fn reentry_through_callees_named_by_an_entry_path() {
-    let fixture = compile_fixture("deadlock/path_reentry");
-    let points_to = lockstep_pointsto::Config {
-        max_contexts_per_method: Some(2),
-        ..lockstep_pointsto::Config::default()
-    };
-    let findings = run_with_points_to(&fixture, &Deadlock, RULES, points_to);
-    for marker in [
-        "shutdown(); // expect-not",
-        "currentLoggers(); // expect-not",
-    ] {
-        let line = line_of(&fixture, "PathReentry.java", marker);
-        assert!(
-            findings.iter().all(|f| f.location.line != Some(line)),
-            "re-entry at line {line} reported: {}",
-            dump(&findings)
-        );
-    }
-}
-
-/// The same under the default points-to settings.
-#[test]
-fn reentry_through_callees_default_contexts() {
+fn reentry_through_callees_and_another_objects_table() {
     let findings = check("path_reentry");
     assert_complete(&findings);
     assert_eq!(findings.len(), 1, "{}", dump(&findings));
