@@ -154,14 +154,25 @@ impl HeldAtSite {
             return v.clone();
         }
         let mc = races.graph.nodes[node as usize];
-        let v = match program.body(mc.method) {
+        let data = program.method(mc.method);
+        // Lock orders count JDK code's `synchronized` methods only
+        // (`lock_order`), so a JDK body is lowered only when it is one.
+        let jdk = !program.is_application(data.class);
+        let wanted = !jdk || data.is_synchronized();
+        let v = match wanted.then(|| program.body(mc.method)).flatten() {
             Some(body) => {
                 let locks = self
                     .bodies
                     .entry(mc.method)
                     .or_insert_with(|| Arc::new(local_locks::analyse(program, &body)))
                     .clone();
-                let mut v = resolver.resolve(mc.method, mc.context, &body, locks.at(site));
+                let counted: Vec<LocalLock> = locks
+                    .at(site)
+                    .iter()
+                    .filter(|l| !jdk || matches!(l, LocalLock::SyncMethod))
+                    .cloned()
+                    .collect();
+                let mut v = resolver.resolve(mc.method, mc.context, &body, &counted);
                 v.sort();
                 v.dedup();
                 v
@@ -351,8 +362,11 @@ impl SiteLocks {
         if let Some(v) = self.cache.get(&(caller, site)) {
             return v.clone();
         }
-        let v = match program.body(caller) {
-            Some(body) if program.is_application(program.method(caller).class) => {
+        // JDK bodies are not lowered for this: their blocks take part in
+        // no lock order, and a call on `this` from the JDK is no protocol.
+        let app = program.is_application(program.method(caller).class);
+        let v = match app.then(|| program.body(caller)).flatten() {
+            Some(body) => {
                 let locks = self
                     .bodies
                     .entry(caller)
