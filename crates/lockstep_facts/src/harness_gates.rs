@@ -21,7 +21,7 @@
 //! gate. Public methods, roots other than such harness entries, and
 //! methods called on another object than the caller's `this` have none.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, VecDeque};
 use std::sync::Arc;
 
 use lockstep_ir::{AccessPath, Body, StmtId, StmtKind};
@@ -76,32 +76,42 @@ pub fn gate_entry_locks(
     // A must-analysis over the nodes the gated entries reach, from top
     // (`None`); callers outside that part keep their race-facts entry.
     let mut at: Vec<Option<Vec<HeldLock>>> = vec![None; n];
-    let mut work: Vec<u32> = gated.clone();
+    let mut work: VecDeque<u32> = gated.iter().copied().collect();
     let mut queued = vec![false; n];
-    while let Some(node) = work.pop() {
+    while let Some(node) = work.pop_front() {
         queued[node as usize] = false;
+        // No lock held on entry is the bottom: it cannot change again.
+        if at[node as usize].as_ref().is_some_and(Vec::is_empty) {
+            continue;
+        }
         let mut next = seeds[node as usize].clone();
         for &(caller, site) in &callers[node as usize] {
-            let entry = if inside[caller as usize] {
+            if next.as_ref().is_some_and(Vec::is_empty) {
+                break;
+            }
+            let entry: &[HeldLock] = if inside[caller as usize] {
                 match &at[caller as usize] {
-                    Some(v) => v.clone(),
+                    Some(v) => v,
                     None => continue,
                 }
             } else {
                 match races.entry_locks.get(caller as usize) {
-                    Some(Some(v)) => v.to_vec(),
+                    Some(Some(v)) => v,
                     _ => continue,
                 }
             };
-            let held = union(&entry, &sites.held(program, races, resolver, caller, site));
-            meet(&mut next, &held);
+            let held = sites.held(program, races, resolver, caller, site);
+            match &mut next {
+                None => next = Some(union(entry, &held)),
+                Some(v) => v.retain(|l| entry.contains(l) || held.contains(l)),
+            }
         }
         if next.is_some() && next != at[node as usize] {
             at[node as usize] = next;
             for &(_, c) in &races.graph.callees[node as usize] {
                 if inside[c as usize] && !queued[c as usize] {
                     queued[c as usize] = true;
-                    work.push(c);
+                    work.push_back(c);
                 }
             }
         }
