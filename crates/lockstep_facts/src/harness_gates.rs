@@ -143,12 +143,35 @@ fn node_callers(races: &RaceFacts) -> Vec<Vec<(u32, StmtId)>> {
     out
 }
 
+/// Each body with the locks it holds before each statement (cached per
+/// method; only the bodies asked for are lowered).
+#[derive(Default)]
+struct BodyCache {
+    bodies: FxHashMap<MethodId, Option<BodyWithLocks>>,
+}
+
+/// A body and the locks it holds before each statement.
+type BodyWithLocks = (Arc<Body>, Arc<BodyLocks>);
+
+impl BodyCache {
+    fn get(&mut self, program: &Program, m: MethodId) -> Option<BodyWithLocks> {
+        self.bodies
+            .entry(m)
+            .or_insert_with(|| {
+                let body = program.body(m)?;
+                let locks = Arc::new(local_locks::analyse(program, &body));
+                Some((body, locks))
+            })
+            .clone()
+    }
+}
+
 /// The locks a caller's body holds at a call site, resolved in the
 /// caller's context (cached per node and site).
 #[derive(Default)]
 struct HeldAtSite {
     cache: FxHashMap<(u32, StmtId), Vec<HeldLock>>,
-    bodies: FxHashMap<MethodId, Arc<BodyLocks>>,
+    bodies: BodyCache,
 }
 
 impl HeldAtSite {
@@ -169,13 +192,11 @@ impl HeldAtSite {
         // (`lock_order`), so a JDK body is lowered only when it is one.
         let jdk = !program.is_application(data.class);
         let wanted = !jdk || data.is_synchronized();
-        let v = match wanted.then(|| program.body(mc.method)).flatten() {
-            Some(body) => {
-                let locks = self
-                    .bodies
-                    .entry(mc.method)
-                    .or_insert_with(|| Arc::new(local_locks::analyse(program, &body)))
-                    .clone();
+        let v = match wanted
+            .then(|| self.bodies.get(program, mc.method))
+            .flatten()
+        {
+            Some((body, locks)) => {
                 let counted: Vec<LocalLock> = locks
                     .at(site)
                     .iter()
@@ -358,7 +379,7 @@ fn gate_of(
 #[derive(Default)]
 struct SiteLocks {
     cache: FxHashMap<(MethodId, StmtId), BTreeSet<AccessPath>>,
-    bodies: FxHashMap<MethodId, Arc<BodyLocks>>,
+    bodies: BodyCache,
 }
 
 impl SiteLocks {
@@ -375,15 +396,8 @@ impl SiteLocks {
         // JDK bodies are not lowered for this: their blocks take part in
         // no lock order, and a call on `this` from the JDK is no protocol.
         let app = program.is_application(program.method(caller).class);
-        let v = match app.then(|| program.body(caller)).flatten() {
-            Some(body) => {
-                let locks = self
-                    .bodies
-                    .entry(caller)
-                    .or_insert_with(|| Arc::new(local_locks::analyse(program, &body)))
-                    .clone();
-                held_at_call_on_this(resolver, &body, &locks, site)
-            }
+        let v = match app.then(|| self.bodies.get(program, caller)).flatten() {
+            Some((body, locks)) => held_at_call_on_this(resolver, &body, &locks, site),
             _ => BTreeSet::new(),
         };
         self.cache.insert((caller, site), v.clone());

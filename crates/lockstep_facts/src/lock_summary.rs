@@ -374,6 +374,18 @@ impl Translator<'_, '_, '_> {
     /// that is an entry path of the caller too.
     fn path_at(&mut self, caller: u32, site: StmtId, callee: u32, e: &Entry) -> Option<AccessPath> {
         let path = e.path.as_ref()?;
+        let (body, arg) = self.argument_at((caller, site, callee), |b| root_param(b, path))?;
+        let out = rebase(path, &lockstep_ir::operand_path(&body, &arg));
+        entry_path(self.resolver, &body, &out).then_some(out)
+    }
+
+    /// The caller's body and the operand it passes at `site` as the
+    /// callee's parameter `pos_in(callee body)`.
+    fn argument_at(
+        &self,
+        (caller, site, callee): (u32, StmtId, u32),
+        pos_in: impl FnOnce(&Body) -> Option<u16>,
+    ) -> Option<(Arc<Body>, Operand)> {
         let graph = &self.races.graph;
         let (cm, ce) = (graph.nodes[caller as usize], graph.nodes[callee as usize]);
         let body = self.program.body(cm.method)?;
@@ -381,9 +393,8 @@ impl Translator<'_, '_, '_> {
         let StmtKind::Invoke { call, .. } = &body.stmts.get(site.index())?.kind else {
             return None;
         };
-        let arg = argument(call, &callee_body, root_param(&callee_body, path)?)?;
-        let out = rebase(path, &lockstep_ir::operand_path(&body, arg));
-        entry_path(self.resolver, &body, &out).then_some(out)
+        let arg = argument(call, &callee_body, pos_in(&callee_body)?)?.clone();
+        Some((body, arg))
     }
 
     /// For an entry named by a callee parameter: the caller's argument as
@@ -397,14 +408,9 @@ impl Translator<'_, '_, '_> {
         e: &Entry,
     ) -> Option<(Option<HeldLock>, Option<u16>, AccessPath)> {
         let pos = e.param?;
-        let graph = &self.races.graph;
-        let (cm, ce) = (graph.nodes[caller as usize], graph.nodes[callee as usize]);
-        let body = self.program.body(cm.method)?;
-        let callee_body = self.program.body(ce.method)?;
-        let StmtKind::Invoke { call, .. } = &body.stmts.get(site.index())?.kind else {
-            return None;
-        };
-        let var = argument(call, &callee_body, pos)?.var()?;
+        let (body, arg) = self.argument_at((caller, site, callee), |_| Some(pos))?;
+        let var = arg.var()?;
+        let cm = self.races.graph.nodes[caller as usize];
         let monitor = LocalLock::Monitor {
             var: Some(var),
             path: lockstep_ir::access_path(&body, var),
