@@ -241,3 +241,35 @@ fn owned_locks_told_apart_by_their_owners() {
 fn owned_locks_told_apart_over_the_context_bound() {
     check_over_the_context_bound("owned_lock");
 }
+
+/// log4j 1.2's `Hierarchy.resetConfiguration` (sample #31): holding
+/// `this.ht`, callees lock `this.ht` of the same object again (re-entries,
+/// silent); another hierarchy's table taken inside is a cycle. The lock
+/// summaries' entry paths behind this are checked in
+/// `lockstep_facts/tests/lock_summary.rs`; the false cycle itself needed
+/// log4j's contexts (the `--open` run of log4j is the regression check,
+/// `docs/deadlock-sample.md`).
+#[test]
+fn reentry_through_callees_and_another_objects_table() {
+    let findings = check("path_reentry");
+    assert_complete(&findings);
+    assert_eq!(findings.len(), 1, "{}", dump(&findings));
+}
+
+/// log4j 1.2's `FilteredLogTableModel.trimOldestRecords` (sample #32), as
+/// an open program: a protected method every in-program caller reaches
+/// with the model's monitor held is entered by the harness with it held
+/// (a gate lock around both orders): silent. The twin's public
+/// `compact()` calls it without the monitor: reported.
+#[test]
+fn protected_method_behind_its_callers_gate_lock() {
+    let findings = check_fixture_in_mode(
+        "deadlock/protocol_gate",
+        &Deadlock,
+        RULES,
+        &Options::default(),
+        true,
+    );
+    assert_complete(&findings);
+    assert_eq!(findings.len(), 1, "{}", dump(&findings));
+}

@@ -52,6 +52,7 @@ pub mod annotations;
 mod buckets;
 mod escape;
 mod happens_before;
+pub mod harness_gates;
 pub mod initialization;
 mod instances;
 pub mod local_locks;

@@ -52,6 +52,7 @@ pub struct LockOwners {
     /// Built on first use.
     stores: Option<FieldStores>,
     owned: FxHashMap<Arc<str>, bool>,
+    fixed: FxHashMap<Arc<str>, bool>,
 }
 
 impl LockOwners {
@@ -101,6 +102,35 @@ impl LockOwners {
         self.owned.insert(name.clone(), v);
         v
     }
+
+    /// Does an instance field named `name` keep its value once its object
+    /// is built: is every store of a field of that name, in any
+    /// application class, made by a constructor into its own `this`?
+    /// (By name, as [`Self::is_owned`]; a field no application code
+    /// stores — a JDK field — is not known to be fixed.) Two reads of
+    /// `x.f` then give one object whenever `x` is one object.
+    pub fn is_fixed(&mut self, program: &Program, name: &Arc<str>) -> bool {
+        if let Some(&v) = self.fixed.get(name) {
+            return v;
+        }
+        let stores = self.stores.get_or_insert_with(|| field_stores(program));
+        let v = stores.get(name).is_some_and(|list| {
+            list.iter().all(|&(m, s)| {
+                program.method(m).is_constructor()
+                    && program.body(m).is_some_and(|b| store_on_this(&b, s))
+            })
+        });
+        self.fixed.insert(name.clone(), v);
+        v
+    }
+}
+
+/// Is statement `s` of an instance body a store into a field of `this`?
+fn store_on_this(body: &Body, s: usize) -> bool {
+    let Some(StmtKind::FieldStore { object, .. }) = body.stmts.get(s).map(|s| &s.kind) else {
+        return false;
+    };
+    !body.is_static && object.var() == body.params.first().copied()
 }
 
 /// May two acquisitions with these owners take one run-time lock? Only
@@ -199,12 +229,10 @@ fn field_stores(program: &Program) -> FieldStores {
 /// Is statement `s` of a constructor body `this.f = v` with `v` made by
 /// this constructor (see [`fresh`])?
 fn fresh_store_on_this(body: &Body, s: usize, depth: u8) -> bool {
-    let Some(StmtKind::FieldStore { object, value, .. }) = body.stmts.get(s).map(|s| &s.kind)
-    else {
+    let Some(StmtKind::FieldStore { value, .. }) = body.stmts.get(s).map(|s| &s.kind) else {
         return false;
     };
-    let on_this = !body.is_static && object.var() == body.params.first().copied();
-    on_this && value.var().is_some_and(|v| fresh(body, v, depth))
+    store_on_this(body, s) && value.var().is_some_and(|v| fresh(body, v, depth))
 }
 
 /// Is `v` an object this invocation allocated (`new C`), or a view a

@@ -122,6 +122,15 @@ fn aliased_by_another_name(local: &[LocalHeld], lock: &HeldLock, named: &AccessP
     )
 }
 
+/// The lock the body holds under the entry path by which a callee's
+/// acquisition `c` is named at the call, in the same mode.
+fn reentered<'l>(local: &'l [LocalHeld], c: &lock_summary::CalleeLock) -> Option<&'l LocalHeld> {
+    let path = c.caller_path.as_ref()?;
+    local
+        .iter()
+        .find(|l| l.named == *path && l.lock.mode == c.lock.mode)
+}
+
 /// Is the path a parameter of the method (not `this`)?
 fn is_param(p: &AccessPath) -> bool {
     matches!(p, AccessPath::Param(..))
@@ -211,6 +220,7 @@ pub struct LockOrderFacts {
 pub fn compute(program: &Program, pt: &PointsToResult, races: &RaceFacts) -> LockOrderFacts {
     let mut resolver = LockResolver::new(program, pt);
     let summaries = lock_summary::compute(program, races, &mut resolver);
+    let gates = crate::harness_gates::gate_entry_locks(program, pt, races, &mut resolver);
     let mut c = Collector {
         program,
         pt,
@@ -223,6 +233,7 @@ pub fn compute(program: &Program, pt: &PointsToResult, races: &RaceFacts) -> Loc
         blocking: BTreeSet::new(),
         maybe_locked: Vec::new(),
         callers: callers(&races.graph),
+        gates,
         entries: races
             .roots
             .iter()
@@ -267,6 +278,9 @@ struct Collector<'a> {
     maybe_locked: Vec<bool>,
     /// Per node: the (caller node, call site) pairs calling it.
     callers: Vec<Vec<(u32, StmtId)>>,
+    /// Per node: gate locks the harness is taken to hold on entry, for
+    /// acquisitions only ([`crate::harness_gates`]).
+    gates: Vec<Vec<HeldLock>>,
     /// Nodes that thread roots enter (called from outside the program).
     entries: FxHashSet<u32>,
 }
@@ -304,6 +318,7 @@ impl Collector<'_> {
             return;
         };
         let entry = entry.clone();
+        let gated = self.gated_entry(node, &entry);
         let mc = self.races.graph.nodes[node as usize];
         let data = self.program.method(mc.method);
         let Some(body) = self.program.body(mc.method) else {
@@ -319,7 +334,7 @@ impl Collector<'_> {
                     site: self.site(node, mc.method, None),
                     lock,
                     named: named.clone(),
-                    held: entry.to_vec(),
+                    held: gated.to_vec(),
                     via: Arc::from([]),
                     distinct_alias: false,
                     through_param: false,
@@ -353,7 +368,7 @@ impl Collector<'_> {
                 StmtKind::Invoke { call, .. } => {
                     self.call(&here, s, call);
                     let named = self.named_local(&here, s);
-                    self.through_calls((node, mc.method, &entry), s, &named);
+                    self.through_calls((node, mc.method, &gated), s, &named);
                 }
                 _ => {}
             }
@@ -413,9 +428,17 @@ impl Collector<'_> {
                 &mut self.resolver,
                 (node, s, callee),
             );
-            for c in found {
-                let distinct_alias =
-                    c.caller_named && aliased_by_another_name(local, &c.lock, &c.named);
+            for mut c in found {
+                // The callee takes, by the path of a lock this body holds,
+                // that very lock: a re-entry (see `lock_summary`).
+                let reentry = reentered(local, &c);
+                let distinct_alias = reentry.is_none()
+                    && c.caller_named
+                    && aliased_by_another_name(local, &c.lock, &c.named);
+                if let Some(held) = reentry {
+                    c.lock = held.lock.clone();
+                    c.owners = held.owners.clone();
+                }
                 let through_param = c.caller_named && is_param(&c.named) || held_by_param(local);
                 self.acquisitions.insert(Acquisition {
                     site: self.site(node, method, Some(s)),
@@ -429,6 +452,15 @@ impl Collector<'_> {
                     held_owners: held_owners(local),
                 });
             }
+        }
+    }
+
+    /// The entry lockset of a node for its acquisitions: with the gate
+    /// locks of [`crate::harness_gates`].
+    fn gated_entry(&self, node: u32, entry: &[HeldLock]) -> Vec<HeldLock> {
+        match self.gates.get(node as usize) {
+            Some(g) if !g.is_empty() => union(entry, g),
+            _ => entry.to_vec(),
         }
     }
 
@@ -508,6 +540,7 @@ impl Collector<'_> {
             return;
         }
         let held = self.held(here, s);
+        let held = self.gated_entry(here.node, &held);
         let local = self.named_local(here, s);
         let owners = self
             .resolver

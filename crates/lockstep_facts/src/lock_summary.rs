@@ -14,6 +14,16 @@
 //! from (the acquisition, or the call and the callee's entry), which gives
 //! the call path of the acquisition for messages.
 //!
+//! An entry also keeps, when it can, the lock as an *entry path* of the
+//! body: `this` or a parameter the body never reassigns, then fields that
+//! keep their value once their object is built (every store of them is a
+//! constructor's store into its own `this`). Across a call the path's
+//! root becomes the caller's argument, so a caller holding `this.ht` that
+//! calls a method whose callee locks `this.ht` of the same object sees
+//! the path of a lock it holds: a re-entry, whatever abstract objects the
+//! two contexts resolve the field to (log4j's `Hierarchy.resetConfiguration`
+//! → `shutdown` → `getCurrentLoggers` → `ht.size()`).
+//!
 //! Bounds: at most [`MAX_ENTRIES`] locks per context (first found first;
 //! the propagation order is deterministic), locks passed up at most
 //! [`MAX_DEPTH`] calls, and only across call sites with at most
@@ -101,6 +111,8 @@ struct Entry {
     /// The objects owning a [`SymLock::Fixed`] lock, as the acquiring
     /// context sees them ([`crate::lock_identity`]).
     owners: Option<Owners>,
+    /// The lock as an entry path of the body (see the module docs).
+    path: Option<AccessPath>,
 }
 
 /// A lock a callee may acquire, seen from one call site of a caller.
@@ -119,12 +131,16 @@ pub struct CalleeLock {
     /// The objects owning the lock, when it is an owned field
     /// ([`crate::lock_identity`]).
     pub owners: Option<Owners>,
+    /// The lock as an entry path of the caller (`this.ht`): one object
+    /// for the whole run of the caller's body, so a lock the caller holds
+    /// under the same path is this very lock.
+    pub caller_path: Option<AccessPath>,
 }
 
 /// The summaries of every reached method context.
 pub struct Summaries {
     entries: Vec<Vec<Entry>>,
-    index: Vec<FxHashMap<SymLock, u32>>,
+    index: Vec<FxHashMap<(SymLock, Option<AccessPath>), u32>>,
 }
 
 /// What statement `s` of an application body acquires, if anything: a
@@ -192,6 +208,52 @@ fn param_of(body: &Body, lock: &LocalLock) -> Option<u16> {
     };
     let pos = body.params.iter().position(|p| *p == var)?;
     u16::try_from(pos).ok()
+}
+
+/// Does `path` name one object for the whole run of `body` from its
+/// entry: `this` or a parameter no statement reassigns, then fields that
+/// keep their value once their object is built?
+pub(crate) fn entry_path(resolver: &mut LockResolver<'_>, body: &Body, path: &AccessPath) -> bool {
+    match path {
+        AccessPath::This => !body.is_static && param_kept(body, 0),
+        AccessPath::Param(i, _) => param_kept(body, usize::from(*i) + usize::from(!body.is_static)),
+        AccessPath::Field(base, name) => {
+            resolver.fixed_field(name) && entry_path(resolver, body, base)
+        }
+        // javac's `this$0` is final.
+        AccessPath::OuterThis(base, _) => entry_path(resolver, body, base),
+        _ => false,
+    }
+}
+
+/// Is `body.params[pos]` never reassigned?
+fn param_kept(body: &Body, pos: usize) -> bool {
+    body.params
+        .get(pos)
+        .is_some_and(|v| body.stmts.iter().all(|s| s.kind.def() != Some(*v)))
+}
+
+/// The position in `body.params` of the root of an entry path.
+fn root_param(body: &Body, path: &AccessPath) -> Option<u16> {
+    match path {
+        AccessPath::This => Some(0),
+        AccessPath::Param(i, _) => i.checked_add(u16::from(!body.is_static)),
+        AccessPath::Field(base, _) | AccessPath::OuterThis(base, _) => root_param(body, base),
+        _ => None,
+    }
+}
+
+/// `path` with its root (`this` or a parameter) replaced by `root`.
+fn rebase(path: &AccessPath, root: &AccessPath) -> AccessPath {
+    match path {
+        AccessPath::Field(base, name) => {
+            AccessPath::Field(Arc::new(rebase(base, root)), name.clone())
+        }
+        AccessPath::OuterThis(base, class) => {
+            AccessPath::OuterThis(Arc::new(rebase(base, root)), class.clone())
+        }
+        _ => root.clone(),
+    }
 }
 
 /// The operand a call passes as parameter `pos` of a callee body (the
@@ -269,6 +331,7 @@ impl Translator<'_, '_, '_> {
             key,
         };
         let seen = self.seen_from(caller, site, callee, e);
+        let path = self.path_at(caller, site, callee, e);
         // A lock the callee resolved keeps the owners it saw; a parameter
         // becomes the caller's argument object itself, which no field owns.
         let (lock, param, named, caller_named, owners) = match (&e.lock, seen) {
@@ -301,8 +364,37 @@ impl Translator<'_, '_, '_> {
             origin,
             depth: e.depth.saturating_add(1),
             owners,
+            path,
         };
         Some((entry, caller_named))
+    }
+
+    /// The entry path of `e` (the callee's) as the caller names it at
+    /// `site`: the callee's root replaced by the caller's argument, when
+    /// that is an entry path of the caller too.
+    fn path_at(&mut self, caller: u32, site: StmtId, callee: u32, e: &Entry) -> Option<AccessPath> {
+        let path = e.path.as_ref()?;
+        let (body, arg) = self.argument_at((caller, site, callee), |b| root_param(b, path))?;
+        let out = rebase(path, &lockstep_ir::operand_path(&body, &arg));
+        entry_path(self.resolver, &body, &out).then_some(out)
+    }
+
+    /// The caller's body and the operand it passes at `site` as the
+    /// callee's parameter `pos_in(callee body)`.
+    fn argument_at(
+        &self,
+        (caller, site, callee): (u32, StmtId, u32),
+        pos_in: impl FnOnce(&Body) -> Option<u16>,
+    ) -> Option<(Arc<Body>, Operand)> {
+        let graph = &self.races.graph;
+        let (cm, ce) = (graph.nodes[caller as usize], graph.nodes[callee as usize]);
+        let body = self.program.body(cm.method)?;
+        let callee_body = self.program.body(ce.method)?;
+        let StmtKind::Invoke { call, .. } = &body.stmts.get(site.index())?.kind else {
+            return None;
+        };
+        let arg = argument(call, &callee_body, pos_in(&callee_body)?)?.clone();
+        Some((body, arg))
     }
 
     /// For an entry named by a callee parameter: the caller's argument as
@@ -316,14 +408,9 @@ impl Translator<'_, '_, '_> {
         e: &Entry,
     ) -> Option<(Option<HeldLock>, Option<u16>, AccessPath)> {
         let pos = e.param?;
-        let graph = &self.races.graph;
-        let (cm, ce) = (graph.nodes[caller as usize], graph.nodes[callee as usize]);
-        let body = self.program.body(cm.method)?;
-        let callee_body = self.program.body(ce.method)?;
-        let StmtKind::Invoke { call, .. } = &body.stmts.get(site.index())?.kind else {
-            return None;
-        };
-        let var = argument(call, &callee_body, pos)?.var()?;
+        let (body, arg) = self.argument_at((caller, site, callee), |_| Some(pos))?;
+        let var = arg.var()?;
+        let cm = self.races.graph.nodes[caller as usize];
         let monitor = LocalLock::Monitor {
             var: Some(var),
             path: lockstep_ir::access_path(&body, var),
@@ -374,6 +461,7 @@ impl Builder<'_, '_, '_> {
                 .filter(|h| plausible(program, pt, &lock, h))
                 .collect();
             let param = param_of(&body, &lock);
+            let path = Some(lock.path(&body)).filter(|p| entry_path(self.tr.resolver, &body, p));
             let (sym, owners) = match (resolved.as_slice(), param) {
                 ([one], _) => (
                     SymLock::Fixed(one.clone()),
@@ -389,6 +477,7 @@ impl Builder<'_, '_, '_> {
                 origin: Origin::Here(at),
                 depth: 0,
                 owners,
+                path,
             };
             self.insert(node, entry);
         }
@@ -400,10 +489,11 @@ impl Builder<'_, '_, '_> {
             &mut self.sums.entries[node as usize],
             &mut self.sums.index[node as usize],
         );
-        if entries.len() >= MAX_ENTRIES || index.contains_key(&entry.lock) {
+        let key = (entry.lock.clone(), entry.path.clone());
+        if entries.len() >= MAX_ENTRIES || index.contains_key(&key) {
             return false;
         }
-        index.insert(entry.lock.clone(), entries.len() as u32);
+        index.insert(key, entries.len() as u32);
         entries.push(entry);
         true
     }
@@ -491,6 +581,7 @@ impl Summaries {
                 caller_named,
                 path: self.path(races, callee, key as u32),
                 owners: t.owners,
+                caller_path: t.path,
             });
         }
         out

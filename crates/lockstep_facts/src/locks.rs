@@ -248,6 +248,12 @@ impl<'a> LockResolver<'a> {
             .owners(self.program, self.pt, (m, c), body, lock)
     }
 
+    /// Does the instance field `name` keep its value once its object is
+    /// built (see [`crate::lock_identity::LockOwners::is_fixed`])?
+    pub fn fixed_field(&mut self, name: &Arc<str>) -> bool {
+        self.owners.is_fixed(self.program, name)
+    }
+
     /// The lock for messages.
     pub fn describe(&self, l: &HeldLock) -> String {
         describe(self.program, self.pt, l)
