@@ -48,6 +48,7 @@ pub mod analysis;
 pub mod annotations;
 mod buckets;
 mod escape;
+mod fresh;
 mod happens_before;
 pub mod initialization;
 mod instances;

@@ -58,6 +58,7 @@ use lockstep_pointsto::ObjectId;
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::analysis::Analysis;
+use crate::fresh;
 use crate::threads::Root;
 
 /// Objects visited from one published value before giving up.
@@ -98,6 +99,9 @@ struct Facts {
     returns_owned: Vec<bool>,
     /// Per node and parameter: every caller passes an owned value.
     entry: Vec<Vec<bool>>,
+    /// Deserialization hooks only the JDK calls: their receiver is the
+    /// object the deserializer just made ([`crate::fresh`]).
+    fresh_receiver: FxHashSet<u32>,
 }
 
 /// What one pass over a node found.
@@ -136,11 +140,13 @@ impl Analysis<'_> {
             publishes: (0..n as u32).map(|x| vec![false; params(x)]).collect(),
             returns_owned: vec![true; n],
             entry: (0..n as u32).map(|x| vec![true; params(x)]).collect(),
+            fresh_receiver: FxHashSet::default(),
         };
         let root_entries: Vec<u32> = roots
             .iter()
             .flat_map(|r| r.entries.iter().copied())
             .collect();
+        facts.fresh_receiver = self.deserialized_receivers(&nodes, &root_entries);
         self.close_entries(&mut facts, &nodes, &bodies, &root_entries, None);
         let mut outs: FxHashMap<u32, NodeOut> = FxHashMap::default();
         let mut deps = Dependents::new(&self.graph.callees);
@@ -184,6 +190,38 @@ impl Analysis<'_> {
             }
         }
         Owned::default()
+    }
+
+    /// The nodes of deserialization hooks that only JDK code calls and no
+    /// root enters: the deserializer calls them on the object it made.
+    fn deserialized_receivers(&self, nodes: &[u32], root_entries: &[u32]) -> FxHashSet<u32> {
+        let hooks: FxHashSet<u32> = nodes
+            .iter()
+            .copied()
+            .filter(|&x| !root_entries.contains(&x))
+            .filter(|&x| {
+                let m = self.program.method(self.graph.nodes[x as usize].method);
+                !m.is_static() && fresh::is_deserialization_hook(&m.name, &m.descriptor)
+            })
+            .collect();
+        if hooks.is_empty() {
+            return hooks;
+        }
+        let mut called_by_application = FxHashSet::default();
+        for caller in 0..self.graph.len() as u32 {
+            if !self.is_app_node(caller) {
+                continue;
+            }
+            for &(_, callee) in &self.graph.callees[caller as usize] {
+                if hooks.contains(&callee) {
+                    called_by_application.insert(callee);
+                }
+            }
+        }
+        hooks
+            .into_iter()
+            .filter(|x| !called_by_application.contains(x))
+            .collect()
     }
 
     fn is_app_node(&self, x: u32) -> bool {
@@ -244,6 +282,18 @@ impl Analysis<'_> {
                     // Before the first pass every analysed caller passes
                     // owned values (the optimistic start).
                     (None, _) if outs.is_none() && analysed(caller) => {}
+                    // The deserializer passes the object it just made.
+                    (None, _) if facts.fresh_receiver.contains(&callee) => {
+                        let params = bodies.get(&callee).map_or(0, |b| b.params.len());
+                        let passed: Vec<bool> = (0..params).map(|i| i == 0).collect();
+                        let slot = &mut incoming[callee as usize];
+                        match slot {
+                            None => *slot = Some(passed),
+                            Some(old) => {
+                                and_into(old, &passed);
+                            }
+                        }
+                    }
                     _ => unknown[callee as usize] = true,
                 }
             }
@@ -339,11 +389,15 @@ impl Analysis<'_> {
         if nb == 0 {
             return (w.out, w.pts);
         }
-        let mut start = vec![true; body.vars.len()];
+        let vars = body.vars.len();
+        let mut start = fresh::top_state(vars);
         for (i, p) in body.params.iter().enumerate() {
+            let owned = facts.entry[x as usize].get(i).copied().unwrap_or(false);
             if let Some(s) = start.get_mut(p.index()) {
-                *s = facts.entry[x as usize].get(i).copied().unwrap_or(false);
+                *s = owned;
             }
+            let made_by_deserializer = i == 0 && facts.fresh_receiver.contains(&x);
+            fresh::set_fresh(&mut start, vars, *p, owned && made_by_deserializer);
         }
         at_entry[0] = Some(start);
         // Blocks in id order until nothing changes; a must-analysis
@@ -577,7 +631,9 @@ fn keeps_nothing(class: &str, name: &str) -> bool {
             | "nextIndex"
             | "previousIndex"
     ) || class == "java/util/Objects"
-        || (class == "java/lang/String" && name == "valueOf")
+        // Strings are immutable and keep no argument (`String.join`
+        // reads a parse's list of expected tokens and keeps nothing).
+        || class == "java/lang/String"
         || class == "java/lang/StringBuilder"
         || class == "java/lang/StringBuffer"
 }
@@ -649,6 +705,7 @@ impl NodeWalk<'_, '_> {
     /// A store of `value` into `slot` of `base`.
     fn store(&mut self, state: &mut [bool], base: VarId, slot: Slot, value: &Operand) {
         let Some(v) = value.var() else { return };
+        self.unfresh(state, v);
         if !self.owned(state, base) {
             self.publish(state, v);
         } else if !self.owned(state, v) {
@@ -663,6 +720,16 @@ impl NodeWalk<'_, '_> {
         if let Some(s) = state.get_mut(v.index()) {
             *s = owned;
         }
+        fresh::set_fresh(state, self.body.vars.len(), v, false);
+    }
+
+    fn fresh(&self, state: &[bool], v: VarId) -> bool {
+        fresh::is_fresh(state, self.body.vars.len(), v)
+    }
+
+    /// `v` may now be inside another object: no longer fresh.
+    fn unfresh(&self, state: &mut [bool], v: VarId) {
+        fresh::set_fresh(state, self.body.vars.len(), v, false);
     }
 
     /// `v` is handed to code that may keep it where other threads see it:
@@ -733,7 +800,10 @@ impl NodeWalk<'_, '_> {
     /// Records the base of an access statement when it is owned.
     fn note_base(&mut self, s: StmtId, state: &[bool], base: Option<VarId>) {
         if let Some(b) = base {
-            if self.record && self.owned(state, b) && self.none_published(b) {
+            if self.record
+                && self.owned(state, b)
+                && (self.fresh(state, b) || self.none_published(b))
+            {
                 self.out.owned_bases.push(s);
             }
         }
@@ -806,7 +876,15 @@ impl NodeWalk<'_, '_> {
             }
             _ => false,
         };
+        let fresh = match value {
+            Rvalue::New(_) | Rvalue::NewArray(..) => true,
+            Rvalue::Use(Operand::Var(v)) | Rvalue::Cast(Operand::Var(v), _) => {
+                self.fresh(state, *v)
+            }
+            _ => false,
+        };
         self.set(state, dst, owned);
+        fresh::set_fresh(state, self.body.vars.len(), dst, owned && fresh);
     }
 
     fn invoke(&mut self, s: StmtId, state: &mut [bool], result: Option<VarId>, call: &Call) {
@@ -847,19 +925,38 @@ impl NodeWalk<'_, '_> {
                 }
             }
         }
+        let mut made_fresh = false;
         if !jdk.is_empty() || callees.is_empty() {
             let (owned, publish) = self.library_call(state, call);
             result_owned &= owned;
             to_publish.extend(publish);
+            made_fresh =
+                app.is_empty() && fresh::makes_fresh_object(&call.method.class, &call.method.name);
         }
+        self.unfresh_operands(state, call, !app.is_empty());
         to_publish.sort_unstable();
         to_publish.dedup();
         for v in to_publish {
             self.publish(state, v);
         }
         if let Some(r) = result {
-            let owned = result_owned && self.none_published(r);
+            let owned = made_fresh || (result_owned && self.none_published(r));
             self.set(state, r, owned);
+            fresh::set_fresh(state, self.body.vars.len(), r, made_fresh);
+        }
+    }
+
+    /// After a call, its arguments may sit inside other objects (a
+    /// container's contents, a callee's fields), and application callees
+    /// may have stored their receiver too: none of them is fresh any more
+    /// (calls that keep nothing excepted).
+    fn unfresh_operands(&self, state: &mut [bool], call: &Call, application: bool) {
+        if !application && keeps_nothing(&call.method.class, &call.method.name) {
+            return;
+        }
+        let receiver = call.receiver.iter().filter(|_| application);
+        for v in receiver.chain(call.args.iter()).filter_map(Operand::var) {
+            self.unfresh(state, v);
         }
     }
 
