@@ -49,6 +49,7 @@ pub mod annotations;
 mod buckets;
 mod escape;
 mod fresh;
+pub mod once_gate;
 mod happens_before;
 pub mod initialization;
 mod instances;

@@ -727,9 +727,21 @@ impl NodeWalk<'_, '_> {
         fresh::is_fresh(state, self.body.vars.len(), v)
     }
 
-    /// `v` may now be inside another object: no longer fresh.
-    fn unfresh(&self, state: &mut [bool], v: VarId) {
-        fresh::set_fresh(state, self.body.vars.len(), v, false);
+    /// `v` may now be inside another object: neither it nor any variable
+    /// that may hold the same object is fresh any more.
+    fn unfresh(&mut self, state: &mut [bool], v: VarId) {
+        let vars = self.body.vars.len();
+        fresh::set_fresh(state, vars, v, false);
+        let objects = self.pts_of(v).to_vec();
+        if objects.is_empty() {
+            return;
+        }
+        for u in 0..vars as u32 {
+            let u = VarId(u);
+            if fresh::is_fresh(state, vars, u) && self.pts_of(u).iter().any(|o| objects.contains(o)) {
+                fresh::set_fresh(state, vars, u, false);
+            }
+        }
     }
 
     /// `v` is handed to code that may keep it where other threads see it:
@@ -739,8 +751,7 @@ impl NodeWalk<'_, '_> {
         self.out.published.extend(roots.iter().copied());
         self.set(state, v, false);
         let Some(reach) = self.reach(&roots) else {
-            state.iter_mut().for_each(|s| *s = false);
-            self.out.publishes.iter_mut().for_each(|p| *p = true);
+            self.publish_everything_but_fresh(state, &roots);
             return;
         };
         for (u, owned) in state.iter_mut().enumerate() {
@@ -761,6 +772,23 @@ impl NodeWalk<'_, '_> {
                 self.out.publishes[i] = true;
             }
         }
+    }
+
+    /// Publishing past [`MAX_REACH`]: every variable loses ownership but
+    /// the fresh ones that cannot hold a published object (a fresh object
+    /// sits in no other object, so only its aliases reach it), and every
+    /// parameter counts as published.
+    fn publish_everything_but_fresh(&mut self, state: &mut [bool], roots: &[ObjectId]) {
+        let vars = self.body.vars.len();
+        for u in 0..vars as u32 {
+            let u = VarId(u);
+            let keep = fresh::is_fresh(state, vars, u)
+                && !self.pts_of(u).iter().any(|o| roots.contains(o));
+            if !keep {
+                self.set(state, u, false);
+            }
+        }
+        self.out.publishes.iter_mut().for_each(|p| *p = true);
     }
 
     /// The objects reachable from `roots` through the fields escape
@@ -950,7 +978,7 @@ impl NodeWalk<'_, '_> {
     /// container's contents, a callee's fields), and application callees
     /// may have stored their receiver too: none of them is fresh any more
     /// (calls that keep nothing excepted).
-    fn unfresh_operands(&self, state: &mut [bool], call: &Call, application: bool) {
+    fn unfresh_operands(&mut self, state: &mut [bool], call: &Call, application: bool) {
         if !application && keeps_nothing(&call.method.class, &call.method.name) {
             return;
         }
