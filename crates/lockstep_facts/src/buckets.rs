@@ -235,7 +235,9 @@ impl Analysis<'_> {
     /// a static gate anything, an instance gate the receiver's fields.
     fn once_gate_of(&self, body: &Body, m: MethodId, a: &AccessStmt) -> Option<MethodId> {
         let gate = self.gates.past(m, a.stmt)?;
-        let on_receiver = a.base.is_some_and(|v| crate::once_gate::is_receiver(body, v))
+        let on_receiver = a
+            .base
+            .is_some_and(|v| crate::once_gate::is_receiver(body, v))
             && !matches!(a.target, Target::Static { .. });
         (gate.flag.is_static || on_receiver).then_some(m)
     }

@@ -24,7 +24,63 @@
 //! "publishing clears" rules treat them alike; a fresh bit means something
 //! only while the owned bit of its variable is set.
 
-use lockstep_ir::VarId;
+use lockstep_ir::{Body, Operand, Rvalue, StmtKind, VarId};
+
+/// The variables of a body grouped by copying (`a = b`, `a = (T) b`):
+/// a fresh object is referenced only by the variables of one group.
+pub(crate) struct CopyClasses {
+    class_of: Vec<u32>,
+    members: Vec<Vec<VarId>>,
+}
+
+impl CopyClasses {
+    /// The variables `v` is copied to or from (itself included).
+    pub(crate) fn of(&self, v: VarId) -> &[VarId] {
+        self.class_of
+            .get(v.index())
+            .and_then(|&c| self.members.get(c as usize))
+            .map_or(&[], Vec::as_slice)
+    }
+}
+
+/// Groups the variables of `body` by copying (union-find).
+pub(crate) fn copy_classes(body: &Body) -> CopyClasses {
+    let n = body.vars.len();
+    let mut parent: Vec<u32> = (0..n as u32).collect();
+    fn find(parent: &mut [u32], mut x: u32) -> u32 {
+        while parent[x as usize] != x {
+            let up = parent[parent[x as usize] as usize];
+            parent[x as usize] = up;
+            x = up;
+        }
+        x
+    }
+    for stmt in &body.stmts {
+        if let StmtKind::Assign {
+            dst,
+            value: Rvalue::Use(Operand::Var(src)) | Rvalue::Cast(Operand::Var(src), _),
+        } = &stmt.kind
+        {
+            if dst.index() < n && src.index() < n {
+                let (a, b) = (find(&mut parent, dst.0), find(&mut parent, src.0));
+                parent[a as usize] = b;
+            }
+        }
+    }
+    let mut class_of = vec![0u32; n];
+    let mut index: Vec<Option<u32>> = vec![None; n];
+    let mut members: Vec<Vec<VarId>> = Vec::new();
+    for v in 0..n as u32 {
+        let root = find(&mut parent, v) as usize;
+        let c = *index[root].get_or_insert_with(|| {
+            members.push(Vec::new());
+            (members.len() - 1) as u32
+        });
+        class_of[v as usize] = c;
+        members[c as usize].push(VarId(v));
+    }
+    CopyClasses { class_of, members }
+}
 
 /// The index of `v`'s fresh bit in a state over `vars` variables.
 fn index(vars: usize, v: VarId) -> usize {

@@ -124,7 +124,9 @@ impl Gates {
     /// The gate `stmt` of `method` is past, if any: `(gate id, is_static)`
     /// with the gate id the method's.
     pub fn past(&self, method: MethodId, stmt: StmtId) -> Option<&MethodGate> {
-        self.by_method.get(&method).filter(|g| g.past.contains(&stmt))
+        self.by_method
+            .get(&method)
+            .filter(|g| g.past.contains(&stmt))
     }
 
     pub fn is_empty(&self) -> bool {
@@ -137,7 +139,9 @@ impl Gates {
 pub fn find(program: &Program, methods: &[MethodId]) -> Gates {
     let mut by_method = FxHashMap::default();
     for &m in methods {
-        let Some(body) = program.body(m) else { continue };
+        let Some(body) = program.body(m) else {
+            continue;
+        };
         if body.monitors.is_empty() {
             continue;
         }
@@ -169,7 +173,9 @@ fn reset_flags(
             if data.is_constructor() || data.is_class_initializer() {
                 continue;
             }
-            let Some(body) = program.body(m) else { continue };
+            let Some(body) = program.body(m) else {
+                continue;
+            };
             for (i, stmt) in body.stmts.iter().enumerate() {
                 let Some((flag, value)) = flag_store(&stmt.kind) else {
                     continue;
@@ -314,7 +320,9 @@ fn solve(body: &Body) -> Option<Vec<Option<State>>> {
     }
     let mut before: Vec<Option<State>> = vec![None; body.stmts.len()];
     for (b, entry) in at_entry.iter().enumerate() {
-        let Some(mut st) = entry.clone() else { continue };
+        let Some(mut st) = entry.clone() else {
+            continue;
+        };
         let block = &body.blocks[b];
         for s in block.first.0..block.end.0 {
             if let Some(slot) = before.get_mut(s as usize) {
@@ -334,7 +342,9 @@ fn branch(body: &Body, last: Option<StmtId>, succ: usize, st: &State) -> State {
         lhs: Operand::Var(v),
         rhs: Operand::Const(ConstValue::Int(0)),
         target,
-    }) = last.and_then(|s| body.stmts.get(s.index())).map(|s| &s.kind)
+    }) = last
+        .and_then(|s| body.stmts.get(s.index()))
+        .map(|s| &s.kind)
     else {
         return st.clone();
     };

@@ -380,6 +380,7 @@ impl Analysis<'_> {
             reach,
             callees: FxHashMap::default(),
             site_args: FxHashMap::default(),
+            copies: None,
         };
         for &(site, c) in &self.graph.callees[x as usize] {
             w.callees.entry(site).or_default().push(c);
@@ -608,6 +609,8 @@ struct NodeWalk<'w, 'a> {
     callees: FxHashMap<StmtId, Vec<u32>>,
     /// Per call site: the intersection over its visits.
     site_args: FxHashMap<StmtId, Vec<bool>>,
+    /// Variables that are copies of one another ([`fresh::copy_classes`]).
+    copies: Option<fresh::CopyClasses>,
 }
 
 /// JDK calls that keep none of their arguments (nor the receiver).
@@ -727,21 +730,17 @@ impl NodeWalk<'_, '_> {
         fresh::is_fresh(state, self.body.vars.len(), v)
     }
 
-    /// `v` may now be inside another object: neither it nor any variable
-    /// that may hold the same object is fresh any more.
+    /// `v` may now be inside another object: neither it nor any copy of
+    /// it is fresh any more.
     fn unfresh(&mut self, state: &mut [bool], v: VarId) {
         let vars = self.body.vars.len();
+        let copies = self
+            .copies
+            .get_or_insert_with(|| fresh::copy_classes(self.body));
+        for &u in copies.of(v) {
+            fresh::set_fresh(state, vars, u, false);
+        }
         fresh::set_fresh(state, vars, v, false);
-        let objects = self.pts_of(v).to_vec();
-        if objects.is_empty() {
-            return;
-        }
-        for u in 0..vars as u32 {
-            let u = VarId(u);
-            if fresh::is_fresh(state, vars, u) && self.pts_of(u).iter().any(|o| objects.contains(o)) {
-                fresh::set_fresh(state, vars, u, false);
-            }
-        }
     }
 
     /// `v` is handed to code that may keep it where other threads see it:
@@ -776,8 +775,9 @@ impl NodeWalk<'_, '_> {
 
     /// Publishing past [`MAX_REACH`]: every variable loses ownership but
     /// the fresh ones that cannot hold a published object (a fresh object
-    /// sits in no other object, so only its aliases reach it), and every
-    /// parameter counts as published.
+    /// sits in no other object, so only its copies reach it: they may
+    /// point where the published value does), and every parameter counts
+    /// as published.
     fn publish_everything_but_fresh(&mut self, state: &mut [bool], roots: &[ObjectId]) {
         let vars = self.body.vars.len();
         for u in 0..vars as u32 {
@@ -979,7 +979,19 @@ impl NodeWalk<'_, '_> {
     /// may have stored their receiver too: none of them is fresh any more
     /// (calls that keep nothing excepted).
     fn unfresh_operands(&mut self, state: &mut [bool], call: &Call, application: bool) {
-        if !application && keeps_nothing(&call.method.class, &call.method.name) {
+        // A call that keeps nothing may still return an operand (an
+        // identity like `requireNonNull`): its result would be an alias.
+        let returns_reference = call.method.descriptor.ends_with(';')
+            || call
+                .method
+                .descriptor
+                .rsplit(')')
+                .next()
+                .is_some_and(|r| r.starts_with('['));
+        if !application
+            && keeps_nothing(&call.method.class, &call.method.name)
+            && !returns_reference
+        {
             return;
         }
         let receiver = call.receiver.iter().filter(|_| application);
