@@ -556,6 +556,20 @@ fn and_into(into: &mut [bool], from: &[bool]) -> bool {
     changed
 }
 
+/// Do two sets of objects, each in increasing order (as points-to sets
+/// come), share one? A merge, linear in both.
+fn meets(a: &[ObjectId], b: &[ObjectId]) -> bool {
+    let (mut i, mut j) = (0, 0);
+    while let (Some(x), Some(y)) = (a.get(i), b.get(j)) {
+        match x.cmp(y) {
+            std::cmp::Ordering::Less => i += 1,
+            std::cmp::Ordering::Greater => j += 1,
+            std::cmp::Ordering::Equal => return true,
+        }
+    }
+    false
+}
+
 /// Folds a node's pass into the shared facts; what changed?
 fn merge(facts: &mut Facts, x: u32, out: &NodeOut) -> Changes {
     let mut changes = Changes::default();
@@ -753,7 +767,10 @@ impl NodeWalk<'_, '_> {
             self.publish_everything_but_fresh(state, &roots);
             return;
         };
-        for (u, owned) in state.iter_mut().enumerate() {
+        // Only the owned bits: the fresh bits after them mean nothing
+        // once their variable is not owned.
+        let vars = self.body.vars.len();
+        for (u, owned) in state.iter_mut().take(vars).enumerate() {
             if *owned {
                 let hit = self
                     .pts_of(VarId(u as u32))
@@ -782,8 +799,7 @@ impl NodeWalk<'_, '_> {
         let vars = self.body.vars.len();
         for u in 0..vars as u32 {
             let u = VarId(u);
-            let keep = fresh::is_fresh(state, vars, u)
-                && !self.pts_of(u).iter().any(|o| roots.contains(o));
+            let keep = fresh::is_fresh(state, vars, u) && !meets(self.pts_of(u), roots);
             if !keep {
                 self.set(state, u, false);
             }
@@ -1049,5 +1065,22 @@ impl NodeWalk<'_, '_> {
         let mut all = args;
         all.extend(recv);
         (false, all)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ids(v: &[u32]) -> Vec<ObjectId> {
+        v.iter().copied().map(ObjectId).collect()
+    }
+
+    #[test]
+    fn sorted_sets_meet_only_on_a_shared_object() {
+        assert!(meets(&ids(&[1, 4, 9]), &ids(&[2, 3, 9])));
+        assert!(meets(&ids(&[5]), &ids(&[0, 5, 7])));
+        assert!(!meets(&ids(&[1, 4, 9]), &ids(&[2, 3, 8, 10])));
+        assert!(!meets(&ids(&[]), &ids(&[1])));
     }
 }
