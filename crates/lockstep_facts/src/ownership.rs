@@ -422,10 +422,15 @@ impl Analysis<'_> {
                 continue;
             };
             let block = &body.blocks[b];
-            let mut exc = state.clone();
+            // The state a handler sees: the meet over every statement of
+            // the block, kept only when the block has a handler.
+            let handled = !block.exceptional.is_empty();
+            let mut exc = if handled { state.clone() } else { Vec::new() };
             for s in block.first.0..block.end.0 {
                 w.step(StmtId(s), &mut state);
-                and_into(&mut exc, &state);
+                if handled {
+                    and_into(&mut exc, &state);
+                }
             }
             let normal = block.succs.iter().map(|s| (s.index(), &state));
             let handlers = block.exceptional.iter().map(|e| (e.handler.index(), &exc));
@@ -557,8 +562,14 @@ fn and_into(into: &mut [bool], from: &[bool]) -> bool {
 }
 
 /// Do two sets of objects, each in increasing order (as points-to sets
-/// come), share one? A merge, linear in both.
+/// come), share one? A binary search per object of a much smaller set
+/// (a fresh variable's few objects against everything a publication
+/// reached), else a merge.
 fn meets(a: &[ObjectId], b: &[ObjectId]) -> bool {
+    let (small, large) = if a.len() <= b.len() { (a, b) } else { (b, a) };
+    if small.len().saturating_mul(16) < large.len() {
+        return small.iter().any(|o| large.binary_search(o).is_ok());
+    }
     let (mut i, mut j) = (0, 0);
     while let (Some(x), Some(y)) = (a.get(i), b.get(j)) {
         match x.cmp(y) {
@@ -1082,5 +1093,8 @@ mod tests {
         assert!(meets(&ids(&[5]), &ids(&[0, 5, 7])));
         assert!(!meets(&ids(&[1, 4, 9]), &ids(&[2, 3, 8, 10])));
         assert!(!meets(&ids(&[]), &ids(&[1])));
+        let many: Vec<u32> = (0..100).map(|x| 2 * x).collect();
+        assert!(meets(&ids(&[7, 38]), &ids(&many)), "by binary search");
+        assert!(!meets(&ids(&many), &ids(&[7, 39])), "either side");
     }
 }
