@@ -424,11 +424,10 @@ fn flag_load(body: &Body, s: StmtId, value: &Rvalue) -> Option<(Flag, MonitorId)
     let region = body.regions_held_before(s).into_iter().find(|&r| {
         body.monitors.get(r.index()).is_some_and(|m| {
             m.enter.is_some()
-                && match (&m.lock, flag.is_static) {
-                    (AccessPath::This, false) => true,
-                    (AccessPath::ClassLiteral(_), true) => true,
-                    _ => false,
-                }
+                && matches!(
+                    (&m.lock, flag.is_static),
+                    (AccessPath::This, false) | (AccessPath::ClassLiteral(_), true)
+                )
         })
     })?;
     Some((flag, region))
