@@ -21,11 +21,11 @@ fn local(v: u32) -> AccessPath {
 }
 
 fn field(base: AccessPath, f: &str) -> AccessPath {
-    AccessPath::Field(Box::new(base), Arc::from(f))
+    AccessPath::Field(Arc::new(base), Arc::from(f))
 }
 
 fn elem(base: AccessPath, index: AccessPath) -> AccessPath {
-    AccessPath::Element(Box::new(base), Box::new(index))
+    AccessPath::Element(Arc::new(base), Arc::new(index))
 }
 
 #[test]

@@ -122,10 +122,10 @@ fn time_unit_timed_wait_waits_on_its_argument() {
     let findings = wait_notify("timed_wait");
     assert_eq!(findings.len(), 2, "{}", dump(&findings));
     assert!(
-        findings
-            .iter()
-            .any(|f| f.severity == Severity::Error
-                && f.message.contains("IllegalMonitorStateException")),
+        findings.iter().any(|f| f.severity == Severity::Error
+            && f.message.contains("IllegalMonitorStateException")
+            && f.message.contains("TimeUnit.timedWait() in")
+            && f.message.contains("without holding its argument's monitor")),
         "{}",
         dump(&findings)
     );

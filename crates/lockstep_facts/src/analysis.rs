@@ -660,7 +660,7 @@ impl<'a> Analysis<'a> {
         let wanted: Option<AccessPath> = match (guard, &base) {
             ("this" | "itself", Some(b)) => Some(b.clone()),
             (g, Some(b)) if !g.contains('.') && !g.contains('(') => {
-                Some(AccessPath::Field(Box::new(b.clone()), Arc::from(g)))
+                Some(AccessPath::Field(Arc::new(b.clone()), Arc::from(g)))
             }
             _ => None,
         };

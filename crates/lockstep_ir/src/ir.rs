@@ -363,15 +363,15 @@ pub enum AccessPath {
     /// A static field: declaring class (internal name) and field name.
     Static(Arc<str>, Arc<str>),
     /// An instance field of the value described by the base.
-    Field(Box<AccessPath>, Arc<str>),
+    Field(Arc<AccessPath>, Arc<str>),
     /// An array element.
-    Element(Box<AccessPath>, Box<AccessPath>),
+    Element(Arc<AccessPath>, Arc<AccessPath>),
     /// The enclosing instance of an inner class (`Outer.this` in source),
     /// read through javac's synthetic `this$N` field of the base; the class
     /// is the outer class (internal name, from the field's descriptor).
     /// `Field(base, "this$0")` would lose the outer class, which the
     /// source form `Outer.this` needs.
-    OuterThis(Box<AccessPath>, Arc<str>),
+    OuterThis(Arc<AccessPath>, Arc<str>),
     /// A class literal (`Foo.class`), also the lock of static synchronized methods.
     ClassLiteral(Arc<str>),
     IntConst(i32),

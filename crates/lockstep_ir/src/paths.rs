@@ -10,6 +10,7 @@
 //! be reassigned in between). That judgement belongs to the analyses.
 
 use std::fmt;
+use std::sync::Arc;
 
 use crate::desc::simple_class_name;
 use crate::ir::{AccessPath, Body, ConstValue, MemberRef, Operand, Rvalue, StmtKind, VarId};
@@ -78,14 +79,14 @@ fn var_path(body: &Body, v: VarId, depth: u32) -> AccessPath {
         Rvalue::FieldLoad { object, field } => {
             let base = op_path(body, object, d);
             match outer_this_class(field) {
-                Some(outer) => AccessPath::OuterThis(Box::new(base), outer.into()),
-                None => AccessPath::Field(Box::new(base), field.name.clone()),
+                Some(outer) => AccessPath::OuterThis(Arc::new(base), outer.into()),
+                None => AccessPath::Field(Arc::new(base), field.name.clone()),
             }
         }
         Rvalue::StaticLoad(f) => AccessPath::Static(f.class.clone(), f.name.clone()),
         Rvalue::ArrayLoad { array, index, .. } => AccessPath::Element(
-            Box::new(op_path(body, array, d)),
-            Box::new(op_path(body, index, d)),
+            Arc::new(op_path(body, array, d)),
+            Arc::new(op_path(body, index, d)),
         ),
         _ => AccessPath::Local(v, name()),
     }

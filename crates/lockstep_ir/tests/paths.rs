@@ -4,6 +4,7 @@ mod common;
 
 use common::{class, compile_fixture, lower};
 use lockstep_ir::*;
+use std::sync::Arc;
 
 fn lock_of(class_name: &str, method: &str) -> AccessPath {
     let classes = compile_fixture("Paths.java");
@@ -20,7 +21,7 @@ fn lock_of(class_name: &str, method: &str) -> AccessPath {
 }
 
 fn field(base: AccessPath, name: &str) -> AccessPath {
-    AccessPath::Field(Box::new(base), name.into())
+    AccessPath::Field(Arc::new(base), name.into())
 }
 
 #[test]
@@ -56,12 +57,12 @@ fn synchronized_array_element() {
     let p = lock_of("Paths", "onElement");
     let pts = AccessPath::Param(0, Some("pts".into()));
     let i = AccessPath::Param(1, Some("i".into()));
-    assert_eq!(p, AccessPath::Element(Box::new(pts.clone()), Box::new(i)));
+    assert_eq!(p, AccessPath::Element(Arc::new(pts.clone()), Arc::new(i)));
     assert_eq!(p.to_string(), "pts[i]");
     let q = lock_of("Paths", "onConstElement");
     assert_eq!(
         q,
-        AccessPath::Element(Box::new(pts), Box::new(AccessPath::IntConst(0)))
+        AccessPath::Element(Arc::new(pts), Arc::new(AccessPath::IntConst(0)))
     );
     assert_eq!(q.to_string(), "pts[0]");
 }
@@ -98,7 +99,7 @@ fn synchronized_outer_this_from_inner_class() {
     let p = lock_of("Paths$Inner", "onOuter");
     assert_eq!(
         p,
-        AccessPath::OuterThis(Box::new(AccessPath::This), "Paths".into())
+        AccessPath::OuterThis(Arc::new(AccessPath::This), "Paths".into())
     );
     assert_eq!(p.to_string(), "Paths.this");
     let q = lock_of("Paths$Inner", "onOuterField");
@@ -131,8 +132,8 @@ fn display_of_unnamed_and_nested_names() {
     assert_eq!(AccessPath::Local(VarId(7), None).to_string(), "v7");
     assert_eq!(AccessPath::Unknown.to_string(), "?");
     let deep = AccessPath::OuterThis(
-        Box::new(AccessPath::OuterThis(
-            Box::new(AccessPath::This),
+        Arc::new(AccessPath::OuterThis(
+            Arc::new(AccessPath::This),
             "a/Outer$Mid".into(),
         )),
         "a/Outer".into(),

@@ -6,6 +6,7 @@ mod common;
 use common::*;
 
 use std::collections::BTreeSet;
+use std::sync::Arc;
 
 use lockstep_ir::AccessPath;
 use lockstep_pointsto::{Config, ContextId, SiteKey};
@@ -53,7 +54,7 @@ fn threads_on_separate_objects_are_told_apart() {
     let p = program(SEPARATE);
     let run = method(&p, "Main$Counter", "run");
     let this = p.body(run).unwrap().params[0];
-    let path = AccessPath::Field(Box::new(AccessPath::This), "lock".into());
+    let path = AccessPath::Field(Arc::new(AccessPath::This), "lock".into());
     // Insensitive: one context, both counters in `this`, one lock object
     // (one allocation site). Object-sensitive: a context per counter, one
     // counter and one lock in each, the two locks apart.
@@ -170,7 +171,7 @@ fn thread_objects_are_roots() {
     assert_eq!(d.len(), 1);
     // The worker's `run` sees the main thread's Data through its field.
     let run = method(&p, "Main$Worker", "run");
-    let data = AccessPath::Field(Box::new(AccessPath::This), "data".into());
+    let data = AccessPath::Field(Arc::new(AccessPath::This), "data".into());
     assert_eq!(r.path(&p, run, None, &data).unwrap(), d);
     // Every start site reaches its task, and each task's entry runs.
     let mut kinds: Vec<String> = r
@@ -252,7 +253,7 @@ fn open_programs_run_entries_on_harness_objects() {
             &p,
             take,
             None,
-            &AccessPath::Field(Box::new(AccessPath::This), "last".into()),
+            &AccessPath::Field(Arc::new(AccessPath::This), "last".into()),
         )
         .unwrap();
     assert_eq!(ret, param);
@@ -265,7 +266,7 @@ fn open_programs_run_entries_on_harness_objects() {
         (put, &AccessPath::Param(0, None)),
         (
             take,
-            &AccessPath::Field(Box::new(AccessPath::This), "last".into())
+            &AccessPath::Field(Arc::new(AccessPath::This), "last".into())
         )
     ));
 }

@@ -217,11 +217,11 @@ fn rebase(
         AccessPath::Param(i, _) => args.get(*i as usize).map(|a| a.0.clone()),
         AccessPath::Static(..) | AccessPath::ClassLiteral(_) => Some(p.clone()),
         AccessPath::Field(b, n) => Some(AccessPath::Field(
-            Box::new(rebase(b, this, args)?),
+            Arc::new(rebase(b, this, args)?),
             n.clone(),
         )),
         AccessPath::OuterThis(b, c) => Some(AccessPath::OuterThis(
-            Box::new(rebase(b, this, args)?),
+            Arc::new(rebase(b, this, args)?),
             c.clone(),
         )),
         _ => None,
@@ -334,7 +334,7 @@ impl<'a> Builder<'a> {
         };
         let holder = accesses::holder_of(body, *r, &mut self.fields, self.program)?;
         let base = match body.access_path(*r) {
-            AccessPath::Field(b, _) => Some(*b),
+            AccessPath::Field(b, _) => Some(Arc::unwrap_or_clone(b)),
             _ => None,
         };
         Some((holder, base))
@@ -438,9 +438,9 @@ impl<'a> Builder<'a> {
                             .and_then(|x| x.strip_suffix(';'))
                             .map(Arc::<str>::from)
                     })?;
-                    Some(AccessPath::OuterThis(Box::new(b), outer))
+                    Some(AccessPath::OuterThis(Arc::new(b), outer))
                 } else {
-                    Some(AccessPath::Field(Box::new(b), g.clone()))
+                    Some(AccessPath::Field(Arc::new(b), g.clone()))
                 }
             }
             GuardLock::Static(c, n) => Some(AccessPath::Static(c.clone(), n.clone())),
@@ -482,7 +482,7 @@ impl<'a> Builder<'a> {
                 if is_static {
                     Some(AccessPath::Static(Arc::from(class), Arc::from(t)))
                 } else {
-                    Some(AccessPath::Field(Box::new(base?.clone()), Arc::from(t)))
+                    Some(AccessPath::Field(Arc::new(base?.clone()), Arc::from(t)))
                 }
             }
         }

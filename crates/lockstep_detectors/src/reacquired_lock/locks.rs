@@ -6,6 +6,8 @@
 //! `*`: a lock distinct from every other lock, itself included, which may be
 //! a context but never a witness.
 
+use std::sync::Arc;
+
 use lockstep_ir::{AccessPath, VarId};
 
 /// Locking expressions longer than this many components become `*`.
@@ -112,11 +114,11 @@ fn translate_part(
         AccessPath::Param(i, _) => args.get(*i as usize).cloned().unwrap_or(STAR),
         AccessPath::Field(base, f) => match translate_part(base, receiver, args) {
             AccessPath::Unknown | AccessPath::IntConst(_) => STAR,
-            b => AccessPath::Field(Box::new(b), f.clone()),
+            b => AccessPath::Field(Arc::new(b), f.clone()),
         },
         AccessPath::OuterThis(base, outer) => match translate_part(base, receiver, args) {
             AccessPath::Unknown | AccessPath::IntConst(_) => STAR,
-            b => AccessPath::OuterThis(Box::new(b), outer.clone()),
+            b => AccessPath::OuterThis(Arc::new(b), outer.clone()),
         },
         AccessPath::Element(base, index) => {
             match (
@@ -126,7 +128,7 @@ fn translate_part(
                 (AccessPath::Unknown | AccessPath::IntConst(_), _) | (_, AccessPath::Unknown) => {
                     STAR
                 }
-                (b, i) => AccessPath::Element(Box::new(b), Box::new(i)),
+                (b, i) => AccessPath::Element(Arc::new(b), Arc::new(i)),
             }
         }
         AccessPath::IntConst(_) | AccessPath::Static(..) | AccessPath::ClassLiteral(_) => {
@@ -150,15 +152,15 @@ mod tests {
     use std::sync::Arc;
 
     fn field(base: AccessPath, f: &str) -> AccessPath {
-        AccessPath::Field(Box::new(base), Arc::from(f))
+        AccessPath::Field(Arc::new(base), Arc::from(f))
     }
 
     #[test]
     fn depends_follows_fields_and_indices() {
         let i = VarId(7);
         let pts_i = AccessPath::Element(
-            Box::new(field(AccessPath::This, "pts")),
-            Box::new(AccessPath::Local(i, None)),
+            Arc::new(field(AccessPath::This, "pts")),
+            Arc::new(AccessPath::Local(i, None)),
         );
         assert!(depends(&pts_i, Assigned::Var(i)));
         assert!(!depends(&pts_i, Assigned::Var(VarId(8))));
@@ -196,8 +198,8 @@ mod tests {
     fn constants_are_not_locks() {
         assert_eq!(bounded(AccessPath::IntConst(3)), STAR);
         let elem = AccessPath::Element(
-            Box::new(AccessPath::This),
-            Box::new(AccessPath::IntConst(0)),
+            Arc::new(AccessPath::This),
+            Arc::new(AccessPath::IntConst(0)),
         );
         assert_eq!(bounded(elem.clone()), elem);
     }

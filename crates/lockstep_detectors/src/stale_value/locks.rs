@@ -13,6 +13,8 @@
 //! every lock, itself included (paper 001 §5.1: unknown locks are assumed
 //! distinct, which keeps the analysis sound).
 
+use std::sync::Arc;
+
 use lockstep_ir::{AccessPath, Body, ConstValue, Operand, Rvalue, StmtKind, VarId};
 use lockstep_models::{LockEffect, LockMode};
 
@@ -234,10 +236,10 @@ pub fn translate(path: &AccessPath, receiver: Option<&Actual>, args: &[Actual]) 
             None => Translated::Path(AccessPath::Unknown),
         },
         AccessPath::Field(base, f) => map_base(translate(base, receiver, args), |b| {
-            AccessPath::Field(Box::new(b), f.clone())
+            AccessPath::Field(Arc::new(b), f.clone())
         }),
         AccessPath::OuterThis(base, c) => map_base(translate(base, receiver, args), |b| {
-            AccessPath::OuterThis(Box::new(b), c.clone())
+            AccessPath::OuterThis(Arc::new(b), c.clone())
         }),
         AccessPath::Element(base, index) => {
             let index = match translate(index, receiver, args) {
@@ -249,7 +251,7 @@ pub fn translate(path: &AccessPath, receiver: Option<&Actual>, args: &[Actual]) 
                 if matches!(index, AccessPath::Unknown) {
                     AccessPath::Unknown
                 } else {
-                    AccessPath::Element(Box::new(b), Box::new(index.clone()))
+                    AccessPath::Element(Arc::new(b), Arc::new(index.clone()))
                 }
             })
         }
@@ -319,7 +321,7 @@ mod tests {
     use std::sync::Arc;
 
     fn field(base: AccessPath, f: &str) -> AccessPath {
-        AccessPath::Field(Box::new(base), Arc::from(f))
+        AccessPath::Field(Arc::new(base), Arc::from(f))
     }
 
     fn actual(path: AccessPath, fresh: bool) -> Actual {

@@ -19,6 +19,8 @@ pub mod locks;
 pub mod summary;
 pub mod values;
 
+use std::sync::Arc;
+
 use lockstep_ir::{AccessPath, Body, MemberRef, Rvalue, StmtId, StmtKind};
 use lockstep_program::{MethodId, Program};
 use lockstep_report::{Confidence, Finding, Severity};
@@ -383,7 +385,7 @@ fn describe_read(program: &Program, body: &Body, prep: &Prepared, read: StmtId) 
         Some(StmtKind::Assign { value, .. }) => match value {
             Rvalue::FieldLoad { object, field } => Read {
                 what: short(&AccessPath::Field(
-                    Box::new(lockstep_ir::operand_path(body, object)),
+                    Arc::new(lockstep_ir::operand_path(body, object)),
                     field.name.clone(),
                 )),
                 field: Some(field_name(program, field)),
@@ -396,8 +398,8 @@ fn describe_read(program: &Program, body: &Body, prep: &Prepared, read: StmtId) 
             },
             Rvalue::ArrayLoad { array, index, .. } => Read {
                 what: short(&AccessPath::Element(
-                    Box::new(lockstep_ir::operand_path(body, array)),
-                    Box::new(lockstep_ir::operand_path(body, index)),
+                    Arc::new(lockstep_ir::operand_path(body, array)),
+                    Arc::new(lockstep_ir::operand_path(body, index)),
                 )),
                 field: None,
                 call: None,

@@ -128,6 +128,9 @@ impl Judge<'_> {
     }
 
     fn op_name(&self, op: &MonitorOp) -> &'static str {
+        if self.waits_on_argument(op) {
+            return "TimeUnit.timedWait()";
+        }
         match op.kind {
             MonitorOpKind::Wait { .. } => "wait()",
             MonitorOpKind::Notify => "notify()",
@@ -135,6 +138,32 @@ impl Judge<'_> {
             MonitorOpKind::Await { .. } => "await()",
             MonitorOpKind::Signal => "signal()",
             MonitorOpKind::SignalAll => "signalAll()",
+        }
+    }
+
+    /// The operation is a JDK call that waits on its argument's monitor
+    /// (`TimeUnit.timedWait(obj, t)`), not on a receiver's.
+    fn waits_on_argument(&self, op: &MonitorOp) -> bool {
+        let Some(s) = op.site.stmt else {
+            return false;
+        };
+        let Some(body) = self.program.body(op.site.method) else {
+            return false;
+        };
+        let Some(StmtKind::Invoke { call, .. }) = body.stmts.get(s.index()).map(|st| &st.kind)
+        else {
+            return false;
+        };
+        let m = &call.method;
+        lockstep_models::monitor_wait_argument(&m.class, &m.name, &m.descriptor).is_some()
+    }
+
+    /// What the operation locks, as the messages name it.
+    fn monitor_owner(&self, op: &MonitorOp) -> &'static str {
+        if self.waits_on_argument(op) {
+            "its argument's"
+        } else {
+            "the receiver's"
         }
     }
 
@@ -165,6 +194,7 @@ impl Judge<'_> {
         for (&(m, s), contexts) in &by_stmt {
             let op = contexts[0];
             let name = self.op_name(op);
+            let owner = self.monitor_owner(op);
             let method = short_method(p, m);
             let objects: BTreeSet<ObjectId> = contexts
                 .iter()
@@ -177,7 +207,7 @@ impl Judge<'_> {
             if unheld {
                 out.push(
                     self.finding(rule, Severity::Error, m, s, format!(
-                        "{name} in {method} without holding the receiver's monitor: it throws IllegalMonitorStateException"
+                        "{name} in {method} without holding {owner} monitor: it throws IllegalMonitorStateException"
                     ))
                     .with_help("call it inside `synchronized` on the same object"),
                 );
@@ -191,7 +221,7 @@ impl Judge<'_> {
                         .collect();
                     out.push(
                         self.finding(rule, Severity::Warning, m, s, format!(
-                            "{name} in {method} while holding another lock ({}): waiting releases only the receiver's lock, so a thread that must take the other lock to notify blocks (nested monitor lock-out)",
+                            "{name} in {method} while holding another lock ({}): waiting releases only {owner} lock, so a thread that must take the other lock to notify blocks (nested monitor lock-out)",
                             others.join(", ")
                         ))
                         .with_help("release the other lock before waiting, or wait and notify on the outer lock"),
