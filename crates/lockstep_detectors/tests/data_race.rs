@@ -783,3 +783,35 @@ fn start_chain() {
 fn one_alive() {
     check("one_alive", CLOSED);
 }
+
+/// Issue 14 point 4, jgroups' `dumpChannelStats`: a map made, filled and
+/// returned by one call, published by its caller afterwards, is fresh
+/// while it is filled (silent although its allocation site is published);
+/// the static control races.
+#[test]
+fn fresh_filled_then_published() {
+    check("fresh_filled_then_published", CLOSED);
+}
+
+/// Twin of `fresh_filled_then_published`: a map filled after it was
+/// published, while another thread reads it, races.
+#[test]
+fn fresh_published_then_filled() {
+    check("fresh_published_then_filled", CLOSED);
+}
+
+/// Issue 14, h2's `Database.closeImpl`: the statements past a flag tested
+/// and set under a lock with an early return run in one thread per
+/// receiver (a static flag under the class lock: once), so they do not
+/// race with themselves; the control races.
+#[test]
+fn once_gate() {
+    check("once_gate", CLOSED);
+}
+
+/// Twins of `once_gate`: a gate without the lock, a flag tested but never
+/// set, a flag another method clears again: the writes after them race.
+#[test]
+fn once_gate_broken() {
+    check("once_gate_broken", CLOSED);
+}

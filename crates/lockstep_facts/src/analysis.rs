@@ -41,6 +41,9 @@ pub struct Access {
     /// Holds the lock its field's `@GuardedBy` names.
     pub guarded: bool,
     pub holder: Option<(Arc<str>, Arc<str>)>,
+    /// Past the once-gate of this method (on the receiver's own fields,
+    /// or anything for a static gate): see [`crate::once_gate`].
+    pub once: Option<MethodId>,
 }
 
 /// A racing pair.
@@ -70,6 +73,9 @@ pub enum Verdict {
     /// Open program: the class shows no sign of being meant for
     /// concurrent use (no lock anywhere in it, none held at either access).
     NotConcurrentClass,
+    /// Both run past the same once-gate: at most one thread gets there
+    /// (per receiver object for an instance flag).
+    OnceGate,
 }
 
 /// An access statement and its kind.
@@ -159,6 +165,8 @@ pub struct Analysis<'a> {
     site_locks: FxHashMap<(MethodId, StmtId), Option<Arc<SiteLocks>>>,
     /// Fields for the lock paths of call sites.
     path_fields: FieldTable,
+    /// Methods whose rest runs once per receiver after a flag-under-lock gate.
+    pub(crate) gates: crate::once_gate::Gates,
 }
 
 /// `pkg.Cls.name` for a target.
@@ -190,6 +198,7 @@ impl<'a> Analysis<'a> {
             entry_params: Vec::new(),
             site_locks: FxHashMap::default(),
             path_fields: FieldTable::default(),
+            gates: Default::default(),
         }
     }
 
@@ -765,6 +774,8 @@ impl Analysis<'_> {
         let reached: Vec<bool> = reach.iter().map(|r| !r.is_empty()).collect();
         self.owned = self.ownership(&roots, &reached, &escape.seeds());
         clock.lap("ownership");
+        self.gates = self.once_gates(&reached);
+        clock.lap("once-gates");
         let mut explanation = explain.map(|f| Explanation {
             field: f.to_string(),
             ..Explanation::default()
@@ -829,6 +840,18 @@ impl StepClock {
 }
 
 impl Analysis<'_> {
+    /// The once-gates of the reached application methods.
+    fn once_gates(&self, reached: &[bool]) -> crate::once_gate::Gates {
+        let mut methods: Vec<MethodId> = (0..self.graph.len())
+            .filter(|&x| reached.get(x).copied().unwrap_or(false))
+            .map(|x| self.graph.nodes[x].method)
+            .filter(|&m| self.program.is_application(self.program.method(m).class))
+            .collect();
+        methods.sort_unstable();
+        methods.dedup();
+        crate::once_gate::find(self.program, &methods)
+    }
+
     /// Is a container call on object `o` an access of a non-thread-safe
     /// JDK container? Not when the object's class is thread-safe, nor when
     /// the call dispatches to application code (a user collection's own

@@ -193,6 +193,7 @@ impl Analysis<'_> {
         };
         let ordered = crate::reach::ordered_roots(b.reached.orderings, here.node, a.stmt);
         let ordered = b.root_sets.intern(&ordered);
+        let once = self.once_gate_of(here.body, mc.method, a);
         for obj in objects {
             let key: Key = (
                 mc.method,
@@ -219,8 +220,20 @@ impl Analysis<'_> {
                     ordered: ordered.clone(),
                     guarded,
                     holder: a.holder.clone(),
+                    once,
                 });
         }
+    }
+
+    /// The once-gate `a` runs past, when it protects what `a` touches:
+    /// a static gate anything, an instance gate the receiver's fields.
+    fn once_gate_of(&self, body: &Body, m: MethodId, a: &AccessStmt) -> Option<MethodId> {
+        let gate = self.gates.past(m, a.stmt)?;
+        let on_receiver = a
+            .base
+            .is_some_and(|v| crate::once_gate::is_receiver(body, v))
+            && !matches!(a.target, Target::Static { .. });
+        (gate.flag.is_static || on_receiver).then_some(m)
     }
 
     /// The escaped objects an access touches (`None` for a static field);

@@ -58,6 +58,7 @@ use lockstep_pointsto::ObjectId;
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::analysis::Analysis;
+use crate::fresh;
 use crate::threads::Root;
 
 /// Objects visited from one published value before giving up.
@@ -98,6 +99,9 @@ struct Facts {
     returns_owned: Vec<bool>,
     /// Per node and parameter: every caller passes an owned value.
     entry: Vec<Vec<bool>>,
+    /// Deserialization hooks only the JDK calls: their receiver is the
+    /// object the deserializer just made ([`crate::fresh`]).
+    fresh_receiver: FxHashSet<u32>,
 }
 
 /// What one pass over a node found.
@@ -136,11 +140,13 @@ impl Analysis<'_> {
             publishes: (0..n as u32).map(|x| vec![false; params(x)]).collect(),
             returns_owned: vec![true; n],
             entry: (0..n as u32).map(|x| vec![true; params(x)]).collect(),
+            fresh_receiver: FxHashSet::default(),
         };
         let root_entries: Vec<u32> = roots
             .iter()
             .flat_map(|r| r.entries.iter().copied())
             .collect();
+        facts.fresh_receiver = self.deserialized_receivers(&nodes, &root_entries);
         self.close_entries(&mut facts, &nodes, &bodies, &root_entries, None);
         let mut outs: FxHashMap<u32, NodeOut> = FxHashMap::default();
         let mut deps = Dependents::new(&self.graph.callees);
@@ -184,6 +190,38 @@ impl Analysis<'_> {
             }
         }
         Owned::default()
+    }
+
+    /// The nodes of deserialization hooks that only JDK code calls and no
+    /// root enters: the deserializer calls them on the object it made.
+    fn deserialized_receivers(&self, nodes: &[u32], root_entries: &[u32]) -> FxHashSet<u32> {
+        let hooks: FxHashSet<u32> = nodes
+            .iter()
+            .copied()
+            .filter(|&x| !root_entries.contains(&x))
+            .filter(|&x| {
+                let m = self.program.method(self.graph.nodes[x as usize].method);
+                !m.is_static() && fresh::is_deserialization_hook(&m.name, &m.descriptor)
+            })
+            .collect();
+        if hooks.is_empty() {
+            return hooks;
+        }
+        let mut called_by_application = FxHashSet::default();
+        for caller in 0..self.graph.len() as u32 {
+            if !self.is_app_node(caller) {
+                continue;
+            }
+            for &(_, callee) in &self.graph.callees[caller as usize] {
+                if hooks.contains(&callee) {
+                    called_by_application.insert(callee);
+                }
+            }
+        }
+        hooks
+            .into_iter()
+            .filter(|x| !called_by_application.contains(x))
+            .collect()
     }
 
     fn is_app_node(&self, x: u32) -> bool {
@@ -244,6 +282,18 @@ impl Analysis<'_> {
                     // Before the first pass every analysed caller passes
                     // owned values (the optimistic start).
                     (None, _) if outs.is_none() && analysed(caller) => {}
+                    // The deserializer passes the object it just made.
+                    (None, _) if facts.fresh_receiver.contains(&callee) => {
+                        let params = bodies.get(&callee).map_or(0, |b| b.params.len());
+                        let passed: Vec<bool> = (0..params).map(|i| i == 0).collect();
+                        let slot = &mut incoming[callee as usize];
+                        match slot {
+                            None => *slot = Some(passed),
+                            Some(old) => {
+                                and_into(old, &passed);
+                            }
+                        }
+                    }
                     _ => unknown[callee as usize] = true,
                 }
             }
@@ -330,6 +380,7 @@ impl Analysis<'_> {
             reach,
             callees: FxHashMap::default(),
             site_args: FxHashMap::default(),
+            copies: None,
         };
         for &(site, c) in &self.graph.callees[x as usize] {
             w.callees.entry(site).or_default().push(c);
@@ -339,11 +390,15 @@ impl Analysis<'_> {
         if nb == 0 {
             return (w.out, w.pts);
         }
-        let mut start = vec![true; body.vars.len()];
+        let vars = body.vars.len();
+        let mut start = fresh::top_state(vars);
         for (i, p) in body.params.iter().enumerate() {
+            let owned = facts.entry[x as usize].get(i).copied().unwrap_or(false);
             if let Some(s) = start.get_mut(p.index()) {
-                *s = facts.entry[x as usize].get(i).copied().unwrap_or(false);
+                *s = owned;
             }
+            let made_by_deserializer = i == 0 && facts.fresh_receiver.contains(&x);
+            fresh::set_fresh(&mut start, vars, *p, owned && made_by_deserializer);
         }
         at_entry[0] = Some(start);
         // Blocks in id order until nothing changes; a must-analysis
@@ -367,10 +422,15 @@ impl Analysis<'_> {
                 continue;
             };
             let block = &body.blocks[b];
-            let mut exc = state.clone();
+            // The state a handler sees: the meet over every statement of
+            // the block, kept only when the block has a handler.
+            let handled = !block.exceptional.is_empty();
+            let mut exc = if handled { state.clone() } else { Vec::new() };
             for s in block.first.0..block.end.0 {
                 w.step(StmtId(s), &mut state);
-                and_into(&mut exc, &state);
+                if handled {
+                    and_into(&mut exc, &state);
+                }
             }
             let normal = block.succs.iter().map(|s| (s.index(), &state));
             let handlers = block.exceptional.iter().map(|e| (e.handler.index(), &exc));
@@ -501,6 +561,26 @@ fn and_into(into: &mut [bool], from: &[bool]) -> bool {
     changed
 }
 
+/// Do two sets of objects, each in increasing order (as points-to sets
+/// come), share one? A binary search per object of a much smaller set
+/// (a fresh variable's few objects against everything a publication
+/// reached), else a merge.
+fn meets(a: &[ObjectId], b: &[ObjectId]) -> bool {
+    let (small, large) = if a.len() <= b.len() { (a, b) } else { (b, a) };
+    if small.len().saturating_mul(16) < large.len() {
+        return small.iter().any(|o| large.binary_search(o).is_ok());
+    }
+    let (mut i, mut j) = (0, 0);
+    while let (Some(x), Some(y)) = (a.get(i), b.get(j)) {
+        match x.cmp(y) {
+            std::cmp::Ordering::Less => i += 1,
+            std::cmp::Ordering::Greater => j += 1,
+            std::cmp::Ordering::Equal => return true,
+        }
+    }
+    false
+}
+
 /// Folds a node's pass into the shared facts; what changed?
 fn merge(facts: &mut Facts, x: u32, out: &NodeOut) -> Changes {
     let mut changes = Changes::default();
@@ -554,6 +634,8 @@ struct NodeWalk<'w, 'a> {
     callees: FxHashMap<StmtId, Vec<u32>>,
     /// Per call site: the intersection over its visits.
     site_args: FxHashMap<StmtId, Vec<bool>>,
+    /// Variables that are copies of one another ([`fresh::copy_classes`]).
+    copies: Option<fresh::CopyClasses>,
 }
 
 /// JDK calls that keep none of their arguments (nor the receiver).
@@ -577,7 +659,9 @@ fn keeps_nothing(class: &str, name: &str) -> bool {
             | "nextIndex"
             | "previousIndex"
     ) || class == "java/util/Objects"
-        || (class == "java/lang/String" && name == "valueOf")
+        // Strings are immutable and keep no argument (`String.join`
+        // reads a parse's list of expected tokens and keeps nothing).
+        || class == "java/lang/String"
         || class == "java/lang/StringBuilder"
         || class == "java/lang/StringBuffer"
 }
@@ -649,6 +733,7 @@ impl NodeWalk<'_, '_> {
     /// A store of `value` into `slot` of `base`.
     fn store(&mut self, state: &mut [bool], base: VarId, slot: Slot, value: &Operand) {
         let Some(v) = value.var() else { return };
+        self.unfresh(state, v);
         if !self.owned(state, base) {
             self.publish(state, v);
         } else if !self.owned(state, v) {
@@ -663,6 +748,24 @@ impl NodeWalk<'_, '_> {
         if let Some(s) = state.get_mut(v.index()) {
             *s = owned;
         }
+        fresh::set_fresh(state, self.body.vars.len(), v, false);
+    }
+
+    fn fresh(&self, state: &[bool], v: VarId) -> bool {
+        fresh::is_fresh(state, self.body.vars.len(), v)
+    }
+
+    /// `v` may now be inside another object: neither it nor any copy of
+    /// it is fresh any more.
+    fn unfresh(&mut self, state: &mut [bool], v: VarId) {
+        let vars = self.body.vars.len();
+        let copies = self
+            .copies
+            .get_or_insert_with(|| fresh::copy_classes(self.body));
+        for &u in copies.of(v) {
+            fresh::set_fresh(state, vars, u, false);
+        }
+        fresh::set_fresh(state, vars, v, false);
     }
 
     /// `v` is handed to code that may keep it where other threads see it:
@@ -672,11 +775,13 @@ impl NodeWalk<'_, '_> {
         self.out.published.extend(roots.iter().copied());
         self.set(state, v, false);
         let Some(reach) = self.reach(&roots) else {
-            state.iter_mut().for_each(|s| *s = false);
-            self.out.publishes.iter_mut().for_each(|p| *p = true);
+            self.publish_everything_but_fresh(state, &roots);
             return;
         };
-        for (u, owned) in state.iter_mut().enumerate() {
+        // Only the owned bits: the fresh bits after them mean nothing
+        // once their variable is not owned.
+        let vars = self.body.vars.len();
+        for (u, owned) in state.iter_mut().take(vars).enumerate() {
             if *owned {
                 let hit = self
                     .pts_of(VarId(u as u32))
@@ -694,6 +799,23 @@ impl NodeWalk<'_, '_> {
                 self.out.publishes[i] = true;
             }
         }
+    }
+
+    /// Publishing past [`MAX_REACH`]: every variable loses ownership but
+    /// the fresh ones that cannot hold a published object (a fresh object
+    /// sits in no other object, so only its copies reach it: they may
+    /// point where the published value does), and every parameter counts
+    /// as published.
+    fn publish_everything_but_fresh(&mut self, state: &mut [bool], roots: &[ObjectId]) {
+        let vars = self.body.vars.len();
+        for u in 0..vars as u32 {
+            let u = VarId(u);
+            let keep = fresh::is_fresh(state, vars, u) && !meets(self.pts_of(u), roots);
+            if !keep {
+                self.set(state, u, false);
+            }
+        }
+        self.out.publishes.iter_mut().for_each(|p| *p = true);
     }
 
     /// The objects reachable from `roots` through the fields escape
@@ -733,7 +855,10 @@ impl NodeWalk<'_, '_> {
     /// Records the base of an access statement when it is owned.
     fn note_base(&mut self, s: StmtId, state: &[bool], base: Option<VarId>) {
         if let Some(b) = base {
-            if self.record && self.owned(state, b) && self.none_published(b) {
+            if self.record
+                && self.owned(state, b)
+                && (self.fresh(state, b) || self.none_published(b))
+            {
                 self.out.owned_bases.push(s);
             }
         }
@@ -806,7 +931,15 @@ impl NodeWalk<'_, '_> {
             }
             _ => false,
         };
+        let fresh = match value {
+            Rvalue::New(_) | Rvalue::NewArray(..) => true,
+            Rvalue::Use(Operand::Var(v)) | Rvalue::Cast(Operand::Var(v), _) => {
+                self.fresh(state, *v)
+            }
+            _ => false,
+        };
         self.set(state, dst, owned);
+        fresh::set_fresh(state, self.body.vars.len(), dst, owned && fresh);
     }
 
     fn invoke(&mut self, s: StmtId, state: &mut [bool], result: Option<VarId>, call: &Call) {
@@ -847,19 +980,50 @@ impl NodeWalk<'_, '_> {
                 }
             }
         }
+        let mut made_fresh = false;
         if !jdk.is_empty() || callees.is_empty() {
             let (owned, publish) = self.library_call(state, call);
             result_owned &= owned;
             to_publish.extend(publish);
+            made_fresh =
+                app.is_empty() && fresh::makes_fresh_object(&call.method.class, &call.method.name);
         }
+        self.unfresh_operands(state, call, !app.is_empty());
         to_publish.sort_unstable();
         to_publish.dedup();
         for v in to_publish {
             self.publish(state, v);
         }
         if let Some(r) = result {
-            let owned = result_owned && self.none_published(r);
+            let owned = made_fresh || (result_owned && self.none_published(r));
             self.set(state, r, owned);
+            fresh::set_fresh(state, self.body.vars.len(), r, made_fresh);
+        }
+    }
+
+    /// After a call, its arguments may sit inside other objects (a
+    /// container's contents, a callee's fields), and application callees
+    /// may have stored their receiver too: none of them is fresh any more
+    /// (calls that keep nothing excepted).
+    fn unfresh_operands(&mut self, state: &mut [bool], call: &Call, application: bool) {
+        // A call that keeps nothing may still return an operand (an
+        // identity like `requireNonNull`): its result would be an alias.
+        let returns_reference = call.method.descriptor.ends_with(';')
+            || call
+                .method
+                .descriptor
+                .rsplit(')')
+                .next()
+                .is_some_and(|r| r.starts_with('['));
+        if !application
+            && keeps_nothing(&call.method.class, &call.method.name)
+            && !returns_reference
+        {
+            return;
+        }
+        let receiver = call.receiver.iter().filter(|_| application);
+        for v in receiver.chain(call.args.iter()).filter_map(Operand::var) {
+            self.unfresh(state, v);
         }
     }
 
@@ -912,5 +1076,25 @@ impl NodeWalk<'_, '_> {
         let mut all = args;
         all.extend(recv);
         (false, all)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ids(v: &[u32]) -> Vec<ObjectId> {
+        v.iter().copied().map(ObjectId).collect()
+    }
+
+    #[test]
+    fn sorted_sets_meet_only_on_a_shared_object() {
+        assert!(meets(&ids(&[1, 4, 9]), &ids(&[2, 3, 9])));
+        assert!(meets(&ids(&[5]), &ids(&[0, 5, 7])));
+        assert!(!meets(&ids(&[1, 4, 9]), &ids(&[2, 3, 8, 10])));
+        assert!(!meets(&ids(&[]), &ids(&[1])));
+        let many: Vec<u32> = (0..100).map(|x| 2 * x).collect();
+        assert!(meets(&ids(&[7, 38]), &ids(&many)), "by binary search");
+        assert!(!meets(&ids(&many), &ids(&[7, 39])), "either side");
     }
 }

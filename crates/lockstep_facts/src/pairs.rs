@@ -269,6 +269,7 @@ impl Analysis<'_> {
             &'x [u32],
             Option<&'x (Arc<str>, Arc<str>)>,
             ClassId,
+            Option<MethodId>,
         );
         let mut ids: FxHashMap<Facts<'_>, u32> = FxHashMap::default();
         list.iter()
@@ -281,6 +282,7 @@ impl Analysis<'_> {
                     &a.ordered,
                     a.holder.as_ref(),
                     self.program.method(a.method).class,
+                    a.once,
                 );
                 let next = ids.len() as u32;
                 *ids.entry(facts).or_insert(next)
@@ -338,6 +340,8 @@ impl Analysis<'_> {
             Verdict::CommonLock(self.resolver.describe(l))
         } else if a.guarded && b.guarded {
             Verdict::GuardedBy
+        } else if a.once.is_some() && a.once == b.once {
+            Verdict::OnceGate
         } else if concurrent(self.open, roots, a, b).is_none() {
             Verdict::NotConcurrent
         } else if self.library_only(roots, a, b)

@@ -107,6 +107,7 @@ fn every_step_is_timed_in_order() {
             "reach/ordering",
             "escape",
             "ownership",
+            "once-gates",
             "accesses/buckets",
             "pairs"
         ]

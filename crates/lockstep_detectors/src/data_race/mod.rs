@@ -137,6 +137,9 @@ fn verdict_text(v: &Verdict) -> String {
             "safe: never run by two threads at once (same thread, or ordered by start/join)".into()
         }
         Verdict::NoCommonObject => "safe: no common object".into(),
+        Verdict::OnceGate => {
+            "safe: both run past one once-gate (a flag tested and set under a lock)".into()
+        }
         Verdict::NotConcurrentClass => {
             "not reported: open program, and the class takes no lock anywhere (not meant for concurrent use)".into()
         }

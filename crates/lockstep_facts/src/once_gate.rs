@@ -1,0 +1,466 @@
+//! Once-gates: a boolean flag tested and set under a lock, with an early
+//! exit when it is already set, lets at most one thread past the gate.
+//!
+//! ```java
+//! synchronized (this) {
+//!     if (closing) return;   // the test, under the lock
+//!     closing = true;        // the set, still under the same lock
+//! }
+//! systemSession = null;      // past the gate: one thread per object
+//! ```
+//!
+//! h2's `Database.closeImpl` is written this way; the path-insensitive
+//! pair search saw the writes after the gate race with themselves in two
+//! closer threads. The statements of a method past such a gate run at most
+//! once per receiver (an instance flag of `this` under `synchronized
+//! (this)`) or at most once in the program (a static flag under a class
+//! lock), provided the flag never goes back to `false`: no application
+//! code stores anything but `true` into it, except constructors and static
+//! initializers, and the gate itself while it still holds the lock since
+//! its test (h2 clears `closing` for an event listener and sets it again
+//! before leaving the block).
+//!
+//! Per method, a forward must-analysis over the CFG tracks one flag: the
+//! variables holding its value loaded under the lock, the branch on which
+//! it was `false`, the store of `true` while the lock is still held, and
+//! the release of that lock (the gate is passed). A store of another value
+//! after the gate closes it again. Two accesses of one gate's statements
+//! past the gate do not race: for an instance gate only accesses of the
+//! receiver's own fields (their base is `this`), for a static gate any.
+//!
+//! Known limits: the lock must be `this` (instance flags) or a class
+//! literal (static flags); a callee that `wait`s on the lock between the
+//! test and the set would open the gate (none is looked for); only
+//! accesses in the gate's own method are covered, not those of the
+//! methods it calls.
+
+use std::sync::Arc;
+
+use lockstep_ir::{
+    AccessPath, Body, Cond, ConstValue, MemberRef, MonitorId, Operand, Rvalue, StmtId, StmtKind,
+    VarId,
+};
+use lockstep_program::{MethodId, Program};
+use rustc_hash::{FxHashMap, FxHashSet};
+
+/// A boolean flag: declaring class, name, static or not.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Flag {
+    pub class: Arc<str>,
+    pub name: Arc<str>,
+    pub is_static: bool,
+}
+
+/// Where a path stands with respect to the gate.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Phase {
+    /// No gate on this path (yet).
+    Open,
+    /// The flag was seen `false` under the lock, still held since.
+    SeenFalse,
+    /// ... and set to `true`, the lock still held.
+    Set,
+    /// ... and the lock released: past the gate.
+    Past,
+}
+
+/// The state before a statement on every path (a must-analysis).
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct State {
+    phase: Phase,
+    flag: Option<Flag>,
+    /// The region whose lock guards the test and the set.
+    region: Option<MonitorId>,
+    /// Variables holding the flag's value loaded under that lock.
+    flag_vars: Vec<VarId>,
+}
+
+impl State {
+    fn open() -> State {
+        State {
+            phase: Phase::Open,
+            flag: None,
+            region: None,
+            flag_vars: Vec::new(),
+        }
+    }
+
+    /// The meet of two paths: the weaker phase, and only what both agree on.
+    fn meet(&self, other: &State) -> State {
+        if self.flag != other.flag || self.region != other.region {
+            return State::open();
+        }
+        State {
+            phase: self.phase.min(other.phase),
+            flag: self.flag.clone(),
+            region: self.region,
+            flag_vars: self
+                .flag_vars
+                .iter()
+                .copied()
+                .filter(|v| other.flag_vars.contains(v))
+                .collect(),
+        }
+    }
+}
+
+/// One method's gate: its flag and the statements past it.
+#[derive(Debug, Clone)]
+pub struct MethodGate {
+    pub flag: Flag,
+    pub past: FxHashSet<StmtId>,
+    /// Statements that store something other than `true` into the flag
+    /// while the gate's lock is held since the test (they keep the gate).
+    pub inner_resets: FxHashSet<StmtId>,
+}
+
+/// The once-gates of the program, per method.
+#[derive(Debug, Default)]
+pub struct Gates {
+    by_method: FxHashMap<MethodId, MethodGate>,
+}
+
+impl Gates {
+    /// The gate `stmt` of `method` is past, if any: `(gate id, is_static)`
+    /// with the gate id the method's.
+    pub fn past(&self, method: MethodId, stmt: StmtId) -> Option<&MethodGate> {
+        self.by_method
+            .get(&method)
+            .filter(|g| g.past.contains(&stmt))
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.by_method.is_empty()
+    }
+}
+
+/// The gates of `methods` (application methods with bodies), with those
+/// whose flag some other code may reset dropped.
+pub fn find(program: &Program, methods: &[MethodId]) -> Gates {
+    let mut by_method = FxHashMap::default();
+    for &m in methods {
+        let Some(body) = program.body(m) else {
+            continue;
+        };
+        if body.monitors.is_empty() {
+            continue;
+        }
+        if let Some(g) = method_gate(&body) {
+            by_method.insert(m, g);
+        }
+    }
+    if by_method.is_empty() {
+        return Gates::default();
+    }
+    let flags: FxHashSet<Flag> = by_method.values().map(|g| g.flag.clone()).collect();
+    let reset = reset_flags(program, &flags, &by_method);
+    by_method.retain(|_, g| !reset.contains(&g.flag));
+    Gates { by_method }
+}
+
+/// The flags some application code stores a value other than `true`
+/// into, outside constructors, static initializers and the gates' own
+/// locked blocks.
+fn reset_flags(
+    program: &Program,
+    flags: &FxHashSet<Flag>,
+    gates: &FxHashMap<MethodId, MethodGate>,
+) -> FxHashSet<Flag> {
+    let mut reset = FxHashSet::default();
+    for c in program.application_classes() {
+        for &m in &program.class(c).methods {
+            let data = program.method(m);
+            if data.is_constructor() || data.is_class_initializer() {
+                continue;
+            }
+            let Some(body) = program.body(m) else {
+                continue;
+            };
+            for (i, stmt) in body.stmts.iter().enumerate() {
+                let Some((flag, value)) = flag_store(&stmt.kind) else {
+                    continue;
+                };
+                if !flags.contains(&flag) || is_true(value) {
+                    continue;
+                }
+                let kept = gates
+                    .get(&m)
+                    .is_some_and(|g| g.flag == flag && g.inner_resets.contains(&StmtId(i as u32)));
+                if !kept {
+                    reset.insert(flag);
+                }
+            }
+        }
+    }
+    reset
+}
+
+/// A store into a boolean field: the flag and the stored value.
+fn flag_store(kind: &StmtKind) -> Option<(Flag, &Operand)> {
+    match kind {
+        StmtKind::FieldStore { field, value, .. } if is_boolean(field) => {
+            Some((flag_of(field, false), value))
+        }
+        StmtKind::StaticStore { field, value } if is_boolean(field) => {
+            Some((flag_of(field, true), value))
+        }
+        _ => None,
+    }
+}
+
+fn is_boolean(field: &MemberRef) -> bool {
+    &*field.descriptor == "Z"
+}
+
+fn flag_of(field: &MemberRef, is_static: bool) -> Flag {
+    Flag {
+        class: field.class.clone(),
+        name: field.name.clone(),
+        is_static,
+    }
+}
+
+fn is_true(value: &Operand) -> bool {
+    matches!(value, Operand::Const(ConstValue::Int(1)))
+}
+
+/// The gate of one body, if a path passes one.
+fn method_gate(body: &Body) -> Option<MethodGate> {
+    let before = solve(body)?;
+    let mut past = FxHashSet::default();
+    let mut inner_resets = FxHashSet::default();
+    let mut flag = None;
+    for (i, st) in before.iter().enumerate() {
+        let Some(st) = st else { continue };
+        let s = StmtId(i as u32);
+        if st.phase == Phase::Past {
+            past.insert(s);
+            flag = flag.or_else(|| st.flag.clone());
+        }
+        if matches!(st.phase, Phase::SeenFalse | Phase::Set) {
+            if let Some((f, value)) = body.stmts.get(i).and_then(|x| flag_store(&x.kind)) {
+                if Some(&f) == st.flag.as_ref() && !is_true(value) {
+                    inner_resets.insert(s);
+                }
+            }
+        }
+    }
+    let flag = flag?;
+    // Only one flag per method: statements past another flag's gate are
+    // not kept (rare; the first wins, in statement order).
+    past.retain(|s| {
+        before
+            .get(s.index())
+            .and_then(|st| st.as_ref())
+            .is_some_and(|st| st.flag.as_ref() == Some(&flag))
+    });
+    Some(MethodGate {
+        flag,
+        past,
+        inner_resets,
+    })
+}
+
+/// The state before every statement (`None`: unreachable), or `None`
+/// when no statement is past a gate's test.
+fn solve(body: &Body) -> Option<Vec<Option<State>>> {
+    let nb = body.blocks.len();
+    if nb == 0 {
+        return None;
+    }
+    let mut at_entry: Vec<Option<State>> = vec![None; nb];
+    at_entry[0] = Some(State::open());
+    let mut dirty = vec![false; nb];
+    dirty[0] = true;
+    let mut rounds = 0usize;
+    let mut any_gate = false;
+    while let Some(b) = dirty.iter().position(|&d| d) {
+        dirty[b] = false;
+        rounds += 1;
+        if rounds > nb.saturating_mul(16) {
+            return None;
+        }
+        let Some(mut st) = at_entry[b].clone() else {
+            continue;
+        };
+        let block = &body.blocks[b];
+        let mut exc = st.clone();
+        let mut last = None;
+        for s in block.first.0..block.end.0 {
+            exc = exc.meet(&st);
+            step(body, StmtId(s), &mut st);
+            last = Some(StmtId(s));
+        }
+        any_gate |= st.phase != Phase::Open;
+        let normal: Vec<(usize, State)> = block
+            .succs
+            .iter()
+            .map(|succ| (succ.index(), branch(body, last, succ.index(), &st)))
+            .collect();
+        let handlers = block
+            .exceptional
+            .iter()
+            .map(|e| (e.handler.index(), exc.clone()));
+        for (succ, out) in normal.into_iter().chain(handlers) {
+            if succ >= nb {
+                continue;
+            }
+            let new = match &at_entry[succ] {
+                None => out,
+                Some(old) => old.meet(&out),
+            };
+            if at_entry[succ].as_ref() != Some(&new) {
+                at_entry[succ] = Some(new);
+                dirty[succ] = true;
+            }
+        }
+    }
+    if !any_gate {
+        return None;
+    }
+    let mut before: Vec<Option<State>> = vec![None; body.stmts.len()];
+    for (b, entry) in at_entry.iter().enumerate() {
+        let Some(mut st) = entry.clone() else {
+            continue;
+        };
+        let block = &body.blocks[b];
+        for s in block.first.0..block.end.0 {
+            if let Some(slot) = before.get_mut(s as usize) {
+                *slot = Some(st.clone());
+            }
+            step(body, StmtId(s), &mut st);
+        }
+    }
+    Some(before)
+}
+
+/// The state on the edge to block `succ`: a branch on the flag's value
+/// tells on which edge it was `false`.
+fn branch(body: &Body, last: Option<StmtId>, succ: usize, st: &State) -> State {
+    let Some(StmtKind::If {
+        cond,
+        lhs: Operand::Var(v),
+        rhs: Operand::Const(ConstValue::Int(0)),
+        target,
+    }) = last
+        .and_then(|s| body.stmts.get(s.index()))
+        .map(|s| &s.kind)
+    else {
+        return st.clone();
+    };
+    if !st.flag_vars.contains(v) || st.phase != Phase::Open {
+        return st.clone();
+    }
+    let taken = target.index() == succ;
+    let flag_false = match cond {
+        Cond::Eq => taken,
+        Cond::Ne => !taken,
+        _ => false,
+    };
+    let mut out = st.clone();
+    if flag_false {
+        out.phase = Phase::SeenFalse;
+    }
+    out
+}
+
+/// The effect of one statement.
+fn step(body: &Body, s: StmtId, st: &mut State) {
+    let Some(stmt) = body.stmts.get(s.index()) else {
+        return;
+    };
+    match &stmt.kind {
+        StmtKind::Assign { dst, value } => {
+            st.flag_vars.retain(|v| v != dst);
+            if st.phase == Phase::Open {
+                if let Some((flag, region)) = flag_load(body, s, value) {
+                    if st.flag.as_ref() != Some(&flag) || st.region != Some(region) {
+                        st.flag = Some(flag);
+                        st.region = Some(region);
+                        st.flag_vars.clear();
+                    }
+                    st.flag_vars.push(*dst);
+                }
+            }
+        }
+        StmtKind::FieldStore { .. } | StmtKind::StaticStore { .. } => {
+            let Some((flag, value)) = flag_store(&stmt.kind) else {
+                return;
+            };
+            if st.flag.as_ref() != Some(&flag) || !store_on_receiver(body, &stmt.kind) {
+                return;
+            }
+            st.phase = match (st.phase, is_true(value)) {
+                (Phase::SeenFalse | Phase::Set, true) if holds(body, s, st.region) => Phase::Set,
+                (Phase::SeenFalse | Phase::Set, false) => Phase::SeenFalse,
+                (Phase::Past, false) => Phase::Open,
+                (p, _) => p,
+            };
+        }
+        StmtKind::MonitorExit(_) if releases(body, s, st.region) => {
+            st.phase = match st.phase {
+                Phase::Set => Phase::Past,
+                Phase::SeenFalse => Phase::Open,
+                p => p,
+            };
+            st.flag_vars.clear();
+        }
+        _ => {}
+    }
+}
+
+/// A load of a boolean flag under a lock that fits it: an instance field
+/// of `this` under `synchronized (this)`, a static field under a class
+/// literal's lock. The flag and the region.
+fn flag_load(body: &Body, s: StmtId, value: &Rvalue) -> Option<(Flag, MonitorId)> {
+    let flag = match value {
+        Rvalue::FieldLoad {
+            object: Operand::Var(o),
+            field,
+        } if is_boolean(field) && is_receiver(body, *o) => flag_of(field, false),
+        Rvalue::StaticLoad(field) if is_boolean(field) => flag_of(field, true),
+        _ => return None,
+    };
+    let region = body.regions_held_before(s).into_iter().find(|&r| {
+        body.monitors.get(r.index()).is_some_and(|m| {
+            m.enter.is_some()
+                && matches!(
+                    (&m.lock, flag.is_static),
+                    (AccessPath::This, false) | (AccessPath::ClassLiteral(_), true)
+                )
+        })
+    })?;
+    Some((flag, region))
+}
+
+/// Is the store's object the receiver (always, for a static)?
+fn store_on_receiver(body: &Body, kind: &StmtKind) -> bool {
+    match kind {
+        StmtKind::FieldStore {
+            object: Operand::Var(o),
+            ..
+        } => is_receiver(body, *o),
+        StmtKind::StaticStore { .. } => true,
+        _ => false,
+    }
+}
+
+/// Is `v` the method's receiver (`this`, never reassigned: def-use webs
+/// give a reassigned slot another variable)?
+pub(crate) fn is_receiver(body: &Body, v: VarId) -> bool {
+    !body.is_static && body.params.first() == Some(&v)
+}
+
+/// Is `region`'s lock held before `s`?
+fn holds(body: &Body, s: StmtId, region: Option<MonitorId>) -> bool {
+    region.is_some_and(|r| body.regions_held_before(s).contains(&r))
+}
+
+/// Does `s` release `region`?
+fn releases(body: &Body, s: StmtId, region: Option<MonitorId>) -> bool {
+    region.is_some_and(|r| {
+        body.monitors
+            .get(r.index())
+            .is_some_and(|m| m.exits.contains(&s))
+    })
+}
