@@ -800,6 +800,23 @@ fn fresh_published_then_filled() {
     check("fresh_published_then_filled", CLOSED);
 }
 
+/// Issue 14 point 4, h2's per-statement `Parser`: a parser and the
+/// command it makes, handed down to helper methods that keep them fresh
+/// (store them nowhere), are not raced on although both are published
+/// after the parse; the control races.
+#[test]
+fn fresh_callees() {
+    check("fresh_callees", CLOSED);
+}
+
+/// Twin of `fresh_callees`: a parser put into a shared cache before it
+/// parses, and a command a helper caches before the next helper changes
+/// it, race.
+#[test]
+fn fresh_callees_cached() {
+    check("fresh_callees_cached", CLOSED);
+}
+
 /// Issue 14, h2's `Database.closeImpl`: the statements past a flag tested
 /// and set under a lock with an early return run in one thread per
 /// receiver (a static flag under the class lock: once), so they do not
