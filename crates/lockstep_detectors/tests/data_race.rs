@@ -530,10 +530,9 @@ fn hb_wait_notify() {
     check("hb_wait_notify", CLOSED);
 }
 
-/// `BlockingQueue` put/take: a fill before the put in the allocating
-/// method is silent (not yet published); known limitation: a fill in a
-/// helper is a false positive (queue hand-offs are not modelled); a
-/// write after the put is a real race.
+/// `BlockingQueue` put/take: a fill before the put, in the allocating
+/// method or in a helper it hands the new message to, is silent (not yet
+/// published, still fresh); a write after the put is a real race.
 #[test]
 fn hb_queue() {
     check("hb_queue", CLOSED);

@@ -34,7 +34,10 @@
 //! Objects published anywhere (and the seeds of escape: statics, tasks,
 //! objects made outside the program) are never owned when loaded or
 //! accessed, so a second path to a published object does not count as
-//! owned.
+//! owned; except through a *fresh* variable ([`crate::fresh`]), whose
+//! object no other path reaches yet: its facts (entry freshness per
+//! parameter, which parameters a node keeps fresh, whether it returns a
+//! fresh value) are part of the same fixpoint.
 //!
 //! Known limit (RacerD's too): an object kept in an owned container and
 //! published only through *another* object in another method is still
@@ -43,7 +46,8 @@
 //! A worklist: after a first round over every node, a round re-analyses
 //! only the nodes that read a fact that changed (the `published` or
 //! `mixed` facts of an object one of their variables may point to, a
-//! callee's summary, their own parameters' entry ownership), in the same
+//! callee's summary, their own parameters' entry ownership and
+//! freshness), in the same
 //! order, so the result is that of re-analysing every node every round.
 //!
 //! Bounded: reachability from a published value stops at
@@ -53,7 +57,7 @@
 
 use std::sync::Arc;
 
-use lockstep_ir::{Body, Call, Operand, Rvalue, StmtId, StmtKind, VarId};
+use lockstep_ir::{Body, Call, ConstValue, Operand, Rvalue, StmtId, StmtKind, VarId};
 use lockstep_pointsto::ObjectId;
 use rustc_hash::{FxHashMap, FxHashSet};
 
@@ -102,19 +106,53 @@ struct Facts {
     /// Deserialization hooks only the JDK calls: their receiver is the
     /// object the deserializer just made ([`crate::fresh`]).
     fresh_receiver: FxHashSet<u32>,
+    /// Per node and parameter: every caller passes a fresh value.
+    entry_fresh: Vec<Vec<bool>>,
+    /// Per node and parameter: the node keeps the parameter fresh (stores
+    /// it nowhere, returns it not, hands it only to callees that keep it).
+    keeps_fresh: Vec<Vec<bool>>,
+    /// Per node: every value it returns is fresh and none of its parameters.
+    returns_fresh: Vec<bool>,
 }
 
 /// What one pass over a node found.
 #[derive(Default)]
 struct NodeOut {
-    /// Per call site, sorted: is each argument (receiver first) owned
-    /// (over every visit of the site)?
+    /// Per call site, sorted: is each argument (receiver first) owned,
+    /// then is each fresh (over every visit of the site)? Twice as many
+    /// bits as operands.
     args: Vec<(StmtId, Vec<bool>)>,
     publishes: Vec<bool>,
     returns_owned: bool,
+    /// Per parameter: the node may make it not fresh.
+    unfreshes: Vec<bool>,
+    returns_fresh: bool,
     published: Vec<ObjectId>,
     mixed: Vec<(ObjectId, Slot)>,
     owned_bases: Vec<StmtId>,
+}
+
+impl NodeOut {
+    /// Before a pass over a node with `params` parameters: nothing found yet.
+    fn start(params: usize) -> NodeOut {
+        NodeOut {
+            publishes: vec![false; params],
+            returns_owned: true,
+            unfreshes: vec![false; params],
+            returns_fresh: true,
+            ..NodeOut::default()
+        }
+    }
+
+    /// A node given up on: it may publish every parameter, returns
+    /// nothing owned.
+    fn given_up(params: usize) -> NodeOut {
+        NodeOut {
+            publishes: vec![true; params],
+            unfreshes: vec![true; params],
+            ..NodeOut::default()
+        }
+    }
 }
 
 impl Analysis<'_> {
@@ -141,6 +179,9 @@ impl Analysis<'_> {
             returns_owned: vec![true; n],
             entry: (0..n as u32).map(|x| vec![true; params(x)]).collect(),
             fresh_receiver: FxHashSet::default(),
+            entry_fresh: (0..n as u32).map(|x| vec![true; params(x)]).collect(),
+            keeps_fresh: (0..n as u32).map(|x| vec![true; params(x)]).collect(),
+            returns_fresh: vec![true; n],
         };
         let root_entries: Vec<u32> = roots
             .iter()
@@ -172,10 +213,12 @@ impl Analysis<'_> {
                 outs.insert(x, out);
             }
             let entries_before = facts.entry.clone();
+            let fresh_before = facts.entry_fresh.clone();
             changed |= self.close_entries(&mut facts, &nodes, &bodies, &root_entries, Some(&outs));
             for &x in &nodes {
-                if facts.entry[x as usize] != entries_before[x as usize] {
-                    dirty[x as usize] = true;
+                let x = x as usize;
+                if facts.entry[x] != entries_before[x] || facts.entry_fresh[x] != fresh_before[x] {
+                    dirty[x] = true;
                 }
             }
             if !changed {
@@ -229,10 +272,10 @@ impl Analysis<'_> {
         self.program.is_application(self.program.method(m).class)
     }
 
-    /// Parameters owned on entry: false at root entries and wherever a
-    /// caller that is not analysed (JDK code, a callback) or a call that
-    /// does not map its arguments reaches the node; otherwise the
-    /// intersection of what the analysed callers pass. Returns whether
+    /// Parameters owned (and fresh) on entry: false at root entries and
+    /// wherever a caller that is not analysed (JDK code, a callback) or a
+    /// call that does not map its arguments reaches the node; otherwise
+    /// the intersection of what the analysed callers pass. Returns whether
     /// anything changed.
     fn close_entries(
         &self,
@@ -264,7 +307,9 @@ impl Analysis<'_> {
                         .map(|i| o.args[i].1.as_slice())
                 });
                 let maps = bodies.get(&callee).is_some_and(|b| {
-                    passed.as_ref().is_some_and(|p| p.len() == b.params.len())
+                    passed
+                        .as_ref()
+                        .is_some_and(|p| p.len() == 2 * b.params.len())
                         && self.calls_by_name(caller, site, callee)
                 });
                 match (passed, maps) {
@@ -285,7 +330,9 @@ impl Analysis<'_> {
                     // The deserializer passes the object it just made.
                     (None, _) if facts.fresh_receiver.contains(&callee) => {
                         let params = bodies.get(&callee).map_or(0, |b| b.params.len());
-                        let passed: Vec<bool> = (0..params).map(|i| i == 0).collect();
+                        // The receiver, owned and fresh.
+                        let passed: Vec<bool> =
+                            (0..2 * params).map(|i| i == 0 || i == params).collect();
                         let slot = &mut incoming[callee as usize];
                         match slot {
                             None => *slot = Some(passed),
@@ -305,15 +352,23 @@ impl Analysis<'_> {
         }
         let mut changed = false;
         for &x in nodes {
-            let entry = &mut facts.entry[x as usize];
-            for (i, e) in entry.iter_mut().enumerate() {
-                let now = !unknown[x as usize]
-                    && incoming[x as usize]
+            let x = x as usize;
+            let passed = |i: usize| {
+                !unknown[x]
+                    && incoming[x]
                         .as_ref()
-                        .is_none_or(|v| v.get(i).copied().unwrap_or(false));
-                if *e && !now {
-                    *e = false;
-                    changed = true;
+                        .is_none_or(|v| v.get(i).copied().unwrap_or(false))
+            };
+            let params = facts.entry[x].len();
+            for i in 0..params {
+                for (e, bit) in [
+                    (&mut facts.entry[x][i], i),
+                    (&mut facts.entry_fresh[x][i], params + i),
+                ] {
+                    if *e && !passed(bit) {
+                        *e = false;
+                        changed = true;
+                    }
                 }
             }
         }
@@ -371,11 +426,7 @@ impl Analysis<'_> {
             body,
             facts,
             pts: vec![None; body.vars.len()],
-            out: NodeOut {
-                publishes: vec![false; body.params.len()],
-                returns_owned: true,
-                ..NodeOut::default()
-            },
+            out: NodeOut::start(body.params.len()),
             record: false,
             reach,
             callees: FxHashMap::default(),
@@ -398,7 +449,16 @@ impl Analysis<'_> {
                 *s = owned;
             }
             let made_by_deserializer = i == 0 && facts.fresh_receiver.contains(&x);
-            fresh::set_fresh(&mut start, vars, *p, owned && made_by_deserializer);
+            let passed_fresh = facts.entry_fresh[x as usize]
+                .get(i)
+                .copied()
+                .unwrap_or(false);
+            fresh::set_fresh(
+                &mut start,
+                vars,
+                *p,
+                owned && (made_by_deserializer || passed_fresh),
+            );
         }
         at_entry[0] = Some(start);
         // Blocks in id order until nothing changes; a must-analysis
@@ -411,11 +471,7 @@ impl Analysis<'_> {
             passes += 1;
             if passes > nb * 64 {
                 // Pathological: give up on this node.
-                w.out = NodeOut {
-                    publishes: vec![true; body.params.len()],
-                    returns_owned: false,
-                    ..NodeOut::default()
-                };
+                w.out = NodeOut::given_up(body.params.len());
                 return (w.out, w.pts);
             }
             let Some(mut state) = at_entry[b].clone() else {
@@ -536,7 +592,7 @@ impl Dependents {
 
 /// What one merge changed: the objects whose `published` or `mixed`
 /// facts changed, and whether the node's own summary (`publishes`,
-/// `returns_owned`) did.
+/// `returns_owned`, `keeps_fresh`, `returns_fresh`) did.
 #[derive(Default)]
 struct Changes {
     objects: Vec<ObjectId>,
@@ -606,6 +662,16 @@ fn merge(facts: &mut Facts, x: u32, out: &NodeOut) -> Changes {
     if let Some(r) = facts.returns_owned.get_mut(x as usize) {
         changes.summary |= *r && !out.returns_owned;
         *r &= out.returns_owned;
+    }
+    if let Some(k) = facts.keeps_fresh.get_mut(x as usize) {
+        for (a, &b) in k.iter_mut().zip(&out.unfreshes) {
+            changes.summary |= b && *a;
+            *a &= !b;
+        }
+    }
+    if let Some(r) = facts.returns_fresh.get_mut(x as usize) {
+        changes.summary |= *r && !out.returns_fresh;
+        *r &= out.returns_fresh;
     }
     changes
 }
@@ -766,6 +832,38 @@ impl NodeWalk<'_, '_> {
             fresh::set_fresh(state, vars, u, false);
         }
         fresh::set_fresh(state, vars, v, false);
+        for i in self.params_copied_by(v) {
+            self.out.unfreshes[i] = true;
+        }
+    }
+
+    /// The parameters `v` is a copy of (or is).
+    fn params_copied_by(&mut self, v: VarId) -> Vec<usize> {
+        let body = self.body;
+        let copies = self.copies.get_or_insert_with(|| fresh::copy_classes(body));
+        let class = copies.of(v);
+        body.params
+            .iter()
+            .enumerate()
+            .filter(|&(_, &p)| p == v || class.contains(&p))
+            .map(|(i, _)| i)
+            .collect()
+    }
+
+    /// `return v`: the summary's `returns_owned` and `returns_fresh`; a
+    /// returned parameter is not kept fresh (the caller gets a second
+    /// reference to it).
+    fn ret(&mut self, state: &mut [bool], v: VarId) {
+        if !self.owned(state, v) {
+            self.out.returns_owned = false;
+        }
+        let params = self.params_copied_by(v);
+        if !(self.owned(state, v) && self.fresh(state, v)) || !params.is_empty() {
+            self.out.returns_fresh = false;
+        }
+        for i in params {
+            self.out.unfreshes[i] = true;
+        }
     }
 
     /// `v` is handed to code that may keep it where other threads see it:
@@ -903,8 +1001,9 @@ impl NodeWalk<'_, '_> {
                     self.set(state, *r, false);
                 }
             }
-            StmtKind::Return(Some(Operand::Var(v))) if !self.owned(state, *v) => {
-                self.out.returns_owned = false;
+            StmtKind::Return(Some(Operand::Var(v))) => self.ret(state, *v),
+            StmtKind::Return(Some(Operand::Const(c))) if *c != ConstValue::Null => {
+                self.out.returns_fresh = false;
             }
             _ => {}
         }
@@ -944,10 +1043,11 @@ impl NodeWalk<'_, '_> {
 
     fn invoke(&mut self, s: StmtId, state: &mut [bool], result: Option<VarId>, call: &Call) {
         let operands: Vec<&Operand> = call.receiver.iter().chain(call.args.iter()).collect();
-        let passed: Vec<bool> = operands
+        let mut passed: Vec<bool> = operands
             .iter()
             .map(|o| o.var().is_none_or(|v| self.owned(state, v)))
             .collect();
+        passed.extend(self.passed_fresh(state, &operands));
         match self.site_args.get_mut(&s) {
             Some(old) => {
                 and_into(old, &passed);
@@ -980,15 +1080,26 @@ impl NodeWalk<'_, '_> {
                 }
             }
         }
-        let mut made_fresh = false;
-        if !jdk.is_empty() || callees.is_empty() {
+        let by_name: Vec<u32> = app
+            .iter()
+            .copied()
+            .filter(|&c| self.is_called_by_name(call, c))
+            .collect();
+        let mut made_fresh = !app.is_empty()
+            && by_name.len() == app.len()
+            && by_name.iter().all(|&c| {
+                let returns = self.facts.returns_fresh.get(c as usize);
+                returns.copied().unwrap_or(false)
+            });
+        let library = !jdk.is_empty() || callees.is_empty();
+        if library {
             let (owned, publish) = self.library_call(state, call);
             result_owned &= owned;
             to_publish.extend(publish);
             made_fresh =
                 app.is_empty() && fresh::makes_fresh_object(&call.method.class, &call.method.name);
         }
-        self.unfresh_operands(state, call, !app.is_empty());
+        self.unfresh_operands(state, call, &app, &by_name, library);
         to_publish.sort_unstable();
         to_publish.dedup();
         for v in to_publish {
@@ -1003,9 +1114,19 @@ impl NodeWalk<'_, '_> {
 
     /// After a call, its arguments may sit inside other objects (a
     /// container's contents, a callee's fields), and application callees
-    /// may have stored their receiver too: none of them is fresh any more
-    /// (calls that keep nothing excepted).
-    fn unfresh_operands(&mut self, state: &mut [bool], call: &Call, application: bool) {
+    /// may have stored their receiver too: an operand stays fresh only
+    /// when every application callee (`app`, those of them that are
+    /// called by their own name: `by_name`) keeps that parameter fresh
+    /// and, for a call into the library, when it is the receiver or the
+    /// call keeps nothing.
+    fn unfresh_operands(
+        &mut self,
+        state: &mut [bool],
+        call: &Call,
+        app: &[u32],
+        by_name: &[u32],
+        library: bool,
+    ) {
         // A call that keeps nothing may still return an operand (an
         // identity like `requireNonNull`): its result would be an alias.
         let returns_reference = call.method.descriptor.ends_with(';')
@@ -1015,16 +1136,62 @@ impl NodeWalk<'_, '_> {
                 .rsplit(')')
                 .next()
                 .is_some_and(|r| r.starts_with('['));
-        if !application
-            && keeps_nothing(&call.method.class, &call.method.name)
-            && !returns_reference
-        {
-            return;
+        let library_keeps_args = !library
+            || (keeps_nothing(&call.method.class, &call.method.name) && !returns_reference);
+        let operands: Vec<Option<VarId>> = call
+            .receiver
+            .iter()
+            .chain(call.args.iter())
+            .map(Operand::var)
+            .collect();
+        let has_receiver = call.receiver.is_some();
+        for (i, v) in operands.iter().enumerate() {
+            let Some(v) = *v else { continue };
+            let is_receiver = has_receiver && i == 0;
+            let kept_by_app = by_name.len() == app.len()
+                && by_name.iter().all(|&c| {
+                    let keeps = self.facts.keeps_fresh.get(c as usize);
+                    keeps.is_some_and(|k| k.len() == operands.len() && k[i])
+                });
+            let kept_by_library = is_receiver || library_keeps_args;
+            if !(kept_by_app && kept_by_library) {
+                self.unfresh(state, v);
+            }
         }
-        let receiver = call.receiver.iter().filter(|_| application);
-        for v in receiver.chain(call.args.iter()).filter_map(Operand::var) {
-            self.unfresh(state, v);
-        }
+    }
+
+    /// Is each operand (receiver first) fresh when passed? An operand
+    /// passed twice (or with a copy of it) is not: the callee would hold
+    /// the object under two parameters.
+    fn passed_fresh(&mut self, state: &[bool], operands: &[&Operand]) -> Vec<bool> {
+        let vars: Vec<Option<VarId>> = operands.iter().map(|o| o.var()).collect();
+        let body = self.body;
+        let copies = self.copies.get_or_insert_with(|| fresh::copy_classes(body));
+        let n = body.vars.len();
+        vars.iter()
+            .enumerate()
+            .map(|(i, v)| {
+                v.is_some_and(|v| {
+                    let class = copies.of(v);
+                    state.get(v.index()).copied().unwrap_or(false)
+                        && fresh::is_fresh(state, n, v)
+                        && !vars
+                            .iter()
+                            .enumerate()
+                            .any(|(j, u)| j != i && u.is_some_and(|u| u == v || class.contains(&u)))
+                })
+            })
+            .collect()
+    }
+
+    /// Does `call` name `callee`'s method (so operands map to parameters,
+    /// unlike a callback the JDK makes on the call's behalf)?
+    fn is_called_by_name(&self, call: &Call, callee: u32) -> bool {
+        let target = self
+            .a
+            .program
+            .method(self.a.graph.nodes[callee as usize].method);
+        call.method.name == target.name && call.method.descriptor == target.descriptor
     }
 
     /// A call into code this analysis does not walk: is the result owned,
