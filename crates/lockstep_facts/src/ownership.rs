@@ -62,6 +62,7 @@ use lockstep_pointsto::ObjectId;
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::analysis::Analysis;
+use crate::block_solver::{self, Forward};
 use crate::fresh;
 use crate::threads::Root;
 
@@ -437,7 +438,6 @@ impl Analysis<'_> {
             w.callees.entry(site).or_default().push(c);
         }
         let nb = body.blocks.len();
-        let mut at_entry: Vec<Option<Vec<bool>>> = vec![None; nb];
         if nb == 0 {
             return (w.out, w.pts);
         }
@@ -460,52 +460,19 @@ impl Analysis<'_> {
                 owned && (made_by_deserializer || passed_fresh),
             );
         }
-        at_entry[0] = Some(start);
-        // Blocks in id order until nothing changes; a must-analysis
-        // (states only lose ownership), so it ends.
-        let mut dirty = vec![false; nb];
-        dirty[0] = true;
-        let mut passes = 0;
-        while let Some(b) = dirty.iter().position(|&d| d) {
-            dirty[b] = false;
-            passes += 1;
-            if passes > nb * 64 {
-                // Pathological: give up on this node.
-                w.out = NodeOut::given_up(body.params.len());
-                return (w.out, w.pts);
-            }
-            let Some(mut state) = at_entry[b].clone() else {
-                continue;
-            };
-            let block = &body.blocks[b];
-            // The state a handler sees: the meet over every statement of
-            // the block, kept only when the block has a handler.
-            let handled = !block.exceptional.is_empty();
-            let mut exc = if handled { state.clone() } else { Vec::new() };
-            for s in block.first.0..block.end.0 {
-                w.step(StmtId(s), &mut state);
-                if handled {
-                    and_into(&mut exc, &state);
-                }
-            }
-            let normal = block.succs.iter().map(|s| (s.index(), &state));
-            let handlers = block.exceptional.iter().map(|e| (e.handler.index(), &exc));
-            for (succ, st) in normal.chain(handlers).collect::<Vec<_>>() {
-                if succ >= nb {
-                    continue;
-                }
-                let changed = match &mut at_entry[succ] {
-                    None => {
-                        at_entry[succ] = Some(st.clone());
-                        true
-                    }
-                    Some(old) => and_into(old, st),
-                };
-                if changed {
-                    dirty[succ] = true;
-                }
-            }
-        }
+        // A must-analysis (states only lose ownership), so it ends;
+        // past 64 visits per block, give up on this node (pathological).
+        let solved = block_solver::solve(
+            body,
+            &mut w,
+            start,
+            block_solver::HandlerSees::AfterEach,
+            nb.saturating_mul(64),
+        );
+        let Some(at_entry) = solved else {
+            w.out = NodeOut::given_up(body.params.len());
+            return (w.out, w.pts);
+        };
         if record {
             // Replay every block once with its final entry state: a
             // statement's base counts as owned only in that state.
@@ -516,7 +483,7 @@ impl Analysis<'_> {
                 };
                 let block = &body.blocks[b];
                 for s in block.first.0..block.end.0 {
-                    w.step(StmtId(s), &mut state);
+                    w.step_stmt(StmtId(s), &mut state);
                 }
             }
         }
@@ -764,6 +731,18 @@ fn reads_contents(name: &str) -> bool {
     )
 }
 
+impl Forward for NodeWalk<'_, '_> {
+    type State = Vec<bool>;
+
+    fn meet_into(&self, into: &mut Vec<bool>, from: &Vec<bool>) -> bool {
+        and_into(into, from)
+    }
+
+    fn step(&mut self, s: StmtId, state: &mut Vec<bool>) {
+        self.step_stmt(s, state);
+    }
+}
+
 impl NodeWalk<'_, '_> {
     fn pts_of(&mut self, v: VarId) -> &[ObjectId] {
         let i = v.index();
@@ -962,7 +941,7 @@ impl NodeWalk<'_, '_> {
         }
     }
 
-    fn step(&mut self, s: StmtId, state: &mut [bool]) {
+    fn step_stmt(&mut self, s: StmtId, state: &mut [bool]) {
         let Some(stmt) = self.body.stmts.get(s.index()) else {
             return;
         };
