@@ -58,6 +58,7 @@
 use std::sync::Arc;
 
 use lockstep_ir::{Body, Call, ConstValue, Operand, Rvalue, StmtId, StmtKind, VarId};
+use lockstep_models::ContainerAccess;
 use lockstep_pointsto::ObjectId;
 use rustc_hash::{FxHashMap, FxHashSet};
 
@@ -207,7 +208,7 @@ impl Analysis<'_> {
                 }
                 let Some(body) = bodies.get(&x) else { continue };
                 let (out, read) = self.analyse_node(x, body, &facts, false, &mut reach);
-                deps.note_reads(x, read);
+                deps.note_reads(x, &read);
                 let changes = merge(&mut facts, x, &out);
                 changed |= changes.any();
                 deps.mark(&changes, x, &mut dirty);
@@ -394,25 +395,9 @@ impl Analysis<'_> {
     }
 
     /// One pass of the must-analysis over a node's CFG, with the objects
-    /// whose shared facts (`published`, `mixed`) it may have read: those
-    /// of every variable whose points-to set it looked at.
+    /// whose shared facts (`published`, `mixed`) it may have read: the
+    /// points-to set of every variable it looked at (`None`: not looked at).
     fn analyse_node(
-        &self,
-        x: u32,
-        body: &Body,
-        facts: &Facts,
-        record: bool,
-        reach: &mut ReachCache,
-    ) -> (NodeOut, Vec<ObjectId>) {
-        let (out, pts) = self.walk_node(x, body, facts, record, reach);
-        let mut read: Vec<ObjectId> = pts.into_iter().flatten().flatten().collect();
-        read.sort_unstable();
-        read.dedup();
-        (out, read)
-    }
-
-    /// The walk of [`Self::analyse_node`], with the points-to sets it fetched.
-    fn walk_node(
         &self,
         x: u32,
         body: &Body,
@@ -502,6 +487,9 @@ struct Dependents {
     by_object: FxHashMap<ObjectId, Vec<u32>>,
     /// Per node, the objects it is registered under.
     registered: Vec<FxHashSet<ObjectId>>,
+    /// Per node, the variables whose points-to sets are registered (a
+    /// variable's set does not change between passes).
+    registered_vars: Vec<Vec<bool>>,
     callers: Vec<Vec<u32>>,
 }
 
@@ -521,18 +509,32 @@ impl Dependents {
         Dependents {
             by_object: FxHashMap::default(),
             registered: vec![FxHashSet::default(); callees.len()],
+            registered_vars: vec![Vec::new(); callees.len()],
             callers,
         }
     }
 
-    /// Node `x` read the facts of `objects`.
-    fn note_reads(&mut self, x: u32, objects: Vec<ObjectId>) {
-        let Some(seen) = self.registered.get_mut(x as usize) else {
+    /// Node `x` read the facts of the objects of these points-to sets
+    /// (per variable; `None`: not read).
+    fn note_reads(&mut self, x: u32, read: &[Option<Vec<ObjectId>>]) {
+        let (Some(seen), Some(vars)) = (
+            self.registered.get_mut(x as usize),
+            self.registered_vars.get_mut(x as usize),
+        ) else {
             return;
         };
-        for o in objects {
-            if seen.insert(o) {
-                self.by_object.entry(o).or_default().push(x);
+        if vars.len() < read.len() {
+            vars.resize(read.len(), false);
+        }
+        for (v, set) in read.iter().enumerate() {
+            let Some(set) = set else { continue };
+            if std::mem::replace(&mut vars[v], true) {
+                continue;
+            }
+            for &o in set {
+                if seen.insert(o) {
+                    self.by_object.entry(o).or_default().push(x);
+                }
             }
         }
     }
@@ -643,14 +645,38 @@ fn merge(facts: &mut Facts, x: u32, out: &NodeOut) -> Changes {
     changes
 }
 
-/// What published values reach, shared by every walk of one ownership
-/// run (it depends on points-to facts only, which do not change).
+/// What published values reach, and the container model's answers,
+/// shared by every walk of one ownership run (they depend on points-to
+/// facts and the program only, which do not change).
 #[derive(Default)]
 struct ReachCache {
     /// Per object: the objects its followed fields hold.
     successors: FxHashMap<ObjectId, Box<[ObjectId]>>,
     /// Per set of roots: what they reach (`None`: past [`MAX_REACH`]).
-    reached: FxHashMap<Vec<ObjectId>, Option<Arc<FxHashSet<ObjectId>>>>,
+    reached: FxHashMap<Vec<ObjectId>, Option<Arc<ObjectBits>>>,
+    /// Per called method (class, name): the container model's access.
+    container_access: FxHashMap<(Arc<str>, Arc<str>), Option<ContainerAccess>>,
+}
+
+/// A set of objects as bits by object id: a publication tests every
+/// owned variable's points-to set against what it reached.
+struct ObjectBits(Vec<u64>);
+
+impl ObjectBits {
+    fn of(set: &FxHashSet<ObjectId>) -> ObjectBits {
+        let top = set.iter().map(|o| o.0 as usize).max().unwrap_or(0);
+        let mut words = vec![0u64; top / 64 + 1];
+        for o in set {
+            words[o.0 as usize / 64] |= 1 << (o.0 % 64);
+        }
+        ObjectBits(words)
+    }
+
+    fn contains(&self, o: &ObjectId) -> bool {
+        self.0
+            .get(o.0 as usize / 64)
+            .is_some_and(|w| w & (1 << (o.0 % 64)) != 0)
+    }
 }
 
 /// The walk over one node's statements.
@@ -897,11 +923,13 @@ impl NodeWalk<'_, '_> {
 
     /// The objects reachable from `roots` through the fields escape
     /// follows; `None` past [`MAX_REACH`] (computed once per set of roots).
-    fn reach(&mut self, roots: &[ObjectId]) -> Option<Arc<FxHashSet<ObjectId>>> {
+    fn reach(&mut self, roots: &[ObjectId]) -> Option<Arc<ObjectBits>> {
         if let Some(known) = self.reach.reached.get(roots) {
             return known.clone();
         }
-        let found = self.reach_from(roots).map(Arc::new);
+        let found = self
+            .reach_from(roots)
+            .map(|set| Arc::new(ObjectBits::of(&set)));
         self.reach.reached.insert(roots.to_vec(), found.clone());
         found
     }
@@ -1173,6 +1201,20 @@ impl NodeWalk<'_, '_> {
         call.method.name == target.name && call.method.descriptor == target.descriptor
     }
 
+    /// The container model's access of a called method (once per method
+    /// and ownership run: the model walks supertypes by name).
+    fn container_access(&mut self, call: &Call) -> Option<ContainerAccess> {
+        let key = (call.method.class.clone(), call.method.name.clone());
+        if let Some(&known) = self.reach.container_access.get(&key) {
+            return known;
+        }
+        let program = self.a.program;
+        let is_subtype = |x: &str, y: &str| program.is_subtype_name(x, y);
+        let access = lockstep_models::container_access_via(&key.0, &key.1, &is_subtype);
+        self.reach.container_access.insert(key, access);
+        access
+    }
+
     /// A call into code this analysis does not walk: is the result owned,
     /// and which operands may it keep?
     fn library_call(&mut self, state: &[bool], call: &Call) -> (bool, Vec<VarId>) {
@@ -1186,8 +1228,6 @@ impl NodeWalk<'_, '_> {
         if keeps_nothing(class, name) {
             return (false, Vec::new());
         }
-        let is_subtype = |x: &str, y: &str| self.a.program.is_subtype_name(x, y);
-        let access = lockstep_models::container_access_via(class, name, &is_subtype);
         if let Some(r) = recv {
             if reads_contents(name) {
                 let owned = self.owned(state, r) && {
@@ -1198,10 +1238,11 @@ impl NodeWalk<'_, '_> {
                 };
                 return (owned, Vec::new());
             }
-            if access == Some(lockstep_models::ContainerAccess::Read) {
+            let access = self.container_access(call);
+            if access == Some(ContainerAccess::Read) {
                 return (false, Vec::new());
             }
-            if access == Some(lockstep_models::ContainerAccess::Write) {
+            if access == Some(ContainerAccess::Write) {
                 if !self.owned(state, r) {
                     return (false, args);
                 }
