@@ -863,7 +863,8 @@ impl NodeWalk<'_, '_> {
             self.out.returns_owned = false;
         }
         let params = self.params_copied_by(v);
-        if !(self.owned(state, v) && self.fresh(state, v)) || !params.is_empty() {
+        let fresh_made_here = self.owned(state, v) && self.fresh(state, v) && params.is_empty();
+        if !fresh_made_here {
             self.out.returns_fresh = false;
         }
         for i in params {
