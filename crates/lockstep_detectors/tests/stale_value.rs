@@ -232,6 +232,39 @@ fn true_findings_of_the_sample_stay_reported() {
     );
 }
 
+/// The false causes of the second sample (docs/stale-value-sample-2.md),
+/// each with a twin that is still reported: `List` calls dispatched to a
+/// synchronized `Vector` subclass of the program alone, values computed
+/// from immutable ones inside a callee, JDK interfaces implemented by the
+/// JDK's providers, interface calls to implementations the call graph saw
+/// no object of, and the count a channel's `read` returns.
+#[test]
+fn false_causes_of_the_second_sample() {
+    let findings = check("precision2");
+    let f = finding_in(&findings, "viewEmpty");
+    assert!(
+        f.message
+            .contains("computed while `Dispatch$ReadOnlyVector.isEmpty` held `view`"),
+        "{}",
+        f.message
+    );
+    let f = finding_in(&findings, "record");
+    assert!(
+        f.message
+            .contains("computed while `Implemented$SharedSeries.count` held `s`"),
+        "{}",
+        f.message
+    );
+    let f = finding_in(&findings, "loaded");
+    assert!(
+        f.message.contains(
+            "`Providers.Plugin.load` is unknown code (no class the program creates implements it)"
+        ),
+        "{}",
+        f.message
+    );
+}
+
 /// Everything a finding carries, for the lost update of Fig. 2.
 #[test]
 fn finding_details() {

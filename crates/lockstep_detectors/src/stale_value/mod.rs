@@ -92,7 +92,13 @@ fn run(cx: &Context<'_>, settings: &Settings) -> Output {
     let program = cx.program;
     let stable = StableFields::compute(program);
     let value_types = ValueTypes::compute(program);
-    let summaries = Summaries::compute(program, cx.call_graph, &stable, settings.unknown_callees);
+    let summaries = Summaries::compute(
+        program,
+        cx.call_graph,
+        &stable,
+        &value_types,
+        settings.unknown_callees,
+    );
     let app: Vec<MethodId> = cx
         .call_graph
         .reachable

@@ -67,7 +67,12 @@ impl ValueTypes {
             // Arrays are mutable.
             return false;
         }
+        // A `Class` object never changes (the models layer leaves it out
+        // of its value types because it names class-wide locks, which is
+        // no concern for the values this rule tracks): a class loaded by
+        // name, by a registry or by reflection is as current later.
         lockstep_models::is_value_class(class)
+            || class == "java/lang/Class"
             || self.app.contains(class)
             || lockstep_models::is_thread_owned_via(class, &|a, b| program.is_subtype_name(a, b))
     }
@@ -86,18 +91,39 @@ impl ValueTypes {
             })
             .collect();
         for stmt in &body.stmts {
-            if let StmtKind::Assign {
-                value: Rvalue::Cast(op, class),
-                ..
-            } = &stmt.kind
-            {
-                if let Some(slot) = op.var().and_then(|v| out.get_mut(v.index())) {
-                    *slot |= self.is_immune(program, class);
+            match &stmt.kind {
+                StmtKind::Assign {
+                    value: Rvalue::Cast(op, class),
+                    ..
+                } => {
+                    if let Some(slot) = op.var().and_then(|v| out.get_mut(v.index())) {
+                        *slot |= self.is_immune(program, class);
+                    }
                 }
+                // A call's result by its declared type (a stack temporary
+                // may be typed less precisely: `find(name).newInstance()`).
+                StmtKind::Invoke {
+                    call,
+                    result: Some(r),
+                } => {
+                    let immune = returned_class(&call.method.descriptor)
+                        .is_some_and(|c| self.is_immune(program, c));
+                    if let Some(slot) = out.get_mut(r.index()) {
+                        *slot |= immune;
+                    }
+                }
+                _ => {}
             }
         }
         out
     }
+}
+
+/// The class a method descriptor returns (`(I)Ljava/lang/String;` ->
+/// `java/lang/String`); `None` for primitives, arrays and `void`.
+fn returned_class(descriptor: &str) -> Option<&str> {
+    let (_, ret) = descriptor.rsplit_once(')')?;
+    ret.strip_prefix('L')?.strip_suffix(';')
 }
 
 /// Does the call hand its result to the caller (a removal, a read from a
