@@ -1062,13 +1062,50 @@ fn bound(locks: &mut BTreeMap<LockKey, Hop>, distinct: &mut bool) {
     }
 }
 
+/// For each method (index): every caller, and the callers whose own
+/// summary depends on more than its waits ([`Summaries::combine`] reads a
+/// callee's locks, sharing and heap flags only at the call sites in
+/// `returned_calls` and `locked_calls`). Sorted, without duplicates.
+fn callers_of(facts: &[Facts], n: usize) -> (Vec<Vec<u32>>, Vec<Vec<u32>>) {
+    let mut callers: Vec<Vec<u32>> = vec![Vec::new(); n];
+    let mut result_callers: Vec<Vec<u32>> = vec![Vec::new(); n];
+    for (i, f) in facts.iter().enumerate() {
+        for (idx, site) in f.sites.iter().enumerate() {
+            let uses_result = f.returned_calls.binary_search(&idx).is_ok()
+                || f.locked_calls.binary_search(&idx).is_ok();
+            for &c in f.all(site) {
+                if let Some(list) = callers.get_mut(c as usize) {
+                    list.push(i as u32);
+                }
+                if uses_result {
+                    if let Some(list) = result_callers.get_mut(c as usize) {
+                        list.push(i as u32);
+                    }
+                }
+            }
+        }
+    }
+    for list in callers.iter_mut().chain(result_callers.iter_mut()) {
+        list.sort_unstable();
+        list.dedup();
+    }
+    (callers, result_callers)
+}
+
 /// Every reachable method's summary.
 pub struct Summaries {
     methods: Vec<MethodId>,
     pub facts: Vec<Facts>,
     summaries: Vec<Summary>,
-    /// For each method (index), the methods whose summaries depend on it.
+    /// For each method (index), the methods whose summaries depend on it
+    /// through its waits (every caller).
     callers: Vec<Vec<u32>>,
+    /// For each method (index), the callers that also use what it returns
+    /// (the call's result flows into their result, or is made under their
+    /// lock): only they depend on the rest of its summary.
+    result_callers: Vec<Vec<u32>>,
+    /// How many times a summary was recomputed, for `--stats`.
+    pub combines: usize,
 }
 
 impl Summaries {
@@ -1111,28 +1148,26 @@ impl Summaries {
                 )
             })
             .collect();
-        let mut callers: Vec<Vec<u32>> = vec![Vec::new(); methods.len()];
-        for (i, f) in facts.iter().enumerate() {
-            for site in &f.sites {
-                for &c in f.all(site) {
-                    if let Some(list) = callers.get_mut(c as usize) {
-                        list.push(i as u32);
-                    }
-                }
-            }
-        }
-        for list in &mut callers {
-            list.sort_unstable();
-            list.dedup();
-        }
+        let (callers, result_callers) = callers_of(&facts, methods.len());
         let mut s = Summaries {
             summaries: facts.iter().map(|f| f.own.clone()).collect(),
             methods,
             facts,
             callers,
+            result_callers,
+            combines: 0,
         };
         s.fixpoint();
         s
+    }
+
+    /// How many methods are summarised.
+    pub fn len(&self) -> usize {
+        self.methods.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.methods.is_empty()
     }
 
     fn index(&self, m: MethodId) -> Option<usize> {
@@ -1248,14 +1283,21 @@ impl Summaries {
             let Some(next) = self.combine(i) else {
                 continue;
             };
+            self.combines += 1;
             let Some(slot) = self.summaries.get_mut(i) else {
                 continue;
             };
             if *slot == next {
                 continue;
             }
+            // Callers that do not use the result see only the waits.
+            let dependents = if slot.waits != next.waits {
+                &self.callers
+            } else {
+                &self.result_callers
+            };
             *slot = next;
-            if let Some(list) = self.callers.get(i) {
+            if let Some(list) = dependents.get(i) {
                 queue.extend(list.iter().filter_map(|&j| rank.get(j as usize).copied()));
             }
         }
