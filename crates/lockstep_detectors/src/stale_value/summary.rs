@@ -758,6 +758,9 @@ fn returned_slice(
                     }
                     value.for_each_operand(|op| push(op, via_call));
                 }
+                // A removed element, a read, a copy: the method hands over
+                // what the call gave it, whatever lock the call took.
+                StmtKind::Invoke { call, .. } if values::owned_call(program, call) => {}
                 StmtKind::Invoke { call, .. } => {
                     if let Some(i) = site_of(d) {
                         calls.insert(i);
