@@ -223,6 +223,11 @@ pub struct Facts {
     pub returned_calls: Vec<usize>,
     /// Those of them made under a lock of the method.
     pub locked_calls: Vec<usize>,
+    /// When every `return` returns a fresh value or the result of one of
+    /// these call sites (indices into `sites`): the method returns fresh
+    /// values if the calls' targets all do (a `get` returning what a
+    /// helper built). `None` otherwise.
+    pub fresh_calls: Option<Vec<usize>>,
 }
 
 impl Facts {
@@ -414,6 +419,7 @@ pub fn facts(
             body: None,
             returned_calls: Vec::new(),
             locked_calls: Vec::new(),
+            fresh_calls: None,
         };
     };
     for region in &body.monitors {
@@ -438,6 +444,9 @@ pub fn facts(
     let mut returns = 0usize;
     let mut returns_arg = true;
     let mut returns_fresh = true;
+    // The calls whose results are returned, while every other return is
+    // fresh (`None` once one is neither).
+    let mut fresh_via: Option<Vec<StmtId>> = Some(Vec::new());
     for (i, stmt) in body.stmts.iter().enumerate() {
         let sid = StmtId(i as u32);
         match &stmt.kind {
@@ -522,12 +531,27 @@ pub fn facts(
                 returns += 1;
                 let path = lockstep_ir::operand_path(&body, op);
                 returns_arg &= matches!(path, AccessPath::This | AccessPath::Param(..));
-                returns_fresh &= values::is_fresh_value(program, &body, op);
+                let fresh = values::is_fresh_value(program, &body, op);
+                returns_fresh &= fresh;
+                if !fresh {
+                    match (values::defining_call(&body, op), fresh_via.as_mut()) {
+                        (Some(call), Some(list)) => list.push(call),
+                        _ => fresh_via = None,
+                    }
+                }
             }
             _ => {}
         }
     }
     own.returns_arg = returns > 0 && returns_arg;
+    // Sites are in statement order; a returned call without a site (no
+    // target) is not known to be fresh.
+    let fresh_calls = fresh_via.filter(|_| returns > 0).and_then(|calls| {
+        calls
+            .iter()
+            .map(|c| sites.binary_search_by_key(c, |s| s.stmt).ok())
+            .collect::<Option<Vec<usize>>>()
+    });
     let juc = sites
         .iter()
         .any(|s| matches!(s.modelled, Some((Effect::Acquire(_), _))));
@@ -553,6 +577,7 @@ pub fn facts(
         body: Some(body),
         returned_calls: slice.calls,
         locked_calls: slice.locked_calls,
+        fresh_calls,
     }
 }
 
@@ -1067,15 +1092,17 @@ fn bound(locks: &mut BTreeMap<LockKey, Hop>, distinct: &mut bool) {
 
 /// For each method (index): every caller, and the callers whose own
 /// summary depends on more than its waits ([`Summaries::combine`] reads a
-/// callee's locks, sharing and heap flags only at the call sites in
-/// `returned_calls` and `locked_calls`). Sorted, without duplicates.
+/// callee's locks, sharing, heap and freshness flags only at the call
+/// sites in `returned_calls`, `locked_calls` and `fresh_calls`). Sorted,
+/// without duplicates.
 fn callers_of(facts: &[Facts], n: usize) -> (Vec<Vec<u32>>, Vec<Vec<u32>>) {
     let mut callers: Vec<Vec<u32>> = vec![Vec::new(); n];
     let mut result_callers: Vec<Vec<u32>> = vec![Vec::new(); n];
     for (i, f) in facts.iter().enumerate() {
         for (idx, site) in f.sites.iter().enumerate() {
             let uses_result = f.returned_calls.binary_search(&idx).is_ok()
-                || f.locked_calls.binary_search(&idx).is_ok();
+                || f.locked_calls.binary_search(&idx).is_ok()
+                || f.fresh_calls.as_ref().is_some_and(|c| c.contains(&idx));
             for &c in f.all(site) {
                 if let Some(list) = callers.get_mut(c as usize) {
                     list.push(i as u32);
@@ -1211,6 +1238,27 @@ impl Summaries {
                 .all(|&c| self.at(c).is_some_and(Summary::shares_result))
     }
 
+    /// Whether every `return` of the method returns a fresh value or the
+    /// result of a call whose targets all return fresh values (currently):
+    /// a method returning what its helper built hands it over too.
+    fn returns_fresh_via_calls(&self, facts: &Facts) -> bool {
+        let Some(calls) = &facts.fresh_calls else {
+            return false;
+        };
+        !calls.is_empty()
+            && calls.iter().all(|&idx| {
+                facts.sites.get(idx).is_some_and(|site| {
+                    let targets = facts.all(site);
+                    site.unknown.is_none()
+                        && site.modelled.is_none()
+                        && !targets.is_empty()
+                        && targets
+                            .iter()
+                            .all(|&c| self.at(c).is_some_and(|s| s.returns_fresh))
+                })
+            })
+    }
+
     /// Whether some target of a call may return heap state.
     pub fn any_heap(&self, facts: &Facts, site: &CallSite) -> bool {
         site.unknown.is_some()
@@ -1313,6 +1361,10 @@ impl Summaries {
     fn combine(&self, i: usize) -> Option<Summary> {
         let facts = self.facts.get(i)?;
         let mut out = facts.own.clone();
+        if !out.returns_fresh && self.returns_fresh_via_calls(facts) {
+            out.returns_fresh = true;
+            out.returns_heap = false;
+        }
         let mut locks: BTreeMap<LockKey, Hop> = out.locks.iter().cloned().collect();
         let mut waits: BTreeSet<AccessPath> = out.waits.iter().cloned().collect();
         for (idx, site) in facts.sites.iter().enumerate() {

@@ -18,7 +18,7 @@
 use std::collections::HashSet;
 use std::sync::Arc;
 
-use lockstep_ir::{Body, Call, Rvalue, StmtKind, Type};
+use lockstep_ir::{Body, Call, Rvalue, StmtId, StmtKind, Type};
 use lockstep_program::{ClassId, Program};
 
 /// `ACC_FINAL` and `ACC_STATIC` of the class file format.
@@ -169,26 +169,67 @@ fn descriptor_immutable(program: &Program, known: &ValueTypes, desc: &str) -> bo
 const MAX_COPIES: usize = 16;
 
 /// Is `op` a new object made in this method: an allocation, an owned
-/// call's result (`list.toArray()`, `q.poll()`), through copies and casts?
-/// Only variables with one definition count (javac's temporaries and
-/// single-assignment locals).
+/// call's result (`list.toArray()`, `q.poll()`), through copies and casts,
+/// or `null`? A variable with several definitions (`r = null; ... r = new
+/// LinkedList()`) is fresh when each of them is.
 pub fn is_fresh_value(program: &Program, body: &Body, op: &lockstep_ir::Operand) -> bool {
-    let mut var = op.var();
-    for _ in 0..MAX_COPIES {
-        let Some(v) = var else {
-            return false;
-        };
-        match definition(body, v) {
-            Some(StmtKind::Assign { value, .. }) => match value {
-                Rvalue::New(_) | Rvalue::NewArray(..) => return true,
-                Rvalue::Use(next) | Rvalue::Cast(next, _) => var = next.var(),
-                _ => return false,
+    match op {
+        lockstep_ir::Operand::Const(lockstep_ir::ConstValue::Null) => true,
+        _ => op
+            .var()
+            .is_some_and(|v| fresh_var(program, body, v, MAX_COPIES)),
+    }
+}
+
+fn fresh_var(program: &Program, body: &Body, v: lockstep_ir::VarId, depth: usize) -> bool {
+    if depth == 0 {
+        return false;
+    }
+    if let Some(def) = definition(body, v) {
+        return fresh_def(program, body, def, depth);
+    }
+    // Several definitions (or none: a parameter).
+    let mut defs = body
+        .stmts
+        .iter()
+        .filter(|s| s.kind.def() == Some(v))
+        .peekable();
+    defs.peek().is_some() && defs.all(|s| fresh_def(program, body, &s.kind, depth))
+}
+
+fn fresh_def(program: &Program, body: &Body, def: &StmtKind, depth: usize) -> bool {
+    match def {
+        StmtKind::Assign { value, .. } => match value {
+            Rvalue::New(_) | Rvalue::NewArray(..) => true,
+            Rvalue::Use(next) | Rvalue::Cast(next, _) => match next {
+                lockstep_ir::Operand::Const(lockstep_ir::ConstValue::Null) => true,
+                _ => next
+                    .var()
+                    .is_some_and(|w| fresh_var(program, body, w, depth - 1)),
             },
-            Some(StmtKind::Invoke { call, .. }) => return owned_call(program, call),
-            _ => return false,
+            _ => false,
+        },
+        StmtKind::Invoke { call, .. } => owned_call(program, call),
+        _ => false,
+    }
+}
+
+/// The call statement whose result `op` is, through copies and casts of
+/// variables with one definition.
+pub fn defining_call(body: &Body, op: &lockstep_ir::Operand) -> Option<StmtId> {
+    let mut v = op.var()?;
+    for _ in 0..MAX_COPIES {
+        let s = body.unique_def.get(v.index()).copied().flatten()?;
+        match &body.stmts.get(s.index())?.kind {
+            StmtKind::Invoke { .. } => return Some(s),
+            StmtKind::Assign {
+                value: Rvalue::Use(next) | Rvalue::Cast(next, _),
+                ..
+            } => v = next.var()?,
+            _ => return None,
         }
     }
-    false
+    None
 }
 
 /// The statement that defines `v`, when it has exactly one.
