@@ -332,6 +332,72 @@ fn translate_pair(pair: &Pair, site: &CallSite<impl Copy>) -> Option<Pair> {
 
 type SiteCache<M> = HashMap<(M, StmtId), Arc<CallSite<M>>>;
 
+/// Which acquisitions of a method its LOCKSHELD summary takes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Exits {
+    /// Every acquisition, whatever the method does afterwards.
+    Any,
+    /// Only those from which the method can still return normally.
+    Normal,
+}
+
+/// The blocks of a body from which a `return` can be reached, along
+/// normal and exceptional edges (a caught exception may still return).
+fn returning_blocks(body: &Body) -> Vec<bool> {
+    let mut reach = vec![false; body.blocks.len()];
+    let mut stack: Vec<usize> = Vec::new();
+    for (i, block) in body.blocks.iter().enumerate() {
+        let last = block.end.0.checked_sub(1).map(|s| StmtId(s).index());
+        let returns = last
+            .filter(|&s| s >= block.first.index())
+            .and_then(|s| body.stmts.get(s))
+            .is_some_and(|stmt| matches!(stmt.kind, StmtKind::Return(_)));
+        if returns {
+            reach[i] = true;
+            stack.push(i);
+        }
+    }
+    while let Some(b) = stack.pop() {
+        let Some(block) = body.blocks.get(b) else {
+            continue;
+        };
+        for p in &block.preds {
+            if let Some(slot) = reach.get_mut(p.index()) {
+                if !*slot {
+                    *slot = true;
+                    stack.push(p.index());
+                }
+            }
+        }
+    }
+    reach
+}
+
+/// [`returning_blocks`] of each method asked about, computed once.
+struct ReturnCache<M> {
+    blocks: HashMap<M, Vec<bool>>,
+}
+
+impl<M> Default for ReturnCache<M> {
+    fn default() -> Self {
+        ReturnCache {
+            blocks: HashMap::default(),
+        }
+    }
+}
+
+impl<M: Copy + Eq + Hash> ReturnCache<M> {
+    /// Can `m` still return normally once statement `at` has run?
+    fn can_return(&mut self, m: M, body: &Body, at: StmtId) -> bool {
+        let reach = self.blocks.entry(m).or_insert_with(|| returning_blocks(body));
+        body.block_of
+            .get(at.index())
+            .and_then(|b| reach.get(b.index()))
+            .copied()
+            .unwrap_or(true)
+    }
+}
+
 /// The whole analysis over a set of methods (those reachable, sorted).
 ///
 /// Demand-driven: most reachable methods (JDK code above all) never take a
@@ -347,6 +413,12 @@ pub struct Analysis<'p, P: LockProgram> {
     /// LOCKSHELD(m): locks m or its callees may acquire, each with a path to
     /// an acquisition. Methods that acquire nothing have no entry.
     held: HashMap<P::M, LockSet<P::M>>,
+    /// The part of LOCKSHELD(m) acquired on a path that returns normally:
+    /// what a caller has released when the call returns. An acquisition on
+    /// a path that can only end in a throw (hsqldb builds every exception
+    /// message under a lock: `throw Error.error(...)`) is followed by none
+    /// of the caller's later acquisitions, unless the caller catches it.
+    returning: HashMap<P::M, LockSet<P::M>>,
 }
 
 impl<'p, P: LockProgram> Analysis<'p, P> {
@@ -357,8 +429,10 @@ impl<'p, P: LockProgram> Analysis<'p, P> {
             methods: methods.to_vec(),
             sites: HashMap::default(),
             held: HashMap::default(),
+            returning: HashMap::default(),
         };
-        a.compute_locks_held();
+        a.held = a.locks_held_fixpoint(Exits::Any);
+        a.returning = a.locks_held_fixpoint(Exits::Normal);
         a
     }
 
@@ -386,9 +460,11 @@ impl<'p, P: LockProgram> Analysis<'p, P> {
     /// propagation: when a method's set grows, only the new locks are
     /// translated into its callers, so each (lock, call edge) pair is
     /// translated once. The worklist is ordered by method id, which fixes
-    /// which provenance chain wins.
-    fn compute_locks_held(&mut self) {
+    /// which provenance chain wins. With [`Exits::Normal`], only
+    /// acquisitions (own blocks and calls) on a path to a `return` count.
+    fn locks_held_fixpoint(&mut self, exits: Exits) -> HashMap<P::M, LockSet<P::M>> {
         let mut held: HashMap<P::M, LockSet<P::M>> = HashMap::default();
+        let mut returns = ReturnCache::default();
         let mut delta: HashMap<P::M, Vec<AccessPath>> = HashMap::default();
         let mut queue: BTreeSet<P::M> = BTreeSet::new();
         for &m in &self.methods {
@@ -401,6 +477,10 @@ impl<'p, P: LockProgram> Analysis<'p, P> {
             let library = self.prog.is_library(m);
             let mut own = LockSet::new();
             for region in &body.monitors {
+                let at = region.enter.unwrap_or(StmtId(0));
+                if exits == Exits::Normal && !returns.can_return(m, &body, at) {
+                    continue;
+                }
                 let lock = bounded(region.lock.clone());
                 if lock != STAR && (!library || library_keeps(&lock)) {
                     let class = root_class(self.prog, m, &body, &lock);
@@ -424,6 +504,14 @@ impl<'p, P: LockProgram> Analysis<'p, P> {
                 continue;
             };
             for (m, stmt) in self.prog.callers(c) {
+                if exits == Exits::Normal
+                    && !self
+                        .prog
+                        .body(m)
+                        .is_some_and(|body| returns.can_return(m, &body, stmt))
+                {
+                    continue;
+                }
                 let Some(site) = self.site(m, stmt) else {
                     continue;
                 };
@@ -491,7 +579,7 @@ impl<'p, P: LockProgram> Analysis<'p, P> {
                 }
             }
         }
-        self.held = held;
+        held
     }
 
     pub fn locks_held(&self, m: P::M) -> Option<&LockSet<P::M>> {
@@ -538,14 +626,20 @@ impl<'p, P: LockProgram> Analysis<'p, P> {
         }
     }
 
-    fn call_locks(&self, m: P::M, site: &CallSite<P::M>) -> BTreeMap<AccessPath, Chain<P::M>> {
+    /// L of Fig. 6(b) at a call site, from the callees' summaries `held`.
+    fn call_locks(
+        &self,
+        m: P::M,
+        site: &CallSite<P::M>,
+        held: &HashMap<P::M, LockSet<P::M>>,
+    ) -> BTreeMap<AccessPath, Chain<P::M>> {
         let mut l = BTreeMap::new();
         // A virtual call may have hundreds of callees holding the same few
         // locks (`this` above all): translate each distinct lock once.
         let mut translated: HashMap<&AccessPath, AccessPath> = HashMap::default();
         let mut feasible: HashMap<(&AccessPath, Option<&Arc<str>>), bool> = HashMap::default();
         for c in &site.callees {
-            let Some(callee_locks) = self.held.get(c) else {
+            let Some(callee_locks) = held.get(c) else {
                 continue;
             };
             for (lock, held) in callee_locks {
@@ -582,15 +676,19 @@ impl<'p, P: LockProgram> Analysis<'p, P> {
             let Some(site) = self.sites.get(&(m, StmtId(i as u32))) else {
                 continue;
             };
-            let l = self.call_locks(m, site);
-            if !l.is_empty() {
-                call_locks.insert(
-                    site.stmt,
-                    l.into_iter()
-                        .map(|(k, v)| (interner.intern(k), v))
-                        .collect(),
-                );
+            let all = self.call_locks(m, site, &self.held);
+            if all.is_empty() {
+                continue;
             }
+            let returning = self.call_locks(m, site, &self.returning);
+            let mut intern = |l: BTreeMap<AccessPath, Chain<P::M>>| -> Vec<(LockId, Chain<P::M>)> {
+                l.into_iter()
+                    .map(|(k, v)| (interner.intern(k), v))
+                    .collect()
+            };
+            let all = intern(all);
+            let returning = intern(returning);
+            call_locks.insert(site.stmt, CallLocksAt { all, returning });
         }
         // Methods that acquire nothing, directly or through calls, cannot show the pattern.
         if body.monitors.is_empty() && call_locks.is_empty() {
@@ -967,7 +1065,14 @@ pub struct Witnesses<M> {
 type LockId = u32;
 type IdPair = (LockId, LockId);
 /// The locks a call site may acquire (L of Fig. 6(b)), interned.
-type CallLocks<M> = HashMap<StmtId, Vec<(LockId, Chain<M>)>>;
+type CallLocks<M> = HashMap<StmtId, CallLocksAt<M>>;
+
+/// L of one call site: every lock the call may acquire, and those it has
+/// released when it returns normally (the rest only on its way to a throw).
+struct CallLocksAt<M> {
+    all: Vec<(LockId, Chain<M>)>,
+    returning: Vec<(LockId, Chain<M>)>,
+}
 
 #[derive(Default)]
 struct Interner {
@@ -1126,6 +1231,9 @@ impl<P: LockProgram> MethodAnalysis<'_, '_, P> {
                     }
                 }
                 self.dirty = false;
+                if let Some(e) = &mut exc {
+                    self.throwing_call(s, &state, e);
+                }
                 self.transfer(s, &stmt.kind, &mut state);
                 last_kind = Some(&stmt.kind);
             }
@@ -1178,6 +1286,29 @@ impl<P: LockProgram> MethodAnalysis<'_, '_, P> {
             .unwrap_or_default()
     }
 
+    /// A handler of the block also sees a call that throws after acquiring
+    /// locks it would not have released on return: join the state after
+    /// such a call (R ∪ L, not R ∪ L') into the handlers' state.
+    fn throwing_call(&mut self, s: StmtId, state: &State<P::M>, exc: &mut State<P::M>) {
+        let Some(l) = self.call_locks.get(&s) else {
+            return;
+        };
+        if l.all.len() == l.returning.len() {
+            return;
+        }
+        let mut thrown = state.clone();
+        let Some(top) = thrown.last_mut() else {
+            return;
+        };
+        let formed = Hop {
+            method: self.m,
+            stmt: Some(s),
+        };
+        let settings = self.effective_settings();
+        self.bounded |= add_released_at(top, &l.all, &l.all, formed, settings);
+        join_states(exc, &thrown);
+    }
+
     /// Pop every open region at a method exit (a `synchronized` method's
     /// region ends here), composing each into its parent.
     fn close_all(&mut self, mut state: State<P::M>) -> Frame<P::M> {
@@ -1190,7 +1321,7 @@ impl<P: LockProgram> MethodAnalysis<'_, '_, P> {
     fn transfer(&mut self, s: StmtId, kind: &StmtKind, state: &mut State<P::M>) {
         let settings = self.effective_settings();
         if matches!(kind, StmtKind::MonitorEnter(_) | StmtKind::MonitorExit(_))
-            || self.call_locks.get(&s).is_some_and(|l| !l.is_empty())
+            || self.call_locks.contains_key(&s)
         {
             self.dirty = true;
         }
@@ -1216,7 +1347,12 @@ impl<P: LockProgram> MethodAnalysis<'_, '_, P> {
             StmtKind::Invoke { result, .. } => {
                 if let Some(l) = self.call_locks.get(&s) {
                     if let Some(top) = state.last_mut() {
-                        self.bounded |= add_released(top, l, s, self.m, settings);
+                        let formed = Hop {
+                            method: self.m,
+                            stmt: Some(s),
+                        };
+                        self.bounded |=
+                            add_released_at(top, &l.all, &l.returning, formed, settings);
                     }
                 }
                 if let Some(dst) = result {
@@ -1295,33 +1431,17 @@ impl<P: LockProgram> MethodAnalysis<'_, '_, P> {
                 released.push((e, Arc::new(vec![formed])));
             }
         }
-        self.bounded |= add_released_at(outer, &released, formed, settings);
+        self.bounded |= add_released_at(outer, &released, &released, formed, settings);
     }
 }
 
-/// The call transfer of Fig. 6(b) / Fig. 9: T ∪ (R ∩ L) (pairs: R × L), then R ∪ L.
-/// True if pairs were dropped at [`MAX_PAIRS_PER_BLOCK`].
-fn add_released<M: Copy + Ord>(
-    frame: &mut Frame<M>,
-    l: &[(LockId, Chain<M>)],
-    s: StmtId,
-    m: M,
-    settings: Settings,
-) -> bool {
-    add_released_at(
-        frame,
-        l,
-        Hop {
-            method: m,
-            stmt: Some(s),
-        },
-        settings,
-    )
-}
-
+/// The call transfer of Fig. 6(b) / Fig. 9: T ∪ (R ∩ L) (pairs: R × L),
+/// then R ∪ L', where L' ⊆ L are the locks still released when the call
+/// returns normally. True if pairs were dropped at [`MAX_PAIRS_PER_BLOCK`].
 fn add_released_at<M: Copy + Ord>(
     frame: &mut Frame<M>,
     l: &[(LockId, Chain<M>)],
+    returned: &[(LockId, Chain<M>)],
     formed: Hop<M>,
     settings: Settings,
 ) -> bool {
@@ -1349,7 +1469,7 @@ fn add_released_at<M: Copy + Ord>(
             });
         }
     }
-    for (b, chain) in l {
+    for (b, chain) in returned {
         frame.r.insert_if_absent(*b, || chain.clone());
     }
     dropped
