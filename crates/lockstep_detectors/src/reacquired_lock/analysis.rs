@@ -626,27 +626,33 @@ impl<'p, P: LockProgram> Analysis<'p, P> {
         }
     }
 
-    /// L of Fig. 6(b) at a call site, from the callees' summaries `held`.
-    fn call_locks(
-        &self,
-        m: P::M,
-        site: &CallSite<P::M>,
-        held: &HashMap<P::M, LockSet<P::M>>,
-    ) -> BTreeMap<AccessPath, Chain<P::M>> {
-        let mut l = BTreeMap::new();
+    /// L of Fig. 6(b) at a call site, each lock with its path, and beside
+    /// it the path of an acquisition the call has released when it returns
+    /// normally (`None`: the call takes the lock only on its way to a throw).
+    fn call_locks(&self, m: P::M, site: &CallSite<P::M>) -> BTreeMap<AccessPath, CallLock<P::M>> {
+        let mut l: BTreeMap<AccessPath, CallLock<P::M>> = BTreeMap::new();
         // A virtual call may have hundreds of callees holding the same few
         // locks (`this` above all): translate each distinct lock once.
         let mut translated: HashMap<&AccessPath, AccessPath> = HashMap::default();
         let mut feasible: HashMap<(&AccessPath, Option<&Arc<str>>), bool> = HashMap::default();
+        let hop = Hop {
+            method: m,
+            stmt: Some(site.stmt),
+        };
         for c in &site.callees {
-            let Some(callee_locks) = held.get(c) else {
+            let Some(callee_locks) = self.held.get(c) else {
                 continue;
             };
+            let returning = self.returning.get(c);
             for (lock, held) in callee_locks {
                 let t = translated
                     .entry(lock)
                     .or_insert_with(|| translate(lock, site.receiver.as_ref(), &site.args));
-                if *t == STAR || l.contains_key(t) {
+                if *t == STAR {
+                    continue;
+                }
+                let known = l.get(t).map(|k| k.returning.is_some());
+                if known == Some(true) {
                     continue;
                 }
                 let ok = *feasible
@@ -657,11 +663,21 @@ impl<'p, P: LockProgram> Analysis<'p, P> {
                 if !ok {
                     continue;
                 }
-                let hop = Hop {
-                    method: m,
-                    stmt: Some(site.stmt),
-                };
-                l.insert(t.clone(), prefixed(hop, &held.chain));
+                let returned = returning
+                    .and_then(|r| r.get(lock))
+                    .map(|r| prefixed(hop, &r.chain));
+                match l.get_mut(t) {
+                    Some(entry) => entry.returning = returned,
+                    None => {
+                        l.insert(
+                            t.clone(),
+                            CallLock {
+                                any: prefixed(hop, &held.chain),
+                                returning: returned,
+                            },
+                        );
+                    }
+                }
             }
         }
         l
@@ -669,26 +685,30 @@ impl<'p, P: LockProgram> Analysis<'p, P> {
 
     fn analyze_method(&self, m: P::M, body: &Body) -> MethodResult<P::M> {
         let mut interner = Interner::default();
-        let mut call_locks: CallLocks<P::M> = HashMap::default();
+        let mut chains_arena = Chains::default();
+        let mut call_locks: CallLocks = HashMap::default();
         // Every call site that reaches a lock was decoded while computing
         // LOCKSHELD (it is a caller of a method with locks).
         for i in 0..body.stmts.len() {
             let Some(site) = self.sites.get(&(m, StmtId(i as u32))) else {
                 continue;
             };
-            let all = self.call_locks(m, site, &self.held);
-            if all.is_empty() {
+            let l = self.call_locks(m, site);
+            if l.is_empty() {
                 continue;
             }
-            let returning = self.call_locks(m, site, &self.returning);
-            let mut intern = |l: BTreeMap<AccessPath, Chain<P::M>>| -> Vec<(LockId, Chain<P::M>)> {
-                l.into_iter()
-                    .map(|(k, v)| (interner.intern(k), v))
-                    .collect()
+            let mut at = CallLocksAt {
+                all: Vec::with_capacity(l.len()),
+                returning: Vec::with_capacity(l.len()),
             };
-            let all = intern(all);
-            let returning = intern(returning);
-            call_locks.insert(site.stmt, CallLocksAt { all, returning });
+            for (lock, chains) in l {
+                let id = interner.intern(lock);
+                at.all.push((id, chains_arena.add(chains.any)));
+                if let Some(r) = chains.returning {
+                    at.returning.push((id, chains_arena.add(r)));
+                }
+            }
+            call_locks.insert(site.stmt, at);
         }
         // Methods that acquire nothing, directly or through calls, cannot show the pattern.
         if body.monitors.is_empty() && call_locks.is_empty() {
@@ -707,10 +727,22 @@ impl<'p, P: LockProgram> Analysis<'p, P> {
                 (lock != STAR).then(|| interner.intern(lock))
             })
             .collect();
+        let region_chains: Vec<ChainId> = body
+            .monitors
+            .iter()
+            .map(|r| {
+                chains_arena.add(Arc::new(vec![Hop {
+                    method: m,
+                    stmt: r.enter,
+                }]))
+            })
+            .collect();
         let mut cx = MethodAnalysis {
             analysis: self,
             m,
             body,
+            chains: chains_arena,
+            region_chains,
             region_by_enter: HashMap::default(),
             region_by_exit: HashMap::default(),
             witnesses: BTreeMap::new(),
@@ -731,7 +763,8 @@ impl<'p, P: LockProgram> Analysis<'p, P> {
         }
         let exit_t = cx.run();
         let interner = &cx.interner;
-        let exit_t = capped_exit(exit_t, interner);
+        let chains = &cx.chains;
+        let exit_t = capped_exit(exit_t, interner, chains);
         let witnesses = cx
             .witnesses
             .into_values()
@@ -742,7 +775,7 @@ impl<'p, P: LockProgram> Analysis<'p, P> {
                     interner.path(w.pair.0).clone(),
                     interner.path(w.pair.1).clone(),
                 ),
-                entry: w.entry,
+                entry: chains.entry(&w.entry),
             })
             .collect();
         MethodResult {
@@ -824,6 +857,7 @@ impl<'p, P: LockProgram> Analysis<'p, P> {
                     },
                 };
                 let mut added: Vec<(Pair, PairEntry<P::M>)> = Vec::new();
+                let known = final_t.get(&pred);
                 for pair in &new_pairs {
                     let Some(entry) = final_t.get(&node).and_then(|t| t.get(pair)) else {
                         continue;
@@ -834,6 +868,11 @@ impl<'p, P: LockProgram> Analysis<'p, P> {
                             let Some(tp) = translate_pair(pair, site) else {
                                 continue;
                             };
+                            // Most pairs reach a caller along several paths:
+                            // build the longer chains only for a new one.
+                            if known.is_some_and(|k| k.contains_key(&tp)) {
+                                continue;
+                            }
                             let hop = Hop {
                                 method: pred.0,
                                 stmt: Some(site.stmt),
@@ -980,7 +1019,11 @@ fn held_locks(body: &Body, mut region: Option<MonitorId>) -> Vec<AccessPath> {
 /// takes them: at most [`MAX_LOCKS_PER_METHOD`] of each kind, the first in
 /// the order of the lock expressions. A block can release more than a
 /// thousand pairs; only the few kept are cloned out of the interner.
-fn capped_exit<M>(exit_t: BTreeMap<IdPair, PairEntry<M>>, interner: &Interner) -> PairSet<M> {
+fn capped_exit<M: Copy>(
+    exit_t: BTreeMap<IdPair, PairIds<M>>,
+    interner: &Interner,
+    chains: &Chains<M>,
+) -> PairSet<M> {
     let mut same = Vec::new();
     let mut distinct = Vec::new();
     for ((a, b), entry) in exit_t {
@@ -995,7 +1038,7 @@ fn capped_exit<M>(exit_t: BTreeMap<IdPair, PairEntry<M>>, interner: &Interner) -
     for mut kind in [same, distinct] {
         kind.sort_unstable_by(|x, y| x.0.cmp(&y.0));
         for ((a, b), entry) in kind.into_iter().take(MAX_LOCKS_PER_METHOD) {
-            out.insert((a.clone(), b.clone()), entry);
+            out.insert((a.clone(), b.clone()), chains.entry(&entry));
         }
     }
     out
@@ -1065,13 +1108,73 @@ pub struct Witnesses<M> {
 type LockId = u32;
 type IdPair = (LockId, LockId);
 /// The locks a call site may acquire (L of Fig. 6(b)), interned.
-type CallLocks<M> = HashMap<StmtId, CallLocksAt<M>>;
+type CallLocks = HashMap<StmtId, CallLocksAt>;
 
 /// L of one call site: every lock the call may acquire, and those it has
 /// released when it returns normally (the rest only on its way to a throw).
-struct CallLocksAt<M> {
-    all: Vec<(LockId, Chain<M>)>,
-    returning: Vec<(LockId, Chain<M>)>,
+struct CallLocksAt {
+    all: Vec<(LockId, ChainId)>,
+    returning: Vec<(LockId, ChainId)>,
+}
+
+/// A lock of L before interning: its path, and its path on a normal return.
+struct CallLock<M> {
+    any: Chain<M>,
+    returning: Option<Chain<M>>,
+}
+
+/// A path to an acquisition, as an index into one method's [`Chains`]:
+/// dataflow states hold these, so cloning and joining them copies plain
+/// integers instead of counting references.
+type ChainId = u32;
+
+/// A potential witness of one method's analysis, its paths as [`ChainId`]s.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct PairIds<M> {
+    first: ChainId,
+    second: ChainId,
+    formed_at: Hop<M>,
+}
+
+/// The paths of one method's analysis, indexed by [`ChainId`].
+struct Chains<M> {
+    chains: Vec<Chain<M>>,
+}
+
+impl<M> Default for Chains<M> {
+    fn default() -> Self {
+        Chains { chains: Vec::new() }
+    }
+}
+
+impl<M: Copy> Chains<M> {
+    fn add(&mut self, chain: Chain<M>) -> ChainId {
+        self.chains.push(chain);
+        (self.chains.len() - 1) as ChainId
+    }
+
+    /// The chain of `id`; ids come from [`Chains::add`] of this arena.
+    fn get(&self, id: ChainId) -> Chain<M> {
+        self.chains
+            .get(id as usize)
+            .cloned()
+            .unwrap_or_else(|| Arc::new(Vec::new()))
+    }
+
+    /// The first hop of the chain of `id`.
+    fn head(&self, id: ChainId) -> Option<Hop<M>> {
+        self.chains
+            .get(id as usize)
+            .and_then(|c| c.first().copied())
+    }
+
+    fn entry(&self, ids: &PairIds<M>) -> PairEntry<M> {
+        PairEntry {
+            first: self.get(ids.first),
+            second: self.get(ids.second),
+            formed_at: ids.formed_at,
+        }
+    }
 }
 
 #[derive(Default)]
@@ -1099,8 +1202,8 @@ impl Interner {
 #[derive(Clone, PartialEq, Eq)]
 struct Frame<M> {
     region: Option<MonitorId>,
-    r: SortedMap<LockId, Chain<M>>,
-    t: SortedMap<IdPair, PairEntry<M>>,
+    r: SortedMap<LockId, ChainId>,
+    t: SortedMap<IdPair, PairIds<M>>,
 }
 
 /// A witness found inside one method, with interned locks.
@@ -1108,7 +1211,7 @@ struct LocalWitness<M> {
     method: M,
     context: MonitorId,
     pair: IdPair,
-    entry: PairEntry<M>,
+    entry: PairIds<M>,
 }
 
 impl<M: Copy + Ord> Frame<M> {
@@ -1140,7 +1243,11 @@ struct MethodAnalysis<'a, 'p, P: LockProgram> {
     region_by_exit: HashMap<StmtId, MonitorId>,
     witnesses: BTreeMap<(MonitorId, IdPair), LocalWitness<P::M>>,
     /// L of Fig. 6(b) for each call site with any, computed once.
-    call_locks: CallLocks<P::M>,
+    call_locks: CallLocks,
+    /// The paths the states refer to.
+    chains: Chains<P::M>,
+    /// The path of each region's own acquisition.
+    region_chains: Vec<ChainId>,
     /// The lock of each region (`None` for `*`).
     region_locks: Vec<Option<LockId>>,
     interner: Interner,
@@ -1181,7 +1288,7 @@ impl<P: LockProgram> MethodAnalysis<'_, '_, P> {
         out
     }
 
-    fn run(&mut self) -> BTreeMap<IdPair, PairEntry<P::M>> {
+    fn run(&mut self) -> BTreeMap<IdPair, PairIds<P::M>> {
         let body = self.body;
         let nblocks = body.blocks.len();
         let mut input: Vec<Option<State<P::M>>> = vec![None; nblocks];
@@ -1305,7 +1412,7 @@ impl<P: LockProgram> MethodAnalysis<'_, '_, P> {
             stmt: Some(s),
         };
         let settings = self.effective_settings();
-        self.bounded |= add_released_at(top, &l.all, &l.all, formed, settings);
+        self.bounded |= add_released_at(top, &l.all, &l.all, formed, settings, &self.chains);
         join_states(exc, &thrown);
     }
 
@@ -1351,8 +1458,14 @@ impl<P: LockProgram> MethodAnalysis<'_, '_, P> {
                             method: self.m,
                             stmt: Some(s),
                         };
-                        self.bounded |=
-                            add_released_at(top, &l.all, &l.returning, formed, settings);
+                        self.bounded |= add_released_at(
+                            top,
+                            &l.all,
+                            &l.returning,
+                            formed,
+                            settings,
+                            &self.chains,
+                        );
                     }
                 }
                 if let Some(dst) = result {
@@ -1413,7 +1526,7 @@ impl<P: LockProgram> MethodAnalysis<'_, '_, P> {
                         method: self.m,
                         context: region,
                         pair: *pair,
-                        entry: entry.clone(),
+                        entry: *entry,
                     });
             }
         }
@@ -1425,13 +1538,20 @@ impl<P: LockProgram> MethodAnalysis<'_, '_, P> {
             stmt: info.and_then(|i| i.enter),
         };
         // R_sb ∪ {e} is what the block released: its own releases happen before e's.
-        let mut released: Vec<(LockId, Chain<P::M>)> = inner.r.into_entries();
-        if let Some(e) = lock {
+        let mut released: Vec<(LockId, ChainId)> = inner.r.into_entries();
+        if let (Some(e), Some(&chain)) = (lock, self.region_chains.get(region.index())) {
             if !released.iter().any(|(l, _)| *l == e) {
-                released.push((e, Arc::new(vec![formed])));
+                released.push((e, chain));
             }
         }
-        self.bounded |= add_released_at(outer, &released, &released, formed, settings);
+        self.bounded |= add_released_at(
+            outer,
+            &released,
+            &released,
+            formed,
+            settings,
+            &self.chains,
+        );
     }
 }
 
@@ -1440,14 +1560,16 @@ impl<P: LockProgram> MethodAnalysis<'_, '_, P> {
 /// returns normally. True if pairs were dropped at [`MAX_PAIRS_PER_BLOCK`].
 fn add_released_at<M: Copy + Ord>(
     frame: &mut Frame<M>,
-    l: &[(LockId, Chain<M>)],
-    returned: &[(LockId, Chain<M>)],
+    l: &[(LockId, ChainId)],
+    returned: &[(LockId, ChainId)],
     formed: Hop<M>,
     settings: Settings,
+    chains: &Chains<M>,
 ) -> bool {
     let mut dropped = false;
-    for (b, second) in l {
-        let formed_at = second.first().copied().unwrap_or(formed);
+    for &(b, second) in l {
+        let b = &b;
+        let formed_at = chains.head(second).unwrap_or(formed);
         if settings.pairs {
             for (a, first) in frame.r.iter() {
                 // Same-lock pairs (the default rule's) are never dropped.
@@ -1455,22 +1577,22 @@ fn add_released_at<M: Copy + Ord>(
                     dropped |= !frame.t.contains_key(&(*a, *b));
                     continue;
                 }
-                frame.t.insert_if_absent((*a, *b), || PairEntry {
-                    first: first.clone(),
-                    second: second.clone(),
+                frame.t.insert_if_absent((*a, *b), || PairIds {
+                    first: *first,
+                    second,
                     formed_at,
                 });
             }
         } else if let Some(first) = frame.r.get(b) {
-            frame.t.insert_if_absent((*b, *b), || PairEntry {
-                first: first.clone(),
-                second: second.clone(),
+            frame.t.insert_if_absent((*b, *b), || PairIds {
+                first: *first,
+                second,
                 formed_at,
             });
         }
     }
-    for (b, chain) in returned {
-        frame.r.insert_if_absent(*b, || chain.clone());
+    for &(b, chain) in returned {
+        frame.r.insert_if_absent(b, || chain);
     }
     dropped
 }
