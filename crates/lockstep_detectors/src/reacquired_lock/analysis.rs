@@ -626,36 +626,33 @@ impl<'p, P: LockProgram> Analysis<'p, P> {
         }
     }
 
-    /// L of Fig. 6(b) at a call site, each lock with its path, and beside
-    /// it the path of an acquisition the call has released when it returns
-    /// normally (`None`: the call takes the lock only on its way to a throw).
-    fn call_locks(&self, m: P::M, site: &CallSite<P::M>) -> BTreeMap<AccessPath, CallLock<P::M>> {
-        let mut l: BTreeMap<AccessPath, CallLock<P::M>> = BTreeMap::new();
-        // A virtual call may have hundreds of callees holding the same few
-        // locks (`this` above all): translate each distinct lock once.
-        let mut translated: HashMap<&AccessPath, AccessPath> = HashMap::default();
-        let mut feasible: HashMap<(&AccessPath, Option<&Arc<str>>), bool> = HashMap::default();
-        let hop = Hop {
-            method: m,
-            stmt: Some(site.stmt),
-        };
+    /// L of Fig. 6(b) at a call site, from the callees' summaries `held`.
+    /// `memo` keeps what does not depend on the summary (the translation
+    /// of each callee lock and its type check) for the next call.
+    fn call_locks<'h>(
+        &self,
+        m: P::M,
+        site: &CallSite<P::M>,
+        held: &'h HashMap<P::M, LockSet<P::M>>,
+        memo: &mut CallMemo<'h>,
+    ) -> BTreeMap<AccessPath, Chain<P::M>> {
+        let mut l = BTreeMap::new();
         for c in &site.callees {
-            let Some(callee_locks) = self.held.get(c) else {
+            let Some(callee_locks) = held.get(c) else {
                 continue;
             };
-            let returning = self.returning.get(c);
             for (lock, held) in callee_locks {
-                let t = translated
+                // A virtual call may have hundreds of callees holding the
+                // same few locks (`this` above all): translate each once.
+                let t = memo
+                    .translated
                     .entry(lock)
                     .or_insert_with(|| translate(lock, site.receiver.as_ref(), &site.args));
-                if *t == STAR {
+                if *t == STAR || l.contains_key(t) {
                     continue;
                 }
-                let known = l.get(t).map(|k| k.returning.is_some());
-                if known == Some(true) {
-                    continue;
-                }
-                let ok = *feasible
+                let ok = *memo
+                    .feasible
                     .entry((lock, held.class.as_ref()))
                     .or_insert_with(|| {
                         translated_class(self.prog, lock, held.class.as_ref(), site).is_ok()
@@ -663,21 +660,11 @@ impl<'p, P: LockProgram> Analysis<'p, P> {
                 if !ok {
                     continue;
                 }
-                let returned = returning
-                    .and_then(|r| r.get(lock))
-                    .map(|r| prefixed(hop, &r.chain));
-                match l.get_mut(t) {
-                    Some(entry) => entry.returning = returned,
-                    None => {
-                        l.insert(
-                            t.clone(),
-                            CallLock {
-                                any: prefixed(hop, &held.chain),
-                                returning: returned,
-                            },
-                        );
-                    }
-                }
+                let hop = Hop {
+                    method: m,
+                    stmt: Some(site.stmt),
+                };
+                l.insert(t.clone(), prefixed(hop, &held.chain));
             }
         }
         l
@@ -693,22 +680,20 @@ impl<'p, P: LockProgram> Analysis<'p, P> {
             let Some(site) = self.sites.get(&(m, StmtId(i as u32))) else {
                 continue;
             };
-            let l = self.call_locks(m, site);
-            if l.is_empty() {
+            let mut memo = CallMemo::default();
+            let all = self.call_locks(m, site, &self.held, &mut memo);
+            if all.is_empty() {
                 continue;
             }
-            let mut at = CallLocksAt {
-                all: Vec::with_capacity(l.len()),
-                returning: Vec::with_capacity(l.len()),
+            let returning = self.call_locks(m, site, &self.returning, &mut memo);
+            let mut intern = |l: BTreeMap<AccessPath, Chain<P::M>>| -> Vec<(LockId, ChainId)> {
+                l.into_iter()
+                    .map(|(k, v)| (interner.intern(k), chains_arena.add(v)))
+                    .collect()
             };
-            for (lock, chains) in l {
-                let id = interner.intern(lock);
-                at.all.push((id, chains_arena.add(chains.any)));
-                if let Some(r) = chains.returning {
-                    at.returning.push((id, chains_arena.add(r)));
-                }
-            }
-            call_locks.insert(site.stmt, at);
+            let all = intern(all);
+            let returning = intern(returning);
+            call_locks.insert(site.stmt, CallLocksAt { all, returning });
         }
         // Methods that acquire nothing, directly or through calls, cannot show the pattern.
         if body.monitors.is_empty() && call_locks.is_empty() {
@@ -1117,10 +1102,13 @@ struct CallLocksAt {
     returning: Vec<(LockId, ChainId)>,
 }
 
-/// A lock of L before interning: its path, and its path on a normal return.
-struct CallLock<M> {
-    any: Chain<M>,
-    returning: Option<Chain<M>>,
+/// What [`Analysis::call_locks`] worked out about the callee locks of one
+/// call site: their translation into the caller, and whether the caller's
+/// argument can be of the lock's root class.
+#[derive(Default)]
+struct CallMemo<'h> {
+    translated: HashMap<&'h AccessPath, AccessPath>,
+    feasible: HashMap<(&'h AccessPath, Option<&'h Arc<str>>), bool>,
 }
 
 /// A path to an acquisition, as an index into one method's [`Chains`]:
