@@ -1021,8 +1021,15 @@ fn capped_exit<M: Copy>(
     }
     let mut out = PairSet::new();
     for mut kind in [same, distinct] {
+        // The first few of up to a thousand pairs: select them, then sort
+        // only those (each pair is a distinct pair of paths, so the kept
+        // set and its order are those of a full sort).
+        if kind.len() > MAX_LOCKS_PER_METHOD {
+            kind.select_nth_unstable_by(MAX_LOCKS_PER_METHOD, |x, y| x.0.cmp(&y.0));
+            kind.truncate(MAX_LOCKS_PER_METHOD);
+        }
         kind.sort_unstable_by(|x, y| x.0.cmp(&y.0));
-        for ((a, b), entry) in kind.into_iter().take(MAX_LOCKS_PER_METHOD) {
+        for ((a, b), entry) in kind {
             out.insert((a.clone(), b.clone()), chains.entry(&entry));
         }
     }
