@@ -389,7 +389,10 @@ impl<M> Default for ReturnCache<M> {
 impl<M: Copy + Eq + Hash> ReturnCache<M> {
     /// Can `m` still return normally once statement `at` has run?
     fn can_return(&mut self, m: M, body: &Body, at: StmtId) -> bool {
-        let reach = self.blocks.entry(m).or_insert_with(|| returning_blocks(body));
+        let reach = self
+            .blocks
+            .entry(m)
+            .or_insert_with(|| returning_blocks(body));
         body.block_of
             .get(at.index())
             .and_then(|b| reach.get(b.index()))
@@ -1539,14 +1542,8 @@ impl<P: LockProgram> MethodAnalysis<'_, '_, P> {
                 released.push((e, chain));
             }
         }
-        self.bounded |= add_released_at(
-            outer,
-            &released,
-            &released,
-            formed,
-            settings,
-            &self.chains,
-        );
+        self.bounded |=
+            add_released_at(outer, &released, &released, formed, settings, &self.chains);
     }
 }
 
