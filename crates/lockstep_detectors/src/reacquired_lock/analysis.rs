@@ -332,6 +332,75 @@ fn translate_pair(pair: &Pair, site: &CallSite<impl Copy>) -> Option<Pair> {
 
 type SiteCache<M> = HashMap<(M, StmtId), Arc<CallSite<M>>>;
 
+/// Which acquisitions of a method its LOCKSHELD summary takes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Exits {
+    /// Every acquisition, whatever the method does afterwards.
+    Any,
+    /// Only those from which the method can still return normally.
+    Normal,
+}
+
+/// The blocks of a body from which a `return` can be reached, along
+/// normal and exceptional edges (a caught exception may still return).
+fn returning_blocks(body: &Body) -> Vec<bool> {
+    let mut reach = vec![false; body.blocks.len()];
+    let mut stack: Vec<usize> = Vec::new();
+    for (i, block) in body.blocks.iter().enumerate() {
+        let last = block.end.0.checked_sub(1).map(|s| StmtId(s).index());
+        let returns = last
+            .filter(|&s| s >= block.first.index())
+            .and_then(|s| body.stmts.get(s))
+            .is_some_and(|stmt| matches!(stmt.kind, StmtKind::Return(_)));
+        if returns {
+            reach[i] = true;
+            stack.push(i);
+        }
+    }
+    while let Some(b) = stack.pop() {
+        let Some(block) = body.blocks.get(b) else {
+            continue;
+        };
+        for p in &block.preds {
+            if let Some(slot) = reach.get_mut(p.index()) {
+                if !*slot {
+                    *slot = true;
+                    stack.push(p.index());
+                }
+            }
+        }
+    }
+    reach
+}
+
+/// [`returning_blocks`] of each method asked about, computed once.
+struct ReturnCache<M> {
+    blocks: HashMap<M, Vec<bool>>,
+}
+
+impl<M> Default for ReturnCache<M> {
+    fn default() -> Self {
+        ReturnCache {
+            blocks: HashMap::default(),
+        }
+    }
+}
+
+impl<M: Copy + Eq + Hash> ReturnCache<M> {
+    /// Can `m` still return normally once statement `at` has run?
+    fn can_return(&mut self, m: M, body: &Body, at: StmtId) -> bool {
+        let reach = self
+            .blocks
+            .entry(m)
+            .or_insert_with(|| returning_blocks(body));
+        body.block_of
+            .get(at.index())
+            .and_then(|b| reach.get(b.index()))
+            .copied()
+            .unwrap_or(true)
+    }
+}
+
 /// The whole analysis over a set of methods (those reachable, sorted).
 ///
 /// Demand-driven: most reachable methods (JDK code above all) never take a
@@ -347,6 +416,12 @@ pub struct Analysis<'p, P: LockProgram> {
     /// LOCKSHELD(m): locks m or its callees may acquire, each with a path to
     /// an acquisition. Methods that acquire nothing have no entry.
     held: HashMap<P::M, LockSet<P::M>>,
+    /// The part of LOCKSHELD(m) acquired on a path that returns normally:
+    /// what a caller has released when the call returns. An acquisition on
+    /// a path that can only end in a throw (hsqldb builds every exception
+    /// message under a lock: `throw Error.error(...)`) is followed by none
+    /// of the caller's later acquisitions, unless the caller catches it.
+    returning: HashMap<P::M, LockSet<P::M>>,
 }
 
 impl<'p, P: LockProgram> Analysis<'p, P> {
@@ -357,8 +432,10 @@ impl<'p, P: LockProgram> Analysis<'p, P> {
             methods: methods.to_vec(),
             sites: HashMap::default(),
             held: HashMap::default(),
+            returning: HashMap::default(),
         };
-        a.compute_locks_held();
+        a.held = a.locks_held_fixpoint(Exits::Any);
+        a.returning = a.locks_held_fixpoint(Exits::Normal);
         a
     }
 
@@ -386,9 +463,11 @@ impl<'p, P: LockProgram> Analysis<'p, P> {
     /// propagation: when a method's set grows, only the new locks are
     /// translated into its callers, so each (lock, call edge) pair is
     /// translated once. The worklist is ordered by method id, which fixes
-    /// which provenance chain wins.
-    fn compute_locks_held(&mut self) {
+    /// which provenance chain wins. With [`Exits::Normal`], only
+    /// acquisitions (own blocks and calls) on a path to a `return` count.
+    fn locks_held_fixpoint(&mut self, exits: Exits) -> HashMap<P::M, LockSet<P::M>> {
         let mut held: HashMap<P::M, LockSet<P::M>> = HashMap::default();
+        let mut returns = ReturnCache::default();
         let mut delta: HashMap<P::M, Vec<AccessPath>> = HashMap::default();
         let mut queue: BTreeSet<P::M> = BTreeSet::new();
         for &m in &self.methods {
@@ -401,6 +480,10 @@ impl<'p, P: LockProgram> Analysis<'p, P> {
             let library = self.prog.is_library(m);
             let mut own = LockSet::new();
             for region in &body.monitors {
+                let at = region.enter.unwrap_or(StmtId(0));
+                if exits == Exits::Normal && !returns.can_return(m, &body, at) {
+                    continue;
+                }
                 let lock = bounded(region.lock.clone());
                 if lock != STAR && (!library || library_keeps(&lock)) {
                     let class = root_class(self.prog, m, &body, &lock);
@@ -424,6 +507,14 @@ impl<'p, P: LockProgram> Analysis<'p, P> {
                 continue;
             };
             for (m, stmt) in self.prog.callers(c) {
+                if exits == Exits::Normal
+                    && !self
+                        .prog
+                        .body(m)
+                        .is_some_and(|body| returns.can_return(m, &body, stmt))
+                {
+                    continue;
+                }
                 let Some(site) = self.site(m, stmt) else {
                     continue;
                 };
@@ -491,7 +582,7 @@ impl<'p, P: LockProgram> Analysis<'p, P> {
                 }
             }
         }
-        self.held = held;
+        held
     }
 
     pub fn locks_held(&self, m: P::M) -> Option<&LockSet<P::M>> {
@@ -538,24 +629,33 @@ impl<'p, P: LockProgram> Analysis<'p, P> {
         }
     }
 
-    fn call_locks(&self, m: P::M, site: &CallSite<P::M>) -> BTreeMap<AccessPath, Chain<P::M>> {
+    /// L of Fig. 6(b) at a call site, from the callees' summaries `held`.
+    /// `memo` keeps what does not depend on the summary (the translation
+    /// of each callee lock and its type check) for the next call.
+    fn call_locks<'h>(
+        &self,
+        m: P::M,
+        site: &CallSite<P::M>,
+        held: &'h HashMap<P::M, LockSet<P::M>>,
+        memo: &mut CallMemo<'h>,
+    ) -> BTreeMap<AccessPath, Chain<P::M>> {
         let mut l = BTreeMap::new();
-        // A virtual call may have hundreds of callees holding the same few
-        // locks (`this` above all): translate each distinct lock once.
-        let mut translated: HashMap<&AccessPath, AccessPath> = HashMap::default();
-        let mut feasible: HashMap<(&AccessPath, Option<&Arc<str>>), bool> = HashMap::default();
         for c in &site.callees {
-            let Some(callee_locks) = self.held.get(c) else {
+            let Some(callee_locks) = held.get(c) else {
                 continue;
             };
             for (lock, held) in callee_locks {
-                let t = translated
+                // A virtual call may have hundreds of callees holding the
+                // same few locks (`this` above all): translate each once.
+                let t = memo
+                    .translated
                     .entry(lock)
                     .or_insert_with(|| translate(lock, site.receiver.as_ref(), &site.args));
                 if *t == STAR || l.contains_key(t) {
                     continue;
                 }
-                let ok = *feasible
+                let ok = *memo
+                    .feasible
                     .entry((lock, held.class.as_ref()))
                     .or_insert_with(|| {
                         translated_class(self.prog, lock, held.class.as_ref(), site).is_ok()
@@ -575,22 +675,28 @@ impl<'p, P: LockProgram> Analysis<'p, P> {
 
     fn analyze_method(&self, m: P::M, body: &Body) -> MethodResult<P::M> {
         let mut interner = Interner::default();
-        let mut call_locks: CallLocks<P::M> = HashMap::default();
+        let mut chains_arena = Chains::default();
+        let mut call_locks: CallLocks = HashMap::default();
         // Every call site that reaches a lock was decoded while computing
         // LOCKSHELD (it is a caller of a method with locks).
         for i in 0..body.stmts.len() {
             let Some(site) = self.sites.get(&(m, StmtId(i as u32))) else {
                 continue;
             };
-            let l = self.call_locks(m, site);
-            if !l.is_empty() {
-                call_locks.insert(
-                    site.stmt,
-                    l.into_iter()
-                        .map(|(k, v)| (interner.intern(k), v))
-                        .collect(),
-                );
+            let mut memo = CallMemo::default();
+            let all = self.call_locks(m, site, &self.held, &mut memo);
+            if all.is_empty() {
+                continue;
             }
+            let returning = self.call_locks(m, site, &self.returning, &mut memo);
+            let mut intern = |l: BTreeMap<AccessPath, Chain<P::M>>| -> Vec<(LockId, ChainId)> {
+                l.into_iter()
+                    .map(|(k, v)| (interner.intern(k), chains_arena.add(v)))
+                    .collect()
+            };
+            let all = intern(all);
+            let returning = intern(returning);
+            call_locks.insert(site.stmt, CallLocksAt { all, returning });
         }
         // Methods that acquire nothing, directly or through calls, cannot show the pattern.
         if body.monitors.is_empty() && call_locks.is_empty() {
@@ -609,10 +715,22 @@ impl<'p, P: LockProgram> Analysis<'p, P> {
                 (lock != STAR).then(|| interner.intern(lock))
             })
             .collect();
+        let region_chains: Vec<ChainId> = body
+            .monitors
+            .iter()
+            .map(|r| {
+                chains_arena.add(Arc::new(vec![Hop {
+                    method: m,
+                    stmt: r.enter,
+                }]))
+            })
+            .collect();
         let mut cx = MethodAnalysis {
             analysis: self,
             m,
             body,
+            chains: chains_arena,
+            region_chains,
             region_by_enter: HashMap::default(),
             region_by_exit: HashMap::default(),
             witnesses: BTreeMap::new(),
@@ -633,7 +751,8 @@ impl<'p, P: LockProgram> Analysis<'p, P> {
         }
         let exit_t = cx.run();
         let interner = &cx.interner;
-        let exit_t = capped_exit(exit_t, interner);
+        let chains = &cx.chains;
+        let exit_t = capped_exit(exit_t, interner, chains);
         let witnesses = cx
             .witnesses
             .into_values()
@@ -644,7 +763,7 @@ impl<'p, P: LockProgram> Analysis<'p, P> {
                     interner.path(w.pair.0).clone(),
                     interner.path(w.pair.1).clone(),
                 ),
-                entry: w.entry,
+                entry: chains.entry(&w.entry),
             })
             .collect();
         MethodResult {
@@ -726,6 +845,7 @@ impl<'p, P: LockProgram> Analysis<'p, P> {
                     },
                 };
                 let mut added: Vec<(Pair, PairEntry<P::M>)> = Vec::new();
+                let known = final_t.get(&pred);
                 for pair in &new_pairs {
                     let Some(entry) = final_t.get(&node).and_then(|t| t.get(pair)) else {
                         continue;
@@ -736,6 +856,11 @@ impl<'p, P: LockProgram> Analysis<'p, P> {
                             let Some(tp) = translate_pair(pair, site) else {
                                 continue;
                             };
+                            // Most pairs reach a caller along several paths:
+                            // build the longer chains only for a new one.
+                            if known.is_some_and(|k| k.contains_key(&tp)) {
+                                continue;
+                            }
                             let hop = Hop {
                                 method: pred.0,
                                 stmt: Some(site.stmt),
@@ -882,7 +1007,11 @@ fn held_locks(body: &Body, mut region: Option<MonitorId>) -> Vec<AccessPath> {
 /// takes them: at most [`MAX_LOCKS_PER_METHOD`] of each kind, the first in
 /// the order of the lock expressions. A block can release more than a
 /// thousand pairs; only the few kept are cloned out of the interner.
-fn capped_exit<M>(exit_t: BTreeMap<IdPair, PairEntry<M>>, interner: &Interner) -> PairSet<M> {
+fn capped_exit<M: Copy>(
+    exit_t: BTreeMap<IdPair, PairIds<M>>,
+    interner: &Interner,
+    chains: &Chains<M>,
+) -> PairSet<M> {
     let mut same = Vec::new();
     let mut distinct = Vec::new();
     for ((a, b), entry) in exit_t {
@@ -895,9 +1024,16 @@ fn capped_exit<M>(exit_t: BTreeMap<IdPair, PairEntry<M>>, interner: &Interner) -
     }
     let mut out = PairSet::new();
     for mut kind in [same, distinct] {
+        // The first few of up to a thousand pairs: select them, then sort
+        // only those (each pair is a distinct pair of paths, so the kept
+        // set and its order are those of a full sort).
+        if kind.len() > MAX_LOCKS_PER_METHOD {
+            kind.select_nth_unstable_by(MAX_LOCKS_PER_METHOD, |x, y| x.0.cmp(&y.0));
+            kind.truncate(MAX_LOCKS_PER_METHOD);
+        }
         kind.sort_unstable_by(|x, y| x.0.cmp(&y.0));
-        for ((a, b), entry) in kind.into_iter().take(MAX_LOCKS_PER_METHOD) {
-            out.insert((a.clone(), b.clone()), entry);
+        for ((a, b), entry) in kind {
+            out.insert((a.clone(), b.clone()), chains.entry(&entry));
         }
     }
     out
@@ -967,7 +1103,77 @@ pub struct Witnesses<M> {
 type LockId = u32;
 type IdPair = (LockId, LockId);
 /// The locks a call site may acquire (L of Fig. 6(b)), interned.
-type CallLocks<M> = HashMap<StmtId, Vec<(LockId, Chain<M>)>>;
+type CallLocks = HashMap<StmtId, CallLocksAt>;
+
+/// L of one call site: every lock the call may acquire, and those it has
+/// released when it returns normally (the rest only on its way to a throw).
+struct CallLocksAt {
+    all: Vec<(LockId, ChainId)>,
+    returning: Vec<(LockId, ChainId)>,
+}
+
+/// What [`Analysis::call_locks`] worked out about the callee locks of one
+/// call site: their translation into the caller, and whether the caller's
+/// argument can be of the lock's root class.
+#[derive(Default)]
+struct CallMemo<'h> {
+    translated: HashMap<&'h AccessPath, AccessPath>,
+    feasible: HashMap<(&'h AccessPath, Option<&'h Arc<str>>), bool>,
+}
+
+/// A path to an acquisition, as an index into one method's [`Chains`]:
+/// dataflow states hold these, so cloning and joining them copies plain
+/// integers instead of counting references.
+type ChainId = u32;
+
+/// A potential witness of one method's analysis, its paths as [`ChainId`]s.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct PairIds<M> {
+    first: ChainId,
+    second: ChainId,
+    formed_at: Hop<M>,
+}
+
+/// The paths of one method's analysis, indexed by [`ChainId`].
+struct Chains<M> {
+    chains: Vec<Chain<M>>,
+}
+
+impl<M> Default for Chains<M> {
+    fn default() -> Self {
+        Chains { chains: Vec::new() }
+    }
+}
+
+impl<M: Copy> Chains<M> {
+    fn add(&mut self, chain: Chain<M>) -> ChainId {
+        self.chains.push(chain);
+        (self.chains.len() - 1) as ChainId
+    }
+
+    /// The chain of `id`; ids come from [`Chains::add`] of this arena.
+    fn get(&self, id: ChainId) -> Chain<M> {
+        self.chains
+            .get(id as usize)
+            .cloned()
+            .unwrap_or_else(|| Arc::new(Vec::new()))
+    }
+
+    /// The first hop of the chain of `id`.
+    fn head(&self, id: ChainId) -> Option<Hop<M>> {
+        self.chains
+            .get(id as usize)
+            .and_then(|c| c.first().copied())
+    }
+
+    fn entry(&self, ids: &PairIds<M>) -> PairEntry<M> {
+        PairEntry {
+            first: self.get(ids.first),
+            second: self.get(ids.second),
+            formed_at: ids.formed_at,
+        }
+    }
+}
 
 #[derive(Default)]
 struct Interner {
@@ -994,8 +1200,8 @@ impl Interner {
 #[derive(Clone, PartialEq, Eq)]
 struct Frame<M> {
     region: Option<MonitorId>,
-    r: SortedMap<LockId, Chain<M>>,
-    t: SortedMap<IdPair, PairEntry<M>>,
+    r: SortedMap<LockId, ChainId>,
+    t: SortedMap<IdPair, PairIds<M>>,
 }
 
 /// A witness found inside one method, with interned locks.
@@ -1003,7 +1209,7 @@ struct LocalWitness<M> {
     method: M,
     context: MonitorId,
     pair: IdPair,
-    entry: PairEntry<M>,
+    entry: PairIds<M>,
 }
 
 impl<M: Copy + Ord> Frame<M> {
@@ -1035,7 +1241,11 @@ struct MethodAnalysis<'a, 'p, P: LockProgram> {
     region_by_exit: HashMap<StmtId, MonitorId>,
     witnesses: BTreeMap<(MonitorId, IdPair), LocalWitness<P::M>>,
     /// L of Fig. 6(b) for each call site with any, computed once.
-    call_locks: CallLocks<P::M>,
+    call_locks: CallLocks,
+    /// The paths the states refer to.
+    chains: Chains<P::M>,
+    /// The path of each region's own acquisition.
+    region_chains: Vec<ChainId>,
     /// The lock of each region (`None` for `*`).
     region_locks: Vec<Option<LockId>>,
     interner: Interner,
@@ -1076,7 +1286,7 @@ impl<P: LockProgram> MethodAnalysis<'_, '_, P> {
         out
     }
 
-    fn run(&mut self) -> BTreeMap<IdPair, PairEntry<P::M>> {
+    fn run(&mut self) -> BTreeMap<IdPair, PairIds<P::M>> {
         let body = self.body;
         let nblocks = body.blocks.len();
         let mut input: Vec<Option<State<P::M>>> = vec![None; nblocks];
@@ -1126,6 +1336,9 @@ impl<P: LockProgram> MethodAnalysis<'_, '_, P> {
                     }
                 }
                 self.dirty = false;
+                if let Some(e) = &mut exc {
+                    self.throwing_call(s, &state, e);
+                }
                 self.transfer(s, &stmt.kind, &mut state);
                 last_kind = Some(&stmt.kind);
             }
@@ -1178,6 +1391,29 @@ impl<P: LockProgram> MethodAnalysis<'_, '_, P> {
             .unwrap_or_default()
     }
 
+    /// A handler of the block also sees a call that throws after acquiring
+    /// locks it would not have released on return: join the state after
+    /// such a call (R ∪ L, not R ∪ L') into the handlers' state.
+    fn throwing_call(&mut self, s: StmtId, state: &State<P::M>, exc: &mut State<P::M>) {
+        let Some(l) = self.call_locks.get(&s) else {
+            return;
+        };
+        if l.all.len() == l.returning.len() {
+            return;
+        }
+        let mut thrown = state.clone();
+        let Some(top) = thrown.last_mut() else {
+            return;
+        };
+        let formed = Hop {
+            method: self.m,
+            stmt: Some(s),
+        };
+        let settings = self.effective_settings();
+        self.bounded |= add_released_at(top, &l.all, &l.all, formed, settings, &self.chains);
+        join_states(exc, &thrown);
+    }
+
     /// Pop every open region at a method exit (a `synchronized` method's
     /// region ends here), composing each into its parent.
     fn close_all(&mut self, mut state: State<P::M>) -> Frame<P::M> {
@@ -1190,7 +1426,7 @@ impl<P: LockProgram> MethodAnalysis<'_, '_, P> {
     fn transfer(&mut self, s: StmtId, kind: &StmtKind, state: &mut State<P::M>) {
         let settings = self.effective_settings();
         if matches!(kind, StmtKind::MonitorEnter(_) | StmtKind::MonitorExit(_))
-            || self.call_locks.get(&s).is_some_and(|l| !l.is_empty())
+            || self.call_locks.contains_key(&s)
         {
             self.dirty = true;
         }
@@ -1216,7 +1452,18 @@ impl<P: LockProgram> MethodAnalysis<'_, '_, P> {
             StmtKind::Invoke { result, .. } => {
                 if let Some(l) = self.call_locks.get(&s) {
                     if let Some(top) = state.last_mut() {
-                        self.bounded |= add_released(top, l, s, self.m, settings);
+                        let formed = Hop {
+                            method: self.m,
+                            stmt: Some(s),
+                        };
+                        self.bounded |= add_released_at(
+                            top,
+                            &l.all,
+                            &l.returning,
+                            formed,
+                            settings,
+                            &self.chains,
+                        );
                     }
                 }
                 if let Some(dst) = result {
@@ -1277,7 +1524,7 @@ impl<P: LockProgram> MethodAnalysis<'_, '_, P> {
                         method: self.m,
                         context: region,
                         pair: *pair,
-                        entry: entry.clone(),
+                        entry: *entry,
                     });
             }
         }
@@ -1289,45 +1536,32 @@ impl<P: LockProgram> MethodAnalysis<'_, '_, P> {
             stmt: info.and_then(|i| i.enter),
         };
         // R_sb ∪ {e} is what the block released: its own releases happen before e's.
-        let mut released: Vec<(LockId, Chain<P::M>)> = inner.r.into_entries();
-        if let Some(e) = lock {
+        let mut released: Vec<(LockId, ChainId)> = inner.r.into_entries();
+        if let (Some(e), Some(&chain)) = (lock, self.region_chains.get(region.index())) {
             if !released.iter().any(|(l, _)| *l == e) {
-                released.push((e, Arc::new(vec![formed])));
+                released.push((e, chain));
             }
         }
-        self.bounded |= add_released_at(outer, &released, formed, settings);
+        self.bounded |=
+            add_released_at(outer, &released, &released, formed, settings, &self.chains);
     }
 }
 
-/// The call transfer of Fig. 6(b) / Fig. 9: T ∪ (R ∩ L) (pairs: R × L), then R ∪ L.
-/// True if pairs were dropped at [`MAX_PAIRS_PER_BLOCK`].
-fn add_released<M: Copy + Ord>(
-    frame: &mut Frame<M>,
-    l: &[(LockId, Chain<M>)],
-    s: StmtId,
-    m: M,
-    settings: Settings,
-) -> bool {
-    add_released_at(
-        frame,
-        l,
-        Hop {
-            method: m,
-            stmt: Some(s),
-        },
-        settings,
-    )
-}
-
+/// The call transfer of Fig. 6(b) / Fig. 9: T ∪ (R ∩ L) (pairs: R × L),
+/// then R ∪ L', where L' ⊆ L are the locks still released when the call
+/// returns normally. True if pairs were dropped at [`MAX_PAIRS_PER_BLOCK`].
 fn add_released_at<M: Copy + Ord>(
     frame: &mut Frame<M>,
-    l: &[(LockId, Chain<M>)],
+    l: &[(LockId, ChainId)],
+    returned: &[(LockId, ChainId)],
     formed: Hop<M>,
     settings: Settings,
+    chains: &Chains<M>,
 ) -> bool {
     let mut dropped = false;
-    for (b, second) in l {
-        let formed_at = second.first().copied().unwrap_or(formed);
+    for &(b, second) in l {
+        let b = &b;
+        let formed_at = chains.head(second).unwrap_or(formed);
         if settings.pairs {
             for (a, first) in frame.r.iter() {
                 // Same-lock pairs (the default rule's) are never dropped.
@@ -1335,22 +1569,22 @@ fn add_released_at<M: Copy + Ord>(
                     dropped |= !frame.t.contains_key(&(*a, *b));
                     continue;
                 }
-                frame.t.insert_if_absent((*a, *b), || PairEntry {
-                    first: first.clone(),
-                    second: second.clone(),
+                frame.t.insert_if_absent((*a, *b), || PairIds {
+                    first: *first,
+                    second,
                     formed_at,
                 });
             }
         } else if let Some(first) = frame.r.get(b) {
-            frame.t.insert_if_absent((*b, *b), || PairEntry {
-                first: first.clone(),
-                second: second.clone(),
+            frame.t.insert_if_absent((*b, *b), || PairIds {
+                first: *first,
+                second,
                 formed_at,
             });
         }
     }
-    for (b, chain) in l {
-        frame.r.insert_if_absent(*b, || chain.clone());
+    for &(b, chain) in returned {
+        frame.r.insert_if_absent(b, || chain);
     }
     dropped
 }
