@@ -881,3 +881,38 @@ fn open_intent() {
 fn harness_intent() {
     check("harness_intent", CLOSED);
 }
+
+/// Compiler-made accessors (`access$008`, `--release 8`) are not harness
+/// entries: the inner class calls this one only under `Pool.this`, so
+/// only the unlocked `reset` races (issue 14's sample, commons-pool's
+/// `GenericKeyedObjectPool.access$1508`).
+#[test]
+fn synthetic_accessor() {
+    let dir = common::fixture_dir("data_race/synthetic_accessor");
+    let fixture =
+        lockstep_testkit::compile_dir(&dir, &lockstep_testkit::CompileOptions::release(8))
+            .unwrap_or_else(|e| panic!("javac failed for {}: {e}", dir.display()));
+    let findings = run_detector_in_mode(&fixture, &DataRace, RULES, &Options::default(), OPEN);
+    let reset = line_of(&fixture, "Pool.java", "processing = 0;");
+    assert!(
+        findings.iter().all(
+            |f| f.location.line == Some(reset) && f.location.method.as_deref() == Some("reset")
+        ),
+        "{}",
+        dump(&findings)
+    );
+    assert!(!findings.is_empty(), "{}", dump(&findings));
+    let accessors = findings.iter().flat_map(|f| f.related.iter()).filter(|r| {
+        r.location
+            .method
+            .as_deref()
+            .is_some_and(|m| m.starts_with("access$"))
+    });
+    for r in accessors {
+        assert!(
+            r.message.contains("holding the lock"),
+            "{}",
+            dump(&findings)
+        );
+    }
+}
