@@ -141,7 +141,7 @@ pub struct CheckArgs {
     /// stale-value: calls to code lockstep cannot see (missing classes, natives outside the JDK, reflection) take a lock of their own (`distinct`, sound, the default) or none (`local`, quieter).
     #[arg(long, value_enum, value_name = "MODE", default_value = "distinct")]
     pub unknown_callees: UnknownCalleesMode,
-    /// data-race with --open: also report races in classes that take no lock and have no volatile or concurrent field (by default those are taken as not meant for concurrent use).
+    /// data-race: also report pairs that only an assumed outside caller (--open, or code no main reaches) makes concurrent when nothing shows the field or either method is meant for concurrent use (by default those are not races).
     #[arg(long)]
     pub open_every_class: bool,
     /// data-race: explain every pair of accesses of this field (`pkg.Class.name`) and why each is or is not a race; printed on stderr.

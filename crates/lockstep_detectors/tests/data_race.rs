@@ -13,7 +13,9 @@
 
 mod common;
 
-use common::{check_fixture_in_mode, compile_fixture, dump, line_of, run_detector_in_mode};
+use common::{
+    check_fixture_in_mode, compile_fixture, dump, line_of, run_detector_in_mode, with_context,
+};
 use lockstep_detectors::data_race::DataRace;
 use lockstep_detectors::{Detector, Options};
 use lockstep_report::Finding;
@@ -31,6 +33,24 @@ fn check(case: &str, open: bool) -> Vec<Finding> {
         &DataRace,
         RULES,
         &Options::default(),
+        open,
+    )
+}
+
+/// [`check`] with the plain harness of paper 002 (`--open-every-class`):
+/// for fixtures whose thesis is not concurrent intent, so their unlocked
+/// controls stay reported without a lock elsewhere (issue 14's rule would
+/// otherwise set them aside).
+fn check_every_class(case: &str, open: bool) -> Vec<Finding> {
+    let options = Options {
+        open_every_class: true,
+        ..Options::default()
+    };
+    check_fixture_in_mode(
+        &format!("data_race/{case}"),
+        &DataRace,
+        RULES,
+        &options,
         open,
     )
 }
@@ -330,10 +350,10 @@ fn lock_paths() {
 /// initializers write before publication does not race (a `$SwitchMap$`
 /// array included); a helper also called later, an array the constructor
 /// did not allocate, and static tables written after or not allocated by
-/// the initializer do.
+/// the initializer do (plain harness: the controls take no lock).
 #[test]
 fn initialization() {
-    check("initialization", OPEN);
+    check_every_class("initialization", OPEN);
 }
 
 /// Modern: `ReadWriteLock`: read/write lock pairs are silent; a write under
@@ -343,10 +363,11 @@ fn read_write_lock() {
     check("read_write_lock", OPEN);
 }
 
-/// Modern: volatile fields and atomics are silent; a plain field races.
+/// Modern: volatile fields and atomics are silent; a plain field races
+/// (plain harness: nothing else says the field is meant to be shared).
 #[test]
 fn volatile_atomic() {
-    let findings = check("volatile_atomic", OPEN);
+    let findings = check_every_class("volatile_atomic", OPEN);
     for f in &findings {
         assert_eq!(
             f.field.as_deref(),
@@ -426,13 +447,14 @@ fn guarded_by() {
     assert_eq!(stats[0].field.as_deref(), Some("guarded.Stats.events"));
 }
 
-/// Open mode: an unsynchronized setter/getter pair races, a synchronized
-/// pair is silent, an entry method's parameter is shared; a static field
+/// Open mode, plain harness (`--open-every-class`): an unsynchronized
+/// setter/getter pair races, a synchronized pair is silent, an entry
+/// method's parameter is shared; a static field
 /// under the class lock in one method and `this` in another races (the
 /// one-instance harness and fresh lock objects are known false negatives).
 #[test]
 fn open_library() {
-    let findings = check("open_library", OPEN);
+    let findings = check_every_class("open_library", OPEN);
     let fixture = compile_fixture("data_race/open_library");
     let set = line_of(&fixture, "Settings.java", "name = n;");
     let get = line_of(&fixture, "Settings.java", "return name;");
@@ -472,7 +494,8 @@ fn owned_objects() {
     check("owned_objects", CLOSED);
 }
 
-/// Open mode reports classes meant for concurrent use; the option
+/// Open mode reports fields and methods meant for concurrent use, not
+/// every field of a class that locks somewhere (issue 14); the option
 /// `open_every_class` reports the others too.
 #[test]
 fn open_unlocked_class() {
@@ -830,4 +853,82 @@ fn once_gate() {
 #[test]
 fn once_gate_broken() {
     check("once_gate_broken", CLOSED);
+}
+
+/// Issue 14, open mode: a pair only the harness makes concurrent is
+/// reported when the field is also accessed under a lock elsewhere, or
+/// when one of the two methods takes a lock itself; an unlocked field of
+/// a class with an unrelated lock is not (`--open-every-class` reports
+/// it, and `--explain` gives the reason).
+#[test]
+fn open_intent() {
+    check("open_intent", OPEN);
+    let fixture = compile_fixture("data_race/open_intent");
+    let hit = line_of(&fixture, "Session.java", "hits++;");
+    let options = Options {
+        open_every_class: true,
+        ..Options::default()
+    };
+    let all = run_detector_in_mode(&fixture, &DataRace, RULES, &options, OPEN);
+    let hits = at(&all, "Session.java", hit);
+    assert!(!hits.is_empty(), "{}", dump(&all));
+    assert_eq!(hits[0].field.as_deref(), Some("intent.Session.hits"));
+    let options = Options {
+        explain_field: Some("intent.Session.hits".into()),
+        ..Options::default()
+    };
+    let lines = with_context(&fixture, RULES, &options, OPEN, |cx| {
+        DataRace.run(cx).explanation
+    });
+    let text = lines.join("\n");
+    assert!(
+        text.contains(&format!("write in Session.hit (Session.java:{hit})"))
+            && text.contains("not reported: concurrent only through an assumed outside caller"),
+        "{text}"
+    );
+    assert!(!text.contains("RACE"), "{text}");
+}
+
+/// Issue 14, closed mode: two threads the program starts race on an
+/// unlocked counter (pairs of real roots are unchanged); in a library
+/// class no main reaches, the harness's pairs are reported only for a
+/// map also read under the monitor and for a method that locks itself.
+#[test]
+fn harness_intent() {
+    check("harness_intent", CLOSED);
+}
+
+/// Compiler-made accessors (`access$008`, `--release 8`) are not harness
+/// entries: the inner class calls this one only under `Pool.this`, so
+/// only the unlocked `reset` races (issue 14's sample, commons-pool's
+/// `GenericKeyedObjectPool.access$1508`).
+#[test]
+fn synthetic_accessor() {
+    let dir = common::fixture_dir("data_race/synthetic_accessor");
+    let fixture =
+        lockstep_testkit::compile_dir(&dir, &lockstep_testkit::CompileOptions::release(8))
+            .unwrap_or_else(|e| panic!("javac failed for {}: {e}", dir.display()));
+    let findings = run_detector_in_mode(&fixture, &DataRace, RULES, &Options::default(), OPEN);
+    let reset = line_of(&fixture, "Pool.java", "processing = 0;");
+    assert!(
+        findings.iter().all(
+            |f| f.location.line == Some(reset) && f.location.method.as_deref() == Some("reset")
+        ),
+        "{}",
+        dump(&findings)
+    );
+    assert!(!findings.is_empty(), "{}", dump(&findings));
+    let accessors = findings.iter().flat_map(|f| f.related.iter()).filter(|r| {
+        r.location
+            .method
+            .as_deref()
+            .is_some_and(|m| m.starts_with("access$"))
+    });
+    for r in accessors {
+        assert!(
+            r.message.contains("holding the lock"),
+            "{}",
+            dump(&findings)
+        );
+    }
 }

@@ -171,6 +171,10 @@ impl Workspace {
                 races.graph.len()
             ));
             lines.push(race_facts_time(&races.timings, &facts.timings()));
+            let (aside, only) = races.no_intent;
+            lines.push(format!(
+                "assumed-caller pairs without concurrent intent (not races): {aside} access statements, {only} of them in no race"
+            ));
         }
         if let Some(pt) = facts.points_to_if_computed() {
             let s = pt.stats();

@@ -70,9 +70,10 @@ pub enum Verdict {
     GuardedBy,
     NotConcurrent,
     NoCommonObject,
-    /// Open program: the class shows no sign of being meant for
-    /// concurrent use (no lock anywhere in it, none held at either access).
-    NotConcurrentClass,
+    /// Concurrent only through an assumed outside caller (the harness),
+    /// and nothing shows the memory or either method is meant for
+    /// concurrent use (see [`crate::intent`]).
+    NoIntent,
     /// Both run past the same once-gate: at most one thread gets there
     /// (per receiver object for an instance flag).
     OnceGate,
@@ -122,6 +123,10 @@ pub struct RaceFacts {
     /// Time each step took (threads, entry locks, reach, escape,
     /// ownership, accesses, pairs), in the order they ran.
     pub timings: Vec<(&'static str, Duration)>,
+    /// Access statements in a pair that only an assumed outside caller
+    /// makes concurrent and that shows no concurrent intent
+    /// ([`Verdict::NoIntent`]), and how many of them race with nothing.
+    pub no_intent: (usize, usize),
 }
 
 impl RaceFacts {
@@ -147,9 +152,9 @@ pub struct Analysis<'a> {
     pub(crate) resolver: LockResolver<'a>,
     body_locks: FxHashMap<MethodId, Arc<BodyLocks>>,
     lock_sets: FxHashMap<Vec<HeldLock>, LockSet>,
-    /// Classes that take a lock somewhere (open-program filter).
-    locking_classes: FxHashMap<Arc<str>, bool>,
-    /// Skip that filter.
+    /// Concurrent intent of the memory and methods of harness-only pairs.
+    pub(crate) intent: crate::intent::Intent,
+    /// Report harness-only pairs without intent too (`--open-every-class`).
     pub(crate) every_class: bool,
     /// Objects each instance of a repeated thread start has to itself.
     pub(crate) per_instance: crate::instances::PerInstance,
@@ -189,7 +194,7 @@ impl<'a> Analysis<'a> {
             resolver: LockResolver::new(program, pt),
             body_locks: FxHashMap::default(),
             lock_sets: FxHashMap::default(),
-            locking_classes: FxHashMap::default(),
+            intent: Default::default(),
             every_class: false,
             per_instance: Default::default(),
             owned: Default::default(),
@@ -202,8 +207,9 @@ impl<'a> Analysis<'a> {
         }
     }
 
-    /// Open programs: also report races in classes that show no sign of
-    /// being meant for concurrent use (the plain harness of paper 002).
+    /// Also report pairs that only an assumed outside caller makes
+    /// concurrent when nothing shows concurrent intent (the plain harness
+    /// of paper 002; see [`crate::intent`]).
     pub fn every_class(mut self, yes: bool) -> Self {
         self.every_class = yes;
         self
@@ -754,6 +760,7 @@ impl Analysis<'_> {
             reach,
             orderings,
             timings: clock.laps,
+            no_intent: (0, 0),
         }
     }
 
@@ -800,6 +807,11 @@ impl Analysis<'_> {
         let shared = escape.shared;
         let Pairs { races, racy } = self.pairs(&buckets, &roots, explanation.as_mut());
         clock.lap("pairs");
+        let set_aside = &self.intent.set_aside;
+        let no_intent = (
+            set_aside.len(),
+            set_aside.iter().filter(|s| !racy.contains(s)).count(),
+        );
         RaceFacts {
             races,
             roots,
@@ -812,6 +824,7 @@ impl Analysis<'_> {
             reach,
             orderings,
             timings: clock.laps,
+            no_intent,
         }
     }
 }
@@ -876,51 +889,6 @@ impl Analysis<'_> {
             Some(m) => !self.program.is_application(self.program.method(m).class),
             None => true,
         }
-    }
-
-    /// Does a class show that it is meant for concurrent use: a lock
-    /// taken anywhere in it, a `volatile` or atomic field, or `@ThreadSafe`?
-    fn class_uses_locks(&mut self, class: &str) -> bool {
-        if let Some(&v) = self.locking_classes.get(class) {
-            return v;
-        }
-        let v = match self.program.class_by_name(class) {
-            Some(c) => {
-                let program = self.program;
-                concurrent_intent(program, c, &mut |m, body| {
-                    self.locks_of(m, body).before.iter().any(|l| !l.is_empty())
-                })
-            }
-            None => false,
-        };
-        self.locking_classes.insert(Arc::from(class), v);
-        v
-    }
-
-    /// Open programs: is the memory of this pair in a class meant for
-    /// concurrent use? The class declaring the field (or holding the
-    /// array or container), or a class whose code makes one of the accesses.
-    pub(crate) fn meant_concurrent(&mut self, target: &Target, a: &Access, b: &Access) -> bool {
-        let mut classes: Vec<Arc<str>> = Vec::new();
-        match target {
-            Target::Field { class, .. } | Target::Static { class, .. } => {
-                classes.push(class.clone())
-            }
-            _ => {
-                if let Some((c, _)) = a.holder.as_ref().or(b.holder.as_ref()) {
-                    classes.push(c.clone());
-                }
-            }
-        }
-        for x in [a, b] {
-            classes.push(
-                self.program
-                    .class(self.program.method(x.method).class)
-                    .name
-                    .clone(),
-            );
-        }
-        classes.iter().any(|c| self.class_uses_locks(c))
     }
 }
 

@@ -27,6 +27,8 @@
 //! - [`initialization`]: constructor helpers and what constructors and
 //!   static initializers allocate before publication;
 //! - [`annotations`]: `@GuardedBy`, `@ThreadSafe`, `@NotThreadSafe`, `@Immutable`;
+//! - `intent`: which pairs that only the harness makes concurrent are
+//!   judged (the field locked somewhere, a method that locks, annotations);
 //! - [`analysis`] with `reach`, `escape`, `instances`, `buckets` and
 //!   `pairs`: which roots reach each context, thread escape, the objects
 //!   each instance of a repeated start has to itself, the accesses other
@@ -57,6 +59,7 @@ mod happens_before;
 pub mod harness_gates;
 pub mod initialization;
 mod instances;
+mod intent;
 pub mod local_locks;
 pub mod lock_identity;
 pub mod lock_order;
@@ -91,8 +94,8 @@ pub use reach::Ordering;
 pub struct Settings {
     /// The program is analysed as a library (paper 002 §4.5.3 harness).
     pub open_program: bool,
-    /// Open programs: pairs in classes that show no sign of concurrent
-    /// use count as races too.
+    /// Pairs that only an assumed outside caller makes concurrent count as
+    /// races without a sign of concurrent intent too (`intent`).
     pub every_class: bool,
     /// The points-to configuration.
     pub points_to: lockstep_pointsto::Config,

@@ -2,8 +2,9 @@
 //! within each bucket, two accesses race when at least one writes, no
 //! lock both hold excludes the other, they do not both hold the
 //! `@GuardedBy` lock, some pair of roots reaching them may run at the
-//! same time, and (open programs) the memory belongs to a class meant for
-//! concurrent use. Racing pairs are grouped per racing access (the write,
+//! same time, and when only an assumed outside caller makes them
+//! concurrent, the memory or a method shows concurrent intent
+//! ([`crate::intent`]). Racing pairs are grouped per racing access (the write,
 //! or the first of two writes), with every partner once per source line.
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -122,6 +123,7 @@ impl Analysis<'_> {
         mut explanation: Option<&mut Explanation>,
     ) -> Pairs {
         let mut found = Found::default();
+        self.intent.locked = crate::intent::LockedMemory::of(buckets);
         // A repeated start does not race with itself on an object each of
         // its threads has to itself.
         let per_instance = std::mem::take(&mut self.per_instance);
@@ -183,7 +185,11 @@ impl Analysis<'_> {
         let order = order_ranks(self.program, list);
         // Accesses with equal facts get equal verdicts: judge each pair
         // of fact classes once.
-        let class = self.fact_classes(list);
+        let method_locks: Vec<bool> = list
+            .iter()
+            .map(|a| self.method_takes_lock(a.method))
+            .collect();
+        let class = self.fact_classes(list, &method_locks);
         // Per pair of fact classes: the verdict and, for a race, the
         // pair of roots under which it runs concurrently.
         let mut verdicts: FxHashMap<(u32, u32), ClassVerdict> = FxHashMap::default();
@@ -200,7 +206,7 @@ impl Analysis<'_> {
                 }
                 let (verdict, concurrent_pair) =
                     verdicts.entry((class[i], class[j])).or_insert_with(|| {
-                        let v = self.verdict(target, roots, a, b);
+                        let v = self.verdict((target, *obj), roots, a, b);
                         let rr = match v {
                             Verdict::Race => concurrent(self.open, roots, a, b),
                             _ => None,
@@ -218,6 +224,10 @@ impl Analysis<'_> {
                         second: (y.method, y.stmt, y.kind),
                         verdict: verdict.clone(),
                     });
+                }
+                if *verdict == Verdict::NoIntent {
+                    self.intent.set_aside.insert((a.method, a.stmt));
+                    self.intent.set_aside.insert((b.method, b.stmt));
                 }
                 if *verdict != Verdict::Race {
                     continue;
@@ -258,9 +268,10 @@ impl Analysis<'_> {
 
     /// The fact class of each access of a bucket: accesses in one class
     /// have the same verdict with any other access (kind, locks, guard,
-    /// roots, start/join orderings, and for the open-program intent
-    /// filter the holder and the class of the accessing method).
-    fn fact_classes(&self, list: &[Access]) -> Vec<u32> {
+    /// roots, start/join orderings, and for the intent rule of
+    /// harness-only pairs the holder, the class of the accessing method
+    /// and whether that method takes a lock, `method_locks`).
+    fn fact_classes(&self, list: &[Access], method_locks: &[bool]) -> Vec<u32> {
         type Facts<'x> = (
             Kind,
             &'x [HeldLock],
@@ -269,11 +280,13 @@ impl Analysis<'_> {
             &'x [u32],
             Option<&'x (Arc<str>, Arc<str>)>,
             ClassId,
+            bool,
             Option<MethodId>,
         );
         let mut ids: FxHashMap<Facts<'_>, u32> = FxHashMap::default();
         list.iter()
-            .map(|a| {
+            .zip(method_locks)
+            .map(|(a, &locks)| {
                 let facts: Facts<'_> = (
                     a.kind,
                     &a.locks,
@@ -282,6 +295,7 @@ impl Analysis<'_> {
                     &a.ordered,
                     a.holder.as_ref(),
                     self.program.method(a.method).class,
+                    locks,
                     a.once,
                 );
                 let next = ids.len() as u32;
@@ -335,7 +349,13 @@ impl Analysis<'_> {
 
     /// Whether two accesses of one bucket (not both reads) race, and if
     /// not, why.
-    fn verdict(&mut self, target: &Target, roots: &[Root], a: &Access, b: &Access) -> Verdict {
+    fn verdict(
+        &mut self,
+        (target, obj): (&Target, Option<ObjectId>),
+        roots: &[Root],
+        a: &Access,
+        b: &Access,
+    ) -> Verdict {
         if let Some(l) = common_lock(&a.locks, &b.locks) {
             Verdict::CommonLock(self.resolver.describe(l))
         } else if a.guarded && b.guarded {
@@ -344,31 +364,11 @@ impl Analysis<'_> {
             Verdict::OnceGate
         } else if concurrent(self.open, roots, a, b).is_none() {
             Verdict::NotConcurrent
-        } else if self.library_only(roots, a, b)
-            && !self.every_class
-            && !matches!(target, Target::Static { .. })
-            && a.locks.is_empty()
-            && b.locks.is_empty()
-            && !self.meant_concurrent(target, a, b)
-        {
-            Verdict::NotConcurrentClass
+        } else if self.no_intent((target, obj), roots, a, b) {
+            Verdict::NoIntent
         } else {
             Verdict::Race
         }
-    }
-
-    /// Do two accesses run only under the library harness (an open
-    /// program, or code no main reaches)? Such pairs are judged like an
-    /// open program's.
-    fn library_only(&self, roots: &[Root], a: &Access, b: &Access) -> bool {
-        let harness = |x: &Access| {
-            x.roots.iter().all(|&r| {
-                roots
-                    .get(r as usize)
-                    .is_some_and(|r| matches!(r.kind, crate::threads::RootKind::Harness(_)))
-            })
-        };
-        self.open || (harness(a) && harness(b))
     }
 
     /// Records each race's `@GuardedBy` annotation.

@@ -249,7 +249,10 @@ fn main_methods(program: &Program) -> Vec<MethodId> {
 
 /// The harness entries of class `c`: its `<clinit>`, and its public and
 /// protected methods when the class is public, or every non-private
-/// method when the class shows concurrent intent.
+/// method when the class shows concurrent intent. Never a compiler-made
+/// accessor (`access$000`: synthetic, not a bridge): only the class's own
+/// nest calls it, in the places the source shows (often under a lock the
+/// accessor does not take itself).
 fn library_entries(program: &Program, c: ClassId, intent: bool) -> Vec<MethodId> {
     let info = program.class(c);
     info.methods
@@ -257,7 +260,8 @@ fn library_entries(program: &Program, c: ClassId, intent: bool) -> Vec<MethodId>
         .copied()
         .filter(|&m| {
             let md = program.method(m);
-            if md.is_abstract() || md.is_native() {
+            let accessor = md.access_flags & access::SYNTHETIC != 0 && !md.is_bridge();
+            if md.is_abstract() || md.is_native() || accessor {
                 return false;
             }
             let visible = info.is_public() && (md.is_public() || md.is_protected());

@@ -307,6 +307,20 @@ fn unknown_config_key_is_an_error_naming_it() {
     assert!(run.stderr.contains("no inputs"), "{}", run.stderr);
 }
 
+/// `--explain com.example.inventory.Stock.reserved` on the example, without the JDK.
+fn explain_reserved(dir: &str) -> Run {
+    lockstep([
+        "check",
+        dir,
+        "--no-jdk",
+        "--select",
+        "data-race",
+        "-q",
+        "--explain",
+        "com.example.inventory.Stock.reserved",
+    ])
+}
+
 #[test]
 fn quiet_prints_only_the_report_and_explain_suggests_fields() {
     let example = example_dir();
@@ -322,16 +336,21 @@ fn quiet_prints_only_the_report_and_explain_suggests_fields() {
         "-q",
     ]);
     // Without the JDK the pickers' thread starts are not seen: `reserve`
-    // is unreached by main and checked as a library, where it races (low
-    // confidence: it rests on the harness alone).
-    run.expect_code(1);
+    // is unreached by main and checked as a library, where only the
+    // harness makes it concurrent; nothing says `reserved` is meant to be
+    // shared (no access of it locks, `reserve` takes no lock), so since
+    // issue 14 it is not reported (`--explain` says why, below).
+    run.expect_code(0);
     assert_eq!(run.stderr, "", "-q prints nothing but the report");
     let report = run.json();
     let findings = report["findings"].as_array().unwrap();
+    assert!(findings.is_empty(), "{}", run.stdout);
+    let run = explain_reserved(dir);
     assert!(
-        findings.iter().all(|f| f["confidence"] == "low"),
+        run.stderr
+            .contains("not reported: concurrent only through an assumed outside caller"),
         "{}",
-        run.stdout
+        run.stderr
     );
 
     let explain = |field: &str| {

@@ -140,8 +140,8 @@ fn verdict_text(v: &Verdict) -> String {
         Verdict::OnceGate => {
             "safe: both run past one once-gate (a flag tested and set under a lock)".into()
         }
-        Verdict::NotConcurrentClass => {
-            "not reported: open program, and the class takes no lock anywhere (not meant for concurrent use)".into()
+        Verdict::NoIntent => {
+            "not reported: concurrent only through an assumed outside caller, and nothing shows the field or either method is meant for concurrent use (no access of it holds a lock, neither method takes a lock, no @GuardedBy or @ThreadSafe)".into()
         }
     }
 }
