@@ -93,6 +93,14 @@ const SUMMARIZED: &[&str] = &[
     "java/awt/color/",
     "java/awt/datatransfer/",
     "sun/datatransfer/",
+    "com/sun/imageio/",
+    "javax/imageio/",
+    // Printing: `PrinterJob`'s implementations are `sun.print`'s.
+    "java/awt/print/",
+    // The DOM's interfaces: their implementation (the JDK's XML parser)
+    // is made by reflection, so no analysed class implements them, and a
+    // call on a node is JDK code (as on a `PublicKey`), not unknown code.
+    "org/w3c/dom/",
     // Numbers, ciphers and management beans: values and services that
     // hold no application state and call nothing back.
     "java/math/",
@@ -204,6 +212,9 @@ mod tests {
             "java/awt/geom/Rectangle2D$Double",
             "java/math/BigInteger",
             "javax/management/MBeanServer",
+            "javax/imageio/metadata/IIOMetadataNode",
+            "java/awt/print/PrinterJob",
+            "org/w3c/dom/NodeList",
         ] {
             assert!(is_summarized_class(class), "{class}");
         }
@@ -215,7 +226,7 @@ mod tests {
             "javax/swing/JComponent",
             "javax/swing/SwingWorker",
             "javax/swing/Timer",
-            "javax/imageio/metadata/IIOMetadataNode",
+            "org/xml/sax/helpers/DefaultHandler",
         ] {
             assert!(!is_summarized_class(class), "{class}");
         }
