@@ -408,7 +408,10 @@ fn jdk_boundary_summarises_desktop_internals_and_keeps_swing_callbacks() {
     // `BufferedImage.createGraphics` is summarised; its abstract result
     // stands for the JDK's one implementation, so calls on it resolve.
     let sun_graphics = p.class_by_name("sun/java2d/SunGraphics2D").unwrap();
-    assert!(g.is_instantiated(sun_graphics), "no Graphics2D implementation");
+    assert!(
+        g.is_instantiated(sun_graphics),
+        "no Graphics2D implementation"
+    );
     let mut summarised = 0;
     for &m in &g.reachable {
         let class = &p.class(p.method(m).class).name;
