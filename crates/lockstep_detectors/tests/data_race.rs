@@ -530,10 +530,9 @@ fn hb_wait_notify() {
     check("hb_wait_notify", CLOSED);
 }
 
-/// `BlockingQueue` put/take: a fill before the put in the allocating
-/// method is silent (not yet published); known limitation: a fill in a
-/// helper is a false positive (queue hand-offs are not modelled); a
-/// write after the put is a real race.
+/// `BlockingQueue` put/take: a fill before the put, in the allocating
+/// method or in a helper it hands the new message to, is silent (not yet
+/// published, still fresh); a write after the put is a real race.
 #[test]
 fn hb_queue() {
     check("hb_queue", CLOSED);
@@ -798,6 +797,23 @@ fn fresh_filled_then_published() {
 #[test]
 fn fresh_published_then_filled() {
     check("fresh_published_then_filled", CLOSED);
+}
+
+/// Issue 14 point 4, h2's per-statement `Parser`: a parser and the
+/// command it makes, handed down to helper methods that keep them fresh
+/// (store them nowhere), are not raced on although both are published
+/// after the parse; the control races.
+#[test]
+fn fresh_callees() {
+    check("fresh_callees", CLOSED);
+}
+
+/// Twin of `fresh_callees`: a parser put into a shared cache before it
+/// parses, and a command a helper caches before the next helper changes
+/// it, race.
+#[test]
+fn fresh_callees_cached() {
+    check("fresh_callees_cached", CLOSED);
 }
 
 /// Issue 14, h2's `Database.closeImpl`: the statements past a flag tested

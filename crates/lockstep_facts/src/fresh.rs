@@ -19,6 +19,21 @@
 //! already follows (a store, a call that keeps it, a throw), so the
 //! backstop does not apply to it.
 //!
+//! Freshness crosses calls (h2's per-statement `Parser`: `new
+//! Parser(session)`, then `parser.parse(sql)`, which hands the parser and
+//! the command it makes to helper after helper). A parameter (the
+//! receiver included) is fresh on entry when every caller in that context
+//! passes a fresh value, and passes it once (a call `f(x, x)` would give
+//! the callee two names for one object). Each node's summary says which
+//! parameters it *keeps fresh*: it does not store them into another
+//! object (nor a static), return them, or hand them to a callee that does
+//! not keep them fresh (a greatest fixpoint, like the rest of ownership's
+//! summaries); the caller's variable stays fresh after such a call. A call
+//! whose application callees all return a fresh value that is none of
+//! their parameters (a factory) gives a fresh result. Only calls of the
+//! callee's own name carry freshness (a `Thread.start()` that reaches
+//! `run` does not).
+//!
 //! The fresh bits live in the ownership state after the owned bits (one
 //! vector of `2 × variables` booleans), so the must-meet (`and`) and the
 //! "publishing clears" rules treat them alike; a fresh bit means something

@@ -49,6 +49,7 @@
 pub mod accesses;
 pub mod analysis;
 pub mod annotations;
+mod block_solver;
 mod buckets;
 mod escape;
 mod fresh;

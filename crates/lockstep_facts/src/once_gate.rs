@@ -43,6 +43,8 @@ use lockstep_ir::{
 use lockstep_program::{MethodId, Program};
 use rustc_hash::{FxHashMap, FxHashSet};
 
+use crate::block_solver::{self, Forward, HandlerSees};
+
 /// A boolean flag: declaring class, name, static or not.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Flag {
@@ -261,6 +263,38 @@ fn method_gate(body: &Body) -> Option<MethodGate> {
     })
 }
 
+/// The analysis of one body for [`block_solver::solve`]: whether a block
+/// ever ended with a gate open is noted on the way.
+struct GateFlow<'b> {
+    body: &'b Body,
+    any_gate: bool,
+}
+
+impl Forward for GateFlow<'_> {
+    type State = State;
+
+    fn meet_into(&self, into: &mut State, from: &State) -> bool {
+        let met = into.meet(from);
+        let changed = met != *into;
+        *into = met;
+        changed
+    }
+
+    fn step(&mut self, s: StmtId, st: &mut State) {
+        step(self.body, s, st);
+    }
+
+    fn edge(&mut self, block: usize, succ: usize, st: &State) -> Option<State> {
+        let b = self.body.blocks.get(block)?;
+        let last = (b.first.0 < b.end.0).then(|| StmtId(b.end.0 - 1));
+        Some(branch(self.body, last, succ, st))
+    }
+
+    fn after_block(&mut self, _block: usize, st: &State) {
+        self.any_gate |= st.phase != Phase::Open;
+    }
+}
+
 /// The state before every statement (`None`: unreachable), or `None`
 /// when no statement is past a gate's test.
 fn solve(body: &Body) -> Option<Vec<Option<State>>> {
@@ -268,54 +302,18 @@ fn solve(body: &Body) -> Option<Vec<Option<State>>> {
     if nb == 0 {
         return None;
     }
-    let mut at_entry: Vec<Option<State>> = vec![None; nb];
-    at_entry[0] = Some(State::open());
-    let mut dirty = vec![false; nb];
-    dirty[0] = true;
-    let mut rounds = 0usize;
-    let mut any_gate = false;
-    while let Some(b) = dirty.iter().position(|&d| d) {
-        dirty[b] = false;
-        rounds += 1;
-        if rounds > nb.saturating_mul(16) {
-            return None;
-        }
-        let Some(mut st) = at_entry[b].clone() else {
-            continue;
-        };
-        let block = &body.blocks[b];
-        let mut exc = st.clone();
-        let mut last = None;
-        for s in block.first.0..block.end.0 {
-            exc = exc.meet(&st);
-            step(body, StmtId(s), &mut st);
-            last = Some(StmtId(s));
-        }
-        any_gate |= st.phase != Phase::Open;
-        let normal: Vec<(usize, State)> = block
-            .succs
-            .iter()
-            .map(|succ| (succ.index(), branch(body, last, succ.index(), &st)))
-            .collect();
-        let handlers = block
-            .exceptional
-            .iter()
-            .map(|e| (e.handler.index(), exc.clone()));
-        for (succ, out) in normal.into_iter().chain(handlers) {
-            if succ >= nb {
-                continue;
-            }
-            let new = match &at_entry[succ] {
-                None => out,
-                Some(old) => old.meet(&out),
-            };
-            if at_entry[succ].as_ref() != Some(&new) {
-                at_entry[succ] = Some(new);
-                dirty[succ] = true;
-            }
-        }
-    }
-    if !any_gate {
+    let mut flow = GateFlow {
+        body,
+        any_gate: false,
+    };
+    let at_entry = block_solver::solve(
+        body,
+        &mut flow,
+        State::open(),
+        HandlerSees::BeforeEach,
+        nb.saturating_mul(16),
+    )?;
+    if !flow.any_gate {
         return None;
     }
     let mut before: Vec<Option<State>> = vec![None; body.stmts.len()];

@@ -34,7 +34,10 @@
 //! Objects published anywhere (and the seeds of escape: statics, tasks,
 //! objects made outside the program) are never owned when loaded or
 //! accessed, so a second path to a published object does not count as
-//! owned.
+//! owned; except through a *fresh* variable ([`crate::fresh`]), whose
+//! object no other path reaches yet: its facts (entry freshness per
+//! parameter, which parameters a node keeps fresh, whether it returns a
+//! fresh value) are part of the same fixpoint.
 //!
 //! Known limit (RacerD's too): an object kept in an owned container and
 //! published only through *another* object in another method is still
@@ -43,7 +46,8 @@
 //! A worklist: after a first round over every node, a round re-analyses
 //! only the nodes that read a fact that changed (the `published` or
 //! `mixed` facts of an object one of their variables may point to, a
-//! callee's summary, their own parameters' entry ownership), in the same
+//! callee's summary, their own parameters' entry ownership and
+//! freshness), in the same
 //! order, so the result is that of re-analysing every node every round.
 //!
 //! Bounded: reachability from a published value stops at
@@ -53,11 +57,13 @@
 
 use std::sync::Arc;
 
-use lockstep_ir::{Body, Call, Operand, Rvalue, StmtId, StmtKind, VarId};
+use lockstep_ir::{Body, Call, ConstValue, Operand, Rvalue, StmtId, StmtKind, VarId};
+use lockstep_models::ContainerAccess;
 use lockstep_pointsto::ObjectId;
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::analysis::Analysis;
+use crate::block_solver::{self, Forward};
 use crate::fresh;
 use crate::threads::Root;
 
@@ -102,19 +108,53 @@ struct Facts {
     /// Deserialization hooks only the JDK calls: their receiver is the
     /// object the deserializer just made ([`crate::fresh`]).
     fresh_receiver: FxHashSet<u32>,
+    /// Per node and parameter: every caller passes a fresh value.
+    entry_fresh: Vec<Vec<bool>>,
+    /// Per node and parameter: the node keeps the parameter fresh (stores
+    /// it nowhere, returns it not, hands it only to callees that keep it).
+    keeps_fresh: Vec<Vec<bool>>,
+    /// Per node: every value it returns is fresh and none of its parameters.
+    returns_fresh: Vec<bool>,
 }
 
 /// What one pass over a node found.
 #[derive(Default)]
 struct NodeOut {
-    /// Per call site, sorted: is each argument (receiver first) owned
-    /// (over every visit of the site)?
+    /// Per call site, sorted: is each argument (receiver first) owned,
+    /// then is each fresh (over every visit of the site)? Twice as many
+    /// bits as operands.
     args: Vec<(StmtId, Vec<bool>)>,
     publishes: Vec<bool>,
     returns_owned: bool,
+    /// Per parameter: the node may make it not fresh.
+    unfreshes: Vec<bool>,
+    returns_fresh: bool,
     published: Vec<ObjectId>,
     mixed: Vec<(ObjectId, Slot)>,
     owned_bases: Vec<StmtId>,
+}
+
+impl NodeOut {
+    /// Before a pass over a node with `params` parameters: nothing found yet.
+    fn start(params: usize) -> NodeOut {
+        NodeOut {
+            publishes: vec![false; params],
+            returns_owned: true,
+            unfreshes: vec![false; params],
+            returns_fresh: true,
+            ..NodeOut::default()
+        }
+    }
+
+    /// A node given up on: it may publish every parameter, returns
+    /// nothing owned.
+    fn given_up(params: usize) -> NodeOut {
+        NodeOut {
+            publishes: vec![true; params],
+            unfreshes: vec![true; params],
+            ..NodeOut::default()
+        }
+    }
 }
 
 impl Analysis<'_> {
@@ -141,6 +181,9 @@ impl Analysis<'_> {
             returns_owned: vec![true; n],
             entry: (0..n as u32).map(|x| vec![true; params(x)]).collect(),
             fresh_receiver: FxHashSet::default(),
+            entry_fresh: (0..n as u32).map(|x| vec![true; params(x)]).collect(),
+            keeps_fresh: (0..n as u32).map(|x| vec![true; params(x)]).collect(),
+            returns_fresh: vec![true; n],
         };
         let root_entries: Vec<u32> = roots
             .iter()
@@ -165,17 +208,19 @@ impl Analysis<'_> {
                 }
                 let Some(body) = bodies.get(&x) else { continue };
                 let (out, read) = self.analyse_node(x, body, &facts, false, &mut reach);
-                deps.note_reads(x, read);
+                deps.note_reads(x, &read);
                 let changes = merge(&mut facts, x, &out);
                 changed |= changes.any();
                 deps.mark(&changes, x, &mut dirty);
                 outs.insert(x, out);
             }
             let entries_before = facts.entry.clone();
+            let fresh_before = facts.entry_fresh.clone();
             changed |= self.close_entries(&mut facts, &nodes, &bodies, &root_entries, Some(&outs));
             for &x in &nodes {
-                if facts.entry[x as usize] != entries_before[x as usize] {
-                    dirty[x as usize] = true;
+                let x = x as usize;
+                if facts.entry[x] != entries_before[x] || facts.entry_fresh[x] != fresh_before[x] {
+                    dirty[x] = true;
                 }
             }
             if !changed {
@@ -229,10 +274,10 @@ impl Analysis<'_> {
         self.program.is_application(self.program.method(m).class)
     }
 
-    /// Parameters owned on entry: false at root entries and wherever a
-    /// caller that is not analysed (JDK code, a callback) or a call that
-    /// does not map its arguments reaches the node; otherwise the
-    /// intersection of what the analysed callers pass. Returns whether
+    /// Parameters owned (and fresh) on entry: false at root entries and
+    /// wherever a caller that is not analysed (JDK code, a callback) or a
+    /// call that does not map its arguments reaches the node; otherwise
+    /// the intersection of what the analysed callers pass. Returns whether
     /// anything changed.
     fn close_entries(
         &self,
@@ -264,7 +309,9 @@ impl Analysis<'_> {
                         .map(|i| o.args[i].1.as_slice())
                 });
                 let maps = bodies.get(&callee).is_some_and(|b| {
-                    passed.as_ref().is_some_and(|p| p.len() == b.params.len())
+                    passed
+                        .as_ref()
+                        .is_some_and(|p| p.len() == 2 * b.params.len())
                         && self.calls_by_name(caller, site, callee)
                 });
                 match (passed, maps) {
@@ -285,7 +332,9 @@ impl Analysis<'_> {
                     // The deserializer passes the object it just made.
                     (None, _) if facts.fresh_receiver.contains(&callee) => {
                         let params = bodies.get(&callee).map_or(0, |b| b.params.len());
-                        let passed: Vec<bool> = (0..params).map(|i| i == 0).collect();
+                        // The receiver, owned and fresh.
+                        let passed: Vec<bool> =
+                            (0..2 * params).map(|i| i == 0 || i == params).collect();
                         let slot = &mut incoming[callee as usize];
                         match slot {
                             None => *slot = Some(passed),
@@ -305,15 +354,23 @@ impl Analysis<'_> {
         }
         let mut changed = false;
         for &x in nodes {
-            let entry = &mut facts.entry[x as usize];
-            for (i, e) in entry.iter_mut().enumerate() {
-                let now = !unknown[x as usize]
-                    && incoming[x as usize]
+            let x = x as usize;
+            let passed = |i: usize| {
+                !unknown[x]
+                    && incoming[x]
                         .as_ref()
-                        .is_none_or(|v| v.get(i).copied().unwrap_or(false));
-                if *e && !now {
-                    *e = false;
-                    changed = true;
+                        .is_none_or(|v| v.get(i).copied().unwrap_or(false))
+            };
+            let params = facts.entry[x].len();
+            for i in 0..params {
+                for (e, bit) in [
+                    (&mut facts.entry[x][i], i),
+                    (&mut facts.entry_fresh[x][i], params + i),
+                ] {
+                    if *e && !passed(bit) {
+                        *e = false;
+                        changed = true;
+                    }
                 }
             }
         }
@@ -338,25 +395,9 @@ impl Analysis<'_> {
     }
 
     /// One pass of the must-analysis over a node's CFG, with the objects
-    /// whose shared facts (`published`, `mixed`) it may have read: those
-    /// of every variable whose points-to set it looked at.
+    /// whose shared facts (`published`, `mixed`) it may have read: the
+    /// points-to set of every variable it looked at (`None`: not looked at).
     fn analyse_node(
-        &self,
-        x: u32,
-        body: &Body,
-        facts: &Facts,
-        record: bool,
-        reach: &mut ReachCache,
-    ) -> (NodeOut, Vec<ObjectId>) {
-        let (out, pts) = self.walk_node(x, body, facts, record, reach);
-        let mut read: Vec<ObjectId> = pts.into_iter().flatten().flatten().collect();
-        read.sort_unstable();
-        read.dedup();
-        (out, read)
-    }
-
-    /// The walk of [`Self::analyse_node`], with the points-to sets it fetched.
-    fn walk_node(
         &self,
         x: u32,
         body: &Body,
@@ -371,11 +412,7 @@ impl Analysis<'_> {
             body,
             facts,
             pts: vec![None; body.vars.len()],
-            out: NodeOut {
-                publishes: vec![false; body.params.len()],
-                returns_owned: true,
-                ..NodeOut::default()
-            },
+            out: NodeOut::start(body.params.len()),
             record: false,
             reach,
             callees: FxHashMap::default(),
@@ -386,7 +423,6 @@ impl Analysis<'_> {
             w.callees.entry(site).or_default().push(c);
         }
         let nb = body.blocks.len();
-        let mut at_entry: Vec<Option<Vec<bool>>> = vec![None; nb];
         if nb == 0 {
             return (w.out, w.pts);
         }
@@ -398,58 +434,30 @@ impl Analysis<'_> {
                 *s = owned;
             }
             let made_by_deserializer = i == 0 && facts.fresh_receiver.contains(&x);
-            fresh::set_fresh(&mut start, vars, *p, owned && made_by_deserializer);
+            let passed_fresh = facts.entry_fresh[x as usize]
+                .get(i)
+                .copied()
+                .unwrap_or(false);
+            fresh::set_fresh(
+                &mut start,
+                vars,
+                *p,
+                owned && (made_by_deserializer || passed_fresh),
+            );
         }
-        at_entry[0] = Some(start);
-        // Blocks in id order until nothing changes; a must-analysis
-        // (states only lose ownership), so it ends.
-        let mut dirty = vec![false; nb];
-        dirty[0] = true;
-        let mut passes = 0;
-        while let Some(b) = dirty.iter().position(|&d| d) {
-            dirty[b] = false;
-            passes += 1;
-            if passes > nb * 64 {
-                // Pathological: give up on this node.
-                w.out = NodeOut {
-                    publishes: vec![true; body.params.len()],
-                    returns_owned: false,
-                    ..NodeOut::default()
-                };
-                return (w.out, w.pts);
-            }
-            let Some(mut state) = at_entry[b].clone() else {
-                continue;
-            };
-            let block = &body.blocks[b];
-            // The state a handler sees: the meet over every statement of
-            // the block, kept only when the block has a handler.
-            let handled = !block.exceptional.is_empty();
-            let mut exc = if handled { state.clone() } else { Vec::new() };
-            for s in block.first.0..block.end.0 {
-                w.step(StmtId(s), &mut state);
-                if handled {
-                    and_into(&mut exc, &state);
-                }
-            }
-            let normal = block.succs.iter().map(|s| (s.index(), &state));
-            let handlers = block.exceptional.iter().map(|e| (e.handler.index(), &exc));
-            for (succ, st) in normal.chain(handlers).collect::<Vec<_>>() {
-                if succ >= nb {
-                    continue;
-                }
-                let changed = match &mut at_entry[succ] {
-                    None => {
-                        at_entry[succ] = Some(st.clone());
-                        true
-                    }
-                    Some(old) => and_into(old, st),
-                };
-                if changed {
-                    dirty[succ] = true;
-                }
-            }
-        }
+        // A must-analysis (states only lose ownership), so it ends;
+        // past 64 visits per block, give up on this node (pathological).
+        let solved = block_solver::solve(
+            body,
+            &mut w,
+            start,
+            block_solver::HandlerSees::AfterEach,
+            nb.saturating_mul(64),
+        );
+        let Some(at_entry) = solved else {
+            w.out = NodeOut::given_up(body.params.len());
+            return (w.out, w.pts);
+        };
         if record {
             // Replay every block once with its final entry state: a
             // statement's base counts as owned only in that state.
@@ -460,7 +468,7 @@ impl Analysis<'_> {
                 };
                 let block = &body.blocks[b];
                 for s in block.first.0..block.end.0 {
-                    w.step(StmtId(s), &mut state);
+                    w.step_stmt(StmtId(s), &mut state);
                 }
             }
         }
@@ -479,6 +487,9 @@ struct Dependents {
     by_object: FxHashMap<ObjectId, Vec<u32>>,
     /// Per node, the objects it is registered under.
     registered: Vec<FxHashSet<ObjectId>>,
+    /// Per node, the variables whose points-to sets are registered (a
+    /// variable's set does not change between passes).
+    registered_vars: Vec<Vec<bool>>,
     callers: Vec<Vec<u32>>,
 }
 
@@ -498,18 +509,32 @@ impl Dependents {
         Dependents {
             by_object: FxHashMap::default(),
             registered: vec![FxHashSet::default(); callees.len()],
+            registered_vars: vec![Vec::new(); callees.len()],
             callers,
         }
     }
 
-    /// Node `x` read the facts of `objects`.
-    fn note_reads(&mut self, x: u32, objects: Vec<ObjectId>) {
-        let Some(seen) = self.registered.get_mut(x as usize) else {
+    /// Node `x` read the facts of the objects of these points-to sets
+    /// (per variable; `None`: not read).
+    fn note_reads(&mut self, x: u32, read: &[Option<Vec<ObjectId>>]) {
+        let (Some(seen), Some(vars)) = (
+            self.registered.get_mut(x as usize),
+            self.registered_vars.get_mut(x as usize),
+        ) else {
             return;
         };
-        for o in objects {
-            if seen.insert(o) {
-                self.by_object.entry(o).or_default().push(x);
+        if vars.len() < read.len() {
+            vars.resize(read.len(), false);
+        }
+        for (v, set) in read.iter().enumerate() {
+            let Some(set) = set else { continue };
+            if std::mem::replace(&mut vars[v], true) {
+                continue;
+            }
+            for &o in set {
+                if seen.insert(o) {
+                    self.by_object.entry(o).or_default().push(x);
+                }
             }
         }
     }
@@ -536,7 +561,7 @@ impl Dependents {
 
 /// What one merge changed: the objects whose `published` or `mixed`
 /// facts changed, and whether the node's own summary (`publishes`,
-/// `returns_owned`) did.
+/// `returns_owned`, `keeps_fresh`, `returns_fresh`) did.
 #[derive(Default)]
 struct Changes {
     objects: Vec<ObjectId>,
@@ -607,17 +632,51 @@ fn merge(facts: &mut Facts, x: u32, out: &NodeOut) -> Changes {
         changes.summary |= *r && !out.returns_owned;
         *r &= out.returns_owned;
     }
+    if let Some(k) = facts.keeps_fresh.get_mut(x as usize) {
+        for (a, &b) in k.iter_mut().zip(&out.unfreshes) {
+            changes.summary |= b && *a;
+            *a &= !b;
+        }
+    }
+    if let Some(r) = facts.returns_fresh.get_mut(x as usize) {
+        changes.summary |= *r && !out.returns_fresh;
+        *r &= out.returns_fresh;
+    }
     changes
 }
 
-/// What published values reach, shared by every walk of one ownership
-/// run (it depends on points-to facts only, which do not change).
+/// What published values reach, and the container model's answers,
+/// shared by every walk of one ownership run (they depend on points-to
+/// facts and the program only, which do not change).
 #[derive(Default)]
 struct ReachCache {
     /// Per object: the objects its followed fields hold.
     successors: FxHashMap<ObjectId, Box<[ObjectId]>>,
     /// Per set of roots: what they reach (`None`: past [`MAX_REACH`]).
-    reached: FxHashMap<Vec<ObjectId>, Option<Arc<FxHashSet<ObjectId>>>>,
+    reached: FxHashMap<Vec<ObjectId>, Option<Arc<ObjectBits>>>,
+    /// Per called method (class, name): the container model's access.
+    container_access: FxHashMap<(Arc<str>, Arc<str>), Option<ContainerAccess>>,
+}
+
+/// A set of objects as bits by object id: a publication tests every
+/// owned variable's points-to set against what it reached.
+struct ObjectBits(Vec<u64>);
+
+impl ObjectBits {
+    fn of(set: &FxHashSet<ObjectId>) -> ObjectBits {
+        let top = set.iter().map(|o| o.0 as usize).max().unwrap_or(0);
+        let mut words = vec![0u64; top / 64 + 1];
+        for o in set {
+            words[o.0 as usize / 64] |= 1 << (o.0 % 64);
+        }
+        ObjectBits(words)
+    }
+
+    fn contains(&self, o: &ObjectId) -> bool {
+        self.0
+            .get(o.0 as usize / 64)
+            .is_some_and(|w| w & (1 << (o.0 % 64)) != 0)
+    }
 }
 
 /// The walk over one node's statements.
@@ -698,6 +757,18 @@ fn reads_contents(name: &str) -> bool {
     )
 }
 
+impl Forward for NodeWalk<'_, '_> {
+    type State = Vec<bool>;
+
+    fn meet_into(&self, into: &mut Vec<bool>, from: &Vec<bool>) -> bool {
+        and_into(into, from)
+    }
+
+    fn step(&mut self, s: StmtId, state: &mut Vec<bool>) {
+        self.step_stmt(s, state);
+    }
+}
+
 impl NodeWalk<'_, '_> {
     fn pts_of(&mut self, v: VarId) -> &[ObjectId] {
         let i = v.index();
@@ -766,6 +837,39 @@ impl NodeWalk<'_, '_> {
             fresh::set_fresh(state, vars, u, false);
         }
         fresh::set_fresh(state, vars, v, false);
+        for i in self.params_copied_by(v) {
+            self.out.unfreshes[i] = true;
+        }
+    }
+
+    /// The parameters `v` is a copy of (or is).
+    fn params_copied_by(&mut self, v: VarId) -> Vec<usize> {
+        let body = self.body;
+        let copies = self.copies.get_or_insert_with(|| fresh::copy_classes(body));
+        let class = copies.of(v);
+        body.params
+            .iter()
+            .enumerate()
+            .filter(|&(_, &p)| p == v || class.contains(&p))
+            .map(|(i, _)| i)
+            .collect()
+    }
+
+    /// `return v`: the summary's `returns_owned` and `returns_fresh`; a
+    /// returned parameter is not kept fresh (the caller gets a second
+    /// reference to it).
+    fn ret(&mut self, state: &mut [bool], v: VarId) {
+        if !self.owned(state, v) {
+            self.out.returns_owned = false;
+        }
+        let params = self.params_copied_by(v);
+        let fresh_made_here = self.owned(state, v) && self.fresh(state, v) && params.is_empty();
+        if !fresh_made_here {
+            self.out.returns_fresh = false;
+        }
+        for i in params {
+            self.out.unfreshes[i] = true;
+        }
     }
 
     /// `v` is handed to code that may keep it where other threads see it:
@@ -820,11 +924,13 @@ impl NodeWalk<'_, '_> {
 
     /// The objects reachable from `roots` through the fields escape
     /// follows; `None` past [`MAX_REACH`] (computed once per set of roots).
-    fn reach(&mut self, roots: &[ObjectId]) -> Option<Arc<FxHashSet<ObjectId>>> {
+    fn reach(&mut self, roots: &[ObjectId]) -> Option<Arc<ObjectBits>> {
         if let Some(known) = self.reach.reached.get(roots) {
             return known.clone();
         }
-        let found = self.reach_from(roots).map(Arc::new);
+        let found = self
+            .reach_from(roots)
+            .map(|set| Arc::new(ObjectBits::of(&set)));
         self.reach.reached.insert(roots.to_vec(), found.clone());
         found
     }
@@ -864,7 +970,7 @@ impl NodeWalk<'_, '_> {
         }
     }
 
-    fn step(&mut self, s: StmtId, state: &mut [bool]) {
+    fn step_stmt(&mut self, s: StmtId, state: &mut [bool]) {
         let Some(stmt) = self.body.stmts.get(s.index()) else {
             return;
         };
@@ -903,8 +1009,9 @@ impl NodeWalk<'_, '_> {
                     self.set(state, *r, false);
                 }
             }
-            StmtKind::Return(Some(Operand::Var(v))) if !self.owned(state, *v) => {
-                self.out.returns_owned = false;
+            StmtKind::Return(Some(Operand::Var(v))) => self.ret(state, *v),
+            StmtKind::Return(Some(Operand::Const(c))) if *c != ConstValue::Null => {
+                self.out.returns_fresh = false;
             }
             _ => {}
         }
@@ -944,10 +1051,11 @@ impl NodeWalk<'_, '_> {
 
     fn invoke(&mut self, s: StmtId, state: &mut [bool], result: Option<VarId>, call: &Call) {
         let operands: Vec<&Operand> = call.receiver.iter().chain(call.args.iter()).collect();
-        let passed: Vec<bool> = operands
+        let mut passed: Vec<bool> = operands
             .iter()
             .map(|o| o.var().is_none_or(|v| self.owned(state, v)))
             .collect();
+        passed.extend(self.passed_fresh(state, &operands));
         match self.site_args.get_mut(&s) {
             Some(old) => {
                 and_into(old, &passed);
@@ -980,15 +1088,26 @@ impl NodeWalk<'_, '_> {
                 }
             }
         }
-        let mut made_fresh = false;
-        if !jdk.is_empty() || callees.is_empty() {
+        let by_name: Vec<u32> = app
+            .iter()
+            .copied()
+            .filter(|&c| self.is_called_by_name(call, c))
+            .collect();
+        let mut made_fresh = !app.is_empty()
+            && by_name.len() == app.len()
+            && by_name.iter().all(|&c| {
+                let returns = self.facts.returns_fresh.get(c as usize);
+                returns.copied().unwrap_or(false)
+            });
+        let library = !jdk.is_empty() || callees.is_empty();
+        if library {
             let (owned, publish) = self.library_call(state, call);
             result_owned &= owned;
             to_publish.extend(publish);
             made_fresh =
                 app.is_empty() && fresh::makes_fresh_object(&call.method.class, &call.method.name);
         }
-        self.unfresh_operands(state, call, !app.is_empty());
+        self.unfresh_operands(state, call, &app, &by_name, library);
         to_publish.sort_unstable();
         to_publish.dedup();
         for v in to_publish {
@@ -1003,9 +1122,19 @@ impl NodeWalk<'_, '_> {
 
     /// After a call, its arguments may sit inside other objects (a
     /// container's contents, a callee's fields), and application callees
-    /// may have stored their receiver too: none of them is fresh any more
-    /// (calls that keep nothing excepted).
-    fn unfresh_operands(&mut self, state: &mut [bool], call: &Call, application: bool) {
+    /// may have stored their receiver too: an operand stays fresh only
+    /// when every application callee (`app`, those of them that are
+    /// called by their own name: `by_name`) keeps that parameter fresh
+    /// and, for a call into the library, when it is the receiver or the
+    /// call keeps nothing.
+    fn unfresh_operands(
+        &mut self,
+        state: &mut [bool],
+        call: &Call,
+        app: &[u32],
+        by_name: &[u32],
+        library: bool,
+    ) {
         // A call that keeps nothing may still return an operand (an
         // identity like `requireNonNull`): its result would be an alias.
         let returns_reference = call.method.descriptor.ends_with(';')
@@ -1015,16 +1144,76 @@ impl NodeWalk<'_, '_> {
                 .rsplit(')')
                 .next()
                 .is_some_and(|r| r.starts_with('['));
-        if !application
-            && keeps_nothing(&call.method.class, &call.method.name)
-            && !returns_reference
-        {
-            return;
+        let library_keeps_args = !library
+            || (keeps_nothing(&call.method.class, &call.method.name) && !returns_reference);
+        let operands: Vec<Option<VarId>> = call
+            .receiver
+            .iter()
+            .chain(call.args.iter())
+            .map(Operand::var)
+            .collect();
+        let has_receiver = call.receiver.is_some();
+        for (i, v) in operands.iter().enumerate() {
+            let Some(v) = *v else { continue };
+            let is_receiver = has_receiver && i == 0;
+            let kept_by_app = by_name.len() == app.len()
+                && by_name.iter().all(|&c| {
+                    let keeps = self.facts.keeps_fresh.get(c as usize);
+                    keeps.is_some_and(|k| k.len() == operands.len() && k[i])
+                });
+            let kept_by_library = is_receiver || library_keeps_args;
+            if !(kept_by_app && kept_by_library) {
+                self.unfresh(state, v);
+            }
         }
-        let receiver = call.receiver.iter().filter(|_| application);
-        for v in receiver.chain(call.args.iter()).filter_map(Operand::var) {
-            self.unfresh(state, v);
+    }
+
+    /// Is each operand (receiver first) fresh when passed? An operand
+    /// passed twice (or with a copy of it) is not: the callee would hold
+    /// the object under two parameters.
+    fn passed_fresh(&mut self, state: &[bool], operands: &[&Operand]) -> Vec<bool> {
+        let vars: Vec<Option<VarId>> = operands.iter().map(|o| o.var()).collect();
+        let body = self.body;
+        let copies = self.copies.get_or_insert_with(|| fresh::copy_classes(body));
+        let n = body.vars.len();
+        vars.iter()
+            .enumerate()
+            .map(|(i, v)| {
+                v.is_some_and(|v| {
+                    let class = copies.of(v);
+                    state.get(v.index()).copied().unwrap_or(false)
+                        && fresh::is_fresh(state, n, v)
+                        && !vars
+                            .iter()
+                            .enumerate()
+                            .any(|(j, u)| j != i && u.is_some_and(|u| u == v || class.contains(&u)))
+                })
+            })
+            .collect()
+    }
+
+    /// Does `call` name `callee`'s method (so operands map to parameters,
+    /// unlike a callback the JDK makes on the call's behalf)?
+    fn is_called_by_name(&self, call: &Call, callee: u32) -> bool {
+        let target = self
+            .a
+            .program
+            .method(self.a.graph.nodes[callee as usize].method);
+        call.method.name == target.name && call.method.descriptor == target.descriptor
+    }
+
+    /// The container model's access of a called method (once per method
+    /// and ownership run: the model walks supertypes by name).
+    fn container_access(&mut self, call: &Call) -> Option<ContainerAccess> {
+        let key = (call.method.class.clone(), call.method.name.clone());
+        if let Some(&known) = self.reach.container_access.get(&key) {
+            return known;
         }
+        let program = self.a.program;
+        let is_subtype = |x: &str, y: &str| program.is_subtype_name(x, y);
+        let access = lockstep_models::container_access_via(&key.0, &key.1, &is_subtype);
+        self.reach.container_access.insert(key, access);
+        access
     }
 
     /// A call into code this analysis does not walk: is the result owned,
@@ -1040,8 +1229,6 @@ impl NodeWalk<'_, '_> {
         if keeps_nothing(class, name) {
             return (false, Vec::new());
         }
-        let is_subtype = |x: &str, y: &str| self.a.program.is_subtype_name(x, y);
-        let access = lockstep_models::container_access_via(class, name, &is_subtype);
         if let Some(r) = recv {
             if reads_contents(name) {
                 let owned = self.owned(state, r) && {
@@ -1052,10 +1239,11 @@ impl NodeWalk<'_, '_> {
                 };
                 return (owned, Vec::new());
             }
-            if access == Some(lockstep_models::ContainerAccess::Read) {
+            let access = self.container_access(call);
+            if access == Some(ContainerAccess::Read) {
                 return (false, Vec::new());
             }
-            if access == Some(lockstep_models::ContainerAccess::Write) {
+            if access == Some(ContainerAccess::Write) {
                 if !self.owned(state, r) {
                     return (false, args);
                 }

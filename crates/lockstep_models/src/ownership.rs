@@ -105,6 +105,8 @@ static OWNED: Table<OwnedResult> = Table::new(&[
     removed("java/io/Reader", "read"), removed("java/io/InputStream", "read"),
     removed("java/io/BufferedReader", "read"), removed("java/io/BufferedReader", "readLine"),
     removed("java/io/BufferedInputStream", "read"),
+    removed("java/nio/channels/ReadableByteChannel", "read"),
+    removed("java/nio/channels/ScatteringByteChannel", "read"),
     // Defensive copies: new objects holding a snapshot.
     copy(COLLECTION, "toArray"), copy(LIST, "toArray"), copy("java/util/Vector", "toArray"),
     copy("java/util/AbstractCollection", "toArray"), copy("java/util/ArrayList", "toArray"),

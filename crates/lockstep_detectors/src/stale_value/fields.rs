@@ -1,5 +1,8 @@
 //! Fields whose value cannot go stale: `final` fields, and fields
-//! initialised lazily once (the synchronized singleton getter).
+//! initialised lazily once (the synchronized singleton getter). Also, for
+//! `private` and `final` fields, the classes of the objects they can hold
+//! when every store is an allocation (`new LinkedList()`), so that a call
+//! on a value read from one dispatches to those classes' methods only.
 //!
 //! A value read from such a field under a lock is still the field's value
 //! after the lock is released, so using it is no stale use (paper 001 §5.1:
@@ -36,12 +39,18 @@ struct MethodStores {
     stores: BTreeMap<FieldKey, bool>,
     /// Fields compared with `null` here.
     null_checked: BTreeSet<FieldKey>,
+    /// Fields stored here, and the classes allocated into them (`None`
+    /// once a store is not of an object allocated here).
+    allocated: BTreeMap<FieldKey, Option<BTreeSet<Arc<str>>>>,
 }
 
 /// The fields whose values cannot go stale.
 #[derive(Debug, Default)]
 pub struct StableFields {
     write_once: BTreeSet<FieldKey>,
+    /// `private` or `final` fields whose every store (`null` aside) is of
+    /// an object allocated by the storing method: the classes allocated.
+    allocated: BTreeMap<FieldKey, BTreeSet<Arc<str>>>,
 }
 
 /// The class declaring a referenced field (the referenced class when it
@@ -76,7 +85,7 @@ pub fn is_final(program: &Program, field: &MemberRef) -> bool {
 }
 
 /// The field a variable was read from, if it is (a copy of) a field read.
-fn read_field(body: &Body, mut v: VarId) -> Option<&MemberRef> {
+pub fn read_field(body: &Body, mut v: VarId) -> Option<&MemberRef> {
     // Copy chains are acyclic; the bound guards against malformed input.
     for _ in 0..16 {
         let s = body.unique_def.get(v.index()).copied().flatten()?;
@@ -109,7 +118,21 @@ fn scan(program: &Program, m: MethodId) -> MethodStores {
                     continue;
                 }
                 let fresh = value.var().is_some_and(|v| is_fresh(&body, v));
-                let slot = out.stores.entry(key(program, field)).or_insert(true);
+                let k = key(program, field);
+                if !matches!(value, Operand::Const(ConstValue::Null)) {
+                    let class = value.var().and_then(|v| allocated_class(&body, v));
+                    let slot = out
+                        .allocated
+                        .entry(k.clone())
+                        .or_insert_with(|| Some(BTreeSet::new()));
+                    match (slot.as_mut(), class) {
+                        (Some(set), Some(c)) => {
+                            set.insert(c);
+                        }
+                        _ => *slot = None,
+                    }
+                }
+                let slot = out.stores.entry(k).or_insert(true);
                 *slot &= fresh;
             }
             StmtKind::If { lhs, rhs, .. } => {
@@ -158,7 +181,24 @@ impl StableFields {
                     .then_some(k)
             })
             .collect();
-        StableFields { write_once }
+        let allocated = merge_allocations(program, &scans);
+        StableFields {
+            write_once,
+            allocated,
+        }
+    }
+
+    /// The classes of the objects a read of `field` can give, when known
+    /// (every store allocates: see [`StableFields::allocated`]).
+    pub fn allocated_classes(
+        &self,
+        program: &Program,
+        field: &MemberRef,
+    ) -> Option<&BTreeSet<Arc<str>>> {
+        if self.allocated.is_empty() {
+            return None;
+        }
+        self.allocated.get(&key(program, field))
     }
 
     /// Can a read of this field not give a stale value?
@@ -166,4 +206,65 @@ impl StableFields {
         is_final(program, field)
             || (!self.write_once.is_empty() && self.write_once.contains(&key(program, field)))
     }
+}
+
+/// The class `v` was allocated with, through copies and casts.
+fn allocated_class(body: &Body, mut v: VarId) -> Option<Arc<str>> {
+    for _ in 0..16 {
+        let s = body.unique_def.get(v.index()).copied().flatten()?;
+        match &body.stmts.get(s.index())?.kind {
+            StmtKind::Assign {
+                value: Rvalue::New(class),
+                ..
+            } => return Some(class.clone()),
+            StmtKind::Assign {
+                value: Rvalue::Use(Operand::Var(w)) | Rvalue::Cast(Operand::Var(w), _),
+                ..
+            } => v = *w,
+            _ => return None,
+        }
+    }
+    None
+}
+
+/// Is the field `private` or `final`: written only by its class (or its
+/// constructors), never by a client of an open program?
+fn is_private_or_final(program: &Program, (class, name): &FieldKey) -> bool {
+    program
+        .class_by_name(class)
+        .and_then(|c| {
+            program
+                .class(c)
+                .file
+                .fields
+                .iter()
+                .find(|f| f.name == *name)
+                .map(|f| f.access_flags & (access::FINAL | access::PRIVATE) != 0)
+        })
+        .unwrap_or(false)
+}
+
+/// The allocated classes of every `private` or `final` field of the
+/// application whose every store, in any method, allocates.
+fn merge_allocations(
+    program: &Program,
+    scans: &[MethodStores],
+) -> BTreeMap<FieldKey, BTreeSet<Arc<str>>> {
+    let mut merged: BTreeMap<FieldKey, Option<BTreeSet<Arc<str>>>> = BTreeMap::new();
+    for s in scans {
+        for (k, classes) in &s.allocated {
+            let slot = merged
+                .entry(k.clone())
+                .or_insert_with(|| Some(BTreeSet::new()));
+            match (slot.as_mut(), classes) {
+                (Some(set), Some(cs)) => set.extend(cs.iter().cloned()),
+                _ => *slot = None,
+            }
+        }
+    }
+    merged
+        .into_iter()
+        .filter_map(|(k, v)| Some((k, v?)))
+        .filter(|(k, v)| !v.is_empty() && is_private_or_final(program, k))
+        .collect()
 }

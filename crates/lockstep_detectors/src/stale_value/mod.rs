@@ -92,7 +92,13 @@ fn run(cx: &Context<'_>, settings: &Settings) -> Output {
     let program = cx.program;
     let stable = StableFields::compute(program);
     let value_types = ValueTypes::compute(program);
-    let summaries = Summaries::compute(program, cx.call_graph, &stable, settings.unknown_callees);
+    let summaries = Summaries::compute(
+        program,
+        cx.call_graph,
+        &stable,
+        &value_types,
+        settings.unknown_callees,
+    );
     let app: Vec<MethodId> = cx
         .call_graph
         .reachable
@@ -105,8 +111,15 @@ fn run(cx: &Context<'_>, settings: &Settings) -> Output {
     let (per_method, skipped) = crate::budget::map_within(cx.budget, &app, |&m| {
         analyse_method(program, &stable, &value_types, &summaries, m)
     });
+    let stats = vec![format!(
+        "stale-value: {} methods summarised, {} summary computations, {} application methods analysed",
+        summaries.len(),
+        summaries.combines,
+        app.len()
+    )];
     Output {
         findings: per_method.into_iter().flatten().flatten().collect(),
+        stats,
         cuts: skipped
             .cut(RuleId::StaleValue, "application methods not analysed")
             .into_iter()

@@ -44,7 +44,7 @@ use lockstep_program::{CallGraph, EdgeKind, MethodId, Program};
 
 use super::fields::StableFields;
 use super::locks::{self, keep, translate, Actual, Effect, Keep, LockKey, LockKind, Translated};
-use super::values;
+use super::values::{self, ValueTypes};
 
 /// At most this many locks are kept per summary; a method acquiring more
 /// is summarised as also acquiring "some other lock" (callers then treat a
@@ -182,6 +182,10 @@ pub struct CallSite {
     /// [`Facts::targets`]): whether the result derives from heap state is
     /// a may-property. Usually the same range as `callees`.
     all: (u32, u32),
+    /// Library targets were left out of `callees` with no library method
+    /// standing for them ([`considered`]): the call does not share its
+    /// result, whatever the program's targets do.
+    library_unshared: bool,
     /// The call's lock effect from the models layer (`lock`, `wait`...),
     /// with the lock it concerns. Modelled calls are not summarised
     /// through their callees: the model says what they do.
@@ -219,6 +223,11 @@ pub struct Facts {
     pub returned_calls: Vec<usize>,
     /// Those of them made under a lock of the method.
     pub locked_calls: Vec<usize>,
+    /// When every `return` returns a fresh value or the result of one of
+    /// these call sites (indices into `sites`): the method returns fresh
+    /// values if the calls' targets all do (a `get` returning what a
+    /// helper built). `None` otherwise.
+    pub fresh_calls: Option<Vec<usize>>,
 }
 
 impl Facts {
@@ -329,10 +338,12 @@ fn is_library(program: &Program, m: MethodId) -> bool {
 }
 
 /// The facts of method `m`.
+#[allow(clippy::too_many_arguments)]
 pub fn facts(
     program: &Program,
     cg: &CallGraph,
     stable: &StableFields,
+    value_types: &ValueTypes,
     methods: &[MethodId],
     m: MethodId,
     reached: bool,
@@ -408,6 +419,7 @@ pub fn facts(
             body: None,
             returned_calls: Vec::new(),
             locked_calls: Vec::new(),
+            fresh_calls: None,
         };
     };
     for region in &body.monitors {
@@ -432,6 +444,9 @@ pub fn facts(
     let mut returns = 0usize;
     let mut returns_arg = true;
     let mut returns_fresh = true;
+    // The calls whose results are returned, while every other return is
+    // fresh (`None` once one is neither).
+    let mut fresh_via: Option<Vec<StmtId>> = Some(Vec::new());
     for (i, stmt) in body.stmts.iter().enumerate() {
         let sid = StmtId(i as u32);
         match &stmt.kind {
@@ -465,6 +480,7 @@ pub fn facts(
                         all.push(e.callee);
                     }
                 }
+                narrow_to_allocations(program, stable, &body, call, &mut all);
                 // Only a result can carry a stale value; the JDK is
                 // summarised by its receiver's locks alone (`locks::keep`).
                 // In a method the call graph did not reach no call has a
@@ -475,8 +491,8 @@ pub fn facts(
                 };
                 let unknown = match callee {
                     Callee::Unknown(why) => Some(why).filter(|_| distinct_unknown),
-                    Callee::Resolved(t) => {
-                        all.push(t);
+                    Callee::Resolved(ts) => {
+                        all.extend(ts);
                         None
                     }
                     Callee::Targets => None,
@@ -492,8 +508,8 @@ pub fn facts(
                     targets.extend(ms.iter().filter_map(index));
                     (start, targets.len() as u32)
                 };
-                let considered = match unknown {
-                    Some(_) => Vec::new(),
+                let (considered, library_unshared) = match unknown {
+                    Some(_) => (Vec::new(), false),
                     None => considered(program, &body, call, &all),
                 };
                 let all_range = push(&all);
@@ -506,6 +522,7 @@ pub fn facts(
                     stmt: sid,
                     callees,
                     all: all_range,
+                    library_unshared,
                     modelled,
                     unknown,
                 });
@@ -514,16 +531,32 @@ pub fn facts(
                 returns += 1;
                 let path = lockstep_ir::operand_path(&body, op);
                 returns_arg &= matches!(path, AccessPath::This | AccessPath::Param(..));
-                returns_fresh &= values::is_fresh_value(program, &body, op);
+                let fresh = values::is_fresh_value(program, &body, op);
+                returns_fresh &= fresh;
+                if !fresh {
+                    match (values::defining_call(&body, op), fresh_via.as_mut()) {
+                        (Some(call), Some(list)) => list.push(call),
+                        _ => fresh_via = None,
+                    }
+                }
             }
             _ => {}
         }
     }
     own.returns_arg = returns > 0 && returns_arg;
+    // Sites are in statement order; a returned call without a site (no
+    // target) is not known to be fresh.
+    let fresh_calls = fresh_via.filter(|_| returns > 0).and_then(|calls| {
+        calls
+            .iter()
+            .map(|c| sites.binary_search_by_key(c, |s| s.stmt).ok())
+            .collect::<Option<Vec<usize>>>()
+    });
     let juc = sites
         .iter()
         .any(|s| matches!(s.modelled, Some((Effect::Acquire(_), _))));
-    let slice = returned_slice(program, stable, &body, &sites, juc, library);
+    let immune = value_types.immune_vars(program, &body);
+    let slice = returned_slice(program, stable, &body, &sites, &immune, juc, library);
     own.returns_fresh = returns > 0 && returns_fresh;
     own.returns_shared = slice.locked_read;
     own.returns_heap = slice.heap_read && !own.returns_fresh;
@@ -544,6 +577,43 @@ pub fn facts(
         body: Some(body),
         returned_calls: slice.calls,
         locked_calls: slice.locked_calls,
+        fresh_calls,
+    }
+}
+
+/// Keeps, of the targets of a virtual call on a value read from a field
+/// whose objects are all allocated by the program (`private final List
+/// items = new LinkedList()`), those the allocated classes dispatch to:
+/// the call graph dispatches `items.isEmpty()` to every live `List`, a
+/// synchronized one of the program included. Unchanged when nothing is
+/// known or nothing would be left.
+fn narrow_to_allocations(
+    program: &Program,
+    stable: &StableFields,
+    body: &Body,
+    call: &Call,
+    all: &mut Vec<MethodId>,
+) {
+    if all.len() <= 1 || matches!(call.kind, CallKind::Static | CallKind::Special) {
+        return;
+    }
+    let Some(classes) = call
+        .receiver
+        .as_ref()
+        .and_then(Operand::var)
+        .and_then(|v| super::fields::read_field(body, v))
+        .and_then(|f| stable.allocated_classes(program, f))
+    else {
+        return;
+    };
+    let m = &call.method;
+    let dispatched: BTreeSet<MethodId> = classes
+        .iter()
+        .filter_map(|c| program.class_by_name(c))
+        .filter_map(|c| program.dispatch(c, &m.name, &m.descriptor))
+        .collect();
+    if all.iter().any(|t| dispatched.contains(t)) {
+        all.retain(|t| dispatched.contains(t));
     }
 }
 
@@ -579,6 +649,7 @@ fn returned_slice(
     stable: &StableFields,
     body: &Body,
     sites: &[CallSite],
+    immune: &[bool],
     juc: bool,
     library: bool,
 ) -> Slice {
@@ -646,7 +717,13 @@ fn returned_slice(
     let locked = |d: StmtId| juc || body.held_before.get(d.index()).copied().flatten().is_some();
     // Visited (variable, flag) pairs: bit 1 without, bit 2 with the flag.
     let mut seen: Vec<u8> = vec![0; body.vars.len()];
+    // A value of an immutable type (issue 14, point 7) carries no shared
+    // data, and neither does what is computed from it (`getData().length()`
+    // of a `String`, `Class.newInstance()`): the slice stops there.
     let mut visit = |v: VarId, flag: bool| -> bool {
+        if immune.get(v.index()).copied().unwrap_or(false) {
+            return false;
+        }
         let bit = if flag { 2 } else { 1 };
         match seen.get_mut(v.index()) {
             Some(b) if *b & bit == 0 => {
@@ -706,6 +783,9 @@ fn returned_slice(
                     }
                     value.for_each_operand(|op| push(op, via_call));
                 }
+                // A removed element, a read, a copy: the method hands over
+                // what the call gave it, whatever lock the call took.
+                StmtKind::Invoke { call, .. } if values::owned_call(program, call) => {}
                 StmtKind::Invoke { call, .. } => {
                     if let Some(i) = site_of(d) {
                         calls.insert(i);
@@ -741,42 +821,66 @@ fn returned_slice(
 /// with every live one as a possible target, nearly every collection call
 /// would count as acquiring a lock. A `Vector`, `Hashtable` or
 /// `StringBuffer` used through its own type is still seen.
-fn considered(program: &Program, body: &Body, call: &Call, all: &[MethodId]) -> Vec<MethodId> {
+///
+/// When library targets are left out and no library method stands for
+/// them (the call names an interface, `List.isEmpty`), the second value is
+/// true: the JDK's implementations are targets that share nothing, so a
+/// synchronized class of the program among the targets (jgroups'
+/// `UnmodifiableVector`, a `Vector` that `List.isEmpty` dispatches to for
+/// every `LinkedList`) does not make the call a locked read on its own.
+fn considered(
+    program: &Program,
+    body: &Body,
+    call: &Call,
+    all: &[MethodId],
+) -> (Vec<MethodId>, bool) {
     if all.len() <= 1 || matches!(call.kind, CallKind::Static | CallKind::Special) {
-        return all.to_vec();
+        return (all.to_vec(), false);
     }
     let mut out: Vec<MethodId> = all
         .iter()
         .copied()
         .filter(|&c| !is_library(program, c))
         .collect();
-    if out.len() < all.len() {
-        if let Some(t) = static_target(program, body, call) {
-            if is_library(program, t) && all.binary_search(&t).is_ok() {
-                out.push(t);
-                out.sort();
-            }
-        }
+    if out.len() == all.len() {
+        return (out, false);
     }
-    out
+    match static_target(program, body, call) {
+        Some(t) if is_library(program, t) && all.binary_search(&t).is_ok() => {
+            out.push(t);
+            out.sort();
+            (out, false)
+        }
+        _ => (out, true),
+    }
 }
 
 fn is_jdk_method(program: &Program, m: MethodId) -> bool {
     lockstep_models::is_jdk_class(&program.class(program.method(m).class).name)
 }
 
+/// Is the class part of the JDK's API: `java.*`, `javax.*`..., and the
+/// standard interfaces the JDK's modules export under other names (DOM,
+/// SAX, GSS-API)?
+fn is_jdk_api(class: &str) -> bool {
+    const OTHER: &[&str] = &["org/w3c/dom/", "org/xml/sax/", "org/ietf/jgss/"];
+    lockstep_models::is_jdk_class(class) || OTHER.iter().any(|p| class.starts_with(p))
+}
+
 /// What the analysis can know about the callee of a call.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Callee {
     /// Its targets in the call graph are the callees (possibly none: a JDK
-    /// native, an annotation's element).
+    /// native, an annotation's element, a JDK interface's provider).
     Targets,
     /// A virtual or interface call the call graph dispatched nowhere,
     /// because it saw no receiver object created (`Method` and `Field`
     /// objects come from the JVM, DOM nodes from a parser found by
-    /// reflection), to a method with code: that code is what runs for an
-    /// object of the static type, and is summarised on its own.
-    Resolved(MethodId),
+    /// reflection, datasets from the library's clients), to methods with
+    /// code: the method the static type resolves to, or the program's
+    /// implementations of an abstract one. That code is what runs, and is
+    /// summarised on its own (sorted, without duplicates).
+    Resolved(Vec<MethodId>),
     Unknown(Unknown),
 }
 
@@ -838,9 +942,47 @@ pub fn callee_of(program: &Program, call: &Call, targets: &[MethodId]) -> Callee
         if program.is_summarized(t) {
             return Callee::Targets;
         }
+        // Classes of the program implement it, though the call graph saw
+        // none created (made by clients, by reflection, by deserialization):
+        // their code is what runs.
+        let implementations = implementations(program, data.class, &m.name, &m.descriptor);
+        if !implementations.is_empty() {
+            return Callee::Resolved(implementations);
+        }
+        // A JDK interface no class of the program implements is implemented
+        // by the JDK's providers, made by its factories and service lookups
+        // (DOM, XML transformers, JMX, JSSE, scripting), or by a driver
+        // implementing the JDK's contract (JDBC): summarised as JDK code,
+        // whose only counted locks are its receiver's, and the receiver is
+        // the caller's provider object (a known limit: a driver's
+        // `synchronized` methods are not seen).
+        if is_jdk_api(&program.class(data.class).name) {
+            return Callee::Targets;
+        }
         return Callee::Unknown(Unknown::NoImplementation);
     }
-    Callee::Resolved(t)
+    Callee::Resolved(vec![t])
+}
+
+/// The methods with code that a call of `name desc` declared abstract in
+/// `declaring` dispatches to for the program's concrete subclasses
+/// (sorted, without duplicates).
+fn implementations(
+    program: &Program,
+    declaring: lockstep_program::ClassId,
+    name: &str,
+    desc: &str,
+) -> Vec<MethodId> {
+    use lockstep_classfile::access::{ABSTRACT, INTERFACE};
+    let mut out: Vec<MethodId> = program
+        .application_classes()
+        .filter(|&c| program.class(c).access_flags() & (ABSTRACT | INTERFACE) == 0)
+        .filter(|&c| c != declaring && program.is_subtype(c, declaring))
+        .filter_map(|c| program.dispatch(c, name, desc))
+        .collect();
+    out.sort_unstable();
+    out.dedup();
+    out
 }
 
 /// The method a call resolves to (JVMS §5.4.3.3–4), from the class it names.
@@ -883,8 +1025,8 @@ fn resolved_targets(program: &Program, cg: &CallGraph, m: MethodId) -> Vec<Metho
         if any || call_effect(program, call).is_some() {
             continue;
         }
-        if let Callee::Resolved(t) = callee_of(program, call, &[]) {
-            out.push(t);
+        if let Callee::Resolved(ts) = callee_of(program, call, &[]) {
+            out.extend(ts);
         }
     }
     out
@@ -948,13 +1090,52 @@ fn bound(locks: &mut BTreeMap<LockKey, Hop>, distinct: &mut bool) {
     }
 }
 
+/// For each method (index): every caller, and the callers whose own
+/// summary depends on more than its waits ([`Summaries::combine`] reads a
+/// callee's locks, sharing, heap and freshness flags only at the call
+/// sites in `returned_calls`, `locked_calls` and `fresh_calls`). Sorted,
+/// without duplicates.
+fn callers_of(facts: &[Facts], n: usize) -> (Vec<Vec<u32>>, Vec<Vec<u32>>) {
+    let mut callers: Vec<Vec<u32>> = vec![Vec::new(); n];
+    let mut result_callers: Vec<Vec<u32>> = vec![Vec::new(); n];
+    for (i, f) in facts.iter().enumerate() {
+        for (idx, site) in f.sites.iter().enumerate() {
+            let uses_result = f.returned_calls.binary_search(&idx).is_ok()
+                || f.locked_calls.binary_search(&idx).is_ok()
+                || f.fresh_calls.as_ref().is_some_and(|c| c.contains(&idx));
+            for &c in f.all(site) {
+                if let Some(list) = callers.get_mut(c as usize) {
+                    list.push(i as u32);
+                }
+                if uses_result {
+                    if let Some(list) = result_callers.get_mut(c as usize) {
+                        list.push(i as u32);
+                    }
+                }
+            }
+        }
+    }
+    for list in callers.iter_mut().chain(result_callers.iter_mut()) {
+        list.sort_unstable();
+        list.dedup();
+    }
+    (callers, result_callers)
+}
+
 /// Every reachable method's summary.
 pub struct Summaries {
     methods: Vec<MethodId>,
     pub facts: Vec<Facts>,
     summaries: Vec<Summary>,
-    /// For each method (index), the methods whose summaries depend on it.
+    /// For each method (index), the methods whose summaries depend on it
+    /// through its waits (every caller).
     callers: Vec<Vec<u32>>,
+    /// For each method (index), the callers that also use what it returns
+    /// (the call's result flows into their result, or is made under their
+    /// lock): only they depend on the rest of its summary.
+    result_callers: Vec<Vec<u32>>,
+    /// How many times a summary was recomputed, for `--stats`.
+    pub combines: usize,
 }
 
 impl Summaries {
@@ -963,6 +1144,7 @@ impl Summaries {
         program: &Program,
         cg: &CallGraph,
         stable: &StableFields,
+        value_types: &ValueTypes,
         unknown_callees: UnknownCallees,
     ) -> Summaries {
         // The reachable methods, and the methods with code that calls
@@ -984,31 +1166,38 @@ impl Summaries {
             .par_iter()
             .map(|&m| {
                 let reached = cg.is_reachable(m);
-                facts(program, cg, stable, &methods, m, reached, unknown_callees)
+                facts(
+                    program,
+                    cg,
+                    stable,
+                    value_types,
+                    &methods,
+                    m,
+                    reached,
+                    unknown_callees,
+                )
             })
             .collect();
-        let mut callers: Vec<Vec<u32>> = vec![Vec::new(); methods.len()];
-        for (i, f) in facts.iter().enumerate() {
-            for site in &f.sites {
-                for &c in f.all(site) {
-                    if let Some(list) = callers.get_mut(c as usize) {
-                        list.push(i as u32);
-                    }
-                }
-            }
-        }
-        for list in &mut callers {
-            list.sort_unstable();
-            list.dedup();
-        }
+        let (callers, result_callers) = callers_of(&facts, methods.len());
         let mut s = Summaries {
             summaries: facts.iter().map(|f| f.own.clone()).collect(),
             methods,
             facts,
             callers,
+            result_callers,
+            combines: 0,
         };
         s.fixpoint();
         s
+    }
+
+    /// How many methods are summarised.
+    pub fn len(&self) -> usize {
+        self.methods.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.methods.is_empty()
     }
 
     fn index(&self, m: MethodId) -> Option<usize> {
@@ -1042,10 +1231,32 @@ impl Summaries {
             return true;
         }
         let callees = facts.callees(site);
-        !callees.is_empty()
+        !site.library_unshared
+            && !callees.is_empty()
             && callees
                 .iter()
                 .all(|&c| self.at(c).is_some_and(Summary::shares_result))
+    }
+
+    /// Whether every `return` of the method returns a fresh value or the
+    /// result of a call whose targets all return fresh values (currently):
+    /// a method returning what its helper built hands it over too.
+    fn returns_fresh_via_calls(&self, facts: &Facts) -> bool {
+        let Some(calls) = &facts.fresh_calls else {
+            return false;
+        };
+        !calls.is_empty()
+            && calls.iter().all(|&idx| {
+                facts.sites.get(idx).is_some_and(|site| {
+                    let targets = facts.all(site);
+                    site.unknown.is_none()
+                        && site.modelled.is_none()
+                        && !targets.is_empty()
+                        && targets
+                            .iter()
+                            .all(|&c| self.at(c).is_some_and(|s| s.returns_fresh))
+                })
+            })
     }
 
     /// Whether some target of a call may return heap state.
@@ -1123,14 +1334,21 @@ impl Summaries {
             let Some(next) = self.combine(i) else {
                 continue;
             };
+            self.combines += 1;
             let Some(slot) = self.summaries.get_mut(i) else {
                 continue;
             };
             if *slot == next {
                 continue;
             }
+            // Callers that do not use the result see only the waits.
+            let dependents = if slot.waits != next.waits {
+                &self.callers
+            } else {
+                &self.result_callers
+            };
             *slot = next;
-            if let Some(list) = self.callers.get(i) {
+            if let Some(list) = dependents.get(i) {
                 queue.extend(list.iter().filter_map(|&j| rank.get(j as usize).copied()));
             }
         }
@@ -1143,6 +1361,10 @@ impl Summaries {
     fn combine(&self, i: usize) -> Option<Summary> {
         let facts = self.facts.get(i)?;
         let mut out = facts.own.clone();
+        if !out.returns_fresh && self.returns_fresh_via_calls(facts) {
+            out.returns_fresh = true;
+            out.returns_heap = false;
+        }
         let mut locks: BTreeMap<LockKey, Hop> = out.locks.iter().cloned().collect();
         let mut waits: BTreeSet<AccessPath> = out.waits.iter().cloned().collect();
         for (idx, site) in facts.sites.iter().enumerate() {

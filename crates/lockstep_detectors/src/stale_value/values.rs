@@ -18,7 +18,7 @@
 use std::collections::HashSet;
 use std::sync::Arc;
 
-use lockstep_ir::{Body, Call, Rvalue, StmtKind, Type};
+use lockstep_ir::{Body, Call, Rvalue, StmtId, StmtKind, Type};
 use lockstep_program::{ClassId, Program};
 
 /// `ACC_FINAL` and `ACC_STATIC` of the class file format.
@@ -67,7 +67,12 @@ impl ValueTypes {
             // Arrays are mutable.
             return false;
         }
+        // A `Class` object never changes (the models layer leaves it out
+        // of its value types because it names class-wide locks, which is
+        // no concern for the values this rule tracks): a class loaded by
+        // name, by a registry or by reflection is as current later.
         lockstep_models::is_value_class(class)
+            || class == "java/lang/Class"
             || self.app.contains(class)
             || lockstep_models::is_thread_owned_via(class, &|a, b| program.is_subtype_name(a, b))
     }
@@ -86,18 +91,39 @@ impl ValueTypes {
             })
             .collect();
         for stmt in &body.stmts {
-            if let StmtKind::Assign {
-                value: Rvalue::Cast(op, class),
-                ..
-            } = &stmt.kind
-            {
-                if let Some(slot) = op.var().and_then(|v| out.get_mut(v.index())) {
-                    *slot |= self.is_immune(program, class);
+            match &stmt.kind {
+                StmtKind::Assign {
+                    value: Rvalue::Cast(op, class),
+                    ..
+                } => {
+                    if let Some(slot) = op.var().and_then(|v| out.get_mut(v.index())) {
+                        *slot |= self.is_immune(program, class);
+                    }
                 }
+                // A call's result by its declared type (a stack temporary
+                // may be typed less precisely: `find(name).newInstance()`).
+                StmtKind::Invoke {
+                    call,
+                    result: Some(r),
+                } => {
+                    let immune = returned_class(&call.method.descriptor)
+                        .is_some_and(|c| self.is_immune(program, c));
+                    if let Some(slot) = out.get_mut(r.index()) {
+                        *slot |= immune;
+                    }
+                }
+                _ => {}
             }
         }
         out
     }
+}
+
+/// The class a method descriptor returns (`(I)Ljava/lang/String;` ->
+/// `java/lang/String`); `None` for primitives, arrays and `void`.
+fn returned_class(descriptor: &str) -> Option<&str> {
+    let (_, ret) = descriptor.rsplit_once(')')?;
+    ret.strip_prefix('L')?.strip_suffix(';')
 }
 
 /// Does the call hand its result to the caller (a removal, a read from a
@@ -143,26 +169,67 @@ fn descriptor_immutable(program: &Program, known: &ValueTypes, desc: &str) -> bo
 const MAX_COPIES: usize = 16;
 
 /// Is `op` a new object made in this method: an allocation, an owned
-/// call's result (`list.toArray()`, `q.poll()`), through copies and casts?
-/// Only variables with one definition count (javac's temporaries and
-/// single-assignment locals).
+/// call's result (`list.toArray()`, `q.poll()`), through copies and casts,
+/// or `null`? A variable with several definitions (`r = null; ... r = new
+/// LinkedList()`) is fresh when each of them is.
 pub fn is_fresh_value(program: &Program, body: &Body, op: &lockstep_ir::Operand) -> bool {
-    let mut var = op.var();
-    for _ in 0..MAX_COPIES {
-        let Some(v) = var else {
-            return false;
-        };
-        match definition(body, v) {
-            Some(StmtKind::Assign { value, .. }) => match value {
-                Rvalue::New(_) | Rvalue::NewArray(..) => return true,
-                Rvalue::Use(next) | Rvalue::Cast(next, _) => var = next.var(),
-                _ => return false,
+    match op {
+        lockstep_ir::Operand::Const(lockstep_ir::ConstValue::Null) => true,
+        _ => op
+            .var()
+            .is_some_and(|v| fresh_var(program, body, v, MAX_COPIES)),
+    }
+}
+
+fn fresh_var(program: &Program, body: &Body, v: lockstep_ir::VarId, depth: usize) -> bool {
+    if depth == 0 {
+        return false;
+    }
+    if let Some(def) = definition(body, v) {
+        return fresh_def(program, body, def, depth);
+    }
+    // Several definitions (or none: a parameter).
+    let mut defs = body
+        .stmts
+        .iter()
+        .filter(|s| s.kind.def() == Some(v))
+        .peekable();
+    defs.peek().is_some() && defs.all(|s| fresh_def(program, body, &s.kind, depth))
+}
+
+fn fresh_def(program: &Program, body: &Body, def: &StmtKind, depth: usize) -> bool {
+    match def {
+        StmtKind::Assign { value, .. } => match value {
+            Rvalue::New(_) | Rvalue::NewArray(..) => true,
+            Rvalue::Use(next) | Rvalue::Cast(next, _) => match next {
+                lockstep_ir::Operand::Const(lockstep_ir::ConstValue::Null) => true,
+                _ => next
+                    .var()
+                    .is_some_and(|w| fresh_var(program, body, w, depth - 1)),
             },
-            Some(StmtKind::Invoke { call, .. }) => return owned_call(program, call),
-            _ => return false,
+            _ => false,
+        },
+        StmtKind::Invoke { call, .. } => owned_call(program, call),
+        _ => false,
+    }
+}
+
+/// The call statement whose result `op` is, through copies and casts of
+/// variables with one definition.
+pub fn defining_call(body: &Body, op: &lockstep_ir::Operand) -> Option<StmtId> {
+    let mut v = op.var()?;
+    for _ in 0..MAX_COPIES {
+        let s = body.unique_def.get(v.index()).copied().flatten()?;
+        match &body.stmts.get(s.index())?.kind {
+            StmtKind::Invoke { .. } => return Some(s),
+            StmtKind::Assign {
+                value: Rvalue::Use(next) | Rvalue::Cast(next, _),
+                ..
+            } => v = next.var()?,
+            _ => return None,
         }
     }
-    false
+    None
 }
 
 /// The statement that defines `v`, when it has exactly one.
