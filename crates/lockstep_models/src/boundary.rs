@@ -71,7 +71,68 @@ const SUMMARIZED: &[&str] = &[
     "java/net/URLClassLoader",
     "java/lang/Module",
     "java/lang/ModuleLayer",
+    // Desktop internals: the AWT peers and toolkits (`sun.awt.X11` alone
+    // is 50 k statements on jgroups, reached by `Runnable.run` dispatch to
+    // `XToolkit`), 2D rendering pipelines, fonts, the look-and-feel UI
+    // delegates. The public `java.awt`/`javax.swing` classes stay
+    // analysed: listeners and `paintComponent` overrides are called from
+    // there, and `invokeLater` is a thread-start model (`threads`).
+    "sun/awt/",
+    "sun/java2d/",
+    "sun/font/",
+    "sun/swing/",
+    "sun/print/",
+    "javax/swing/plaf/",
+    "com/sun/java/swing/plaf/",
+    // Images, geometry, fonts, colour spaces, clipboard and drag-and-drop
+    // data: values and codecs, reached through `toString`/`equals` of
+    // every live subtype.
+    "java/awt/image/",
+    "java/awt/geom/",
+    "java/awt/font/",
+    "java/awt/color/",
+    "java/awt/datatransfer/",
+    "sun/datatransfer/",
+    "com/sun/imageio/",
+    "javax/imageio/",
+    // Printing: `PrinterJob`'s implementations are `sun.print`'s.
+    "java/awt/print/",
+    // The DOM's interfaces: their implementation (the JDK's XML parser)
+    // is made by reflection, so no analysed class implements them, and a
+    // call on a node is JDK code (as on a `PublicKey`), not unknown code.
+    "org/w3c/dom/",
+    // Numbers, ciphers and management beans: values and services that
+    // hold no application state and call nothing back.
+    "java/math/",
+    "javax/crypto/",
+    "com/sun/crypto/",
+    "javax/management/",
+    "com/sun/jmx/",
+    "java/lang/management/",
+    "sun/management/",
 ];
+
+/// The JDK class standing for the result of a summarised method whose
+/// declared return type is abstract, where the JDK has one implementation
+/// that every such method returns: `BufferedImage.createGraphics` and the
+/// other factories of the 2D pipeline (`sun.java2d`, summarised) return a
+/// `SunGraphics2D`. Without it no class would implement `Graphics2D`, and
+/// every call on an application's `Graphics2D` would go to unknown code.
+#[rustfmt::skip]
+const RESULT_IMPLEMENTATIONS: &[(&str, &str)] = &[
+    ("java/awt/Graphics", "sun/java2d/SunGraphics2D"),
+    ("java/awt/Graphics2D", "sun/java2d/SunGraphics2D"),
+];
+
+/// The concrete JDK class a summarised method declared to return the
+/// abstract class or interface `declared` (internal name) returns, when
+/// the boundary knows it.
+pub fn summarized_result_implementation(declared: &str) -> Option<&'static str> {
+    RESULT_IMPLEMENTATIONS
+        .iter()
+        .find(|(abstract_class, _)| *abstract_class == declared)
+        .map(|&(_, implementation)| implementation)
+}
 
 /// Classes inside a listed package that stay analysed: they run callbacks
 /// through private helpers, or other models of this crate describe them.
@@ -137,6 +198,51 @@ mod tests {
         ] {
             assert!(!is_summarized_class(class), "{class}");
         }
+    }
+
+    #[test]
+    fn desktop_internals_are_summarized_and_public_swing_is_not() {
+        for class in [
+            "sun/awt/X11/XToolkit",
+            "sun/awt/AppContext",
+            "sun/java2d/SunGraphics2D",
+            "sun/font/FontManager",
+            "javax/swing/plaf/basic/BasicTextUI",
+            "java/awt/image/BufferedImage",
+            "java/awt/geom/Rectangle2D$Double",
+            "java/math/BigInteger",
+            "javax/management/MBeanServer",
+            "javax/imageio/metadata/IIOMetadataNode",
+            "java/awt/print/PrinterJob",
+            "org/w3c/dom/NodeList",
+        ] {
+            assert!(is_summarized_class(class), "{class}");
+        }
+        for class in [
+            "java/awt/EventQueue",
+            "java/awt/Component",
+            "java/awt/event/InvocationEvent",
+            "javax/swing/SwingUtilities",
+            "javax/swing/JComponent",
+            "javax/swing/SwingWorker",
+            "javax/swing/Timer",
+            "org/xml/sax/helpers/DefaultHandler",
+        ] {
+            assert!(!is_summarized_class(class), "{class}");
+        }
+    }
+
+    #[test]
+    fn abstract_results_name_a_summarized_implementation() {
+        for (declared, implementation) in RESULT_IMPLEMENTATIONS {
+            assert!(!is_summarized_class(declared), "{declared}");
+            assert!(is_summarized_class(implementation), "{implementation}");
+        }
+        assert_eq!(
+            summarized_result_implementation("java/awt/Graphics2D"),
+            Some("sun/java2d/SunGraphics2D")
+        );
+        assert_eq!(summarized_result_implementation("java/util/List"), None);
     }
 
     #[test]

@@ -51,7 +51,7 @@ pub mod views;
 
 pub use atomics::{atomic_access, is_atomic_class, AtomicAccess};
 pub use blocking::{all_blocking_models, blocking_call_via, BlockingKind, BlockingModel};
-pub use boundary::{is_summarized_class, summarized_prefixes};
+pub use boundary::{is_summarized_class, summarized_prefixes, summarized_result_implementation};
 pub use callbacks::{all_caller_context_methods, runs_in_caller_context, CallerContextMethod};
 pub use confinement::{confinement_hint, ConfinementHint};
 pub use containers::{

@@ -349,10 +349,22 @@ impl Builder<'_, '_> {
         for (site, call) in callback_calls(body) {
             self.call(site, None, call);
         }
-        let ty = descriptor::return_type(&body.descriptor).and_then(ref_type_name);
+        let ty = descriptor::return_type(&body.descriptor)
+            .and_then(ref_type_name)
+            .map(|declared| self.summarized_result_type(declared));
         if let (Some(dst), Some(ty)) = (ret, ty) {
             let site = self.t.named_site(self.p, SiteKey::Opaque(ty));
             self.facts.push(Fact::Const { dst, site });
+        }
+    }
+
+    /// The type of the opaque object a summarised method returns: the
+    /// JDK implementation the boundary names for an abstract `declared`
+    /// type (as RTA makes live), else `declared`.
+    fn summarized_result_type(&self, declared: Arc<str>) -> Arc<str> {
+        match self.p.summarized_implementation(&declared) {
+            Some(c) => self.p.class(c).name.clone(),
+            None => declared,
         }
     }
 

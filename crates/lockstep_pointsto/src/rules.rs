@@ -24,6 +24,19 @@ use crate::keys::{FieldKey, SiteKey};
 use crate::tables::Tables;
 use crate::types::TypeKey;
 
+/// How the methods of a class get contexts ([`Rules::receiver_gets_context`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum ContextPolicy {
+    /// The empty context: JDK code outside the library setting.
+    Never,
+    /// Their receiver's (or caller's) context: application code, and the
+    /// JDK under `LibraryContexts::All`.
+    Always,
+    /// The JDK containers under `LibraryContexts::Containers`: only on
+    /// receivers that belong to the application.
+    ApplicationReceivers,
+}
+
 /// Shared semantics over one program and configuration.
 pub(crate) struct Rules<'p> {
     pub p: &'p Program,
@@ -35,7 +48,8 @@ pub(crate) struct Rules<'p> {
     templates: FxHashMap<MethodId, Option<Arc<Template>>>,
     lambdas: FxHashMap<(MethodId, StmtId), Arc<LambdaFact>>,
     dispatch_cache: FxHashMap<(TypeId, u32), Option<MethodId>>,
-    sensitive: FxHashMap<ClassId, bool>,
+    /// Per class, once: how its methods get contexts.
+    context_policy: FxHashMap<ClassId, ContextPolicy>,
     caller_context: FxHashMap<MethodId, bool>,
     app_sites: FxHashMap<SiteId, bool>,
     field_types: FxHashMap<FieldId, Option<TypeId>>,
@@ -60,7 +74,7 @@ impl<'p> Rules<'p> {
             templates: FxHashMap::default(),
             lambdas: FxHashMap::default(),
             dispatch_cache: FxHashMap::default(),
-            sensitive: FxHashMap::default(),
+            context_policy: FxHashMap::default(),
             caller_context: FxHashMap::default(),
             app_sites: FxHashMap::default(),
             field_types: FxHashMap::default(),
@@ -235,22 +249,33 @@ impl<'p> Rules<'p> {
     /// Does `m`'s class get contexts under the library setting (before
     /// looking at the receiver)?
     fn class_gets_context(&mut self, m: MethodId) -> bool {
+        self.context_policy(m) != ContextPolicy::Never
+    }
+
+    /// How the methods of `m`'s class get contexts, worked out once per
+    /// class (asked for every receiver object of every call).
+    fn context_policy(&mut self, m: MethodId) -> ContextPolicy {
         if self.k == 0 {
-            return false;
+            return ContextPolicy::Never;
         }
         let class = self.p.method(m).class;
-        if let Some(&s) = self.sensitive.get(&class) {
-            return s;
+        if let Some(&policy) = self.context_policy.get(&class) {
+            return policy;
         }
         let name = &self.p.class(class).name;
-        let s = !is_jdk_class(name)
-            || match self.cfg.library {
-                LibraryContexts::All => true,
-                LibraryContexts::Containers => keeps_object_contexts(name),
-                LibraryContexts::None => false,
-            };
-        self.sensitive.insert(class, s);
-        s
+        let policy = if !is_jdk_class(name) {
+            ContextPolicy::Always
+        } else {
+            match self.cfg.library {
+                LibraryContexts::All => ContextPolicy::Always,
+                LibraryContexts::Containers if keeps_object_contexts(name) => {
+                    ContextPolicy::ApplicationReceivers
+                }
+                LibraryContexts::Containers | LibraryContexts::None => ContextPolicy::Never,
+            }
+        };
+        self.context_policy.insert(class, policy);
+        policy
     }
 
     /// Do `m`'s contexts count against the JDK share of the bound
@@ -321,17 +346,11 @@ impl<'p> Rules<'p> {
         site: SiteId,
         heap_empty: bool,
     ) -> bool {
-        if !self.class_gets_context(callee) {
-            return false;
+        match self.context_policy(callee) {
+            ContextPolicy::Never => false,
+            ContextPolicy::Always => true,
+            ContextPolicy::ApplicationReceivers => !heap_empty || self.site_in_application(site),
         }
-        if self.cfg.library != LibraryContexts::Containers {
-            return true;
-        }
-        let class = self.p.method(callee).class;
-        if !is_jdk_class(&self.p.class(class).name) {
-            return true;
-        }
-        !heap_empty || self.site_in_application(site)
     }
 
     /// Is the site an allocation in non-JDK code or a harness object?

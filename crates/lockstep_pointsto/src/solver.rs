@@ -1011,12 +1011,19 @@ impl<'p> Solver<'p> {
             }
         };
         let ctx = self.callee_ctx(callee, o);
-        let inst = &self.calls[ci as usize];
-        let (site, recv, args, result) = (inst.site, inst.recv, inst.args.clone(), inst.result);
+        let site = self.calls[ci as usize].site;
         let (ctx, bounded) = self.call_context(site, callee, ctx, Some(o));
         let mc = self.mctx_bounded(callee, ctx, bounded);
         let new_edge = self.call_edge_is_new(ci, mc);
-        self.connect_edge(site, callee, mc, new_edge, Some(o), recv, &args, result);
+        let inst = &self.calls[ci as usize];
+        let (recv, result) = (inst.recv, inst.result);
+        // The arguments matter to a new edge only.
+        if new_edge {
+            let args = inst.args.clone();
+            self.connect_edge(site, callee, mc, true, Some(o), recv, &args, result);
+        } else {
+            self.connect_edge(site, callee, mc, false, Some(o), recv, &[], result);
+        }
     }
 
     /// Is the edge from call instance `ci` (its own arguments) to `mc`
@@ -1344,42 +1351,50 @@ impl<'p> Solver<'p> {
 
     /// The callee's side of a call edge: needs its template and slots.
     fn connect_callee(&mut self, mc: MCtxId, p: Pending) {
-        let tpl = self.mctx_tpl[mc.index()].clone();
+        let base = self.mctx_base[mc.index()];
+        if p.new_edge {
+            self.connect_parameters(mc, &p);
+        }
+        // Binding `this` needs only the slot, not a share of the template:
+        // another receiver on a known edge is the common case.
+        let this_slot = self.mctx_tpl[mc.index()].as_ref().and_then(|t| t.this_slot);
+        if let (Some(o), Some(s)) = (p.this, this_slot) {
+            self.add_obj(base + s, o);
+        }
+    }
+
+    /// Arguments into parameters and the result back, once per new edge;
+    /// a callee without a template (native, abstract) returns an opaque
+    /// object unless a model defines its result.
+    fn connect_parameters(&mut self, mc: MCtxId, p: &Pending) {
         let base = self.mctx_base[mc.index()];
         let callee = self.mctxs.key(mc).0;
-        if p.new_edge {
-            match &tpl {
-                Some(t) => {
-                    for (a, q) in p.args.iter().zip(&t.params) {
-                        if let (Some(a), Some(q)) = (a, q) {
-                            self.add_edge(*a, base + q, NO_FILTER);
-                        }
-                    }
-                    if let (Some(r), Some(ret)) = (p.result, t.ret) {
-                        self.add_edge(base + ret, r, NO_FILTER);
+        match self.mctx_tpl[mc.index()].clone() {
+            Some(t) => {
+                for (a, q) in p.args.iter().zip(&t.params) {
+                    if let (Some(a), Some(q)) = (a, q) {
+                        self.add_edge(*a, base + q, NO_FILTER);
                     }
                 }
-                None => {
-                    let defines_result = self.r.effects(callee).iter().any(|e| {
-                        matches!(
-                            e,
-                            HeapEffect::ReturnsReceiver
-                                | HeapEffect::ReturnsVmObject { .. }
-                                | HeapEffect::LoadsAnywhere { .. }
-                                | HeapEffect::LoadsField { .. }
-                        )
-                    });
-                    if !defines_result {
-                        if let (Some(r), Some(ty)) = (p.result, self.r.return_type(callee)) {
-                            self.opaque_into(r, ty);
-                        }
-                    }
+                if let (Some(r), Some(ret)) = (p.result, t.ret) {
+                    self.add_edge(base + ret, r, NO_FILTER);
                 }
             }
-        }
-        if let (Some(o), Some(t)) = (p.this, &tpl) {
-            if let Some(s) = t.this_slot {
-                self.add_obj(base + s, o);
+            None => {
+                let defines_result = self.r.effects(callee).iter().any(|e| {
+                    matches!(
+                        e,
+                        HeapEffect::ReturnsReceiver
+                            | HeapEffect::ReturnsVmObject { .. }
+                            | HeapEffect::LoadsAnywhere { .. }
+                            | HeapEffect::LoadsField { .. }
+                    )
+                });
+                if !defines_result {
+                    if let (Some(r), Some(ty)) = (p.result, self.r.return_type(callee)) {
+                        self.opaque_into(r, ty);
+                    }
+                }
             }
         }
     }

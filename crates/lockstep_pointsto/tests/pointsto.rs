@@ -525,3 +525,30 @@ fn jdk_callbacks_from_the_over_budget_context_can_run_per_application_receiver()
         ]
     );
 }
+
+const GRAPHICS: &str = r#"
+import java.awt.Graphics2D;
+import java.awt.image.BufferedImage;
+
+public class Main {
+    public static void main(String[] args) {
+        BufferedImage img = new BufferedImage(2, 2, BufferedImage.TYPE_INT_RGB);
+        Graphics2D g = img.createGraphics();
+        Object hint = g.getRenderingHints();
+    }
+}
+"#;
+
+/// A summarised method (`BufferedImage.createGraphics`, behind the JDK
+/// boundary) declared to return the abstract `Graphics2D` returns an
+/// object of the JDK implementation the boundary names, as RTA makes
+/// live, so calls on it resolve; its own result is opaque in turn.
+#[test]
+fn summarised_abstract_results_are_their_jdk_implementation() {
+    let p = program(GRAPHICS);
+    let main = method(&p, "Main", "main");
+    let r = solve(&p, false, Config::default());
+    let t = |name: &str| types(&r, &r.var(main, var(&p, main, name)));
+    assert_eq!(t("g"), set(&["sun/java2d/SunGraphics2D"]));
+    assert_eq!(t("hint"), set(&["java/awt/RenderingHints"]));
+}

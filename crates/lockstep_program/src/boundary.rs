@@ -28,11 +28,24 @@ impl Program {
     }
 
     /// The class of the object a summarised method returns: its declared
-    /// return type when that is a concrete class that loads.
+    /// return type when that is a concrete class that loads, else the JDK
+    /// implementation the boundary names for that abstract type
+    /// (`lockstep_models::summarized_result_implementation`).
     pub fn summarized_result_class(&self, m: MethodId) -> Option<ClassId> {
         let md = self.try_method(m)?;
         let ret = lockstep_classfile::descriptor::return_type(&md.descriptor)?;
         let name = ret.strip_prefix('L')?.strip_suffix(';')?;
+        let declared = self.class_by_name(name)?;
+        if self.class(declared).is_concrete() {
+            return Some(declared);
+        }
+        self.summarized_implementation(name)
+    }
+
+    /// The loaded, concrete JDK class the boundary names as what its
+    /// summarised methods return for the abstract type `declared`.
+    pub fn summarized_implementation(&self, declared: &str) -> Option<ClassId> {
+        let name = lockstep_models::summarized_result_implementation(declared)?;
         self.class_by_name(name)
             .filter(|&c| self.class(c).is_concrete())
     }

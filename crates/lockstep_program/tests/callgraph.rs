@@ -341,21 +341,105 @@ fn jdk_boundary_keeps_call_edges_and_callbacks_only() {
             "regex internals reached: {}",
             name(&p, m)
         );
-        if !p.is_summarized(m) {
-            continue;
-        }
-        let body = p.body(m);
-        let callbacks: Vec<StmtId> = body
-            .as_deref()
-            .map(|b| callback_calls(b).map(|(s, _)| s).collect())
-            .unwrap_or_default();
-        for edge in g.callees(m) {
-            assert!(
-                callbacks.contains(&edge.site),
-                "{} -> {} is not a callback",
-                name(&p, m),
-                name(&p, edge.callee)
-            );
+        if p.is_summarized(m) {
+            assert_only_callbacks_leave(&p, &g, m);
         }
     }
+}
+
+/// Every call edge out of the summarised method `m` is one of its callbacks.
+fn assert_only_callbacks_leave(p: &Program, g: &CallGraph, m: MethodId) {
+    let callbacks: Vec<StmtId> = p
+        .body(m)
+        .as_deref()
+        .map(|b| callback_calls(b).map(|(s, _)| s).collect())
+        .unwrap_or_default();
+    for edge in g.callees(m) {
+        assert!(
+            callbacks.contains(&edge.site),
+            "{} -> {} is not a callback",
+            name(p, m),
+            name(p, edge.callee)
+        );
+    }
+}
+
+const DESKTOP_SRC: &str = r#"
+import java.awt.Graphics;
+import java.awt.geom.Rectangle2D;
+import java.awt.image.BufferedImage;
+import java.math.BigInteger;
+import javax.swing.JPanel;
+import javax.swing.SwingUtilities;
+
+public class Desk {
+    static int painted;
+    static class Canvas extends JPanel {
+        protected void paintComponent(Graphics g) { painted++; }
+    }
+    static class Repaint implements Runnable {
+        public void run() { painted = 0; }
+    }
+    public static void main(String[] args) {
+        BufferedImage img = new BufferedImage(4, 4, BufferedImage.TYPE_INT_RGB);
+        new Canvas().paint(img.createGraphics());
+        System.out.println(new Rectangle2D.Double(0, 0, 1, 1));
+        System.out.println(BigInteger.valueOf(3).pow(5));
+        SwingUtilities.invokeLater(new Repaint());
+    }
+}
+"#;
+
+/// The desktop part of the JDK boundary: AWT peers and toolkits, 2D
+/// pipelines, fonts, images, geometry and numbers are summarised, while
+/// the public Swing classes stay analysed, so an application's
+/// `paintComponent` is still called by `JComponent.paint` and a task
+/// handed to `invokeLater` still runs (a thread-start model).
+#[test]
+fn jdk_boundary_summarises_desktop_internals_and_keeps_swing_callbacks() {
+    let p = program(&[("Desk.java", DESKTOP_SRC)]);
+    let e = entry_points(&p, false);
+    let g = rta(&p, &e);
+    let paint = method(&p, "Desk$Canvas", "paintComponent");
+    assert!(g.is_reachable(paint), "paintComponent not reached");
+    let run = method(&p, "Desk$Repaint", "run");
+    let launchers: Vec<String> = g
+        .callers(run)
+        .filter(|e| e.kind == EdgeKind::TaskLaunch)
+        .map(|e| name(&p, e.caller))
+        .collect();
+    assert_eq!(launchers, ["Desk.main"], "the invokeLater task");
+    // `BufferedImage.createGraphics` is summarised; its abstract result
+    // stands for the JDK's one implementation, so calls on it resolve.
+    let sun_graphics = p.class_by_name("sun/java2d/SunGraphics2D").unwrap();
+    assert!(
+        g.is_instantiated(sun_graphics),
+        "no Graphics2D implementation"
+    );
+    let mut summarised = 0;
+    for &m in &g.reachable {
+        let class = &p.class(p.method(m).class).name;
+        let internal = [
+            "sun/awt/",
+            "sun/java2d/",
+            "sun/font/",
+            "java/awt/image/",
+            "java/math/",
+        ]
+        .iter()
+        .any(|pkg| class.starts_with(pkg));
+        if !internal {
+            continue;
+        }
+        assert!(p.is_summarized(m), "{} analysed", name(&p, m));
+        summarised += 1;
+        assert_only_callbacks_leave(&p, &g, m);
+    }
+    assert!(summarised > 0, "no call into the summarised packages");
+    assert!(
+        !g.reachable
+            .iter()
+            .any(|&m| p.class(p.method(m).class).name.starts_with("sun/awt/X11/")),
+        "the X11 toolkit is reached"
+    );
 }
