@@ -18,7 +18,7 @@ use crate::accesses::{Kind, Target};
 use crate::analysis::{
     target_name, Access, AccessSite, Analysis, Buckets, ExplainedPair, Explanation, Race, Verdict,
 };
-use crate::locks::{common_lock, HeldLock};
+use crate::locks::common_lock;
 use crate::threads::Root;
 
 /// One finding: the field and the location of the racing write.
@@ -86,9 +86,18 @@ type AccessShape = (
     [usize; 3],
 );
 
+/// The addresses of an access's interned lock, root and ordering sets
+/// (equal addresses are equal sets).
+fn set_addresses(a: &Access) -> [usize; 3] {
+    [
+        a.locks.as_ptr() as usize,
+        a.roots.as_ptr() as usize,
+        a.ordered.as_ptr() as usize,
+    ]
+}
+
 impl BucketShape {
     fn of(own: Option<&[u32]>, list: &[Access]) -> BucketShape {
-        let address = |s: &[u32]| s.as_ptr() as usize;
         BucketShape {
             own: own.map(<[u32]>::to_vec),
             accesses: list
@@ -101,11 +110,7 @@ impl BucketShape {
                         a.kind,
                         a.guarded,
                         a.holder.clone(),
-                        [
-                            a.locks.as_ptr() as usize,
-                            address(&a.roots),
-                            address(&a.ordered),
-                        ],
+                        set_addresses(a),
                     )
                 })
                 .collect(),
@@ -261,12 +266,13 @@ impl Analysis<'_> {
     /// roots, start/join orderings, and for the open-program intent
     /// filter the holder and the class of the accessing method).
     fn fact_classes(&self, list: &[Access]) -> Vec<u32> {
+        // The lock, root and ordering sets by address: they are interned
+        // (equal sets are one allocation), and root sets of the library
+        // harness hold thousands of roots, too many to hash per access.
         type Facts<'x> = (
             Kind,
-            &'x [HeldLock],
+            [usize; 3],
             bool,
-            &'x [u32],
-            &'x [u32],
             Option<&'x (Arc<str>, Arc<str>)>,
             ClassId,
             Option<MethodId>,
@@ -276,10 +282,8 @@ impl Analysis<'_> {
             .map(|a| {
                 let facts: Facts<'_> = (
                     a.kind,
-                    &a.locks,
+                    set_addresses(a),
                     a.guarded,
-                    &a.roots,
-                    &a.ordered,
                     a.holder.as_ref(),
                     self.program.method(a.method).class,
                     a.once,
