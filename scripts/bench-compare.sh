@@ -11,7 +11,9 @@
 # lockstep's figures are the minimum CPU of N runs (default 3), its wall
 # and memory those of that run; FindBugs runs once (it takes 10-70 s per
 # jar). --write appends the table, with machine, load and date, to
-# BENCHMARKS.md. Other work on the machine inflates wall times; CPU time
+# BENCHMARKS.md. FINDBUGS_DIR=DIR takes FindBugs' figures from an earlier
+# `OUT=DIR scripts/findbugs-compare.sh` run instead of running it again
+# (FindBugs takes 10-80 CPU-s per jar). Other work on the machine inflates wall times; CPU time
 # and memory are what to compare. Needs a release build (built here),
 # /usr/bin/time, findbugs and the Debian jars (scripts/install-corpora.sh).
 set -uo pipefail
@@ -77,8 +79,11 @@ findbugs_once() {
   # FindBugs on java.base takes about five minutes (291 s CPU when last
   # measured): not part of every run.
   if [[ $set == java.base ]]; then echo "- - -"; return; fi
-  OUT=$out/findbugs "$root/scripts/findbugs-compare.sh" "$set" >"$out/$set.findbugs.log" 2>&1
-  local tf=$out/findbugs/$set-default.time
+  local dir=${FINDBUGS_DIR:-$out/findbugs}
+  if [[ -z ${FINDBUGS_DIR:-} ]]; then
+    OUT=$dir "$root/scripts/findbugs-compare.sh" "$set" >"$out/$set.findbugs.log" 2>&1
+  fi
+  local tf=$dir/$set-default.time
   [[ -s $tf ]] || { echo "- - -"; return; }
   local cpu wall rss
   cpu=$(awk -F': ' '/User time|System time/ { s += $2 } END { printf "%.2f", s }' "$tf")
