@@ -4,7 +4,7 @@
 //! and whether it holds its field's `@GuardedBy` lock. Accesses of one
 //! statement with equal facts in several contexts are kept once.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 use std::sync::Arc;
 
 use lockstep_ir::{Body, StmtId};
@@ -28,16 +28,35 @@ pub(crate) struct Reached<'x> {
     pub shared: &'x [bool],
 }
 
-/// An access's facts, for deduplication across contexts.
-type Key = (
-    MethodId,
-    StmtId,
-    Kind,
-    LockSet,
-    Arc<[u32]>,
-    Arc<[u32]>,
-    bool,
-);
+/// An access's facts, for deduplication across contexts, with its lock,
+/// root and ordering sets by address: every set is interned (equal sets
+/// share one allocation, alive as long as the bucketing), so a key hashes
+/// in constant time whatever the sets' sizes (a harness root set holds
+/// thousands of roots).
+type Key = (MethodId, StmtId, Kind, [usize; 3], bool);
+
+/// A bucket while bucketing: its target by interned index.
+type BucketId = (u32, Option<ObjectId>);
+
+/// Interns access targets (hashing a target hashes its names: once per
+/// access statement, not once per object it touches).
+#[derive(Default)]
+struct Targets {
+    ids: FxHashMap<Target, u32>,
+    list: Vec<Target>,
+}
+
+impl Targets {
+    fn intern(&mut self, t: &Target) -> u32 {
+        if let Some(&id) = self.ids.get(t) {
+            return id;
+        }
+        let id = self.list.len() as u32;
+        self.ids.insert(t.clone(), id);
+        self.list.push(t.clone());
+        id
+    }
+}
 
 /// Interns sets of root indices.
 #[derive(Default)]
@@ -60,8 +79,10 @@ struct Bucketing<'x> {
     fields: FieldTable,
     bodies: FxHashMap<MethodId, Arc<BodyAccesses>>,
     root_sets: RootSets,
-    buckets: Buckets,
-    seen: FxHashSet<(Target, Option<ObjectId>, Key)>,
+    targets: Targets,
+    /// The buckets in the order first touched (sorted at the end).
+    buckets: FxHashMap<BucketId, Vec<Access>>,
+    seen: FxHashSet<(BucketId, Key)>,
     /// The JDK's merged internal objects (one per type for everything JDK
     /// code allocates) are not the application's memory.
     library_object: Vec<bool>,
@@ -91,7 +112,8 @@ impl Analysis<'_> {
             fields: FieldTable::default(),
             bodies: FxHashMap::default(),
             root_sets: RootSets::default(),
-            buckets: BTreeMap::new(),
+            targets: Targets::default(),
+            buckets: FxHashMap::default(),
             seen: FxHashSet::default(),
             library_object,
             thread_local: BTreeSet::new(),
@@ -103,7 +125,11 @@ impl Analysis<'_> {
         if let Some(ex) = explanation {
             explain_thread_local(ex, &b);
         }
-        b.buckets
+        let targets = &b.targets.list;
+        std::mem::take(&mut b.buckets)
+            .into_iter()
+            .map(|((t, obj), list)| ((targets[t as usize].clone(), obj), list))
+            .collect()
     }
 
     /// The accesses of one node (an application method in one context).
@@ -194,34 +220,29 @@ impl Analysis<'_> {
         let ordered = crate::reach::ordered_roots(b.reached.orderings, here.node, a.stmt);
         let ordered = b.root_sets.intern(&ordered);
         let once = self.once_gate_of(here.body, mc.method, a);
+        let target = b.targets.intern(&a.target);
+        let sets = [
+            held.as_ptr() as usize,
+            here.roots.as_ptr() as usize,
+            ordered.as_ptr() as usize,
+        ];
         for obj in objects {
-            let key: Key = (
-                mc.method,
-                a.stmt,
-                a.kind,
-                held.clone(),
-                here.roots.clone(),
-                ordered.clone(),
-                guarded,
-            );
-            if !b.seen.insert((a.target.clone(), obj, key)) {
+            let key: Key = (mc.method, a.stmt, a.kind, sets, guarded);
+            if !b.seen.insert(((target, obj), key)) {
                 continue;
             }
-            b.buckets
-                .entry((a.target.clone(), obj))
-                .or_default()
-                .push(Access {
-                    node: here.node,
-                    method: mc.method,
-                    stmt: a.stmt,
-                    kind: a.kind,
-                    locks: held.clone(),
-                    roots: here.roots.clone(),
-                    ordered: ordered.clone(),
-                    guarded,
-                    holder: a.holder.clone(),
-                    once,
-                });
+            b.buckets.entry((target, obj)).or_default().push(Access {
+                node: here.node,
+                method: mc.method,
+                stmt: a.stmt,
+                kind: a.kind,
+                locks: held.clone(),
+                roots: here.roots.clone(),
+                ordered: ordered.clone(),
+                guarded,
+                holder: a.holder.clone(),
+                once,
+            });
         }
     }
 

@@ -75,12 +75,19 @@ impl LockedMemory {
         m
     }
 
+    /// Is this array or container object touched under a lock somewhere?
+    /// The one part of [`Self::locked`] that differs between two buckets
+    /// of one target with equal accesses.
+    pub(crate) fn object_locked(&self, target: &Target, obj: Option<ObjectId>) -> bool {
+        obj.is_some_and(|o| self.objects.contains(&(target.clone(), o)))
+    }
+
     /// Does some access of the memory of this pair hold a lock?
     fn locked(&self, target: &Target, obj: Option<ObjectId>, a: &Access, b: &Access) -> bool {
         match target {
             Target::Field { .. } | Target::Static { .. } => self.targets.contains(target),
             Target::Element | Target::Container => {
-                obj.is_some_and(|o| self.objects.contains(&(target.clone(), o)))
+                self.object_locked(target, obj)
                     || [a, b]
                         .iter()
                         .filter_map(|x| x.holder.as_ref())

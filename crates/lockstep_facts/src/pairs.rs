@@ -19,7 +19,7 @@ use crate::accesses::{Kind, Target};
 use crate::analysis::{
     target_name, Access, AccessSite, Analysis, Buckets, ExplainedPair, Explanation, Race, Verdict,
 };
-use crate::locks::{common_lock, HeldLock};
+use crate::locks::common_lock;
 use crate::threads::Root;
 
 /// One finding: the field and the location of the racing write.
@@ -31,7 +31,143 @@ struct LocalRace {
     first: usize,
     second: usize,
     roots: (u32, u32),
-    partners: BTreeMap<u32, (usize, (u32, u32))>,
+    /// Per partner, in rank order: its index and the roots.
+    partners: Vec<(usize, (u32, u32))>,
+}
+
+/// A racing access's first pair: its index, its partner's, the roots.
+type RaceHead = (usize, usize, (u32, u32));
+
+/// The pair search of one bucket.
+struct PairSearch<'x> {
+    list: &'x [Access],
+    /// Per access: its rank in reporting order ([`order_ranks`]).
+    order: &'x [u32],
+    /// Per access: the rank of its source key.
+    rank: &'x [u32],
+    /// Per access: its fact class.
+    class: &'x [u32],
+    /// Per pair of fact classes: the verdict and, for a race, the pair
+    /// of roots under which it runs concurrently.
+    verdicts: PairTable<ClassVerdict>,
+    /// Accesses in at least one racing pair.
+    racy: Vec<bool>,
+    /// Per source-key rank of a racing access: its first racing pair
+    /// (its index, its partner's, the roots).
+    heads: Vec<Option<RaceHead>>,
+    /// Per (racing access, partner) source-key ranks: the partner's index
+    /// and the roots (a write wins over a read at one location).
+    partners: PairTable<(usize, (u32, u32))>,
+}
+
+impl PairSearch<'_> {
+    /// Folds the race of access `fi` (reported at) with `si`: one finding
+    /// per field and racing access (the write); every access it races
+    /// with is listed, once per source location (the first pair found,
+    /// or the first with a write).
+    fn add_race(&mut self, fi: usize, si: usize, rr: (u32, u32)) {
+        let (rf, rs) = (self.rank[fi], self.rank[si]);
+        if let Some(head) = self.heads.get_mut(rf as usize) {
+            head.get_or_insert((fi, si, rr));
+        }
+        let slot = self.partners.get_or_insert_with(rf, rs, || (si, rr));
+        if self.list[slot.0].kind == Kind::Read && self.list[si].kind == Kind::Write {
+            *slot = (si, rr);
+        }
+    }
+
+    /// The racing accesses by rank, each with its partners by rank.
+    fn local_races(&mut self) -> BTreeMap<u32, LocalRace> {
+        let mut local: BTreeMap<u32, LocalRace> = self
+            .heads
+            .iter()
+            .enumerate()
+            .filter_map(|(r, head)| {
+                let &(first, second, roots) = head.as_ref()?;
+                let race = LocalRace {
+                    first,
+                    second,
+                    roots,
+                    partners: Vec::new(),
+                };
+                Some((r as u32, race))
+            })
+            .collect();
+        let partners = std::mem::replace(&mut self.partners, PairTable::new(0));
+        for ((rf, _), partner) in partners.into_sorted() {
+            if let Some(race) = local.get_mut(&rf) {
+                race.partners.push(partner);
+            }
+        }
+        local
+    }
+}
+
+/// Values per pair of small integers (fact classes, source-key ranks) of
+/// one bucket: a dense index when the integers are few enough, else a
+/// map (the pair loop looks one up per pair of accesses).
+struct PairTable<V> {
+    width: usize,
+    /// Per (a, b): an index into `values` (`u32::MAX`: none yet).
+    dense: Vec<u32>,
+    sparse: FxHashMap<(u32, u32), u32>,
+    values: Vec<((u32, u32), V)>,
+}
+
+/// Integers up to which a [`PairTable`] is dense (4 Mi slots).
+const MAX_DENSE_WIDTH: usize = 2048;
+
+impl<V> PairTable<V> {
+    /// A table for pairs of integers below `width`.
+    fn new(width: usize) -> PairTable<V> {
+        let dense = if width <= MAX_DENSE_WIDTH {
+            vec![u32::MAX; width * width]
+        } else {
+            Vec::new()
+        };
+        PairTable {
+            width,
+            dense,
+            sparse: FxHashMap::default(),
+            values: Vec::new(),
+        }
+    }
+
+    /// The value of `(a, b)`, made by `make` the first time.
+    fn get_or_insert_with(&mut self, a: u32, b: u32, make: impl FnOnce() -> V) -> &mut V {
+        let fits = (a as usize) < self.width && (b as usize) < self.width;
+        let dense_at =
+            (fits && !self.dense.is_empty()).then(|| a as usize * self.width + b as usize);
+        let known = match dense_at {
+            Some(k) => self.dense.get(k).copied().filter(|&v| v != u32::MAX),
+            None => self.sparse.get(&(a, b)).copied(),
+        };
+        let index = match known {
+            Some(v) => v as usize,
+            None => {
+                let v = self.values.len();
+                self.values.push(((a, b), make()));
+                match dense_at {
+                    Some(k) => {
+                        if let Some(x) = self.dense.get_mut(k) {
+                            *x = v as u32;
+                        }
+                    }
+                    None => {
+                        self.sparse.insert((a, b), v as u32);
+                    }
+                }
+                v
+            }
+        };
+        &mut self.values[index].1
+    }
+
+    /// Every value, by pair.
+    fn into_sorted(mut self) -> Vec<((u32, u32), V)> {
+        self.values.sort_unstable_by_key(|(k, _)| *k);
+        self.values
+    }
 }
 
 /// An access racing with a finding's write, with the pair of roots.
@@ -87,9 +223,18 @@ type AccessShape = (
     [usize; 3],
 );
 
+/// The addresses of an access's interned lock, root and ordering sets
+/// (equal addresses are equal sets).
+fn set_addresses(a: &Access) -> [usize; 3] {
+    [
+        a.locks.as_ptr() as usize,
+        a.roots.as_ptr() as usize,
+        a.ordered.as_ptr() as usize,
+    ]
+}
+
 impl BucketShape {
     fn of(own: Option<&[u32]>, list: &[Access]) -> BucketShape {
-        let address = |s: &[u32]| s.as_ptr() as usize;
         BucketShape {
             own: own.map(<[u32]>::to_vec),
             accesses: list
@@ -102,11 +247,7 @@ impl BucketShape {
                         a.kind,
                         a.guarded,
                         a.holder.clone(),
-                        [
-                            a.locks.as_ptr() as usize,
-                            address(&a.roots),
-                            address(&a.ordered),
-                        ],
+                        set_addresses(a),
                     )
                 })
                 .collect(),
@@ -129,7 +270,9 @@ impl Analysis<'_> {
         let per_instance = std::mem::take(&mut self.per_instance);
         // The findings each bucket shape of the current target led to
         // (buckets come sorted by target).
-        let mut seen_shapes: FxHashMap<BucketShape, Vec<RaceKey>> = FxHashMap::default();
+        // Keyed also by whether the object is locked somewhere: the intent
+        // rule judges an array or container by its object.
+        let mut seen_shapes: FxHashMap<(BucketShape, bool), Vec<RaceKey>> = FxHashMap::default();
         let mut shapes_of: Option<&Target> = None;
         for ((target, obj), list) in buckets {
             if shapes_of != Some(target) {
@@ -139,7 +282,10 @@ impl Analysis<'_> {
             let explaining = explanation
                 .as_ref()
                 .is_some_and(|e| target_name(target).as_deref() == Some(&e.field));
-            let shape = BucketShape::of(per_instance.own(*obj), list);
+            let shape = (
+                BucketShape::of(per_instance.own(*obj), list),
+                self.intent.locked.object_locked(target, *obj),
+            );
             if !explaining {
                 if let Some(keys) = seen_shapes.get(&shape) {
                     add_object(&mut found, keys, obj);
@@ -190,73 +336,44 @@ impl Analysis<'_> {
             .map(|a| self.method_takes_lock(a.method))
             .collect();
         let class = self.fact_classes(list, &method_locks);
-        // Per pair of fact classes: the verdict and, for a race, the
-        // pair of roots under which it runs concurrently.
-        let mut verdicts: FxHashMap<(u32, u32), ClassVerdict> = FxHashMap::default();
-        // Accesses in at least one racing pair (inserted once each below).
-        let mut racy = vec![false; list.len()];
-        // Per racing access (by rank): (its index, its first partner's
-        // index, the roots), and every partner by rank.
-        let mut local: BTreeMap<u32, LocalRace> = BTreeMap::new();
+        let mut search = PairSearch {
+            list,
+            order: &order,
+            rank: &rank,
+            class: &class,
+            verdicts: PairTable::new(width(&class)),
+            racy: vec![false; list.len()],
+            heads: vec![None; width(&rank)],
+            partners: PairTable::new(width(&rank)),
+        };
+        // Every pair (i, j), i <= j, but two reads, in (i, j) order: a
+        // read is paired with the writes after it only.
+        let writes: Vec<usize> = (0..list.len())
+            .filter(|&j| list[j].kind == Kind::Write)
+            .collect();
         for i in 0..list.len() {
-            for j in i..list.len() {
-                let (a, b) = (&list[i], &list[j]);
-                if a.kind == Kind::Read && b.kind == Kind::Read {
-                    continue;
+            if list[i].kind == Kind::Write {
+                for j in i..list.len() {
+                    self.judge_pair(
+                        &mut search,
+                        (target, *obj, roots),
+                        (i, j),
+                        explanation.as_deref_mut(),
+                    );
                 }
-                let (verdict, concurrent_pair) =
-                    verdicts.entry((class[i], class[j])).or_insert_with(|| {
-                        let v = self.verdict((target, *obj), roots, a, b);
-                        let rr = match v {
-                            Verdict::Race => concurrent(self.open, roots, a, b),
-                            _ => None,
-                        };
-                        (v, rr)
-                    });
-                if let Some(ex) = explanation.as_deref_mut() {
-                    let (x, y) = if first_of(a, b, order[i], order[j]) {
-                        (a, b)
-                    } else {
-                        (b, a)
-                    };
-                    ex.pairs.insert(ExplainedPair {
-                        first: (x.method, x.stmt, x.kind),
-                        second: (y.method, y.stmt, y.kind),
-                        verdict: verdict.clone(),
-                    });
-                }
-                if *verdict == Verdict::NoIntent {
-                    self.intent.set_aside.insert((a.method, a.stmt));
-                    self.intent.set_aside.insert((b.method, b.stmt));
-                }
-                if *verdict != Verdict::Race {
-                    continue;
-                }
-                racy[i] = true;
-                racy[j] = true;
-                let Some(rr) = *concurrent_pair else {
-                    continue;
-                };
-                let (fi, si, rr) = if first_of(a, b, order[i], order[j]) {
-                    (i, j, rr)
-                } else {
-                    (j, i, (rr.1, rr.0))
-                };
-                // One finding per field and racing access (the write);
-                // every access it races with is listed, once per source
-                // location (a write wins over a read at one location).
-                let entry = local.entry(rank[fi]).or_insert_with(|| LocalRace {
-                    first: fi,
-                    second: si,
-                    roots: rr,
-                    partners: BTreeMap::new(),
-                });
-                let slot = entry.partners.entry(rank[si]).or_insert((si, rr));
-                if list[slot.0].kind == Kind::Read && list[si].kind == Kind::Write {
-                    *slot = (si, rr);
+            } else {
+                for &j in &writes[writes.partition_point(|&w| w < i)..] {
+                    self.judge_pair(
+                        &mut search,
+                        (target, *obj, roots),
+                        (i, j),
+                        explanation.as_deref_mut(),
+                    );
                 }
             }
         }
+        let racy = std::mem::take(&mut search.racy);
+        let local = search.local_races();
         found.racy.extend(
             list.iter()
                 .zip(racy)
@@ -266,18 +383,67 @@ impl Analysis<'_> {
         self.record_races(found, (target, obj), list, &keys, local)
     }
 
+    /// Judges the pair of accesses `i` and `j` (`i <= j`) of a bucket and
+    /// folds a race into the bucket's findings.
+    fn judge_pair(
+        &mut self,
+        search: &mut PairSearch<'_>,
+        (target, obj, roots): (&Target, Option<ObjectId>, &[Root]),
+        (i, j): (usize, usize),
+        explanation: Option<&mut Explanation>,
+    ) {
+        let (a, b) = (&search.list[i], &search.list[j]);
+        let (ca, cb) = (search.class[i], search.class[j]);
+        let (verdict, concurrent_pair) = &*search.verdicts.get_or_insert_with(ca, cb, || {
+            let v = self.verdict((target, obj), roots, a, b);
+            let rr = match v {
+                Verdict::Race => concurrent(self.open, roots, a, b),
+                _ => None,
+            };
+            (v, rr)
+        });
+        let a_first = first_of(a, b, search.order[i], search.order[j]);
+        if let Some(ex) = explanation {
+            let (x, y) = if a_first { (a, b) } else { (b, a) };
+            ex.pairs.insert(ExplainedPair {
+                first: (x.method, x.stmt, x.kind),
+                second: (y.method, y.stmt, y.kind),
+                verdict: verdict.clone(),
+            });
+        }
+        if *verdict == Verdict::NoIntent {
+            self.intent.set_aside.insert((a.method, a.stmt));
+            self.intent.set_aside.insert((b.method, b.stmt));
+        }
+        if *verdict != Verdict::Race {
+            return;
+        }
+        search.racy[i] = true;
+        search.racy[j] = true;
+        let Some(rr) = *concurrent_pair else {
+            return;
+        };
+        let (fi, si, rr) = if a_first {
+            (i, j, rr)
+        } else {
+            (j, i, (rr.1, rr.0))
+        };
+        search.add_race(fi, si, rr);
+    }
+
     /// The fact class of each access of a bucket: accesses in one class
     /// have the same verdict with any other access (kind, locks, guard,
     /// roots, start/join orderings, and for the intent rule of
     /// harness-only pairs the holder, the class of the accessing method
     /// and whether that method takes a lock, `method_locks`).
     fn fact_classes(&self, list: &[Access], method_locks: &[bool]) -> Vec<u32> {
+        // The lock, root and ordering sets by address: they are interned
+        // (equal sets are one allocation), and root sets of the library
+        // harness hold thousands of roots, too many to hash per access.
         type Facts<'x> = (
             Kind,
-            &'x [HeldLock],
+            [usize; 3],
             bool,
-            &'x [u32],
-            &'x [u32],
             Option<&'x (Arc<str>, Arc<str>)>,
             ClassId,
             bool,
@@ -289,10 +455,8 @@ impl Analysis<'_> {
             .map(|(a, &locks)| {
                 let facts: Facts<'_> = (
                     a.kind,
-                    &a.locks,
+                    set_addresses(a),
                     a.guarded,
-                    &a.roots,
-                    &a.ordered,
                     a.holder.as_ref(),
                     self.program.method(a.method).class,
                     locks,
@@ -333,7 +497,7 @@ impl Analysis<'_> {
                 }
             }
             let global = found.partners.entry(key.clone()).or_default();
-            for (si, rr) in lr.partners.into_values() {
+            for (si, rr) in lr.partners {
                 let second = &list[si];
                 let (_, slot) = global
                     .entry((keys[si].1, keys[si].2))
@@ -400,6 +564,11 @@ impl Analysis<'_> {
             .unwrap_or(a.stmt.0 << 1 | 1);
         (class, a.method, line)
     }
+}
+
+/// One more than the largest of `ids` (0 for none).
+fn width(ids: &[u32]) -> usize {
+    ids.iter().max().map_or(0, |&m| m as usize + 1)
 }
 
 /// The rank of each key among the distinct keys, in key order.
@@ -517,5 +686,45 @@ fn first_of(a: &Access, b: &Access, oa: u32, ob: u32) -> bool {
         (Kind::Write, Kind::Read) => true,
         (Kind::Read, Kind::Write) => false,
         _ => oa <= ob,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Fills a table with the pairs of `ops` (the value: the first op
+    /// index that made it) and returns its sorted contents.
+    fn fill(width: usize, ops: &[(u32, u32)]) -> Vec<((u32, u32), usize)> {
+        let mut t = PairTable::new(width);
+        for (k, &(a, b)) in ops.iter().enumerate() {
+            let v = *t.get_or_insert_with(a, b, || k);
+            assert!(v <= k);
+        }
+        t.into_sorted()
+    }
+
+    #[test]
+    fn dense_and_sparse_pair_tables_agree() {
+        let ops = [(3, 1), (0, 0), (3, 1), (1, 3), (2, 2), (0, 0), (3, 3)];
+        let dense = fill(4, &ops);
+        let sparse = fill(MAX_DENSE_WIDTH + 1, &ops);
+        assert_eq!(dense, sparse);
+        assert_eq!(
+            dense,
+            vec![
+                ((0, 0), 1),
+                ((1, 3), 3),
+                ((2, 2), 4),
+                ((3, 1), 0),
+                ((3, 3), 6)
+            ]
+        );
+    }
+
+    #[test]
+    fn pairs_beyond_the_width_do_not_alias() {
+        // (0, 5) would land on (1, 1) in a dense table of width 4.
+        assert_eq!(fill(4, &[(1, 1), (0, 5)]), vec![((0, 5), 1), ((1, 1), 0)]);
     }
 }

@@ -127,25 +127,10 @@ impl Analysis<'_> {
         }
         // Nearest root first (fewest calls from its entries), so that a
         // pair of accesses is attributed to the threads that reach them
-        // most directly rather than to the first root in index order.
-        let mut by_depth: Vec<Vec<(u32, u32)>> = vec![Vec::new(); self.graph.len()];
-        let mut depth = vec![u32::MAX; self.graph.len()];
-        let mut reached = Vec::new();
-        let successors = self.graph.successors();
-        for (ri, r) in roots.iter().enumerate() {
-            successors.depths_into(&r.entries, &mut depth, &mut reached);
-            for &i in &reached {
-                let slot = &mut depth[i as usize];
-                by_depth[i as usize].push((*slot, ri as u32));
-                *slot = u32::MAX;
-            }
-            reached.clear();
-        }
-        for (list, out) in by_depth.iter_mut().zip(&mut reach) {
-            list.sort_unstable();
-            out.extend(list.iter().map(|&(_, ri)| ri));
-        }
-        reach
+        // most directly rather than to the first root in index order:
+        // per node, the roots by (depth, index).
+        let entries: Vec<&[u32]> = roots.iter().map(|r| r.entries.as_slice()).collect();
+        nearest_first(&self.graph.successors(), &entries, self.graph.len())
     }
 
     /// Each `main` is its own program: a thread start belongs to the
@@ -449,12 +434,201 @@ impl Analysis<'_> {
     }
 }
 
+/// The roots reaching each of `len` nodes, ordered by (depth, root
+/// index): the breadth-first searches of all roots at once, one level at
+/// a time, with a bit per root on each node (what reached it so far, and
+/// what reached it at the current level). A node's list gets the roots of
+/// level `d` in index order before those of level `d + 1`, so it comes
+/// out in order without sorting, and an edge is followed once per level
+/// for all roots rather than once per root.
+fn nearest_first(
+    successors: &threads::Successors,
+    entries: &[&[u32]],
+    len: usize,
+) -> Vec<Vec<u32>> {
+    let mut reach: Vec<Vec<u32>> = vec![Vec::new(); len];
+    let mut seen = RootBits::new(entries.len(), len);
+    let mut level = RootBits::new(entries.len(), len);
+    let mut next = RootBits::new(entries.len(), len);
+    let mut active: Vec<u32> = Vec::new();
+    let mut next_active: Vec<u32> = Vec::new();
+    for (ri, root_entries) in entries.iter().enumerate() {
+        for &e in *root_entries {
+            if (e as usize) < len && !seen.get(e, ri) {
+                seen.set(e, ri);
+                level.set_listed(e, ri, &mut active);
+            }
+        }
+    }
+    while !active.is_empty() {
+        for &n in &active {
+            level.push_roots(n, &mut reach[n as usize]);
+        }
+        for &n in &active {
+            for &c in successors.of(n) {
+                next.add_unseen(c, level.row(n), seen.row(c), &mut next_active);
+            }
+        }
+        for &c in &next_active {
+            seen.or_row(c, next.row(c));
+        }
+        for &n in &active {
+            level.clear_row(n);
+        }
+        std::mem::swap(&mut level, &mut next);
+        std::mem::swap(&mut active, &mut next_active);
+        next_active.clear();
+    }
+    reach
+}
+
+/// One set of roots per node, as bits (`words` words a node).
+struct RootBits {
+    words: usize,
+    bits: Vec<u64>,
+}
+
+impl RootBits {
+    fn new(roots: usize, nodes: usize) -> RootBits {
+        let words = roots.div_ceil(64);
+        RootBits {
+            words,
+            bits: vec![0; words.saturating_mul(nodes)],
+        }
+    }
+
+    fn row(&self, node: u32) -> &[u64] {
+        let at = node as usize * self.words;
+        self.bits.get(at..at + self.words).unwrap_or(&[])
+    }
+
+    fn row_mut(&mut self, node: u32) -> &mut [u64] {
+        let at = node as usize * self.words;
+        self.bits.get_mut(at..at + self.words).unwrap_or(&mut [])
+    }
+
+    fn get(&self, node: u32, ri: usize) -> bool {
+        self.row(node)
+            .get(ri / 64)
+            .is_some_and(|w| w & (1 << (ri % 64)) != 0)
+    }
+
+    fn set(&mut self, node: u32, ri: usize) {
+        if let Some(w) = self.row_mut(node).get_mut(ri / 64) {
+            *w |= 1 << (ri % 64);
+        }
+    }
+
+    /// Sets a bit, listing the node in `listed` when its row was empty.
+    fn set_listed(&mut self, node: u32, ri: usize, listed: &mut Vec<u32>) {
+        if self.row(node).iter().all(|&w| w == 0) {
+            listed.push(node);
+        }
+        self.set(node, ri);
+    }
+
+    /// Adds to `node`'s row the roots of `from` not in `seen`, listing
+    /// the node in `listed` when its row was empty and gains a root.
+    fn add_unseen(&mut self, node: u32, from: &[u64], seen: &[u64], listed: &mut Vec<u32>) {
+        let row = self.row_mut(node);
+        let was_empty = row.iter().all(|&w| w == 0);
+        let mut added = false;
+        for ((w, &f), &s) in row.iter_mut().zip(from).zip(seen) {
+            let new = f & !s;
+            added |= new != 0;
+            *w |= new;
+        }
+        if was_empty && added {
+            listed.push(node);
+        }
+    }
+
+    fn or_row(&mut self, node: u32, from: &[u64]) {
+        for (w, &f) in self.row_mut(node).iter_mut().zip(from) {
+            *w |= f;
+        }
+    }
+
+    fn clear_row(&mut self, node: u32) {
+        self.row_mut(node).fill(0);
+    }
+
+    /// Appends the roots of `node`'s row to `out`, in index order.
+    fn push_roots(&self, node: u32, out: &mut Vec<u32>) {
+        for (k, &w) in self.row(node).iter().enumerate() {
+            let mut w = w;
+            while w != 0 {
+                out.push((k * 64) as u32 + w.trailing_zeros());
+                w &= w - 1;
+            }
+        }
+    }
+}
+
 /// Queues node `n` the first time it is seen.
 fn visit(n: u32, seen: &mut [bool], queue: &mut VecDeque<u32>) {
     if let Some(s) = seen.get_mut(n as usize) {
         if !*s {
             *s = true;
             queue.push_back(n);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::threads::Successors;
+
+    /// Per node, the roots by (depth, index), one search per root.
+    fn one_search_per_root(succ: &Successors, entries: &[&[u32]], len: usize) -> Vec<Vec<u32>> {
+        let mut by_depth: Vec<Vec<(u32, u32)>> = vec![Vec::new(); len];
+        for (ri, e) in entries.iter().enumerate() {
+            let mut depth = vec![u32::MAX; len];
+            let mut reached = Vec::new();
+            succ.depths_into(e, &mut depth, &mut reached);
+            for n in reached {
+                by_depth[n as usize].push((depth[n as usize], ri as u32));
+            }
+        }
+        by_depth
+            .into_iter()
+            .map(|mut l| {
+                l.sort_unstable();
+                l.into_iter().map(|(_, r)| r).collect()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn all_roots_at_once_match_one_search_per_root() {
+        let mut seed: u64 = 0x2545_f491_4f6c_dd1d;
+        let mut next = move |m: u64| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % m) as u32
+        };
+        for round in 0..40u64 {
+            let len = 1 + next(90) as usize;
+            let edges = next(4 * len as u64 + 1) as usize;
+            let mut lists: Vec<Vec<u32>> = vec![Vec::new(); len];
+            for _ in 0..edges {
+                let a = next(len as u64) as usize;
+                lists[a].push(next(len as u64));
+            }
+            let succ = Successors::from_lists(lists);
+            // More than 64 roots in some rounds: rows of several words.
+            let roots = 1 + next(if round % 4 == 0 { 150 } else { 12 }) as usize;
+            let owned: Vec<Vec<u32>> = (0..roots)
+                .map(|_| (0..next(3)).map(|_| next(len as u64 + 2)).collect())
+                .collect();
+            let entries: Vec<&[u32]> = owned.iter().map(Vec::as_slice).collect();
+            assert_eq!(
+                nearest_first(&succ, &entries, len),
+                one_search_per_root(&succ, &entries, len),
+                "round {round}"
+            );
         }
     }
 }

@@ -146,7 +146,21 @@ pub struct Successors {
 }
 
 impl Successors {
-    fn of(&self, n: u32) -> &[u32] {
+    /// Packs per-node callee lists (for tests of the searches).
+    #[cfg(test)]
+    pub(crate) fn from_lists(lists: Vec<Vec<u32>>) -> Successors {
+        let mut offsets = vec![0];
+        let mut targets = Vec::new();
+        for mut l in lists {
+            l.sort_unstable();
+            l.dedup();
+            targets.extend(l);
+            offsets.push(targets.len());
+        }
+        Successors { offsets, targets }
+    }
+
+    pub(crate) fn of(&self, n: u32) -> &[u32] {
         let n = n as usize;
         match (self.offsets.get(n), self.offsets.get(n + 1)) {
             (Some(&a), Some(&b)) => self.targets.get(a..b).unwrap_or(&[]),
