@@ -307,8 +307,8 @@ fn unknown_config_key_is_an_error_naming_it() {
     assert!(run.stderr.contains("no inputs"), "{}", run.stderr);
 }
 
-/// `--explain com.example.inventory.Stock.reserved` on the example, without the JDK.
-fn explain_reserved(dir: &str) -> Run {
+/// `--explain FIELD` of the data-race rule on the example, without the JDK.
+fn explain_field(dir: &str, field: &str) -> Run {
     lockstep([
         "check",
         dir,
@@ -317,7 +317,7 @@ fn explain_reserved(dir: &str) -> Run {
         "data-race",
         "-q",
         "--explain",
-        "com.example.inventory.Stock.reserved",
+        field,
     ])
 }
 
@@ -345,7 +345,7 @@ fn quiet_prints_only_the_report_and_explain_suggests_fields() {
     let report = run.json();
     let findings = report["findings"].as_array().unwrap();
     assert!(findings.is_empty(), "{}", run.stdout);
-    let run = explain_reserved(dir);
+    let run = explain_field(dir, "com.example.inventory.Stock.reserved");
     assert!(
         run.stderr
             .contains("not reported: concurrent only through an assumed outside caller"),
@@ -353,18 +353,7 @@ fn quiet_prints_only_the_report_and_explain_suggests_fields() {
         run.stderr
     );
 
-    let explain = |field: &str| {
-        lockstep([
-            "check",
-            dir,
-            "--no-jdk",
-            "--select",
-            "data-race",
-            "-q",
-            "--explain",
-            field,
-        ])
-    };
+    let explain = |field: &str| explain_field(dir, field);
     let run = explain("com.example.inventory.Stock.unit");
     assert!(
         run.stderr.contains(
