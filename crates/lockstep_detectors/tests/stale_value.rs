@@ -254,8 +254,16 @@ fn false_causes_of_the_second_sample() {
         "record",
         "computed while `Implemented$SharedSeries.count` held `s`",
     );
+    // A plugin interface without an implementation: unknown code, silent
+    // by default and reported in the sound mode.
+    let fixture = compile_fixture("stale_value/precision2");
+    let distinct = Options {
+        unknown_callees: lockstep_detectors::stale_value::UnknownCallees::Distinct,
+        ..Options::default()
+    };
+    let sound = run_detector(&fixture, &StaleValue, RULES, &distinct);
     assert_message(
-        &findings,
+        &sound,
         "loaded",
         "`Providers.Plugin.load` is unknown code (no class the program creates implements it)",
     );

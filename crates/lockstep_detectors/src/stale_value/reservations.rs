@@ -110,31 +110,63 @@ fn updates_from_read(
         && operands
             .iter()
             .filter_map(|op| op.var())
-            .any(|v| derives_from(body, defs, v, &sources))
+            .any(|v| derives_from(body, defs, v, &sources, &mut vec![false; body.vars.len()]))
+        && sources
+            .iter()
+            .any(|&r| r < w && no_call_between(body, r, w))
 }
 
-/// Whether a definition of `v`, followed back through assignments (copies,
-/// arithmetic, casts, field loads through it), is one of `sources`.
-/// Bounded by the number of variables.
-fn derives_from(body: &Body, defs: &[Vec<StmtId>], v: VarId, sources: &[StmtId]) -> bool {
-    let mut seen = vec![false; body.vars.len()];
-    let mut work = vec![v];
-    while let Some(v) = work.pop() {
-        match seen.get_mut(v.index()) {
-            Some(s) if !*s => *s = true,
-            _ => continue,
-        }
-        for d in defs.get(v.index()).map(Vec::as_slice).unwrap_or(&[]) {
+/// Whether no call other than a modelled container call lies between the
+/// statements `r` and `w` (in statement order): a `wait()` (or a callee
+/// that waits) releases the monitor in between, and a loop that carries
+/// the read into the next execution of the block writes before it reads.
+fn no_call_between(body: &Body, r: StmtId, w: StmtId) -> bool {
+    body.stmts
+        .get(r.index() + 1..w.index())
+        .unwrap_or(&[])
+        .iter()
+        .all(|s| match &s.kind {
+            StmtKind::Invoke { call, .. } => {
+                contents(body, call, ContainerAccess::Read).is_some()
+                    || contents(body, call, ContainerAccess::Write).is_some()
+            }
+            StmtKind::InvokeDynamic { .. } => false,
+            _ => true,
+        })
+}
+
+/// Whether every definition of `v`, followed back through assignments
+/// (copies, arithmetic, casts, field loads through it), comes from one of
+/// `sources`: a variable that also holds a new object (`v = map.get(k)`,
+/// then `v = new V()` in the same local) is not an update. A cycle of
+/// definitions (a loop) counts as not derived.
+fn derives_from(
+    body: &Body,
+    defs: &[Vec<StmtId>],
+    v: VarId,
+    sources: &[StmtId],
+    seen: &mut Vec<bool>,
+) -> bool {
+    match seen.get_mut(v.index()) {
+        Some(s) if !*s => *s = true,
+        _ => return false,
+    }
+    let list = defs.get(v.index()).map(Vec::as_slice).unwrap_or(&[]);
+    !list.is_empty()
+        && list.iter().all(|d| {
             if sources.contains(d) {
                 return true;
             }
-            if let Some(StmtKind::Assign { value, .. }) = body.stmts.get(d.index()).map(|s| &s.kind)
-            {
-                value.for_each_operand(|op| work.extend(op.var()));
-            }
-        }
-    }
-    false
+            let Some(StmtKind::Assign { value, .. }) = body.stmts.get(d.index()).map(|s| &s.kind)
+            else {
+                return false;
+            };
+            let mut operands = Vec::new();
+            value.for_each_operand(|op| operands.extend(op.var()));
+            operands
+                .into_iter()
+                .any(|o| derives_from(body, defs, o, sources, seen))
+        })
 }
 
 /// Every definition of every variable.

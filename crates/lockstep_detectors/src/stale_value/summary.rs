@@ -43,8 +43,8 @@ use lockstep_ir::{
 use lockstep_program::{CallGraph, EdgeKind, MethodId, Program};
 
 use super::fields::StableFields;
-use super::reservations;
 use super::locks::{self, keep, translate, Actual, Effect, Keep, LockKey, LockKind, Translated};
+use super::reservations;
 use super::values::{self, ValueTypes};
 
 /// At most this many locks are kept per summary; a method acquiring more
