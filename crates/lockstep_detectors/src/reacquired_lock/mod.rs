@@ -3,6 +3,7 @@
 //! one after the other). See `docs.md` beside this file.
 
 pub mod analysis;
+mod lock_table;
 pub mod locks;
 mod small_map;
 
