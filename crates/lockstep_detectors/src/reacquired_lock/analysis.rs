@@ -865,6 +865,7 @@ impl<'p, P: LockProgram> Analysis<'p, P> {
     /// copy of the table, which the translations extend).
     fn final_propagation(&self, exit_t: &[(P::M, PairSet<P::M>)]) -> Vec<Witness<P::M>> {
         let mut table = self.locks.clone();
+        let mut paths = PathArena::default();
         let mut translations = FinalTranslations {
             known: &self.translations,
             new: HashMap::default(),
@@ -882,7 +883,7 @@ impl<'p, P: LockProgram> Analysis<'p, P> {
                     if kinds.has_room(same) {
                         kinds.add(same);
                         let pair = (table.intern(k.0.clone()), table.intern(k.1.clone()));
-                        capped.insert(pair, v.clone());
+                        capped.insert(pair, paths.entry(v));
                         order.push(pair);
                     }
                 }
@@ -904,14 +905,14 @@ impl<'p, P: LockProgram> Analysis<'p, P> {
                         None => continue,
                     },
                 };
-                let mut added: Vec<(GlobalPair, PairEntry<P::M>)> = Vec::new();
+                let mut added: Vec<(GlobalPair, FinalEntry<P::M>)> = Vec::new();
                 let known = final_t.get(&pred);
                 for pair in &new_pairs {
                     let Some(entry) = final_t.get(&node).and_then(|t| t.get(pair)) else {
                         continue;
                     };
                     let (tp, e) = match &site {
-                        None => (*pair, entry.clone()),
+                        None => (*pair, *entry),
                         Some(site) => {
                             let (Some(a), Some(b)) = (
                                 translations.get(&mut table, pred.0, site, pair.0),
@@ -931,9 +932,9 @@ impl<'p, P: LockProgram> Analysis<'p, P> {
                             };
                             (
                                 tp,
-                                PairEntry {
-                                    first: prefixed(hop, &entry.first),
-                                    second: prefixed(hop, &entry.second),
+                                FinalEntry {
+                                    first: paths.prefixed(hop, entry.first),
+                                    second: paths.prefixed(hop, entry.second),
                                     formed_at: entry.formed_at,
                                 },
                             )
@@ -963,7 +964,7 @@ impl<'p, P: LockProgram> Analysis<'p, P> {
                 }
             }
         }
-        self.confirmed_at_regions(&final_t, &table)
+        self.confirmed_at_regions(&final_t, &table, &paths)
     }
 
     /// The nodes a node's FINAL_T flows into: an application method's
@@ -998,6 +999,7 @@ impl<'p, P: LockProgram> Analysis<'p, P> {
         &self,
         final_t: &HashMap<Node<P::M>, GlobalPairs<P::M>>,
         table: &LockTable,
+        paths: &PathArena<P::M>,
     ) -> Vec<Witness<P::M>> {
         let mut regions: Vec<(P::M, MonitorId)> = final_t
             .keys()
@@ -1017,7 +1019,7 @@ impl<'p, P: LockProgram> Analysis<'p, P> {
                 .filter(|h| **h != STAR)
                 .filter_map(|h| table.get(h))
                 .collect();
-            let mut pairs: Vec<(&GlobalPair, &PairEntry<P::M>)> = t.iter().collect();
+            let mut pairs: Vec<(&GlobalPair, &FinalEntry<P::M>)> = t.iter().collect();
             pairs.sort_unstable_by(|x, y| {
                 table
                     .path_order(x.0 .0, y.0 .0)
@@ -1029,7 +1031,11 @@ impl<'p, P: LockProgram> Analysis<'p, P> {
                         method: m,
                         context: r,
                         pair: (table.path(pair.0).clone(), table.path(pair.1).clone()),
-                        entry: entry.clone(),
+                        entry: PairEntry {
+                            first: paths.chain(entry.first),
+                            second: paths.chain(entry.second),
+                            formed_at: entry.formed_at,
+                        },
                     });
                 }
             }
@@ -1197,7 +1203,79 @@ enum FinalEdge {
 /// A pair of locks of the analysis-wide table.
 type GlobalPair = (LockId, LockId);
 /// FINAL_T of one node.
-type GlobalPairs<M> = HashMap<GlobalPair, PairEntry<M>>;
+type GlobalPairs<M> = HashMap<GlobalPair, FinalEntry<M>>;
+
+/// A potential witness of the final propagation, its paths in a [`PathArena`].
+#[derive(Debug, Clone, Copy)]
+struct FinalEntry<M> {
+    first: PathId,
+    second: PathId,
+    formed_at: Hop<M>,
+}
+
+/// A path of the [`PathArena`].
+type PathId = u32;
+
+/// One path of the final propagation: a method's own path, or a hop
+/// (the call in a caller) in front of another path.
+enum PathNode<M> {
+    Whole(Chain<M>),
+    Prefixed(Hop<M>, PathId),
+}
+
+/// The paths of the final propagation, shared: a pair carried to a
+/// caller adds one hop in front of the callee's path instead of copying
+/// it, and whole paths are built only for confirmed witnesses (copying
+/// every path at every caller made most of the propagation's memory).
+struct PathArena<M> {
+    nodes: Vec<PathNode<M>>,
+}
+
+impl<M> Default for PathArena<M> {
+    fn default() -> Self {
+        PathArena { nodes: Vec::new() }
+    }
+}
+
+impl<M: Copy> PathArena<M> {
+    fn add(&mut self, node: PathNode<M>) -> PathId {
+        self.nodes.push(node);
+        // Fewer nodes than memory can hold u32-indexed entries of.
+        PathId::try_from(self.nodes.len() - 1).unwrap_or(PathId::MAX)
+    }
+
+    /// A method's potential witness, its paths added whole.
+    fn entry(&mut self, entry: &PairEntry<M>) -> FinalEntry<M> {
+        FinalEntry {
+            first: self.add(PathNode::Whole(entry.first.clone())),
+            second: self.add(PathNode::Whole(entry.second.clone())),
+            formed_at: entry.formed_at,
+        }
+    }
+
+    fn prefixed(&mut self, hop: Hop<M>, rest: PathId) -> PathId {
+        self.add(PathNode::Prefixed(hop, rest))
+    }
+
+    /// The whole path of `id`: its hops in front, then the method's own path.
+    fn chain(&self, mut id: PathId) -> Chain<M> {
+        let mut hops = Vec::new();
+        loop {
+            match self.nodes.get(id as usize) {
+                Some(PathNode::Prefixed(hop, rest)) => {
+                    hops.push(*hop);
+                    id = *rest;
+                }
+                Some(PathNode::Whole(tail)) => {
+                    hops.extend(tail.iter().copied());
+                    break;
+                }
+                None => break,
+            }
+        }
+        Arc::new(hops)
+    }
+}
 
 /// TRANSLATELOCK during the final propagation: what the fixpoints
 /// translated, and what is new (pairs reach call sites the summaries'
