@@ -30,8 +30,8 @@ use lockstep_ir::{
     AccessPath, Body, ConstValue, MonitorId, Operand, StmtId, StmtKind, VarId, VarOrigin,
 };
 
-use super::locks::{bounded, depends, translate, Assigned, STAR};
 use super::lock_table::{LockId, LockTable};
+use super::locks::{bounded, depends, translate, Assigned, STAR};
 use super::small_map::SortedMap;
 
 /// What the analysis needs from the program.
@@ -734,8 +734,13 @@ impl<'p, P: LockProgram> Analysis<'p, P> {
                     .feasible
                     .entry((*lock, held.class.as_ref()))
                     .or_insert_with(|| {
-                        translated_class(self.prog, self.locks.path(*lock), held.class.as_ref(), site)
-                            .is_ok()
+                        translated_class(
+                            self.prog,
+                            self.locks.path(*lock),
+                            held.class.as_ref(),
+                            site,
+                        )
+                        .is_ok()
                     });
                 if !ok {
                     continue;

@@ -22,8 +22,8 @@
 //! read and are never told apart; an empty or unknown points-to set rules
 //! nothing out.
 
-use lockstep_facts::lock_identity::{may_be_same, LockOwners, Owners};
 use lockstep_facts::local_locks::LocalLock;
+use lockstep_facts::lock_identity::{may_be_same, LockOwners, Owners};
 use lockstep_ir::{AccessPath, MonitorRegion};
 use lockstep_pointsto::{ObjectSet, PointsToResult};
 use lockstep_program::{MethodId, Program};
@@ -153,7 +153,9 @@ impl<'a> LockIdentity<'a> {
     ) -> Option<Owners> {
         let mut all = Vec::new();
         for c in self.pt.contexts_of(m) {
-            let owners = self.owners.owners(self.program, self.pt, (m, c), body, lock)?;
+            let owners = self
+                .owners
+                .owners(self.program, self.pt, (m, c), body, lock)?;
             all.extend(owners.iter().copied());
         }
         all.sort_unstable();
