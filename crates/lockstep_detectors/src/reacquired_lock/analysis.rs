@@ -1654,7 +1654,15 @@ impl<P: LockProgram> MethodAnalysis<'_, '_, P> {
             stmt: Some(s),
         };
         let settings = self.effective_settings();
-        self.bounded |= add_released_at(top, &l.all, &l.all, formed, settings, &self.chains);
+        self.bounded |= add_released_at(
+            top,
+            &l.all,
+            &l.all,
+            formed,
+            settings,
+            &self.chains,
+            self.bounded,
+        );
         join_states(exc, &thrown);
     }
 
@@ -1707,6 +1715,7 @@ impl<P: LockProgram> MethodAnalysis<'_, '_, P> {
                             formed,
                             settings,
                             &self.chains,
+                            self.bounded,
                         );
                     }
                 }
@@ -1787,7 +1796,15 @@ impl<P: LockProgram> MethodAnalysis<'_, '_, P> {
             }
         }
         self.bounded |=
-            add_released_at(outer, &released, &released, formed, settings, &self.chains);
+            add_released_at(
+                outer,
+                &released,
+                &released,
+                formed,
+                settings,
+                &self.chains,
+                self.bounded,
+            );
     }
 }
 
@@ -1801,30 +1818,34 @@ fn add_released_at<M: Copy + Ord>(
     formed: Hop<M>,
     settings: Settings,
     chains: &Chains<M>,
+    bounded_before: bool,
 ) -> bool {
+    // Once the method is known to have dropped a pair, a full block needs
+    // no search for which pairs it drops: only same-lock pairs can be added.
     let mut dropped = false;
+    let mut known_bounded = bounded_before;
     for &(b, second) in l {
-        let b = &b;
         let formed_at = chains.head(second).unwrap_or(formed);
-        if settings.pairs {
+        let new_pair = |first: &ChainId| PairIds {
+            first: *first,
+            second,
+            formed_at,
+        };
+        let full = frame.t.len() >= MAX_PAIRS_PER_BLOCK;
+        if settings.pairs && !(full && known_bounded) {
             for (a, first) in frame.r.iter() {
                 // Same-lock pairs (the default rule's) are never dropped.
-                if a != b && frame.t.len() >= MAX_PAIRS_PER_BLOCK {
-                    dropped |= !frame.t.contains_key(&(*a, *b));
+                if *a != b && frame.t.len() >= MAX_PAIRS_PER_BLOCK {
+                    if !known_bounded && !frame.t.contains_key(&(*a, b)) {
+                        dropped = true;
+                        known_bounded = true;
+                    }
                     continue;
                 }
-                frame.t.insert_if_absent((*a, *b), || PairIds {
-                    first: *first,
-                    second,
-                    formed_at,
-                });
+                frame.t.insert_if_absent((*a, b), || new_pair(first));
             }
-        } else if let Some(first) = frame.r.get(b) {
-            frame.t.insert_if_absent((*b, *b), || PairIds {
-                first: *first,
-                second,
-                formed_at,
-            });
+        } else if let Some(first) = frame.r.get(&b) {
+            frame.t.insert_if_absent((b, b), || new_pair(first));
         }
     }
     for &(b, chain) in returned {
