@@ -120,13 +120,6 @@ pub struct Hop<M> {
 /// The path from a method down to where a lock is actually acquired.
 pub type Chain<M> = Arc<Vec<Hop<M>>>;
 
-fn prefixed<M: Copy>(hop: Hop<M>, chain: &Chain<M>) -> Chain<M> {
-    let mut v = Vec::with_capacity(chain.len() + 1);
-    v.push(hop);
-    v.extend(chain.iter().copied());
-    Arc::new(v)
-}
-
 /// A potential witness: lock `a` acquired and released, then lock `b`
 /// (the same lock, for the original pattern).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -142,14 +135,15 @@ pub struct PairEntry<M> {
 /// lock's root object (its `this` or parameter) is known to have, so a
 /// caller can drop it when the argument it passes cannot be one.
 #[derive(Debug, Clone)]
-pub struct HeldLock<M> {
-    pub chain: Chain<M>,
+pub struct HeldLock {
+    /// The path, in [`Analysis`]'s shared paths of LOCKSHELD.
+    chain: PathId,
     pub class: Option<Arc<str>>,
 }
 
 /// LOCKSHELD of one method: its locks in the order of their paths (which
 /// provenance a caller keeps depends on it), each with how it is acquired.
-type LockSet<M> = Vec<(LockId, HeldLock<M>)>;
+type LockSet = Vec<(LockId, HeldLock)>;
 type Pair = (AccessPath, AccessPath);
 type PairSet<M> = BTreeMap<Pair, PairEntry<M>>;
 
@@ -408,15 +402,18 @@ pub struct Analysis<'p, P: LockProgram> {
     sites: SiteCache<P::M>,
     /// LOCKSHELD(m): locks m or its callees may acquire, each with a path to
     /// an acquisition. Methods that acquire nothing have no entry.
-    held: HashMap<P::M, LockSet<P::M>>,
+    held: HashMap<P::M, LockSet>,
     /// The part of LOCKSHELD(m) acquired on a path that returns normally:
     /// what a caller has released when the call returns. An acquisition on
     /// a path that can only end in a throw (hsqldb builds every exception
     /// message under a lock: `throw Error.error(...)`) is followed by none
     /// of the caller's later acquisitions, unless the caller catches it.
-    returning: HashMap<P::M, LockSet<P::M>>,
+    returning: HashMap<P::M, LockSet>,
     /// Every lock expression of the summaries, interned.
     locks: LockTable,
+    /// The paths of the summaries' acquisitions: a lock a caller takes
+    /// from a callee adds one hop in front of the callee's path.
+    held_paths: PathArena<P::M>,
     /// TRANSLATELOCK of a callee lock at a call site (caller, statement),
     /// interned; `None` for `*`. Filled by the fixpoints, read by the
     /// per-method analysis.
@@ -444,17 +441,17 @@ fn translate_id<M: Copy + Eq + Hash>(
 }
 
 /// The entry of `lock` in a LOCKSHELD set.
-fn lock_in<M>(set: &LockSet<M>, lock: LockId) -> Option<&HeldLock<M>> {
+fn lock_in(set: &LockSet, lock: LockId) -> Option<&HeldLock> {
     set.iter().find(|(l, _)| *l == lock).map(|(_, h)| h)
 }
 
 /// Add `lock` to a LOCKSHELD set unless it is there (the first
 /// provenance stays), in path order; true if added.
-fn insert_in_path_order<M>(
-    set: &mut LockSet<M>,
+fn insert_in_path_order(
+    set: &mut LockSet,
     table: &LockTable,
     lock: LockId,
-    held: HeldLock<M>,
+    held: HeldLock,
 ) -> bool {
     if lock_in(set, lock).is_some() {
         return false;
@@ -474,6 +471,7 @@ impl<'p, P: LockProgram> Analysis<'p, P> {
             held: HashMap::default(),
             returning: HashMap::default(),
             locks: LockTable::default(),
+            held_paths: PathArena::default(),
             translations: HashMap::default(),
         };
         a.held = a.locks_held_fixpoint(Exits::Any);
@@ -509,8 +507,8 @@ impl<'p, P: LockProgram> Analysis<'p, P> {
     /// analysis). The worklist is ordered by method id, which fixes
     /// which provenance chain wins. With [`Exits::Normal`], only
     /// acquisitions (own blocks and calls) on a path to a `return` count.
-    fn locks_held_fixpoint(&mut self, exits: Exits) -> HashMap<P::M, LockSet<P::M>> {
-        let mut held: HashMap<P::M, LockSet<P::M>> = HashMap::default();
+    fn locks_held_fixpoint(&mut self, exits: Exits) -> HashMap<P::M, LockSet> {
+        let mut held: HashMap<P::M, LockSet> = HashMap::default();
         let mut returns = ReturnCache::default();
         let mut delta: HashMap<P::M, Vec<LockId>> = HashMap::default();
         let mut queue: BTreeSet<P::M> = BTreeSet::new();
@@ -533,10 +531,10 @@ impl<'p, P: LockProgram> Analysis<'p, P> {
                     let class = root_class(self.prog, m, &body, &lock);
                     let id = self.locks.intern(lock);
                     let own_lock = HeldLock {
-                        chain: Arc::new(vec![Hop {
+                        chain: self.held_paths.add(PathNode::Whole(Arc::new(vec![Hop {
                             method: m,
                             stmt: region.enter,
-                        }]),
+                        }]))),
                         class,
                     };
                     insert_in_path_order(&mut own, &self.locks, id, own_lock);
@@ -565,7 +563,7 @@ impl<'p, P: LockProgram> Analysis<'p, P> {
                     continue;
                 };
                 let library = self.prog.is_library(m);
-                let mut added: Vec<(LockId, HeldLock<P::M>)> = Vec::new();
+                let mut added: Vec<(LockId, HeldLock)> = Vec::new();
                 for &lock in &new_locks {
                     let Some(t) =
                         translate_id(&mut self.translations, &mut self.locks, m, &site, lock)
@@ -578,7 +576,7 @@ impl<'p, P: LockProgram> Analysis<'p, P> {
                     let Some(callee_lock) = held.get(&c).and_then(|s| lock_in(s, lock)) else {
                         continue;
                     };
-                    let chain = callee_lock.chain.clone();
+                    let chain = callee_lock.chain;
                     // A synchronized `equals` of one class reached through
                     // `Object.equals` does not lock a `String` argument.
                     let Ok(class) = translated_class(
@@ -591,14 +589,21 @@ impl<'p, P: LockProgram> Analysis<'p, P> {
                     };
                     if library && !self.settings.library_internal_locks {
                         // Leading library hops the chain would have in `m`.
-                        let hops = 1 + chain
+                        // (The chain's first hops decide: a longer chain has
+                        // more than `hops` anyway.)
+                        let leading: Vec<Hop<P::M>> = self
+                            .held_paths
+                            .iter(chain)
+                            .take(MAX_LIBRARY_HOPS + 1)
+                            .collect();
+                        let hops = 1 + leading
                             .iter()
                             .take_while(|h| self.prog.is_library(h.method))
                             .take(MAX_LIBRARY_HOPS)
                             .count();
                         // All library (its deepest hop runs library -> library),
                         // or an application callback buried too deep.
-                        if hops > chain.len() || hops > MAX_LIBRARY_HOPS {
+                        if hops > leading.len() || hops > MAX_LIBRARY_HOPS {
                             continue;
                         }
                     }
@@ -609,12 +614,12 @@ impl<'p, P: LockProgram> Analysis<'p, P> {
                     {
                         continue;
                     }
-                    let chain = prefixed(
+                    let chain = self.held_paths.prefixed(
                         Hop {
                             method: m,
                             stmt: Some(site.stmt),
                         },
-                        &chain,
+                        chain,
                     );
                     added.push((t, HeldLock { chain, class }));
                 }
@@ -705,7 +710,7 @@ impl<'p, P: LockProgram> Analysis<'p, P> {
         &self,
         m: P::M,
         site: &CallSite<P::M>,
-        held: &'h HashMap<P::M, LockSet<P::M>>,
+        held: &'h HashMap<P::M, LockSet>,
         memo: &mut CallMemo<'h>,
     ) -> Vec<(LockId, Chain<P::M>)> {
         let mut l: Vec<(LockId, Chain<P::M>)> = Vec::new();
@@ -750,7 +755,7 @@ impl<'p, P: LockProgram> Analysis<'p, P> {
                     stmt: Some(site.stmt),
                 };
                 seen.insert(t);
-                l.push((t, prefixed(hop, &held.chain)));
+                l.push((t, self.held_paths.chain_after(hop, held.chain)));
             }
         }
         l.sort_unstable_by(|a, b| self.locks.path_order(a.0, b.0));
@@ -1262,23 +1267,60 @@ impl<M: Copy> PathArena<M> {
         self.add(PathNode::Prefixed(hop, rest))
     }
 
+    /// The hops of the path `id`, outermost first.
+    fn iter(&self, id: PathId) -> PathHops<'_, M> {
+        PathHops {
+            arena: self,
+            next: Some(id),
+            tail: None,
+        }
+    }
+
     /// The whole path of `id`: its hops in front, then the method's own path.
-    fn chain(&self, mut id: PathId) -> Chain<M> {
-        let mut hops = Vec::new();
-        loop {
-            match self.nodes.get(id as usize) {
-                Some(PathNode::Prefixed(hop, rest)) => {
-                    hops.push(*hop);
-                    id = *rest;
-                }
-                Some(PathNode::Whole(tail)) => {
-                    hops.extend(tail.iter().copied());
-                    break;
-                }
-                None => break,
+    fn chain(&self, id: PathId) -> Chain<M> {
+        Arc::new(self.iter(id).collect())
+    }
+
+    /// The path `id` with `hop` in front, as a whole path.
+    fn chain_after(&self, hop: Hop<M>, id: PathId) -> Chain<M> {
+        Arc::new(std::iter::once(hop).chain(self.iter(id)).collect())
+    }
+}
+
+/// The hops of one path of a [`PathArena`].
+struct PathHops<'a, M> {
+    arena: &'a PathArena<M>,
+    /// The node to read next, until the path's whole tail is reached.
+    next: Option<PathId>,
+    /// The whole tail and the index of its next hop.
+    tail: Option<(&'a Chain<M>, usize)>,
+}
+
+impl<M: Copy> Iterator for PathHops<'_, M> {
+    type Item = Hop<M>;
+
+    fn next(&mut self) -> Option<Hop<M>> {
+        if let Some((tail, i)) = &mut self.tail {
+            let hop = tail.get(*i).copied();
+            *i += 1;
+            return hop;
+        }
+        // Nodes point only to earlier nodes, so the walk ends.
+        match self.arena.nodes.get(self.next? as usize) {
+            Some(PathNode::Prefixed(hop, rest)) => {
+                self.next = Some(*rest);
+                Some(*hop)
+            }
+            Some(PathNode::Whole(tail)) => {
+                self.next = None;
+                self.tail = Some((tail, 1));
+                tail.first().copied()
+            }
+            None => {
+                self.next = None;
+                None
             }
         }
-        Arc::new(hops)
     }
 }
 
