@@ -1837,16 +1837,15 @@ impl<P: LockProgram> MethodAnalysis<'_, '_, P> {
                 released.push((e, chain));
             }
         }
-        self.bounded |=
-            add_released_at(
-                outer,
-                &released,
-                &released,
-                formed,
-                settings,
-                &self.chains,
-                self.bounded,
-            );
+        self.bounded |= add_released_at(
+            outer,
+            &released,
+            &released,
+            formed,
+            settings,
+            &self.chains,
+            self.bounded,
+        );
     }
 }
 
