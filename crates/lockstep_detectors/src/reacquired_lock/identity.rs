@@ -67,7 +67,8 @@ impl<'a> LockIdentity<'a> {
         let Some(named) = self.named(m, lock) else {
             return true;
         };
-        self.taken(deep).is_none_or(|taken| taken.intersects(&named))
+        self.taken(deep)
+            .is_none_or(|taken| taken.intersects(&named))
     }
 
     /// The non-empty points-to set of `lock` in `m` (all contexts).
