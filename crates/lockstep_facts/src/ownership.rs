@@ -656,6 +656,31 @@ struct ReachCache {
     reached: FxHashMap<Vec<ObjectId>, Option<Arc<ObjectBits>>>,
     /// Per called method (class, name): the container model's access.
     container_access: FxHashMap<(Arc<str>, Arc<str>), Option<ContainerAccess>>,
+    /// Per (node, variable) published there: what the publication reaches.
+    publish_hits: FxHashMap<(u32, u32), Arc<PublishHits>>,
+}
+
+/// What publishing one variable of one node does, whatever the state.
+struct PublishHits {
+    /// The variable's objects (published themselves).
+    roots: Arc<[ObjectId]>,
+    reached: Reached,
+}
+
+/// What a publication reaches, in the variables of its node.
+enum Reached {
+    /// The variables and parameters that may point into what the roots
+    /// reach.
+    Within(HitVars),
+    /// Past [`MAX_REACH`]: per variable, may it point to one of the roots?
+    Past { meets_roots: Vec<bool> },
+}
+
+/// The variables (by index) and parameters (by position) of a node that
+/// may point into what a publication reaches.
+struct HitVars {
+    vars: Vec<u32>,
+    params: Vec<u32>,
 }
 
 /// A set of objects as bits by object id: a publication tests every
@@ -875,46 +900,89 @@ impl NodeWalk<'_, '_> {
     /// `v` is handed to code that may keep it where other threads see it:
     /// it and everything it reaches are published.
     fn publish(&mut self, state: &mut [bool], v: VarId) {
-        let roots = self.pts_of(v).to_vec();
-        self.out.published.extend(roots.iter().copied());
+        let hits = self.publish_hits(v);
+        self.out.published.extend(hits.roots.iter().copied());
         self.set(state, v, false);
-        let Some(reach) = self.reach(&roots) else {
-            self.publish_everything_but_fresh(state, &roots);
-            return;
+        let hit = match &hits.reached {
+            Reached::Within(hit) => hit,
+            Reached::Past { meets_roots } => {
+                self.publish_everything_but_fresh(state, meets_roots);
+                return;
+            }
         };
         // Only the owned bits: the fresh bits after them mean nothing
         // once their variable is not owned.
-        let vars = self.body.vars.len();
-        for (u, owned) in state.iter_mut().take(vars).enumerate() {
-            if *owned {
-                let hit = self
-                    .pts_of(VarId(u as u32))
-                    .iter()
-                    .any(|o| reach.contains(o));
-                if hit {
-                    *owned = false;
-                }
+        for &u in &hit.vars {
+            if let Some(owned) = state.get_mut(u as usize) {
+                *owned = false;
             }
         }
-        for i in 0..self.body.params.len() {
-            let p = self.body.params[i];
-            let hit = p == v || self.pts_of(p).iter().any(|o| reach.contains(o));
-            if hit {
-                self.out.publishes[i] = true;
+        for &i in &hit.params {
+            if let Some(p) = self.out.publishes.get_mut(i as usize) {
+                *p = true;
             }
         }
+    }
+
+    /// What publishing `v` in this node reaches, computed once per node
+    /// and variable for the whole run: a node is walked many times (each
+    /// visit of a block, each round), and `v`'s points-to set, what it
+    /// reaches and the points-to sets of the node's variables never change.
+    fn publish_hits(&mut self, v: VarId) -> Arc<PublishHits> {
+        let key = (self.x, v.0);
+        if let Some(known) = self.reach.publish_hits.get(&key) {
+            return known.clone();
+        }
+        let roots: Arc<[ObjectId]> = self.pts_quiet(v).into();
+        let vars = self.body.vars.len() as u32;
+        let reached = match self.reach(&roots) {
+            Some(reach) => {
+                let meets_reach = |set: &[ObjectId]| set.iter().any(|o| reach.contains(o));
+                let vars = (0..vars)
+                    .filter(|&u| meets_reach(&self.pts_quiet(VarId(u))))
+                    .collect();
+                let params = (0..self.body.params.len() as u32)
+                    .filter(|&i| {
+                        let p = self.body.params[i as usize];
+                        p == v || meets_reach(&self.pts_quiet(p))
+                    })
+                    .collect();
+                Reached::Within(HitVars { vars, params })
+            }
+            None => Reached::Past {
+                meets_roots: (0..vars)
+                    .map(|u| meets(&self.pts_quiet(VarId(u)), &roots))
+                    .collect(),
+            },
+        };
+        let hits = Arc::new(PublishHits { roots, reached });
+        self.reach.publish_hits.insert(key, hits.clone());
+        hits
+    }
+
+    /// The points-to set of `v` without noting it as read: publishing
+    /// reads no shared fact of the objects it tests (only the points-to
+    /// facts, which do not change), so it makes the node depend on none.
+    fn pts_quiet(&self, v: VarId) -> Vec<ObjectId> {
+        if let Some(Some(known)) = self.pts.get(v.index()) {
+            return known.clone();
+        }
+        let mc = self.a.graph.nodes[self.x as usize];
+        self.a.pt.var_in(mc.method, mc.context, v).iter().collect()
     }
 
     /// Publishing past [`MAX_REACH`]: every variable loses ownership but
     /// the fresh ones that cannot hold a published object (a fresh object
     /// sits in no other object, so only its copies reach it: they may
     /// point where the published value does), and every parameter counts
-    /// as published.
-    fn publish_everything_but_fresh(&mut self, state: &mut [bool], roots: &[ObjectId]) {
+    /// as published (`meets_roots`: per variable, may it point to one of
+    /// the published roots?).
+    fn publish_everything_but_fresh(&mut self, state: &mut [bool], meets_roots: &[bool]) {
         let vars = self.body.vars.len();
         for u in 0..vars as u32 {
+            let meets = meets_roots.get(u as usize).copied().unwrap_or(true);
             let u = VarId(u);
-            let keep = fresh::is_fresh(state, vars, u) && !meets(self.pts_of(u), roots);
+            let keep = fresh::is_fresh(state, vars, u) && !meets;
             if !keep {
                 self.set(state, u, false);
             }
