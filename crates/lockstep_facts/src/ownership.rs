@@ -190,7 +190,14 @@ impl Analysis<'_> {
             .flat_map(|r| r.entries.iter().copied())
             .collect();
         facts.fresh_receiver = self.deserialized_receivers(&nodes, &root_entries);
-        self.close_entries(&mut facts, &nodes, &bodies, &root_entries, None);
+        let by_name = self.edges_by_name(&bodies);
+        let known = Known {
+            nodes: &nodes,
+            bodies: &bodies,
+            root_entries: &root_entries,
+            by_name: &by_name,
+        };
+        self.close_entries(&mut facts, &known, None);
         let mut outs: FxHashMap<u32, NodeOut> = FxHashMap::default();
         let mut deps = Dependents::new(&self.graph.callees);
         // Every node is analysed in the first round; later rounds analyse
@@ -216,7 +223,7 @@ impl Analysis<'_> {
             }
             let entries_before = facts.entry.clone();
             let fresh_before = facts.entry_fresh.clone();
-            changed |= self.close_entries(&mut facts, &nodes, &bodies, &root_entries, Some(&outs));
+            changed |= self.close_entries(&mut facts, &known, Some(&outs));
             for &x in &nodes {
                 let x = x as usize;
                 if facts.entry[x] != entries_before[x] || facts.entry_fresh[x] != fresh_before[x] {
@@ -282,11 +289,10 @@ impl Analysis<'_> {
     fn close_entries(
         &self,
         facts: &mut Facts,
-        nodes: &[u32],
-        bodies: &FxHashMap<u32, Arc<Body>>,
-        root_entries: &[u32],
+        known: &Known<'_>,
         outs: Option<&FxHashMap<u32, NodeOut>>,
     ) -> bool {
+        let (nodes, bodies, root_entries) = (known.nodes, known.bodies, known.root_entries);
         let n = self.graph.len();
         let mut incoming: Vec<Option<Vec<bool>>> = vec![None; n];
         let mut unknown = vec![false; n];
@@ -301,7 +307,8 @@ impl Analysis<'_> {
             let out = outs
                 .and_then(|o| o.get(&caller))
                 .filter(|_| analysed(caller));
-            for &(site, callee) in &self.graph.callees[caller as usize] {
+            let by_name = known.by_name.get(caller as usize);
+            for (k, &(site, callee)) in self.graph.callees[caller as usize].iter().enumerate() {
                 let passed = out.and_then(|o| {
                     o.args
                         .binary_search_by_key(&site, |(s, _)| *s)
@@ -312,7 +319,7 @@ impl Analysis<'_> {
                     passed
                         .as_ref()
                         .is_some_and(|p| p.len() == 2 * b.params.len())
-                        && self.calls_by_name(caller, site, callee)
+                        && by_name.and_then(|b| b.get(k)).copied().unwrap_or(false)
                 });
                 match (passed, maps) {
                     (Some(p), true) => {
@@ -377,6 +384,25 @@ impl Analysis<'_> {
         changed
     }
 
+    /// Per caller with a body, per call edge (in the graph's order): is
+    /// it a call of the callee's own name ([`Self::calls_by_name`])?
+    /// Computed once: every round of the fixpoint asks it of every edge.
+    fn edges_by_name(&self, bodies: &FxHashMap<u32, Arc<Body>>) -> Vec<Vec<bool>> {
+        (0..self.graph.len() as u32)
+            .map(|caller| {
+                if !bodies.contains_key(&caller) {
+                    return Vec::new();
+                }
+                self.graph.callees[caller as usize]
+                    .iter()
+                    .map(|&(site, callee)| {
+                        bodies.contains_key(&callee) && self.calls_by_name(caller, site, callee)
+                    })
+                    .collect()
+            })
+            .collect()
+    }
+
     /// Is the edge `caller`→`callee` at `site` a call of the callee's own
     /// name (so arguments map to parameters)?
     fn calls_by_name(&self, caller: u32, site: StmtId, callee: u32) -> bool {
@@ -418,6 +444,8 @@ impl Analysis<'_> {
             callees: FxHashMap::default(),
             site_args: FxHashMap::default(),
             copies: None,
+            quiet: Vec::new(),
+            published_here: vec![false; body.vars.len()],
         };
         for &(site, c) in &self.graph.callees[x as usize] {
             w.callees.entry(site).or_default().push(c);
@@ -477,6 +505,16 @@ impl Analysis<'_> {
         w.out.args = args;
         (w.out, w.pts)
     }
+}
+
+/// What the closing of entry facts reads that never changes: the
+/// analysed nodes, their bodies, the roots' entries and, per call edge,
+/// whether it calls the callee by its own name.
+struct Known<'k> {
+    nodes: &'k [u32],
+    bodies: &'k FxHashMap<u32, Arc<Body>>,
+    root_entries: &'k [u32],
+    by_name: &'k [Vec<bool>],
 }
 
 /// Which nodes read which shared facts, so that a change re-examines only
@@ -720,6 +758,12 @@ struct NodeWalk<'w, 'a> {
     site_args: FxHashMap<StmtId, Vec<bool>>,
     /// Variables that are copies of one another ([`fresh::copy_classes`]).
     copies: Option<fresh::CopyClasses>,
+    /// Points-to sets of every variable, filled on the first publication
+    /// this walk has not met before ([`NodeWalk::pts_quiet`]).
+    quiet: Vec<Box<[ObjectId]>>,
+    /// Variables this walk has published (their objects are in
+    /// `out.published` already).
+    published_here: Vec<bool>,
 }
 
 /// JDK calls that keep none of their arguments (nor the receiver).
@@ -901,7 +945,11 @@ impl NodeWalk<'_, '_> {
     /// it and everything it reaches are published.
     fn publish(&mut self, state: &mut [bool], v: VarId) {
         let hits = self.publish_hits(v);
-        self.out.published.extend(hits.roots.iter().copied());
+        if let Some(done) = self.published_here.get_mut(v.index()) {
+            if !std::mem::replace(done, true) {
+                self.out.published.extend(hits.roots.iter().copied());
+            }
+        }
         self.set(state, v, false);
         let hit = match &hits.reached {
             Reached::Within(hit) => hit,
@@ -933,42 +981,56 @@ impl NodeWalk<'_, '_> {
         if let Some(known) = self.reach.publish_hits.get(&key) {
             return known.clone();
         }
-        let roots: Arc<[ObjectId]> = self.pts_quiet(v).into();
-        let vars = self.body.vars.len() as u32;
+        self.pts_quiet();
+        let quiet = std::mem::take(&mut self.quiet);
+        let pts = |u: VarId| quiet.get(u.index()).map_or(&[][..], |p| &p[..]);
+        let roots: Arc<[ObjectId]> = pts(v).into();
         let reached = match self.reach(&roots) {
             Some(reach) => {
                 let meets_reach = |set: &[ObjectId]| set.iter().any(|o| reach.contains(o));
-                let vars = (0..vars)
-                    .filter(|&u| meets_reach(&self.pts_quiet(VarId(u))))
+                let vars = (0..quiet.len() as u32)
+                    .filter(|&u| meets_reach(pts(VarId(u))))
                     .collect();
                 let params = (0..self.body.params.len() as u32)
                     .filter(|&i| {
                         let p = self.body.params[i as usize];
-                        p == v || meets_reach(&self.pts_quiet(p))
+                        p == v || meets_reach(pts(p))
                     })
                     .collect();
                 Reached::Within(HitVars { vars, params })
             }
             None => Reached::Past {
-                meets_roots: (0..vars)
-                    .map(|u| meets(&self.pts_quiet(VarId(u)), &roots))
+                meets_roots: (0..quiet.len() as u32)
+                    .map(|u| meets(pts(VarId(u)), &roots))
                     .collect(),
             },
         };
+        self.quiet = quiet;
         let hits = Arc::new(PublishHits { roots, reached });
         self.reach.publish_hits.insert(key, hits.clone());
         hits
     }
 
-    /// The points-to set of `v` without noting it as read: publishing
-    /// reads no shared fact of the objects it tests (only the points-to
-    /// facts, which do not change), so it makes the node depend on none.
-    fn pts_quiet(&self, v: VarId) -> Vec<ObjectId> {
-        if let Some(Some(known)) = self.pts.get(v.index()) {
-            return known.clone();
+    /// Fills the points-to set of every variable (once per walk) without
+    /// noting them as read: publishing reads no shared fact of the
+    /// objects it tests (only the points-to facts, which do not change),
+    /// so it makes the node depend on none of them.
+    fn pts_quiet(&mut self) {
+        if !self.quiet.is_empty() {
+            return;
         }
         let mc = self.a.graph.nodes[self.x as usize];
-        self.a.pt.var_in(mc.method, mc.context, v).iter().collect()
+        self.quiet = (0..self.body.vars.len() as u32)
+            .map(|u| match self.pts.get(u as usize) {
+                Some(Some(known)) => known.as_slice().into(),
+                _ => self
+                    .a
+                    .pt
+                    .var_in(mc.method, mc.context, VarId(u))
+                    .iter()
+                    .collect(),
+            })
+            .collect();
     }
 
     /// Publishing past [`MAX_REACH`]: every variable loses ownership but
