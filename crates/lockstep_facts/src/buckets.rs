@@ -393,7 +393,7 @@ mod tests {
     fn seen_buckets_are_new_once_across_the_list_to_set_switch() {
         let mut seen = SeenIn::default();
         let buckets: Vec<BucketId> = (0..3 * FEW_BUCKETS as u32)
-            .map(|i| (i % 3, (i % 2 == 0).then_some(ObjectId(i))))
+            .map(|i| (i, (i % 2 == 0).then_some(ObjectId(i % 5))))
             .collect();
         for &b in &buckets {
             assert!(seen.insert(b), "first time: {b:?}");
@@ -401,6 +401,6 @@ mod tests {
         }
         assert!(matches!(seen, SeenIn::Many(_)));
         assert!(buckets.iter().all(|&b| !seen.insert(b)));
-        assert!(seen.insert((9, None)));
+        assert!(seen.insert((u32::MAX, None)));
     }
 }
