@@ -612,14 +612,14 @@ impl Changes {
     }
 }
 
-/// `into &= from`; did `into` change?
+/// `into &= from`; did `into` change? (Without branches, so that the
+/// compiler can do many bits at once: the solver meets a node's states
+/// at every edge.)
 fn and_into(into: &mut [bool], from: &[bool]) -> bool {
     let mut changed = false;
-    for (a, b) in into.iter_mut().zip(from) {
-        if *a && !*b {
-            *a = false;
-            changed = true;
-        }
+    for (a, &b) in into.iter_mut().zip(from) {
+        changed |= *a & !b;
+        *a &= b;
     }
     changed
 }
@@ -1403,6 +1403,15 @@ mod tests {
 
     fn ids(v: &[u32]) -> Vec<ObjectId> {
         v.iter().copied().map(ObjectId).collect()
+    }
+
+    #[test]
+    fn meeting_states_clears_bits_and_tells_whether_any_changed() {
+        let mut into = vec![true, true, false, false];
+        assert!(and_into(&mut into, &[true, false, true, false]));
+        assert_eq!(into, vec![true, false, false, false]);
+        assert!(!and_into(&mut into, &[true, false, true, true]));
+        assert_eq!(into, vec![true, false, false, false]);
     }
 
     #[test]
