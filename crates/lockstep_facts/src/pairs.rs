@@ -114,8 +114,11 @@ struct PairTable<V> {
     /// Per (a, b): an index into `values` (`u32::MAX`: none yet).
     dense: Vec<u32>,
     sparse: FxHashMap<(u32, u32), u32>,
-    values: Vec<((u32, u32), V)>,
+    values: Vec<Keyed<V>>,
 }
+
+/// A value of a [`PairTable`] with its pair.
+type Keyed<V> = ((u32, u32), V);
 
 /// Integers up to which a [`PairTable`] is dense (4 Mi slots).
 const MAX_DENSE_WIDTH: usize = 2048;
@@ -186,7 +189,7 @@ impl<V> PairTable<V> {
 
     /// Every value by pair ([`Self::into_sorted`]) and the emptied dense
     /// slots.
-    fn into_sorted_and_slots(mut self) -> (Vec<((u32, u32), V)>, Vec<u32>) {
+    fn into_sorted_and_slots(mut self) -> (Vec<Keyed<V>>, Vec<u32>) {
         self.empty_slots();
         let slots = std::mem::take(&mut self.dense);
         (self.into_sorted(), slots)
@@ -209,7 +212,7 @@ impl<V> PairTable<V> {
     /// Every value, by pair: placed by its first integer (a counting
     /// sort, linear in the values and the width), then each run of one
     /// first integer sorted by the second (the runs are short).
-    fn into_sorted(self) -> Vec<((u32, u32), V)> {
+    fn into_sorted(self) -> Vec<Keyed<V>> {
         let firsts = self.values.iter().map(|((a, _), _)| *a as usize);
         let mut start = vec![0usize; firsts.clone().max().map_or(0, |m| m + 1) + 1];
         for a in firsts {
@@ -219,14 +222,14 @@ impl<V> PairTable<V> {
             start[i] += start[i - 1];
         }
         let mut next = start.clone();
-        let mut placed: Vec<Option<((u32, u32), V)>> = Vec::new();
+        let mut placed: Vec<Option<Keyed<V>>> = Vec::new();
         placed.resize_with(self.values.len(), || None);
         for value in self.values {
             let at = &mut next[(value.0).0 as usize];
             placed[*at] = Some(value);
             *at += 1;
         }
-        let mut sorted: Vec<((u32, u32), V)> = placed.into_iter().flatten().collect();
+        let mut sorted: Vec<Keyed<V>> = placed.into_iter().flatten().collect();
         for run in start.windows(2) {
             sorted[run[0]..run[1]].sort_unstable_by_key(|(k, _)| k.1);
         }
