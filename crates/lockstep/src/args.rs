@@ -138,8 +138,8 @@ pub struct CheckArgs {
     /// Report reacquired-lock witnesses inside self-synchronized JDK classes (Vector, StringBuffer, ...) too.
     #[arg(long)]
     pub include_library_witnesses: bool,
-    /// stale-value: calls to code lockstep cannot see (missing classes, natives outside the JDK, reflection) take a lock of their own (`distinct`, sound, the default) or none (`local`, quieter).
-    #[arg(long, value_enum, value_name = "MODE", default_value = "distinct")]
+    /// stale-value: calls to code lockstep cannot see (missing classes, natives outside the JDK, reflection) take no lock (`local`, the default: unknown is not reported as stale) or a lock of their own (`distinct`, sound, noisy).
+    #[arg(long, value_enum, value_name = "MODE", default_value = "local")]
     pub unknown_callees: UnknownCalleesMode,
     /// data-race: also report pairs that only an assumed outside caller (--open, or code no main reaches) makes concurrent when nothing shows the field or either method is meant for concurrent use (by default those are not races).
     #[arg(long)]

@@ -96,6 +96,9 @@ pub enum ReadKind {
     Mutable,
     /// A `final` field.
     Stable,
+    /// A read its block updates the place of (`reservations`): the value
+    /// names this thread's own update and is never stale.
+    Reserved,
 }
 
 /// What the analysis knows about a call statement.
@@ -577,7 +580,7 @@ impl Flow<'_> {
     /// A heap read at `s`: shared with the current block, if any.
     fn read(&self, s: StmtId, state: &State) -> Vec<Origin> {
         let stable = match self.prep.reads.get(s.index()).copied().unwrap_or_default() {
-            ReadKind::None => return Vec::new(),
+            ReadKind::None | ReadKind::Reserved => return Vec::new(),
             ReadKind::Mutable => false,
             ReadKind::Stable => true,
         };

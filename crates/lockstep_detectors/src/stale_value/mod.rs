@@ -16,6 +16,7 @@
 pub mod fields;
 pub mod flow;
 pub mod locks;
+pub mod reservations;
 pub mod summary;
 pub mod values;
 
@@ -170,10 +171,13 @@ fn prepare(
         let id = prep.intern(LockKey::monitor(region.lock.clone()));
         prep.region_keys.push(id);
     }
+    let reserved = reservations::reserved_reads(body);
     prep.reads = body
         .stmts
         .iter()
-        .map(|s| match &s.kind {
+        .zip(&reserved)
+        .map(|(s, &reserved)| match &s.kind {
+            _ if reserved => ReadKind::Reserved,
             StmtKind::Assign { value, .. } => match value {
                 Rvalue::FieldLoad { field, .. } | Rvalue::StaticLoad(field) => {
                     if stable.is_stable(program, field) {
@@ -204,8 +208,12 @@ fn prepare(
         let mut c = CallSummary::default();
         let mut acquires = false;
         // Removed, read or copied: the caller owns the result (Fig. 5).
+        // Reserved: the block updated what the call read (`reservations`).
         c.owned = match body.stmts.get(site.stmt.index()).map(|s| &s.kind) {
-            Some(StmtKind::Invoke { call, .. }) => values::owned_call(program, call),
+            Some(StmtKind::Invoke { call, .. }) => {
+                values::owned_call(program, call)
+                    || reserved.get(site.stmt.index()).copied().unwrap_or(false)
+            }
             _ => false,
         };
         if let Some(why) = site.unknown {

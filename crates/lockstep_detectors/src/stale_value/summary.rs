@@ -44,6 +44,7 @@ use lockstep_program::{CallGraph, EdgeKind, MethodId, Program};
 
 use super::fields::StableFields;
 use super::locks::{self, keep, translate, Actual, Effect, Keep, LockKey, LockKind, Translated};
+use super::reservations;
 use super::values::{self, ValueTypes};
 
 /// At most this many locks are kept per summary; a method acquiring more
@@ -104,12 +105,15 @@ impl Unknown {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum UnknownCallees {
     /// As acquiring a lock distinct from every lock of the caller and
-    /// returning a value read under it (paper 001 §4–§5.1: sound).
-    #[default]
+    /// returning a value read under it (paper 001 §4–§5.1: sound, and
+    /// noisy: none of the 18 unknown-code findings of the samples in
+    /// `docs/stale-value-sample-2.md` was real).
     Distinct,
     /// As taking no lock: the call is an operation over its operands
     /// (unsound: a stale value returned by code the analysis cannot see is
-    /// missed; the behaviour before issue 4's point 3 was implemented).
+    /// missed). The default since session 13: "unknown" is not evidence
+    /// of a stale value, so it is not reported as one.
+    #[default]
     Local,
 }
 
@@ -556,7 +560,19 @@ pub fn facts(
         .iter()
         .any(|s| matches!(s.modelled, Some((Effect::Acquire(_), _))));
     let immune = value_types.immune_vars(program, &body);
-    let slice = returned_slice(program, stable, &body, &sites, &immune, juc, library);
+    let reserved = reservations::reserved_reads(&body);
+    let slice = returned_slice(
+        program,
+        stable,
+        &body,
+        &sites,
+        &Exempt {
+            immune: &immune,
+            reserved: &reserved,
+        },
+        juc,
+        library,
+    );
     own.returns_fresh = returns > 0 && returns_fresh;
     own.returns_shared = slice.locked_read;
     own.returns_heap = slice.heap_read && !own.returns_fresh;
@@ -649,10 +665,11 @@ fn returned_slice(
     stable: &StableFields,
     body: &Body,
     sites: &[CallSite],
-    immune: &[bool],
+    exempt: &Exempt<'_>,
     juc: bool,
     library: bool,
 ) -> Slice {
+    let immune = exempt.immune;
     let mut returned: Vec<VarId> = Vec::new();
     let mut branches: Vec<VarId> = Vec::new();
     let mut returns = false;
@@ -763,6 +780,9 @@ fn returned_slice(
                 }
             };
             match &stmt.kind {
+                // A reservation (`return next++`, a bit claimed in a free
+                // set): the value names this thread's own update.
+                _ if exempt.reserved.get(d.index()).copied().unwrap_or(false) => {}
                 StmtKind::Assign { value, .. } => {
                     if value.is_heap_read() {
                         let mutable = match value {
@@ -810,6 +830,13 @@ fn returned_slice(
         calls: calls.into_iter().collect(),
         locked_calls: locked_calls.into_iter().collect(),
     }
+}
+
+/// Variables and statements the returned slice stops at: variables of
+/// immutable types, and reserved reads (`reservations`).
+struct Exempt<'a> {
+    immune: &'a [bool],
+    reserved: &'a [bool],
 }
 
 /// The callees whose summaries a call site uses. Application callees: all
