@@ -187,9 +187,32 @@ impl Workspace {
                 s.points_to_facts,
                 pt.thread_starts().len()
             ));
+            let program = &self.program;
+            lines.push(points_to_by("package", &pt.facts_by_package(program)));
+            lines.push(points_to_by("class", &pt.facts_by_class(program)));
         }
         lines
     }
+}
+
+/// The `points-to by package:`/`by class:` lines: the packages or classes
+/// holding the most points-to facts (variables of their methods, fields of
+/// the objects they allocate), where the next JDK boundary entries come from.
+fn points_to_by(group: &str, rows: &[lockstep_pointsto::PackageFacts]) -> String {
+    const SHOWN: usize = 15;
+    let parts: Vec<String> = rows
+        .iter()
+        .take(SHOWN)
+        .map(|r| {
+            format!(
+                "{} {} ({} contexts)",
+                r.package.replace('/', "."),
+                r.facts(),
+                r.method_contexts
+            )
+        })
+        .collect();
+    format!("points-to by {group}: {}", parts.join(", "))
 }
 
 /// The `race facts time:` line: each step of the race facts, then the

@@ -58,6 +58,7 @@
     )
 )]
 
+mod breakdown;
 mod config;
 mod external;
 mod facts;
@@ -74,6 +75,7 @@ mod solver;
 mod tables;
 mod types;
 
+pub use breakdown::PackageFacts;
 pub use config::{Config, LibraryContexts, Sensitivity};
 pub use keys::{alloc_type, FieldKey, SiteKey};
 pub use result::{

@@ -453,6 +453,25 @@ impl PointsToResult {
         }
     }
 
+    /// (method, context) of each method context, by id.
+    pub(crate) fn method_context_keys(&self) -> &[(MethodId, CtxId)] {
+        &self.method_contexts
+    }
+
+    /// Each pointer's kind and the size of its set.
+    pub(crate) fn pointer_sizes(&self) -> impl Iterator<Item = (&PtrKind, u64)> + '_ {
+        self.kinds
+            .iter()
+            .zip(&self.pts)
+            .map(|(k, s)| (k, s.len() as u64))
+    }
+
+    /// The site of a solver object id.
+    pub(crate) fn object_site(&self, o: ObjId) -> Option<&SiteKey> {
+        let &(site, _) = self.objects.get(o.index())?;
+        self.sites.get(site.index())
+    }
+
     pub fn config(&self) -> &Config {
         &self.config
     }
