@@ -1,0 +1,480 @@
+//! Objects confined to each instance of a repeated thread start, even when
+//! other threads can reach them (issue 14, point 4).
+//!
+//! [`crate::instances`] keeps apart the threads of a start that runs more
+//! than once when each gets its own objects and nothing another thread
+//! reaches holds them. A server that starts one thread per connection
+//! usually also lists each connection in a registry (h2's
+//! `TcpServer.running`) that another thread iterates to stop them: the
+//! connection object escapes, so does everything it holds, and the
+//! connection threads race "with themselves" on the objects each made for
+//! itself.
+//!
+//! Between two threads of one start, what matters is not whether *some*
+//! thread can reach an object but whether *another instance* of the start
+//! can obtain it. A thread obtains an object by allocating it, from the
+//! launch (its own task), or by reading it out of the heap. Let P be the
+//! task and the objects it holds (through fields, transitively) that each
+//! start makes afresh: allocated by the starting method on every path
+//! between two starts, by the constructor of an object of P (its heap
+//! context is that object), or by code that no other root runs. P is
+//! confined to the instances of the start when
+//! - no code the start's threads run reads an object of P out of an object
+//!   outside P: an application load of a field or element from an object
+//!   outside P that holds it; a result of a call into JDK code, or an
+//!   argument JDK code passes back into the thread's code, when some
+//!   object outside P holds it (the JDK code may have fetched it there);
+//!   and no object of P is in a static field or thrown;
+//! - no code another root may run stores an object of P into an object of
+//!   P, except a constructor storing into the object it builds an object
+//!   it has just allocated, or one the starting method made for this start
+//!   (`new Thread(task)`); and no JDK code stores into an object of P an
+//!   object of P it did not receive as a parameter.
+//!
+//! Then the objects of P an instance touches are those it was launched
+//! with or made itself, so two instances never share one: the start does
+//! not race with itself on P. Its pairs with *other* roots are unchanged
+//! (the thread that stops the connections still races with them on what
+//! it touches). P shrinks until both rules hold (dropping an object makes
+//! it "outside P" for the rest); when the task itself drops, nothing is
+//! kept.
+//!
+//! Known limit: the objects a connection reaches through objects made by
+//! code other roots also run (h2's per-connection session, made by
+//! `Engine.createSession`, which the embedded and web front ends call too)
+//! are not in P, so per-statement objects hanging off a session are not
+//! covered.
+
+use lockstep_ir::{Body, Operand, Rvalue, StmtId, StmtKind, VarId};
+use lockstep_pointsto::ObjectId;
+use lockstep_program::MethodId;
+use rustc_hash::{FxHashMap, FxHashSet};
+
+use crate::analysis::Analysis;
+use crate::instances::{PerInstance, RepeatedStart};
+use crate::threads::Root;
+
+/// A place where code may hand an object of a candidate set to a thread,
+/// or put one into another.
+#[derive(Debug)]
+enum Flow {
+    /// Application code in `node` reads `got` out of a field or element of
+    /// `from`.
+    Load {
+        node: u32,
+        from: Vec<ObjectId>,
+        got: Vec<ObjectId>,
+    },
+    /// A call of application code in `node` into JDK code returns `got`.
+    JdkResult { node: u32, got: Vec<ObjectId> },
+    /// JDK code (`caller`) calls application code `callee` with `got`
+    /// among its arguments.
+    Callback {
+        caller: u32,
+        callee: u32,
+        got: Vec<ObjectId>,
+    },
+    /// Code in `node` stores `value` into `into`; `copied`: JDK code
+    /// storing a value it did not receive as a parameter (it may have
+    /// read it anywhere).
+    Store {
+        node: u32,
+        into: Vec<ObjectId>,
+        value: Vec<ObjectId>,
+        by: StoreBy,
+        copied: bool,
+    },
+}
+
+/// Which constructor stores are harmless to the instances (module docs).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum StoreBy {
+    /// A constructor storing into `this` an object it has just allocated.
+    ConstructorNew,
+    /// A constructor storing something else into `this`.
+    Constructor,
+    Other,
+}
+
+/// What the confinement of every start is judged on.
+struct Facts {
+    flows: Vec<Flow>,
+    /// Per candidate: the objects with a field or element that may hold it.
+    holders: FxHashMap<ObjectId, Vec<ObjectId>>,
+    /// Candidates in a static field or thrown: any thread may obtain them.
+    unshareable: FxHashSet<ObjectId>,
+}
+
+impl Analysis<'_> {
+    /// Adds to `out` the objects confined to the instances of each
+    /// repeated start (module docs); `reach` gives the roots reaching each
+    /// node.
+    pub(crate) fn confine_to_instances(
+        &self,
+        roots: &[Root],
+        reach: &[Vec<u32>],
+        out: &mut PerInstance,
+    ) {
+        let starts = self.repeated_starts(roots);
+        if starts.is_empty() {
+            return;
+        }
+        let candidates: Vec<Vec<ObjectId>> = starts
+            .iter()
+            .map(|s| self.instance_candidates(s, reach))
+            .collect();
+        let all: FxHashSet<ObjectId> = candidates.iter().flatten().copied().collect();
+        let flows = self.flows(&all);
+        let facts = Facts {
+            flows,
+            holders: self.holders_of(&all),
+            unshareable: self.in_statics_or_thrown(&all),
+        };
+        for (s, cands) in starts.iter().zip(candidates) {
+            let fresh: FxHashSet<ObjectId> = cands
+                .iter()
+                .copied()
+                .filter(|&o| s.fresh(self.pt, o))
+                .collect();
+            let own = confined(s, cands, &fresh, &facts, roots, reach);
+            for o in own {
+                out.add(o, s.root);
+            }
+        }
+    }
+
+    /// The task of `s` and the objects it holds, transitively, that each
+    /// start makes afresh.
+    fn instance_candidates(&self, s: &RepeatedStart, reach: &[Vec<u32>]) -> Vec<ObjectId> {
+        let task = s.start.task;
+        let mut seen: FxHashSet<ObjectId> = FxHashSet::default();
+        seen.insert(task);
+        let mut out = vec![task];
+        let mut stack = vec![task];
+        let mut only_here: FxHashMap<MethodId, bool> = FxHashMap::default();
+        while let Some(o) = stack.pop() {
+            for (_, set) in self.pt.fields_of(o) {
+                for x in set.iter() {
+                    if seen.contains(&x) {
+                        continue;
+                    }
+                    let made_here = s.fresh(self.pt, x)
+                        || self.made_by_constructor_of(x, o)
+                        || self.allocated_only_by(x, s.root, reach, &mut only_here);
+                    if made_here {
+                        seen.insert(x);
+                        out.push(x);
+                        stack.push(x);
+                    }
+                }
+            }
+        }
+        out.sort_unstable();
+        out
+    }
+
+    /// Is `x` allocated by a method every reached context of which only
+    /// root `r` reaches (cached per method in `only_here`)?
+    fn allocated_only_by(
+        &self,
+        x: ObjectId,
+        r: u32,
+        reach: &[Vec<u32>],
+        only_here: &mut FxHashMap<MethodId, bool>,
+    ) -> bool {
+        let Some((m, _)) = self.pt.object(x).and_then(|i| i.site.location()) else {
+            return false;
+        };
+        *only_here.entry(m).or_insert_with(|| {
+            let mut reached = false;
+            for c in self.pt.contexts_of(m) {
+                let mc = lockstep_pointsto::MethodContext {
+                    method: m,
+                    context: c,
+                };
+                let Some(n) = self.graph.node(mc) else {
+                    continue;
+                };
+                match reach.get(n as usize).map(Vec::as_slice) {
+                    Some([]) | None => {}
+                    Some([only]) if *only == r => reached = true,
+                    Some(_) => return false,
+                }
+            }
+            reached
+        })
+    }
+
+    /// For each object of `all`: the objects with a field or element that
+    /// may hold it.
+    fn holders_of(&self, all: &FxHashSet<ObjectId>) -> FxHashMap<ObjectId, Vec<ObjectId>> {
+        let mut out: FxHashMap<ObjectId, Vec<ObjectId>> = FxHashMap::default();
+        for o in self.pt.objects() {
+            for (_, set) in self.pt.fields_of(o) {
+                for x in set.iter().filter(|x| all.contains(x)) {
+                    let list = out.entry(x).or_default();
+                    if list.last() != Some(&o) {
+                        list.push(o);
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    /// The candidates held by a static field or thrown somewhere.
+    fn in_statics_or_thrown(&self, all: &FxHashSet<ObjectId>) -> FxHashSet<ObjectId> {
+        let mut out: FxHashSet<ObjectId> = self
+            .pt
+            .thrown()
+            .iter()
+            .filter(|o| all.contains(o))
+            .collect();
+        for (_, set) in self.pt.static_fields() {
+            out.extend(set.iter().filter(|o| all.contains(o)));
+        }
+        out
+    }
+
+    /// Every flow of the program that involves an object of `all`.
+    fn flows(&self, all: &FxHashSet<ObjectId>) -> Vec<Flow> {
+        let mut flows = Vec::new();
+        let jdk_callers = self.jdk_callers();
+        for (n, mc) in self.graph.nodes.iter().enumerate() {
+            let Some(body) = self.program.body(mc.method) else {
+                continue;
+            };
+            let app = self
+                .program
+                .is_application(self.program.method(mc.method).class);
+            let node = n as u32;
+            let pts = |v: VarId| -> Vec<ObjectId> {
+                self.pt.var_in(mc.method, mc.context, v).iter().collect()
+            };
+            let among = |v: VarId| -> Vec<ObjectId> {
+                self.pt
+                    .var_in(mc.method, mc.context, v)
+                    .iter()
+                    .filter(|o| all.contains(o))
+                    .collect()
+            };
+            for (i, stmt) in body.stmts.iter().enumerate() {
+                let site = StmtId(i as u32);
+                match &stmt.kind {
+                    StmtKind::Assign { dst, value } if app => {
+                        let from = match value {
+                            Rvalue::FieldLoad { object, .. } => object.var(),
+                            Rvalue::ArrayLoad { array, .. } => array.var(),
+                            _ => None,
+                        };
+                        let Some(from) = from else { continue };
+                        let got = among(*dst);
+                        if !got.is_empty() {
+                            flows.push(Flow::Load {
+                                node,
+                                from: pts(from),
+                                got,
+                            });
+                        }
+                    }
+                    StmtKind::Invoke {
+                        result: Some(v), ..
+                    } if app && self.calls_jdk(node, site) => {
+                        let got = among(*v);
+                        if !got.is_empty() {
+                            flows.push(Flow::JdkResult { node, got });
+                        }
+                    }
+                    StmtKind::FieldStore { object, value, .. }
+                    | StmtKind::ArrayStore {
+                        array: object,
+                        value,
+                        ..
+                    } => {
+                        let (Some(base), Some(v)) = (object.var(), value.var()) else {
+                            continue;
+                        };
+                        let value_objects = among(v);
+                        if value_objects.is_empty() {
+                            continue;
+                        }
+                        let into = among(base);
+                        if !into.is_empty() {
+                            flows.push(Flow::Store {
+                                node,
+                                into,
+                                value: value_objects,
+                                by: self.store_by(mc.method, &body, base, v),
+                                copied: !app && !body.params.contains(&v),
+                            });
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            if app {
+                for &caller in jdk_callers.get(&node).into_iter().flatten() {
+                    let got: Vec<ObjectId> = body.params.iter().flat_map(|&p| among(p)).collect();
+                    if got.is_empty() {
+                        continue;
+                    }
+                    flows.push(Flow::Callback {
+                        caller,
+                        callee: node,
+                        got,
+                    });
+                }
+            }
+        }
+        flows
+    }
+
+    /// Per application node: the JDK nodes that call it.
+    fn jdk_callers(&self) -> FxHashMap<u32, Vec<u32>> {
+        let mut out: FxHashMap<u32, Vec<u32>> = FxHashMap::default();
+        for (c, callees) in self.graph.callees.iter().enumerate() {
+            let caller = self.graph.nodes[c].method;
+            if self
+                .program
+                .is_application(self.program.method(caller).class)
+            {
+                continue;
+            }
+            for &(_, callee) in callees {
+                let list = out.entry(callee).or_default();
+                if list.last() != Some(&(c as u32)) {
+                    list.push(c as u32);
+                }
+            }
+        }
+        out
+    }
+
+    /// Does the call at `site` of `node` reach JDK code?
+    fn calls_jdk(&self, node: u32, site: StmtId) -> bool {
+        let Some(callees) = self.graph.callees.get(node as usize) else {
+            return false;
+        };
+        callees.iter().filter(|(s, _)| *s == site).any(|&(_, c)| {
+            let m = self.graph.nodes[c as usize].method;
+            !self.program.is_application(self.program.method(m).class)
+        })
+    }
+
+    /// Is this a constructor storing into `this` (`base`), and `value` an
+    /// object it has just allocated (defined only by a `new`)?
+    fn store_by(&self, m: MethodId, body: &Body, base: VarId, value: VarId) -> StoreBy {
+        if !self.program.method(m).is_constructor() || base != VarId(0) {
+            return StoreBy::Other;
+        }
+        let def = body.unique_def.get(value.0 as usize).copied().flatten();
+        let new = def
+            .and_then(|d| body.stmts.get(d.index()))
+            .is_some_and(|s| {
+                matches!(
+                    &s.kind,
+                    StmtKind::Assign {
+                        value: Rvalue::New(_) | Rvalue::NewArray(..),
+                        ..
+                    }
+                )
+            });
+        if new {
+            StoreBy::ConstructorNew
+        } else {
+            StoreBy::Constructor
+        }
+    }
+}
+
+/// The candidates of start `s` that stay confined to its instances: the
+/// greatest subset both rules of the module docs hold for (empty when the
+/// task itself is not confined).
+fn confined(
+    s: &RepeatedStart,
+    candidates: Vec<ObjectId>,
+    fresh: &FxHashSet<ObjectId>,
+    facts: &Facts,
+    roots: &[Root],
+    reach: &[Vec<u32>],
+) -> Vec<ObjectId> {
+    let r = s.root;
+    let mut own: FxHashSet<ObjectId> = candidates
+        .into_iter()
+        .filter(|o| !facts.unshareable.contains(o))
+        .collect();
+    let runs_here = |n: u32| reach.get(n as usize).is_some_and(|v| v.contains(&r));
+    let only_here = |n: u32| reach.get(n as usize).is_some_and(|v| v == &[r]);
+    let entries: &[u32] = roots
+        .get(r as usize)
+        .map(|x| x.entries.as_slice())
+        .unwrap_or(&[]);
+    loop {
+        let mut dropped: Vec<ObjectId> = Vec::new();
+        let inside = |o: &ObjectId| own.contains(o);
+        // Held by `from` outside P: a load from `from` may yield it.
+        let held_outside = |x: &ObjectId, from: &[ObjectId]| {
+            facts
+                .holders
+                .get(x)
+                .is_some_and(|hs| hs.iter().any(|h| !inside(h) && from.contains(h)))
+        };
+        // Some object outside P holds it: JDK code may have fetched it
+        // from there.
+        let obtainable = |x: &ObjectId| {
+            facts
+                .holders
+                .get(x)
+                .is_some_and(|hs| hs.iter().any(|h| !inside(h)))
+        };
+        for f in &facts.flows {
+            match f {
+                Flow::Load { node, from, got } if runs_here(*node) => {
+                    dropped.extend(got.iter().filter(|o| inside(o) && held_outside(o, from)));
+                }
+                Flow::JdkResult { node, got, .. } if runs_here(*node) => {
+                    dropped.extend(got.iter().filter(|o| inside(o) && obtainable(o)));
+                }
+                Flow::Callback {
+                    caller,
+                    callee,
+                    got,
+                } if runs_here(*caller) => {
+                    let launch = entries.contains(callee);
+                    dropped.extend(got.iter().filter(|o| {
+                        inside(o) && obtainable(o) && !(launch && **o == s.start.task)
+                    }));
+                }
+                Flow::Store {
+                    node,
+                    into,
+                    value,
+                    by,
+                    copied,
+                } if *copied || (!only_here(*node) && *by != StoreBy::ConstructorNew) => {
+                    // A constructor may also hand the object it builds the
+                    // objects made for this start (`new Thread(task)`).
+                    let handed = |o: &&ObjectId| {
+                        !*copied && *by == StoreBy::Constructor && fresh.contains(*o)
+                    };
+                    if into.iter().any(inside) {
+                        dropped.extend(value.iter().filter(|o| inside(o)).filter(|o| !handed(o)));
+                    }
+                }
+                _ => {}
+            }
+        }
+        if dropped.is_empty() {
+            break;
+        }
+        for o in dropped {
+            own.remove(&o);
+        }
+    }
+    if !own.contains(&s.start.task) {
+        return Vec::new();
+    }
+    let mut v: Vec<ObjectId> = own.into_iter().collect();
+    v.sort_unstable();
+    v
+}
