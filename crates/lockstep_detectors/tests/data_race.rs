@@ -668,6 +668,15 @@ fn conn_per_thread() {
     check("conn_per_thread", CLOSED);
 }
 
+/// `conn_per_thread` with h2's cancel path: connection threads obtain each
+/// other's handlers through the registry, so the handler's fields race,
+/// but a request read only out of a thread's own handler (`this.current`)
+/// does not.
+#[test]
+fn conn_per_thread_cancel() {
+    check("conn_per_thread_cancel", CLOSED);
+}
+
 /// Twin of `conn_per_thread`: requests listed in a shared map and read
 /// back by the neighbouring connection race; the handler's own counter
 /// still does not.

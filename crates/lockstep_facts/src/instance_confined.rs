@@ -20,24 +20,37 @@
 //! context is that object), or by code that no other root runs. P is
 //! confined to the instances of the start when
 //! - no code the start's threads run reads an object of P out of an object
-//!   outside P: an application load of a field or element from an object
-//!   outside P that holds it; a result of a call into JDK code, or an
-//!   argument JDK code passes back into the thread's code, when some
-//!   object outside P holds it (the JDK code may have fetched it there);
-//!   and no object of P is in a static field or thrown;
-//! - no code another root may run stores an object of P into an object of
-//!   P, except a constructor storing into the object it builds an object
-//!   it has just allocated, or one the starting method made for this start
-//!   (`new Thread(task)`); and no JDK code stores into an object of P an
-//!   object of P it did not receive as a parameter.
+//!   outside P (an application load of a field or element from an object
+//!   outside P that holds it), except out of its *own receiver*: the
+//!   object the launch handed it (the task, or the `Runnable` a `Thread`
+//!   runs) and `this` in methods it calls only as `this.m()` from there
+//!   (h2's `TcpServer.cancelStatement` reads other connections out of the
+//!   registry, so a connection is not in P, but the objects a connection
+//!   thread reads only out of its own connection are); nor as the result
+//!   of a call into JDK code, or an argument JDK code passes back into the
+//!   thread's code, when some object outside P holds it (the JDK code may
+//!   have fetched it there); and no object of P is in a static field or
+//!   thrown;
+//! - no code stores an object of P into a candidate object, except a
+//!   constructor storing into the object it builds an object it has just
+//!   allocated; the starting method's code storing one the starting method
+//!   made for this start (`new Thread(task)`, `task.setThread(thread)`);
+//!   the start's own threads storing into objects of P or into their own
+//!   receiver (JDK code only values it received as parameters or just
+//!   allocated).
 //!
 //! Then the objects of P an instance touches are those it was launched
 //! with or made itself, so two instances never share one: the start does
 //! not race with itself on P. Its pairs with *other* roots are unchanged
 //! (the thread that stops the connections still races with them on what
 //! it touches). P shrinks until both rules hold (dropping an object makes
-//! it "outside P" for the rest); when the task itself drops, nothing is
-//! kept.
+//! it "outside P" for the rest); when another thread stores an object of
+//! P into the task, nothing is kept (the launch may not hand each thread
+//! its own receiver).
+//!
+//! Assumed, as in [`crate::instances`]: the starting method stores the
+//! objects it makes for a start only into objects made for the same start
+//! (a local that keeps an object across iterations is not told apart).
 //!
 //! Known limit: the objects a connection reaches through objects made by
 //! code other roots also run (h2's per-connection session, made by
@@ -45,25 +58,26 @@
 //! are not in P, so per-statement objects hanging off a session are not
 //! covered.
 
-use lockstep_ir::{Body, Operand, Rvalue, StmtId, StmtKind, VarId};
+use lockstep_ir::{Body, Rvalue, StmtId, StmtKind, VarId};
 use lockstep_pointsto::ObjectId;
 use lockstep_program::MethodId;
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::analysis::Analysis;
 use crate::instances::{PerInstance, RepeatedStart};
-use crate::threads::Root;
+use crate::threads::{Graph, Root};
 
 /// A place where code may hand an object of a candidate set to a thread,
 /// or put one into another.
 #[derive(Debug)]
 enum Flow {
     /// Application code in `node` reads `got` out of a field or element of
-    /// `from`.
+    /// `from`; `on_this`: out of the receiver of `node`.
     Load {
         node: u32,
         from: Vec<ObjectId>,
         got: Vec<ObjectId>,
+        on_this: bool,
     },
     /// A call of application code in `node` into JDK code returns `got`.
     JdkResult { node: u32, got: Vec<ObjectId> },
@@ -75,14 +89,15 @@ enum Flow {
         got: Vec<ObjectId>,
     },
     /// Code in `node` stores `value` into `into`; `copied`: JDK code
-    /// storing a value it did not receive as a parameter (it may have
-    /// read it anywhere).
+    /// storing a value it neither received as a parameter nor just
+    /// allocated (it may have read it anywhere).
     Store {
         node: u32,
         into: Vec<ObjectId>,
         value: Vec<ObjectId>,
         by: StoreBy,
         copied: bool,
+        on_this: bool,
     },
 }
 
@@ -99,6 +114,9 @@ enum StoreBy {
 /// What the confinement of every start is judged on.
 struct Facts {
     flows: Vec<Flow>,
+    /// Per node: its callers, and whether each calls it on its own
+    /// receiver (`this.m()`).
+    callers: Vec<Vec<(u32, bool)>>,
     /// Per candidate: the objects with a field or element that may hold it.
     holders: FxHashMap<ObjectId, Vec<ObjectId>>,
     /// Candidates in a static field or thrown: any thread may obtain them.
@@ -124,9 +142,10 @@ impl Analysis<'_> {
             .map(|s| self.instance_candidates(s, reach))
             .collect();
         let all: FxHashSet<ObjectId> = candidates.iter().flatten().copied().collect();
-        let flows = self.flows(&all);
+        let (flows, callers) = self.flows(&all);
         let facts = Facts {
             flows,
+            callers,
             holders: self.holders_of(&all),
             unshareable: self.in_statics_or_thrown(&all),
         };
@@ -136,7 +155,17 @@ impl Analysis<'_> {
                 .copied()
                 .filter(|&o| s.fresh(self.pt, o))
                 .collect();
-            let own = confined(s, cands, &fresh, &facts, roots, reach);
+            let parent = self
+                .graph
+                .node(s.start.caller)
+                .map_or_else(Vec::new, |n| callees_closure(&self.graph, n));
+            let start = Start {
+                s,
+                fresh: &fresh,
+                parent: &parent,
+                entries: roots.get(s.root as usize).map_or(&[], |x| &x.entries),
+            };
+            let own = confined(&start, cands, &facts, reach);
             for o in own {
                 out.add(o, s.root);
             }
@@ -237,8 +266,11 @@ impl Analysis<'_> {
     }
 
     /// Every flow of the program that involves an object of `all`.
-    fn flows(&self, all: &FxHashSet<ObjectId>) -> Vec<Flow> {
+    /// Every flow of the program that involves an object of `all`, and
+    /// the callers of every node (with whether each call is on `this`).
+    fn flows(&self, all: &FxHashSet<ObjectId>) -> (Vec<Flow>, Vec<Vec<(u32, bool)>>) {
         let mut flows = Vec::new();
+        let mut callers: Vec<Vec<(u32, bool)>> = vec![Vec::new(); self.graph.nodes.len()];
         let jdk_callers = self.jdk_callers();
         for (n, mc) in self.graph.nodes.iter().enumerate() {
             let Some(body) = self.program.body(mc.method) else {
@@ -248,6 +280,13 @@ impl Analysis<'_> {
                 .program
                 .is_application(self.program.method(mc.method).class);
             let node = n as u32;
+            let instance = !self.program.method(mc.method).is_static();
+            let on_this = |v: VarId| instance && v == VarId(0);
+            for &(site, callee) in self.graph.callees.get(n).into_iter().flatten() {
+                if let Some(list) = callers.get_mut(callee as usize) {
+                    list.push((node, on_this_call(&body, site, on_this)));
+                }
+            }
             let pts = |v: VarId| -> Vec<ObjectId> {
                 self.pt.var_in(mc.method, mc.context, v).iter().collect()
             };
@@ -274,6 +313,7 @@ impl Analysis<'_> {
                                 node,
                                 from: pts(from),
                                 got,
+                                on_this: on_this(from),
                             });
                         }
                     }
@@ -305,7 +345,10 @@ impl Analysis<'_> {
                                 into,
                                 value: value_objects,
                                 by: self.store_by(mc.method, &body, base, v),
-                                copied: !app && !body.params.contains(&v),
+                                copied: !app
+                                    && !body.params.contains(&v)
+                                    && !defined_by_new(&body, v),
+                                on_this: on_this(base),
                             });
                         }
                     }
@@ -326,7 +369,7 @@ impl Analysis<'_> {
                 }
             }
         }
-        flows
+        (flows, callers)
     }
 
     /// Per application node: the JDK nodes that call it.
@@ -365,24 +408,98 @@ impl Analysis<'_> {
     /// object it has just allocated (defined only by a `new`)?
     fn store_by(&self, m: MethodId, body: &Body, base: VarId, value: VarId) -> StoreBy {
         if !self.program.method(m).is_constructor() || base != VarId(0) {
-            return StoreBy::Other;
-        }
-        let def = body.unique_def.get(value.0 as usize).copied().flatten();
-        let new = def
-            .and_then(|d| body.stmts.get(d.index()))
-            .is_some_and(|s| {
-                matches!(
-                    &s.kind,
-                    StmtKind::Assign {
-                        value: Rvalue::New(_) | Rvalue::NewArray(..),
-                        ..
-                    }
-                )
-            });
-        if new {
+            StoreBy::Other
+        } else if defined_by_new(body, value) {
             StoreBy::ConstructorNew
         } else {
             StoreBy::Constructor
+        }
+    }
+}
+
+/// Is `v` defined only by a `new` (an object this call just allocated)?
+fn defined_by_new(body: &Body, v: VarId) -> bool {
+    let def = body.unique_def.get(v.0 as usize).copied().flatten();
+    def.and_then(|d| body.stmts.get(d.index()))
+        .is_some_and(|s| {
+            matches!(
+                &s.kind,
+                StmtKind::Assign {
+                    value: Rvalue::New(_) | Rvalue::NewArray(..),
+                    ..
+                }
+            )
+        })
+}
+
+/// One repeated start as [`confined`] judges it.
+struct Start<'a, 'p> {
+    s: &'a RepeatedStart<'p>,
+    /// Its candidates the starting method makes for each start.
+    fresh: &'a FxHashSet<ObjectId>,
+    /// Per node: does the starting method's code reach it (the parent,
+    /// around the start)?
+    parent: &'a [bool],
+    /// The root's entry nodes.
+    entries: &'a [u32],
+}
+
+/// Per node: is it `from` or one of its callees, transitively?
+fn callees_closure(graph: &Graph, from: u32) -> Vec<bool> {
+    let mut seen = vec![false; graph.nodes.len()];
+    let mut stack = vec![from];
+    while let Some(n) = stack.pop() {
+        match seen.get_mut(n as usize) {
+            Some(s) if !*s => *s = true,
+            _ => continue,
+        }
+        stack.extend(graph.callees[n as usize].iter().map(|&(_, c)| c));
+    }
+    seen
+}
+
+/// Does the call at `site` run on the caller's own receiver (`this.m()`)?
+fn on_this_call(body: &Body, site: StmtId, on_this: impl Fn(VarId) -> bool) -> bool {
+    let Some(stmt) = body.stmts.get(site.index()) else {
+        return false;
+    };
+    match &stmt.kind {
+        StmtKind::Invoke { call, .. } => call
+            .receiver
+            .as_ref()
+            .and_then(|r| r.var())
+            .is_some_and(on_this),
+        _ => false,
+    }
+}
+
+/// Per node: does every thread of root `r` run it on the receiver it was
+/// launched with (an entry), or only through `this.m()` calls from such
+/// nodes? A greatest fixpoint over the nodes `r` reaches.
+fn own_receivers(
+    r: u32,
+    entries: &[u32],
+    callers: &[Vec<(u32, bool)>],
+    reach: &[Vec<u32>],
+) -> Vec<bool> {
+    let runs_here = |n: u32| reach.get(n as usize).is_some_and(|v| v.contains(&r));
+    let mut own: Vec<bool> = (0..callers.len() as u32).map(runs_here).collect();
+    loop {
+        let mut changed = false;
+        for n in 0..callers.len() {
+            if !own[n] {
+                continue;
+            }
+            let mut callers_here = callers[n].iter().filter(|(c, _)| runs_here(*c)).peekable();
+            let entered = entries.contains(&(n as u32)) || callers_here.peek().is_some();
+            let keeps = callers_here.all(|&(c, this)| this && own[c as usize]);
+            if !(entered && keeps) {
+                own[n] = false;
+                changed = true;
+            }
+        }
+        if !changed {
+            return own;
         }
     }
 }
@@ -391,24 +508,25 @@ impl Analysis<'_> {
 /// greatest subset both rules of the module docs hold for (empty when the
 /// task itself is not confined).
 fn confined(
-    s: &RepeatedStart,
+    start: &Start,
     candidates: Vec<ObjectId>,
-    fresh: &FxHashSet<ObjectId>,
     facts: &Facts,
-    roots: &[Root],
     reach: &[Vec<u32>],
 ) -> Vec<ObjectId> {
+    let s = start.s;
     let r = s.root;
+    let all: FxHashSet<ObjectId> = candidates.iter().copied().collect();
     let mut own: FxHashSet<ObjectId> = candidates
         .into_iter()
         .filter(|o| !facts.unshareable.contains(o))
         .collect();
     let runs_here = |n: u32| reach.get(n as usize).is_some_and(|v| v.contains(&r));
     let only_here = |n: u32| reach.get(n as usize).is_some_and(|v| v == &[r]);
-    let entries: &[u32] = roots
-        .get(r as usize)
-        .map(|x| x.entries.as_slice())
-        .unwrap_or(&[]);
+    let own_this = own_receivers(r, start.entries, &facts.callers, reach);
+    let on_own = |n: &u32, on_this: &bool| *on_this && own_this.get(*n as usize) == Some(&true);
+    // Another thread stored one of these objects into the task: the
+    // launch may not hand each thread its own receiver.
+    let mut tampered = false;
     loop {
         let mut dropped: Vec<ObjectId> = Vec::new();
         let inside = |o: &ObjectId| own.contains(o);
@@ -429,10 +547,15 @@ fn confined(
         };
         for f in &facts.flows {
             match f {
-                Flow::Load { node, from, got } if runs_here(*node) => {
+                Flow::Load {
+                    node,
+                    from,
+                    got,
+                    on_this,
+                } if runs_here(*node) && !on_own(node, on_this) => {
                     dropped.extend(got.iter().filter(|o| inside(o) && held_outside(o, from)));
                 }
-                Flow::JdkResult { node, got, .. } if runs_here(*node) => {
+                Flow::JdkResult { node, got } if runs_here(*node) => {
                     dropped.extend(got.iter().filter(|o| inside(o) && obtainable(o)));
                 }
                 Flow::Callback {
@@ -440,7 +563,7 @@ fn confined(
                     callee,
                     got,
                 } if runs_here(*caller) => {
-                    let launch = entries.contains(callee);
+                    let launch = start.entries.contains(callee);
                     dropped.extend(got.iter().filter(|o| {
                         inside(o) && obtainable(o) && !(launch && **o == s.start.task)
                     }));
@@ -451,15 +574,24 @@ fn confined(
                     value,
                     by,
                     copied,
-                } if *copied || (!only_here(*node) && *by != StoreBy::ConstructorNew) => {
-                    // A constructor may also hand the object it builds the
-                    // objects made for this start (`new Thread(task)`).
-                    let handed = |o: &&ObjectId| {
-                        !*copied && *by == StoreBy::Constructor && fresh.contains(*o)
+                    on_this,
+                } if into.iter().any(|o| all.contains(o)) => {
+                    // Harmless: a constructor keeping what it made; the
+                    // parent linking the objects made for this start
+                    // (`new Thread(task)`, `task.setThread(thread)`); the
+                    // start's own thread storing into its own objects.
+                    let fine = |o: &ObjectId| {
+                        !*copied
+                            && (*by == StoreBy::ConstructorNew
+                                || (start.parent.get(*node as usize) == Some(&true)
+                                    && start.fresh.contains(o))
+                                || (only_here(*node)
+                                    && (into.iter().all(|i| !all.contains(i) || inside(i))
+                                        || on_own(node, on_this))))
                     };
-                    if into.iter().any(inside) {
-                        dropped.extend(value.iter().filter(|o| inside(o)).filter(|o| !handed(o)));
-                    }
+                    let count = dropped.len();
+                    dropped.extend(value.iter().filter(|o| inside(o) && !fine(o)));
+                    tampered |= dropped.len() > count && into.contains(&s.start.task);
                 }
                 _ => {}
             }
@@ -471,7 +603,7 @@ fn confined(
             own.remove(&o);
         }
     }
-    if !own.contains(&s.start.task) {
+    if tampered {
         return Vec::new();
     }
     let mut v: Vec<ObjectId> = own.into_iter().collect();
