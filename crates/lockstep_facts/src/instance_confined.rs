@@ -59,7 +59,9 @@
 //! covered.
 
 use lockstep_ir::{Body, Rvalue, StmtId, StmtKind, VarId};
-use lockstep_pointsto::ObjectId;
+use std::sync::Arc;
+
+use lockstep_pointsto::{FieldKey, ObjectId, ObjectSet};
 use lockstep_program::MethodId;
 use rustc_hash::{FxHashMap, FxHashSet};
 
@@ -75,7 +77,7 @@ enum Flow {
     /// `from`; `on_this`: out of the receiver of `node`.
     Load {
         node: u32,
-        from: Vec<ObjectId>,
+        from: ObjectSet,
         got: Vec<ObjectId>,
         on_this: bool,
     },
@@ -111,6 +113,33 @@ enum StoreBy {
     Other,
 }
 
+/// The fields (by name) and other slots (array elements, captures,
+/// `Unsafe` slots) through which some object holds a candidate: loads and
+/// stores of other fields cannot move one.
+#[derive(Debug, Default)]
+struct Slots {
+    names: FxHashSet<Arc<str>>,
+    other: bool,
+}
+
+impl Slots {
+    fn add(&mut self, key: &FieldKey) {
+        match key {
+            FieldKey::Field { name, .. } => {
+                if !self.names.contains(name) {
+                    self.names.insert(name.clone());
+                }
+            }
+            _ => self.other = true,
+        }
+    }
+
+    /// May the field `name` (`None`: an array element) hold a candidate?
+    fn may_hold(&self, name: Option<&str>) -> bool {
+        name.map_or(self.other, |n| self.names.contains(n))
+    }
+}
+
 /// What the confinement of every start is judged on.
 struct Facts {
     flows: Vec<Flow>,
@@ -141,12 +170,16 @@ impl Analysis<'_> {
             .iter()
             .map(|s| self.instance_candidates(s, reach))
             .collect();
-        let all: FxHashSet<ObjectId> = candidates.iter().flatten().copied().collect();
-        let (flows, callers) = self.flows(&all);
+        let mut all = ObjectSet::new();
+        for &o in candidates.iter().flatten() {
+            all.insert(o);
+        }
+        let (holders, slots) = self.holders_of(&all);
+        let (flows, callers) = self.flows(&all, &slots);
         let facts = Facts {
             flows,
             callers,
-            holders: self.holders_of(&all),
+            holders,
             unshareable: self.in_statics_or_thrown(&all),
         };
         for (s, cands) in starts.iter().zip(candidates) {
@@ -164,6 +197,7 @@ impl Analysis<'_> {
                 fresh: &fresh,
                 parent: &parent,
                 entries: roots.get(s.root as usize).map_or(&[], |x| &x.entries),
+                callees: &self.graph.callees,
             };
             let own = confined(&start, cands, &facts, reach);
             for o in own {
@@ -236,11 +270,14 @@ impl Analysis<'_> {
 
     /// For each object of `all`: the objects with a field or element that
     /// may hold it.
-    fn holders_of(&self, all: &FxHashSet<ObjectId>) -> FxHashMap<ObjectId, Vec<ObjectId>> {
+    /// Also returns the slots through which objects hold them.
+    fn holders_of(&self, all: &ObjectSet) -> (FxHashMap<ObjectId, Vec<ObjectId>>, Slots) {
         let mut out: FxHashMap<ObjectId, Vec<ObjectId>> = FxHashMap::default();
+        let mut slots = Slots::default();
         for o in self.pt.objects() {
-            for (_, set) in self.pt.fields_of(o) {
-                for x in set.iter().filter(|x| all.contains(x)) {
+            for (key, set) in self.pt.fields_of(o) {
+                for x in among(&set, all) {
+                    slots.add(key);
                     let list = out.entry(x).or_default();
                     if list.last() != Some(&o) {
                         list.push(o);
@@ -248,19 +285,14 @@ impl Analysis<'_> {
                 }
             }
         }
-        out
+        (out, slots)
     }
 
     /// The candidates held by a static field or thrown somewhere.
-    fn in_statics_or_thrown(&self, all: &FxHashSet<ObjectId>) -> FxHashSet<ObjectId> {
-        let mut out: FxHashSet<ObjectId> = self
-            .pt
-            .thrown()
-            .iter()
-            .filter(|o| all.contains(o))
-            .collect();
+    fn in_statics_or_thrown(&self, all: &ObjectSet) -> FxHashSet<ObjectId> {
+        let mut out: FxHashSet<ObjectId> = among(&self.pt.thrown(), all).into_iter().collect();
         for (_, set) in self.pt.static_fields() {
-            out.extend(set.iter().filter(|o| all.contains(o)));
+            out.extend(among(&set, all));
         }
         out
     }
@@ -268,7 +300,7 @@ impl Analysis<'_> {
     /// Every flow of the program that involves an object of `all`.
     /// Every flow of the program that involves an object of `all`, and
     /// the callers of every node (with whether each call is on `this`).
-    fn flows(&self, all: &FxHashSet<ObjectId>) -> (Vec<Flow>, Vec<Vec<(u32, bool)>>) {
+    fn flows(&self, all: &ObjectSet, slots: &Slots) -> (Vec<Flow>, Vec<Vec<(u32, bool)>>) {
         let mut flows = Vec::new();
         let mut callers: Vec<Vec<(u32, bool)>> = vec![Vec::new(); self.graph.nodes.len()];
         let jdk_callers = self.jdk_callers();
@@ -287,23 +319,19 @@ impl Analysis<'_> {
                     list.push((node, on_this_call(&body, site, on_this)));
                 }
             }
-            let pts = |v: VarId| -> Vec<ObjectId> {
-                self.pt.var_in(mc.method, mc.context, v).iter().collect()
-            };
-            let among = |v: VarId| -> Vec<ObjectId> {
-                self.pt
-                    .var_in(mc.method, mc.context, v)
-                    .iter()
-                    .filter(|o| all.contains(o))
-                    .collect()
-            };
+            let pts = |v: VarId| self.pt.var_in(mc.method, mc.context, v);
+            let among = |v: VarId| among(&pts(v), all);
             for (i, stmt) in body.stmts.iter().enumerate() {
                 let site = StmtId(i as u32);
                 match &stmt.kind {
                     StmtKind::Assign { dst, value } if app => {
                         let from = match value {
-                            Rvalue::FieldLoad { object, .. } => object.var(),
-                            Rvalue::ArrayLoad { array, .. } => array.var(),
+                            Rvalue::FieldLoad { object, field } => {
+                                object.var().filter(|_| slots.may_hold(Some(&field.name)))
+                            }
+                            Rvalue::ArrayLoad { array, .. } => {
+                                array.var().filter(|_| slots.may_hold(None))
+                            }
                             _ => None,
                         };
                         let Some(from) = from else { continue };
@@ -325,32 +353,25 @@ impl Analysis<'_> {
                             flows.push(Flow::JdkResult { node, got });
                         }
                     }
-                    StmtKind::FieldStore { object, value, .. }
-                    | StmtKind::ArrayStore {
-                        array: object,
+                    StmtKind::FieldStore {
+                        object,
                         value,
-                        ..
-                    } => {
+                        field,
+                    } if slots.may_hold(Some(&field.name)) => {
                         let (Some(base), Some(v)) = (object.var(), value.var()) else {
                             continue;
                         };
-                        let value_objects = among(v);
-                        if value_objects.is_empty() {
+                        flows.extend(self.store_flow(node, &body, app, base, v, all));
+                    }
+                    StmtKind::ArrayStore {
+                        array: object,
+                        value,
+                        ..
+                    } if slots.may_hold(None) => {
+                        let (Some(base), Some(v)) = (object.var(), value.var()) else {
                             continue;
-                        }
-                        let into = among(base);
-                        if !into.is_empty() {
-                            flows.push(Flow::Store {
-                                node,
-                                into,
-                                value: value_objects,
-                                by: self.store_by(mc.method, &body, base, v),
-                                copied: !app
-                                    && !body.params.contains(&v)
-                                    && !defined_by_new(&body, v),
-                                on_this: on_this(base),
-                            });
-                        }
+                        };
+                        flows.extend(self.store_flow(node, &body, app, base, v, all));
                     }
                     _ => {}
                 }
@@ -370,6 +391,39 @@ impl Analysis<'_> {
             }
         }
         (flows, callers)
+    }
+
+    /// The store of `value` into `base` in `node`, when both may be
+    /// candidates of `all`.
+    fn store_flow(
+        &self,
+        node: u32,
+        body: &Body,
+        app: bool,
+        base: VarId,
+        value: VarId,
+        all: &ObjectSet,
+    ) -> Option<Flow> {
+        let mc = self.graph.nodes[node as usize];
+        let among =
+            |v: VarId| -> Vec<ObjectId> { among(&self.pt.var_in(mc.method, mc.context, v), all) };
+        let stored = among(value);
+        if stored.is_empty() {
+            return None;
+        }
+        let into = among(base);
+        if into.is_empty() {
+            return None;
+        }
+        let instance = !self.program.method(mc.method).is_static();
+        Some(Flow::Store {
+            node,
+            into,
+            value: stored,
+            by: self.store_by(mc.method, body, base, value),
+            copied: !app && !body.params.contains(&value) && !defined_by_new(body, value),
+            on_this: instance && base == VarId(0),
+        })
     }
 
     /// Per application node: the JDK nodes that call it.
@@ -398,10 +452,15 @@ impl Analysis<'_> {
         let Some(callees) = self.graph.callees.get(node as usize) else {
             return false;
         };
-        callees.iter().filter(|(s, _)| *s == site).any(|&(_, c)| {
-            let m = self.graph.nodes[c as usize].method;
-            !self.program.is_application(self.program.method(m).class)
-        })
+        // Sorted by site.
+        let from = callees.partition_point(|(s, _)| *s < site);
+        callees[from..]
+            .iter()
+            .take_while(|(s, _)| *s == site)
+            .any(|&(_, c)| {
+                let m = self.graph.nodes[c as usize].method;
+                !self.program.is_application(self.program.method(m).class)
+            })
     }
 
     /// Is this a constructor storing into `this` (`base`), and `value` an
@@ -442,6 +501,19 @@ struct Start<'a, 'p> {
     parent: &'a [bool],
     /// The root's entry nodes.
     entries: &'a [u32],
+    /// The call graph's callees per node.
+    callees: &'a [Vec<(StmtId, u32)>],
+}
+
+/// The objects of `set` that are in `all`, walking the smaller of the two.
+fn among(set: &ObjectSet, all: &ObjectSet) -> Vec<ObjectId> {
+    if !set.intersects(all) {
+        Vec::new()
+    } else if set.len() <= all.len() {
+        set.iter().filter(|&o| all.contains(o)).collect()
+    } else {
+        all.iter().filter(|&o| set.contains(o)).collect()
+    }
 }
 
 /// Per node: is it `from` or one of its callees, transitively?
@@ -473,35 +545,40 @@ fn on_this_call(body: &Body, site: StmtId, on_this: impl Fn(VarId) -> bool) -> b
     }
 }
 
-/// Per node: does every thread of root `r` run it on the receiver it was
+/// Per node: does every thread of a root run it on the receiver it was
 /// launched with (an entry), or only through `this.m()` calls from such
-/// nodes? A greatest fixpoint over the nodes `r` reaches.
+/// nodes? A greatest fixpoint over the nodes the root reaches (`here`).
 fn own_receivers(
-    r: u32,
     entries: &[u32],
     callers: &[Vec<(u32, bool)>],
-    reach: &[Vec<u32>],
+    callees: &[Vec<(StmtId, u32)>],
+    here: &[bool],
 ) -> Vec<bool> {
-    let runs_here = |n: u32| reach.get(n as usize).is_some_and(|v| v.contains(&r));
-    let mut own: Vec<bool> = (0..callers.len() as u32).map(runs_here).collect();
-    loop {
-        let mut changed = false;
-        for n in 0..callers.len() {
-            if !own[n] {
-                continue;
-            }
-            let mut callers_here = callers[n].iter().filter(|(c, _)| runs_here(*c)).peekable();
-            let entered = entries.contains(&(n as u32)) || callers_here.peek().is_some();
-            let keeps = callers_here.all(|&(c, this)| this && own[c as usize]);
-            if !(entered && keeps) {
-                own[n] = false;
-                changed = true;
-            }
-        }
-        if !changed {
-            return own;
+    let runs_here = |n: u32| here.get(n as usize) == Some(&true);
+    let mut own: Vec<bool> = here.to_vec();
+    let holds = |own: &[bool], n: usize| {
+        let mut callers_here = callers[n].iter().filter(|(c, _)| runs_here(*c)).peekable();
+        let entered = entries.contains(&(n as u32)) || callers_here.peek().is_some();
+        entered && callers_here.all(|&(c, this)| this && own[c as usize])
+    };
+    // A node that loses its own receiver may make its callees lose theirs.
+    let mut work: Vec<usize> = Vec::new();
+    for n in 0..own.len() {
+        if own[n] && !holds(&own, n) {
+            own[n] = false;
+            work.push(n);
         }
     }
+    while let Some(n) = work.pop() {
+        for &(_, c) in callees.get(n).into_iter().flatten() {
+            let c = c as usize;
+            if own.get(c) == Some(&true) && !holds(&own, c) {
+                own[c] = false;
+                work.push(c);
+            }
+        }
+    }
+    own
 }
 
 /// The candidates of start `s` that stay confined to its instances: the
@@ -520,9 +597,10 @@ fn confined(
         .into_iter()
         .filter(|o| !facts.unshareable.contains(o))
         .collect();
-    let runs_here = |n: u32| reach.get(n as usize).is_some_and(|v| v.contains(&r));
+    let here: Vec<bool> = reach.iter().map(|v| v.contains(&r)).collect();
+    let runs_here = |n: u32| here.get(n as usize) == Some(&true);
     let only_here = |n: u32| reach.get(n as usize).is_some_and(|v| v == &[r]);
-    let own_this = own_receivers(r, start.entries, &facts.callers, reach);
+    let own_this = own_receivers(start.entries, &facts.callers, start.callees, &here);
     let on_own = |n: &u32, on_this: &bool| *on_this && own_this.get(*n as usize) == Some(&true);
     // Another thread stored one of these objects into the task: the
     // launch may not hand each thread its own receiver.
@@ -531,11 +609,11 @@ fn confined(
         let mut dropped: Vec<ObjectId> = Vec::new();
         let inside = |o: &ObjectId| own.contains(o);
         // Held by `from` outside P: a load from `from` may yield it.
-        let held_outside = |x: &ObjectId, from: &[ObjectId]| {
+        let held_outside = |x: &ObjectId, from: &ObjectSet| {
             facts
                 .holders
                 .get(x)
-                .is_some_and(|hs| hs.iter().any(|h| !inside(h) && from.contains(h)))
+                .is_some_and(|hs| hs.iter().any(|h| !inside(h) && from.contains(*h)))
         };
         // Some object outside P holds it: JDK code may have fetched it
         // from there.
