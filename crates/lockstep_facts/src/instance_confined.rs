@@ -182,6 +182,7 @@ impl Analysis<'_> {
             holders,
             unshareable: self.in_statics_or_thrown(&all),
         };
+        let here = runs_here(&starts, reach);
         for (s, cands) in starts.iter().zip(candidates) {
             let fresh: FxHashSet<ObjectId> = cands
                 .iter()
@@ -198,6 +199,7 @@ impl Analysis<'_> {
                 parent: &parent,
                 entries: roots.get(s.root as usize).map_or(&[], |x| &x.entries),
                 callees: &self.graph.callees,
+                here: here.get(&s.root).map_or(&[], Vec::as_slice),
             };
             let own = confined(&start, cands, &facts, reach);
             for o in own {
@@ -503,6 +505,25 @@ struct Start<'a, 'p> {
     entries: &'a [u32],
     /// The call graph's callees per node.
     callees: &'a [Vec<(StmtId, u32)>],
+    /// Per node: does the root reach it?
+    here: &'a [bool],
+}
+
+/// Per root of `starts`, per node: does the root reach the node? (One
+/// pass over `reach`, whose lists can be long.)
+fn runs_here(starts: &[RepeatedStart], reach: &[Vec<u32>]) -> FxHashMap<u32, Vec<bool>> {
+    let mut out: FxHashMap<u32, Vec<bool>> = starts
+        .iter()
+        .map(|s| (s.root, vec![false; reach.len()]))
+        .collect();
+    for (n, roots) in reach.iter().enumerate() {
+        for r in roots {
+            if let Some(v) = out.get_mut(r) {
+                v[n] = true;
+            }
+        }
+    }
+    out
 }
 
 /// The objects of `set` that are in `all`, walking the smaller of the two.
@@ -597,10 +618,22 @@ fn confined(
         .into_iter()
         .filter(|o| !facts.unshareable.contains(o))
         .collect();
-    let here: Vec<bool> = reach.iter().map(|v| v.contains(&r)).collect();
-    let runs_here = |n: u32| here.get(n as usize) == Some(&true);
+    let runs_here = |n: u32| start.here.get(n as usize) == Some(&true);
     let only_here = |n: u32| reach.get(n as usize).is_some_and(|v| v == &[r]);
-    let own_this = own_receivers(start.entries, &facts.callers, start.callees, &here);
+    let own_this = own_receivers(start.entries, &facts.callers, start.callees, start.here);
+    let concerns = |objects: &[ObjectId]| objects.iter().any(|o| all.contains(o));
+    // The flows that can drop one of this start's candidates.
+    let flows: Vec<&Flow> = facts
+        .flows
+        .iter()
+        .filter(|f| match f {
+            Flow::Load { node, got, .. } | Flow::JdkResult { node, got } => {
+                runs_here(*node) && concerns(got)
+            }
+            Flow::Callback { caller, got, .. } => runs_here(*caller) && concerns(got),
+            Flow::Store { into, value, .. } => concerns(into) && concerns(value),
+        })
+        .collect();
     let on_own = |n: &u32, on_this: &bool| *on_this && own_this.get(*n as usize) == Some(&true);
     // Another thread stored one of these objects into the task: the
     // launch may not hand each thread its own receiver.
@@ -623,7 +656,7 @@ fn confined(
                 .get(x)
                 .is_some_and(|hs| hs.iter().any(|h| !inside(h)))
         };
-        for f in &facts.flows {
+        for f in &flows {
             match f {
                 Flow::Load {
                     node,
