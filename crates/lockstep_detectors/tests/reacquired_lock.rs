@@ -368,3 +368,21 @@ fn held_lock_reentered_under_another_name() {
 fn acquisitions_on_the_way_to_a_throw() {
     check_default("exception_paths");
 }
+
+/// A helper every caller shares (`Printer.describe(o)` calling
+/// `o.toString()`) reaches a synchronized `toString` that only one
+/// caller's argument has. For the caller that passes another class, the
+/// acquisition down that path cannot lock what the witness names (the
+/// points-to sets are disjoint): silent. The caller that passes the
+/// synchronized class is reported.
+#[test]
+fn acquisitions_that_cannot_lock_the_named_object() {
+    // Closed: from `main`, where the arguments are known objects.
+    check_fixture_in_mode(
+        "reacquired_lock/merged_calls",
+        &ReacquiredLock,
+        SINGLE,
+        &Options::default(),
+        false,
+    );
+}

@@ -30,6 +30,7 @@ use lockstep_ir::{
     AccessPath, Body, ConstValue, MonitorId, Operand, StmtId, StmtKind, VarId, VarOrigin,
 };
 
+use super::lock_table::{LockId, LockTable};
 use super::locks::{bounded, depends, translate, Assigned, STAR};
 use super::small_map::SortedMap;
 
@@ -119,13 +120,6 @@ pub struct Hop<M> {
 /// The path from a method down to where a lock is actually acquired.
 pub type Chain<M> = Arc<Vec<Hop<M>>>;
 
-fn prefixed<M: Copy>(hop: Hop<M>, chain: &Chain<M>) -> Chain<M> {
-    let mut v = Vec::with_capacity(chain.len() + 1);
-    v.push(hop);
-    v.extend(chain.iter().copied());
-    Arc::new(v)
-}
-
 /// A potential witness: lock `a` acquired and released, then lock `b`
 /// (the same lock, for the original pattern).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -141,12 +135,15 @@ pub struct PairEntry<M> {
 /// lock's root object (its `this` or parameter) is known to have, so a
 /// caller can drop it when the argument it passes cannot be one.
 #[derive(Debug, Clone)]
-pub struct HeldLock<M> {
-    pub chain: Chain<M>,
+pub struct HeldLock {
+    /// The path, in [`Analysis`]'s shared paths of LOCKSHELD.
+    chain: PathId,
     pub class: Option<Arc<str>>,
 }
 
-type LockSet<M> = BTreeMap<AccessPath, HeldLock<M>>;
+/// LOCKSHELD of one method: its locks in the order of their paths (which
+/// provenance a caller keeps depends on it), each with how it is acquired.
+type LockSet = Vec<(LockId, HeldLock)>;
 type Pair = (AccessPath, AccessPath);
 type PairSet<M> = BTreeMap<Pair, PairEntry<M>>;
 
@@ -320,16 +317,6 @@ fn call_site<P: LockProgram>(
     })
 }
 
-fn translate_pair(pair: &Pair, site: &CallSite<impl Copy>) -> Option<Pair> {
-    let a = translate(&pair.0, site.receiver.as_ref(), &site.args);
-    let b = translate(&pair.1, site.receiver.as_ref(), &site.args);
-    if a == STAR || b == STAR {
-        None
-    } else {
-        Some((a, b))
-    }
-}
-
 type SiteCache<M> = HashMap<(M, StmtId), Arc<CallSite<M>>>;
 
 /// Which acquisitions of a method its LOCKSHELD summary takes.
@@ -415,13 +402,63 @@ pub struct Analysis<'p, P: LockProgram> {
     sites: SiteCache<P::M>,
     /// LOCKSHELD(m): locks m or its callees may acquire, each with a path to
     /// an acquisition. Methods that acquire nothing have no entry.
-    held: HashMap<P::M, LockSet<P::M>>,
+    held: HashMap<P::M, LockSet>,
     /// The part of LOCKSHELD(m) acquired on a path that returns normally:
     /// what a caller has released when the call returns. An acquisition on
     /// a path that can only end in a throw (hsqldb builds every exception
     /// message under a lock: `throw Error.error(...)`) is followed by none
     /// of the caller's later acquisitions, unless the caller catches it.
-    returning: HashMap<P::M, LockSet<P::M>>,
+    returning: HashMap<P::M, LockSet>,
+    /// Every lock expression of the summaries, interned.
+    locks: LockTable,
+    /// The paths of the summaries' acquisitions: a lock a caller takes
+    /// from a callee adds one hop in front of the callee's path.
+    held_paths: PathArena<P::M>,
+    /// TRANSLATELOCK of a callee lock at a call site (caller, statement),
+    /// interned; `None` for `*`. Filled by the fixpoints, read by the
+    /// per-method analysis.
+    translations: Translations<P::M>,
+}
+
+type Translations<M> = HashMap<(M, StmtId, LockId), Option<LockId>>;
+
+/// TRANSLATELOCK of the callee lock `lock` at `site` of method `m`,
+/// interned and memoised (`None`: the lock is `*` in the caller).
+fn translate_id<M: Copy + Eq + Hash>(
+    memo: &mut Translations<M>,
+    table: &mut LockTable,
+    m: M,
+    site: &CallSite<M>,
+    lock: LockId,
+) -> Option<LockId> {
+    if let Some(&t) = memo.get(&(m, site.stmt, lock)) {
+        return t;
+    }
+    let path = translate(table.path(lock), site.receiver.as_ref(), &site.args);
+    let t = (path != STAR).then(|| table.intern(path));
+    memo.insert((m, site.stmt, lock), t);
+    t
+}
+
+/// The entry of `lock` in a LOCKSHELD set.
+fn lock_in(set: &LockSet, lock: LockId) -> Option<&HeldLock> {
+    set.iter().find(|(l, _)| *l == lock).map(|(_, h)| h)
+}
+
+/// Add `lock` to a LOCKSHELD set unless it is there (the first
+/// provenance stays), in path order; true if added.
+fn insert_in_path_order(
+    set: &mut LockSet,
+    table: &LockTable,
+    lock: LockId,
+    held: HeldLock,
+) -> bool {
+    if lock_in(set, lock).is_some() {
+        return false;
+    }
+    let at = set.partition_point(|(l, _)| table.path_order(*l, lock) == std::cmp::Ordering::Less);
+    set.insert(at, (lock, held));
+    true
 }
 
 impl<'p, P: LockProgram> Analysis<'p, P> {
@@ -433,9 +470,13 @@ impl<'p, P: LockProgram> Analysis<'p, P> {
             sites: HashMap::default(),
             held: HashMap::default(),
             returning: HashMap::default(),
+            locks: LockTable::default(),
+            held_paths: PathArena::default(),
+            translations: HashMap::default(),
         };
         a.held = a.locks_held_fixpoint(Exits::Any);
         a.returning = a.locks_held_fixpoint(Exits::Normal);
+        a.complete_translations();
         a
     }
 
@@ -462,13 +503,14 @@ impl<'p, P: LockProgram> Analysis<'p, P> {
     /// LOCKSHELD as the least fixed point of Fig. 7, by difference
     /// propagation: when a method's set grows, only the new locks are
     /// translated into its callers, so each (lock, call edge) pair is
-    /// translated once. The worklist is ordered by method id, which fixes
+    /// translated once (and the translation kept for the per-method
+    /// analysis). The worklist is ordered by method id, which fixes
     /// which provenance chain wins. With [`Exits::Normal`], only
     /// acquisitions (own blocks and calls) on a path to a `return` count.
-    fn locks_held_fixpoint(&mut self, exits: Exits) -> HashMap<P::M, LockSet<P::M>> {
-        let mut held: HashMap<P::M, LockSet<P::M>> = HashMap::default();
+    fn locks_held_fixpoint(&mut self, exits: Exits) -> HashMap<P::M, LockSet> {
+        let mut held: HashMap<P::M, LockSet> = HashMap::default();
         let mut returns = ReturnCache::default();
-        let mut delta: HashMap<P::M, Vec<AccessPath>> = HashMap::default();
+        let mut delta: HashMap<P::M, Vec<LockId>> = HashMap::default();
         let mut queue: BTreeSet<P::M> = BTreeSet::new();
         for &m in &self.methods {
             let Some(body) = self.prog.body(m) else {
@@ -487,17 +529,19 @@ impl<'p, P: LockProgram> Analysis<'p, P> {
                 let lock = bounded(region.lock.clone());
                 if lock != STAR && (!library || library_keeps(&lock)) {
                     let class = root_class(self.prog, m, &body, &lock);
-                    own.entry(lock).or_insert_with(|| HeldLock {
-                        chain: Arc::new(vec![Hop {
+                    let id = self.locks.intern(lock);
+                    let own_lock = HeldLock {
+                        chain: self.held_paths.add(PathNode::Whole(Arc::new(vec![Hop {
                             method: m,
                             stmt: region.enter,
-                        }]),
+                        }]))),
                         class,
-                    });
+                    };
+                    insert_in_path_order(&mut own, &self.locks, id, own_lock);
                 }
             }
             if !own.is_empty() {
-                delta.insert(m, own.keys().cloned().collect());
+                delta.insert(m, own.iter().map(|(id, _)| *id).collect());
                 queue.insert(m);
                 held.insert(m, own);
             }
@@ -519,49 +563,63 @@ impl<'p, P: LockProgram> Analysis<'p, P> {
                     continue;
                 };
                 let library = self.prog.is_library(m);
-                let mut added = Vec::new();
-                for lock in &new_locks {
-                    let t = translate(lock, site.receiver.as_ref(), &site.args);
-                    if t == STAR || (library && !library_keeps(&t)) {
-                        continue;
-                    }
-                    let Some(callee_lock) = held.get(&c).and_then(|s| s.get(lock)) else {
+                let mut added: Vec<(LockId, HeldLock)> = Vec::new();
+                for &lock in &new_locks {
+                    let Some(t) =
+                        translate_id(&mut self.translations, &mut self.locks, m, &site, lock)
+                    else {
                         continue;
                     };
-                    let chain = callee_lock.chain.clone();
+                    if library && !library_keeps(self.locks.path(t)) {
+                        continue;
+                    }
+                    let Some(callee_lock) = held.get(&c).and_then(|s| lock_in(s, lock)) else {
+                        continue;
+                    };
+                    let chain = callee_lock.chain;
                     // A synchronized `equals` of one class reached through
                     // `Object.equals` does not lock a `String` argument.
-                    let Ok(class) =
-                        translated_class(self.prog, lock, callee_lock.class.as_ref(), &site)
-                    else {
+                    let Ok(class) = translated_class(
+                        self.prog,
+                        self.locks.path(lock),
+                        callee_lock.class.as_ref(),
+                        &site,
+                    ) else {
                         continue;
                     };
                     if library && !self.settings.library_internal_locks {
                         // Leading library hops the chain would have in `m`.
-                        let hops = 1 + chain
+                        // (The chain's first hops decide: a longer chain has
+                        // more than `hops` anyway.)
+                        let leading: Vec<Hop<P::M>> = self
+                            .held_paths
+                            .iter(chain)
+                            .take(MAX_LIBRARY_HOPS + 1)
+                            .collect();
+                        let hops = 1 + leading
                             .iter()
                             .take_while(|h| self.prog.is_library(h.method))
                             .take(MAX_LIBRARY_HOPS)
                             .count();
                         // All library (its deepest hop runs library -> library),
                         // or an application callback buried too deep.
-                        if hops > chain.len() || hops > MAX_LIBRARY_HOPS {
+                        if hops > leading.len() || hops > MAX_LIBRARY_HOPS {
                             continue;
                         }
                     }
                     let mine = held.get(&m);
                     if mine.is_some_and(|s| {
-                        s.contains_key(&t) || s.len() + added.len() >= MAX_LOCKS_PER_METHOD
+                        lock_in(s, t).is_some() || s.len() + added.len() >= MAX_LOCKS_PER_METHOD
                     }) || added.iter().any(|(a, _)| *a == t)
                     {
                         continue;
                     }
-                    let chain = prefixed(
+                    let chain = self.held_paths.prefixed(
                         Hop {
                             method: m,
                             stmt: Some(site.stmt),
                         },
-                        &chain,
+                        chain,
                     );
                     added.push((t, HeldLock { chain, class }));
                 }
@@ -570,10 +628,8 @@ impl<'p, P: LockProgram> Analysis<'p, P> {
                 }
                 let mine = held.entry(m).or_default();
                 let d = delta.entry(m).or_default();
-                for (t, chain) in added {
-                    if let std::collections::btree_map::Entry::Vacant(slot) = mine.entry(t.clone())
-                    {
-                        slot.insert(chain);
+                for (t, lock) in added {
+                    if insert_in_path_order(mine, &self.locks, t, lock) {
                         d.push(t);
                     }
                 }
@@ -585,8 +641,25 @@ impl<'p, P: LockProgram> Analysis<'p, P> {
         held
     }
 
-    pub fn locks_held(&self, m: P::M) -> Option<&LockSet<P::M>> {
-        self.held.get(&m)
+    /// Translate, at every decoded call site, the callee locks the two
+    /// fixpoints did not (a lock of one summary only, at a site the other
+    /// skipped), so the per-method analysis, which runs in parallel and
+    /// cannot intern, finds every translation it needs.
+    fn complete_translations(&mut self) {
+        let mut keys: Vec<(P::M, StmtId)> = self.sites.keys().copied().collect();
+        keys.sort_unstable();
+        for key in keys {
+            let Some(site) = self.sites.get(&key).cloned() else {
+                continue;
+            };
+            for c in &site.callees {
+                for summary in [&self.held, &self.returning] {
+                    for (lock, _) in summary.get(c).into_iter().flatten() {
+                        translate_id(&mut self.translations, &mut self.locks, key.0, &site, *lock);
+                    }
+                }
+            }
+        }
     }
 
     /// Run the intraprocedural analysis of every method and the final propagation;
@@ -594,7 +667,7 @@ impl<'p, P: LockProgram> Analysis<'p, P> {
     pub fn witnesses(&self) -> Witnesses<P::M> {
         let mut out = Vec::new();
         let mut bounded_methods = 0;
-        let mut exit_t: HashMap<P::M, PairSet<P::M>> = HashMap::default();
+        let mut exit_t: Vec<(P::M, PairSet<P::M>)> = Vec::new();
         // Methods are independent given LOCKSHELD: analyse them in
         // parallel, collecting in method order so the output is the same.
         // Only methods that acquire something, directly or through calls,
@@ -614,7 +687,7 @@ impl<'p, P: LockProgram> Analysis<'p, P> {
         let mut pairs_cut_methods = 0;
         for (m, result) in results.into_iter().flatten().flatten() {
             out.extend(result.witnesses);
-            exit_t.insert(m, result.exit_t);
+            exit_t.push((m, result.exit_t));
             bounded_methods += usize::from(result.bounded);
             pairs_cut_methods += usize::from(result.pairs_cut);
         }
@@ -629,36 +702,50 @@ impl<'p, P: LockProgram> Analysis<'p, P> {
         }
     }
 
-    /// L of Fig. 6(b) at a call site, from the callees' summaries `held`.
+    /// L of Fig. 6(b) at a call site, from the callees' summaries `held`,
+    /// in path order (the order the per-method analysis numbers them).
     /// `memo` keeps what does not depend on the summary (the translation
     /// of each callee lock and its type check) for the next call.
     fn call_locks<'h>(
         &self,
         m: P::M,
         site: &CallSite<P::M>,
-        held: &'h HashMap<P::M, LockSet<P::M>>,
+        held: &'h HashMap<P::M, LockSet>,
         memo: &mut CallMemo<'h>,
-    ) -> BTreeMap<AccessPath, Chain<P::M>> {
-        let mut l = BTreeMap::new();
+    ) -> Vec<(LockId, Chain<P::M>)> {
+        let mut l: Vec<(LockId, Chain<P::M>)> = Vec::new();
+        let mut seen: rustc_hash::FxHashSet<LockId> = Default::default();
         for c in &site.callees {
             let Some(callee_locks) = held.get(c) else {
                 continue;
             };
             for (lock, held) in callee_locks {
                 // A virtual call may have hundreds of callees holding the
-                // same few locks (`this` above all): translate each once.
-                let t = memo
-                    .translated
-                    .entry(lock)
-                    .or_insert_with(|| translate(lock, site.receiver.as_ref(), &site.args));
-                if *t == STAR || l.contains_key(t) {
+                // same few locks (`this` above all): look each up once.
+                let t = *memo.translated.entry(*lock).or_insert_with(|| {
+                    // Every (callee lock, call site) pair was translated
+                    // by the fixpoints or `complete_translations`.
+                    let t = self.translations.get(&(m, site.stmt, *lock));
+                    debug_assert!(t.is_some(), "callee lock translated at its call site");
+                    t.copied().flatten()
+                });
+                let Some(t) = t else {
+                    continue;
+                };
+                if seen.contains(&t) {
                     continue;
                 }
                 let ok = *memo
                     .feasible
-                    .entry((lock, held.class.as_ref()))
+                    .entry((*lock, held.class.as_ref()))
                     .or_insert_with(|| {
-                        translated_class(self.prog, lock, held.class.as_ref(), site).is_ok()
+                        translated_class(
+                            self.prog,
+                            self.locks.path(*lock),
+                            held.class.as_ref(),
+                            site,
+                        )
+                        .is_ok()
                     });
                 if !ok {
                     continue;
@@ -667,14 +754,16 @@ impl<'p, P: LockProgram> Analysis<'p, P> {
                     method: m,
                     stmt: Some(site.stmt),
                 };
-                l.insert(t.clone(), prefixed(hop, &held.chain));
+                seen.insert(t);
+                l.push((t, self.held_paths.chain_after(hop, held.chain)));
             }
         }
+        l.sort_unstable_by(|a, b| self.locks.path_order(a.0, b.0));
         l
     }
 
     fn analyze_method(&self, m: P::M, body: &Body) -> MethodResult<P::M> {
-        let mut interner = Interner::default();
+        let mut interner = Interner::new(&self.locks);
         let mut chains_arena = Chains::default();
         let mut call_locks: CallLocks = HashMap::default();
         // Every call site that reaches a lock was decoded while computing
@@ -689,7 +778,7 @@ impl<'p, P: LockProgram> Analysis<'p, P> {
                 continue;
             }
             let returning = self.call_locks(m, site, &self.returning, &mut memo);
-            let mut intern = |l: BTreeMap<AccessPath, Chain<P::M>>| -> Vec<(LockId, ChainId)> {
+            let mut intern = |l: Vec<(LockId, Chain<P::M>)>| -> Vec<(LocalId, ChainId)> {
                 l.into_iter()
                     .map(|(k, v)| (interner.intern(k), chains_arena.add(v)))
                     .collect()
@@ -707,12 +796,16 @@ impl<'p, P: LockProgram> Analysis<'p, P> {
                 pairs_cut: false,
             };
         }
-        let region_locks: Vec<Option<LockId>> = body
+        let region_locks: Vec<Option<LocalId>> = body
             .monitors
             .iter()
             .map(|r| {
                 let lock = bounded(r.lock.clone());
-                (lock != STAR).then(|| interner.intern(lock))
+                // Every region lock of an application method was interned
+                // with the method's own LOCKSHELD.
+                let id = (lock != STAR).then(|| self.locks.get(&lock)).flatten();
+                debug_assert!(lock == STAR || id.is_some(), "region lock interned");
+                id.map(|id| interner.intern(id))
             })
             .collect();
         let region_chains: Vec<ChainId> = body
@@ -778,84 +871,66 @@ impl<'p, P: LockProgram> Analysis<'p, P> {
     /// synchronized regions as nodes), by difference propagation from
     /// callees to callers (at most [`MAX_LOCKS_PER_METHOD`] pairs of each
     /// kind per node),
-    /// and the witnesses it confirms at regions.
-    fn final_propagation(&self, exit_t: &HashMap<P::M, PairSet<P::M>>) -> Vec<Witness<P::M>> {
-        type Node<M> = (M, Option<MonitorId>);
-        #[derive(Clone, Copy)]
-        enum Edge {
-            /// Through the call at this statement of the caller (translated).
-            Call(StmtId),
-            /// From a region to its enclosing node (same method).
-            Region,
-        }
-        // The nodes a node's FINAL_T flows into, computed when it first has
-        // something to give: an application method's callers (at the region
-        // held around each call), a region's enclosing region or method.
-        let preds = |node: Node<P::M>| -> Vec<(Node<P::M>, Edge)> {
-            let (m, region) = node;
-            match region {
-                Some(r) => self
-                    .prog
-                    .body(m)
-                    .and_then(|b| b.monitors.get(r.index()).map(|info| info.parent))
-                    .map(|parent| vec![((m, parent), Edge::Region)])
-                    .unwrap_or_default(),
-                None => self
-                    .prog
-                    .callers(m)
-                    .into_iter()
-                    .filter(|(c, _)| !self.prog.is_library(*c))
-                    .filter_map(|(c, stmt)| {
-                        let body = self.prog.body(c)?;
-                        let held = body.held_before.get(stmt.index()).copied().flatten();
-                        Some(((c, held), Edge::Call(stmt)))
-                    })
-                    .collect(),
-            }
+    /// and the witnesses it confirms at regions. Locks are interned (in a
+    /// copy of the table, which the translations extend).
+    fn final_propagation(&self, exit_t: &[(P::M, PairSet<P::M>)]) -> Vec<Witness<P::M>> {
+        let mut table = self.locks.clone();
+        let mut paths = PathArena::default();
+        let mut translations = FinalTranslations {
+            known: &self.translations,
+            new: HashMap::default(),
         };
-        let mut final_t: HashMap<Node<P::M>, PairSet<P::M>> = HashMap::default();
-        let mut delta: HashMap<Node<P::M>, Vec<Pair>> = HashMap::default();
+        let mut final_t: HashMap<Node<P::M>, GlobalPairs<P::M>> = HashMap::default();
+        let mut delta: HashMap<Node<P::M>, Vec<GlobalPair>> = HashMap::default();
         let mut queue: BTreeSet<Node<P::M>> = BTreeSet::new();
-        for (&m, t) in exit_t {
+        for (m, t) in exit_t {
             if !t.is_empty() {
-                let mut capped: PairSet<P::M> = PairSet::new();
+                let mut capped: GlobalPairs<P::M> = HashMap::default();
+                let mut order = Vec::new();
                 let mut kinds = KindCounts::default();
                 for (k, v) in t {
-                    if kinds.has_room(k) {
-                        kinds.add(k);
-                        capped.insert(k.clone(), v.clone());
+                    let same = k.0 == k.1;
+                    if kinds.has_room(same) {
+                        kinds.add(same);
+                        let pair = (table.intern(k.0.clone()), table.intern(k.1.clone()));
+                        capped.insert(pair, paths.entry(v));
+                        order.push(pair);
                     }
                 }
-                delta.insert((m, None), capped.keys().cloned().collect());
-                final_t.insert((m, None), capped);
-                queue.insert((m, None));
+                delta.insert((*m, None), order);
+                final_t.insert((*m, None), capped);
+                queue.insert((*m, None));
             }
         }
         while let Some(node) = queue.pop_first() {
             let Some(new_pairs) = delta.remove(&node) else {
                 continue;
             };
-            for (pred, edge) in preds(node) {
+            for (pred, edge) in self.final_preds(node) {
                 // The call site is decoded once per edge, not once per pair.
                 let site = match edge {
-                    Edge::Region => None,
-                    Edge::Call(stmt) => match self.site_ref(pred.0, stmt) {
+                    FinalEdge::Region => None,
+                    FinalEdge::Call(stmt) => match self.site_ref(pred.0, stmt) {
                         Some(site) => Some(site),
                         None => continue,
                     },
                 };
-                let mut added: Vec<(Pair, PairEntry<P::M>)> = Vec::new();
+                let mut added: Vec<(GlobalPair, FinalEntry<P::M>)> = Vec::new();
                 let known = final_t.get(&pred);
                 for pair in &new_pairs {
                     let Some(entry) = final_t.get(&node).and_then(|t| t.get(pair)) else {
                         continue;
                     };
                     let (tp, e) = match &site {
-                        None => (pair.clone(), entry.clone()),
+                        None => (*pair, *entry),
                         Some(site) => {
-                            let Some(tp) = translate_pair(pair, site) else {
+                            let (Some(a), Some(b)) = (
+                                translations.get(&mut table, pred.0, site, pair.0),
+                                translations.get(&mut table, pred.0, site, pair.1),
+                            ) else {
                                 continue;
                             };
+                            let tp = (a, b);
                             // Most pairs reach a caller along several paths:
                             // build the longer chains only for a new one.
                             if known.is_some_and(|k| k.contains_key(&tp)) {
@@ -867,9 +942,9 @@ impl<'p, P: LockProgram> Analysis<'p, P> {
                             };
                             (
                                 tp,
-                                PairEntry {
-                                    first: prefixed(hop, &entry.first),
-                                    second: prefixed(hop, &entry.second),
+                                FinalEntry {
+                                    first: paths.prefixed(hop, entry.first),
+                                    second: paths.prefixed(hop, entry.second),
                                     formed_at: entry.formed_at,
                                 },
                             )
@@ -882,15 +957,14 @@ impl<'p, P: LockProgram> Analysis<'p, P> {
                 }
                 let mine = final_t.entry(pred).or_default();
                 let d = delta.entry(pred).or_default();
-                let mut kinds = KindCounts::of(mine);
+                let mut kinds = KindCounts::of(mine.keys());
                 for (pair, entry) in added {
-                    if !kinds.has_room(&pair) {
+                    let same = pair.0 == pair.1;
+                    if !kinds.has_room(same) {
                         continue;
                     }
-                    if let std::collections::btree_map::Entry::Vacant(slot) =
-                        mine.entry(pair.clone())
-                    {
-                        kinds.add(&pair);
+                    if let std::collections::hash_map::Entry::Vacant(slot) = mine.entry(pair) {
+                        kinds.add(same);
                         slot.insert(entry);
                         d.push(pair);
                     }
@@ -900,8 +974,43 @@ impl<'p, P: LockProgram> Analysis<'p, P> {
                 }
             }
         }
-        // FINAL_P: a region confirms every potential witness that reaches it,
-        // except the locks held there (its own and its ancestors': reentrant).
+        self.confirmed_at_regions(&final_t, &table, &paths)
+    }
+
+    /// The nodes a node's FINAL_T flows into: an application method's
+    /// callers (at the region held around each call), a region's
+    /// enclosing region or method.
+    fn final_preds(&self, (m, region): Node<P::M>) -> Vec<(Node<P::M>, FinalEdge)> {
+        match region {
+            Some(r) => self
+                .prog
+                .body(m)
+                .and_then(|b| b.monitors.get(r.index()).map(|info| info.parent))
+                .map(|parent| vec![((m, parent), FinalEdge::Region)])
+                .unwrap_or_default(),
+            None => self
+                .prog
+                .callers(m)
+                .into_iter()
+                .filter(|(c, _)| !self.prog.is_library(*c))
+                .filter_map(|(c, stmt)| {
+                    let body = self.prog.body(c)?;
+                    let held = body.held_before.get(stmt.index()).copied().flatten();
+                    Some(((c, held), FinalEdge::Call(stmt)))
+                })
+                .collect(),
+        }
+    }
+
+    /// FINAL_P: a region confirms every potential witness that reaches it,
+    /// except the locks held there (its own and its ancestors': reentrant).
+    /// Regions in order, and each region's pairs in the order of their paths.
+    fn confirmed_at_regions(
+        &self,
+        final_t: &HashMap<Node<P::M>, GlobalPairs<P::M>>,
+        table: &LockTable,
+        paths: &PathArena<P::M>,
+    ) -> Vec<Witness<P::M>> {
         let mut regions: Vec<(P::M, MonitorId)> = final_t
             .keys()
             .filter_map(|&(m, r)| r.map(|r| (m, r)))
@@ -915,14 +1024,28 @@ impl<'p, P: LockProgram> Analysis<'p, P> {
             let Some(body) = self.prog.body(m) else {
                 continue;
             };
-            let held = held_locks(&body, Some(r));
-            for (pair, entry) in t {
+            let held: Vec<LockId> = held_locks(&body, Some(r))
+                .iter()
+                .filter(|h| **h != STAR)
+                .filter_map(|h| table.get(h))
+                .collect();
+            let mut pairs: Vec<(&GlobalPair, &FinalEntry<P::M>)> = t.iter().collect();
+            pairs.sort_unstable_by(|x, y| {
+                table
+                    .path_order(x.0 .0, y.0 .0)
+                    .then_with(|| table.path_order(x.0 .1, y.0 .1))
+            });
+            for (pair, entry) in pairs {
                 if self.admissible(pair, &held) {
                     out.push(Witness {
                         method: m,
                         context: r,
-                        pair: pair.clone(),
-                        entry: entry.clone(),
+                        pair: (table.path(pair.0).clone(), table.path(pair.1).clone()),
+                        entry: PairEntry {
+                            first: paths.chain(entry.first),
+                            second: paths.chain(entry.second),
+                            formed_at: entry.formed_at,
+                        },
                     });
                 }
             }
@@ -954,16 +1077,12 @@ impl<'p, P: LockProgram> Analysis<'p, P> {
         })
     }
 
-    fn admissible(&self, pair: &Pair, held: &[AccessPath]) -> bool {
-        if pair.0 == STAR || pair.1 == STAR {
-            return false;
-        }
+    /// Two interned locks never name `*`.
+    fn admissible(&self, pair: &GlobalPair, held: &[LockId]) -> bool {
         if !self.settings.pairs && pair.0 != pair.1 {
             return false;
         }
-        !held
-            .iter()
-            .any(|h| *h != STAR && (*h == pair.0 || *h == pair.1))
+        !held.iter().any(|h| *h == pair.0 || *h == pair.1)
     }
 }
 
@@ -1051,29 +1170,180 @@ struct KindCounts {
 }
 
 impl KindCounts {
-    fn of<M>(set: &PairSet<M>) -> KindCounts {
+    fn of<'p>(pairs: impl Iterator<Item = &'p GlobalPair>) -> KindCounts {
         let mut counts = KindCounts::default();
-        for pair in set.keys() {
-            counts.add(pair);
+        for pair in pairs {
+            counts.add(pair.0 == pair.1);
         }
         counts
     }
 
-    fn count(&mut self, pair: &Pair) -> &mut usize {
-        if pair.0 == pair.1 {
+    fn count(&mut self, same: bool) -> &mut usize {
+        if same {
             &mut self.same
         } else {
             &mut self.distinct
         }
     }
 
-    /// Whether the set may take one more pair of `pair`'s kind.
-    fn has_room(&mut self, pair: &Pair) -> bool {
-        *self.count(pair) < MAX_LOCKS_PER_METHOD
+    /// Whether the set may take one more pair of this kind (one lock
+    /// twice, or two locks).
+    fn has_room(&mut self, same: bool) -> bool {
+        *self.count(same) < MAX_LOCKS_PER_METHOD
     }
 
-    fn add(&mut self, pair: &Pair) {
-        *self.count(pair) += 1;
+    fn add(&mut self, same: bool) {
+        *self.count(same) += 1;
+    }
+}
+
+/// A node of the expanded call graph of Fig. 8: a method, or one of its
+/// synchronized regions.
+type Node<M> = (M, Option<MonitorId>);
+
+/// How FINAL_T flows from a node into another.
+#[derive(Clone, Copy)]
+enum FinalEdge {
+    /// Through the call at this statement of the caller (translated).
+    Call(StmtId),
+    /// From a region to its enclosing node (same method).
+    Region,
+}
+
+/// A pair of locks of the analysis-wide table.
+type GlobalPair = (LockId, LockId);
+/// FINAL_T of one node.
+type GlobalPairs<M> = HashMap<GlobalPair, FinalEntry<M>>;
+
+/// A potential witness of the final propagation, its paths in a [`PathArena`].
+#[derive(Debug, Clone, Copy)]
+struct FinalEntry<M> {
+    first: PathId,
+    second: PathId,
+    formed_at: Hop<M>,
+}
+
+/// A path of the [`PathArena`].
+type PathId = u32;
+
+/// One path of the final propagation: a method's own path, or a hop
+/// (the call in a caller) in front of another path.
+enum PathNode<M> {
+    Whole(Chain<M>),
+    Prefixed(Hop<M>, PathId),
+}
+
+/// The paths of the final propagation, shared: a pair carried to a
+/// caller adds one hop in front of the callee's path instead of copying
+/// it, and whole paths are built only for confirmed witnesses (copying
+/// every path at every caller made most of the propagation's memory).
+struct PathArena<M> {
+    nodes: Vec<PathNode<M>>,
+}
+
+impl<M> Default for PathArena<M> {
+    fn default() -> Self {
+        PathArena { nodes: Vec::new() }
+    }
+}
+
+impl<M: Copy> PathArena<M> {
+    fn add(&mut self, node: PathNode<M>) -> PathId {
+        self.nodes.push(node);
+        // Fewer nodes than memory can hold u32-indexed entries of.
+        PathId::try_from(self.nodes.len() - 1).unwrap_or(PathId::MAX)
+    }
+
+    /// A method's potential witness, its paths added whole.
+    fn entry(&mut self, entry: &PairEntry<M>) -> FinalEntry<M> {
+        FinalEntry {
+            first: self.add(PathNode::Whole(entry.first.clone())),
+            second: self.add(PathNode::Whole(entry.second.clone())),
+            formed_at: entry.formed_at,
+        }
+    }
+
+    fn prefixed(&mut self, hop: Hop<M>, rest: PathId) -> PathId {
+        self.add(PathNode::Prefixed(hop, rest))
+    }
+
+    /// The hops of the path `id`, outermost first.
+    fn iter(&self, id: PathId) -> PathHops<'_, M> {
+        PathHops {
+            arena: self,
+            next: Some(id),
+            tail: None,
+        }
+    }
+
+    /// The whole path of `id`: its hops in front, then the method's own path.
+    fn chain(&self, id: PathId) -> Chain<M> {
+        Arc::new(self.iter(id).collect())
+    }
+
+    /// The path `id` with `hop` in front, as a whole path.
+    fn chain_after(&self, hop: Hop<M>, id: PathId) -> Chain<M> {
+        Arc::new(std::iter::once(hop).chain(self.iter(id)).collect())
+    }
+}
+
+/// The hops of one path of a [`PathArena`].
+struct PathHops<'a, M> {
+    arena: &'a PathArena<M>,
+    /// The node to read next, until the path's whole tail is reached.
+    next: Option<PathId>,
+    /// The whole tail and the index of its next hop.
+    tail: Option<(&'a Chain<M>, usize)>,
+}
+
+impl<M: Copy> Iterator for PathHops<'_, M> {
+    type Item = Hop<M>;
+
+    fn next(&mut self) -> Option<Hop<M>> {
+        if let Some((tail, i)) = &mut self.tail {
+            let hop = tail.get(*i).copied();
+            *i += 1;
+            return hop;
+        }
+        // Nodes point only to earlier nodes, so the walk ends.
+        match self.arena.nodes.get(self.next? as usize) {
+            Some(PathNode::Prefixed(hop, rest)) => {
+                self.next = Some(*rest);
+                Some(*hop)
+            }
+            Some(PathNode::Whole(tail)) => {
+                self.next = None;
+                self.tail = Some((tail, 1));
+                tail.first().copied()
+            }
+            None => {
+                self.next = None;
+                None
+            }
+        }
+    }
+}
+
+/// TRANSLATELOCK during the final propagation: what the fixpoints
+/// translated, and what is new (pairs reach call sites the summaries'
+/// locks did not, by the region edges).
+struct FinalTranslations<'k, M> {
+    known: &'k Translations<M>,
+    new: Translations<M>,
+}
+
+impl<M: Copy + Eq + Hash> FinalTranslations<'_, M> {
+    fn get(
+        &mut self,
+        table: &mut LockTable,
+        m: M,
+        site: &CallSite<M>,
+        lock: LockId,
+    ) -> Option<LockId> {
+        match self.known.get(&(m, site.stmt, lock)) {
+            Some(&t) => t,
+            None => translate_id(&mut self.new, table, m, site, lock),
+        }
     }
 }
 
@@ -1098,18 +1368,20 @@ pub struct Witnesses<M> {
     pub pairs_cut_methods: usize,
 }
 
-/// A lock of one method's analysis, interned so that states clone and
-/// compare cheaply.
-type LockId = u32;
-type IdPair = (LockId, LockId);
+/// A lock of one method's analysis, numbered in the order the method
+/// meets it (call sites in statement order, then its own regions): the
+/// order of its dataflow sets, which decides which pairs a bounded block
+/// keeps.
+type LocalId = u32;
+type IdPair = (LocalId, LocalId);
 /// The locks a call site may acquire (L of Fig. 6(b)), interned.
 type CallLocks = HashMap<StmtId, CallLocksAt>;
 
 /// L of one call site: every lock the call may acquire, and those it has
 /// released when it returns normally (the rest only on its way to a throw).
 struct CallLocksAt {
-    all: Vec<(LockId, ChainId)>,
-    returning: Vec<(LockId, ChainId)>,
+    all: Vec<(LocalId, ChainId)>,
+    returning: Vec<(LocalId, ChainId)>,
 }
 
 /// What [`Analysis::call_locks`] worked out about the callee locks of one
@@ -1117,8 +1389,8 @@ struct CallLocksAt {
 /// argument can be of the lock's root class.
 #[derive(Default)]
 struct CallMemo<'h> {
-    translated: HashMap<&'h AccessPath, AccessPath>,
-    feasible: HashMap<(&'h AccessPath, Option<&'h Arc<str>>), bool>,
+    translated: HashMap<LockId, Option<LockId>>,
+    feasible: HashMap<(LockId, Option<&'h Arc<str>>), bool>,
 }
 
 /// A path to an acquisition, as an index into one method's [`Chains`]:
@@ -1175,32 +1447,46 @@ impl<M: Copy> Chains<M> {
     }
 }
 
-#[derive(Default)]
-struct Interner {
-    paths: Vec<AccessPath>,
-    ids: HashMap<AccessPath, LockId>,
+/// The locks of one method's analysis: local ids of the analysis-wide
+/// [`LockTable`] ids.
+struct Interner<'t> {
+    table: &'t LockTable,
+    globals: Vec<LockId>,
+    ids: HashMap<LockId, LocalId>,
 }
 
-impl Interner {
-    fn intern(&mut self, path: AccessPath) -> LockId {
-        if let Some(&id) = self.ids.get(&path) {
+impl<'t> Interner<'t> {
+    fn new(table: &'t LockTable) -> Self {
+        Interner {
+            table,
+            globals: Vec::new(),
+            ids: HashMap::default(),
+        }
+    }
+
+    fn intern(&mut self, lock: LockId) -> LocalId {
+        if let Some(&id) = self.ids.get(&lock) {
             return id;
         }
-        let id = self.paths.len() as LockId;
-        self.paths.push(path.clone());
-        self.ids.insert(path, id);
+        // A method has far fewer locks than the table.
+        let id = LocalId::try_from(self.globals.len()).unwrap_or(LocalId::MAX);
+        self.globals.push(lock);
+        self.ids.insert(lock, id);
         id
     }
 
-    fn path(&self, id: LockId) -> &AccessPath {
-        self.paths.get(id as usize).unwrap_or(&STAR)
+    fn path(&self, id: LocalId) -> &'t AccessPath {
+        match self.globals.get(id as usize) {
+            Some(&g) => self.table.path(g),
+            None => &STAR,
+        }
     }
 }
 
 #[derive(Clone, PartialEq, Eq)]
 struct Frame<M> {
     region: Option<MonitorId>,
-    r: SortedMap<LockId, ChainId>,
+    r: SortedMap<LocalId, ChainId>,
     t: SortedMap<IdPair, PairIds<M>>,
 }
 
@@ -1247,8 +1533,8 @@ struct MethodAnalysis<'a, 'p, P: LockProgram> {
     /// The path of each region's own acquisition.
     region_chains: Vec<ChainId>,
     /// The lock of each region (`None` for `*`).
-    region_locks: Vec<Option<LockId>>,
-    interner: Interner,
+    region_locks: Vec<Option<LocalId>>,
+    interner: Interner<'a>,
     /// Whether the last transfer may have changed the state.
     dirty: bool,
     /// Some block reached [`MAX_PAIRS_PER_BLOCK`].
@@ -1410,7 +1696,15 @@ impl<P: LockProgram> MethodAnalysis<'_, '_, P> {
             stmt: Some(s),
         };
         let settings = self.effective_settings();
-        self.bounded |= add_released_at(top, &l.all, &l.all, formed, settings, &self.chains);
+        self.bounded |= add_released_at(
+            top,
+            &l.all,
+            &l.all,
+            formed,
+            settings,
+            &self.chains,
+            self.bounded,
+        );
         join_states(exc, &thrown);
     }
 
@@ -1463,6 +1757,7 @@ impl<P: LockProgram> MethodAnalysis<'_, '_, P> {
                             formed,
                             settings,
                             &self.chains,
+                            self.bounded,
                         );
                     }
                 }
@@ -1509,7 +1804,7 @@ impl<P: LockProgram> MethodAnalysis<'_, '_, P> {
         let lock = self.region_locks.get(region.index()).copied().flatten();
         // Potential witnesses of the block are confirmed here, unless they are
         // a lock held at this point (reentrant acquisitions are no-ops).
-        let held: Vec<LockId> = state
+        let held: Vec<LocalId> = state
             .iter()
             .filter_map(|f| f.region)
             .filter_map(|r| self.region_locks.get(r.index()).copied().flatten())
@@ -1536,14 +1831,21 @@ impl<P: LockProgram> MethodAnalysis<'_, '_, P> {
             stmt: info.and_then(|i| i.enter),
         };
         // R_sb ∪ {e} is what the block released: its own releases happen before e's.
-        let mut released: Vec<(LockId, ChainId)> = inner.r.into_entries();
+        let mut released: Vec<(LocalId, ChainId)> = inner.r.into_entries();
         if let (Some(e), Some(&chain)) = (lock, self.region_chains.get(region.index())) {
             if !released.iter().any(|(l, _)| *l == e) {
                 released.push((e, chain));
             }
         }
-        self.bounded |=
-            add_released_at(outer, &released, &released, formed, settings, &self.chains);
+        self.bounded |= add_released_at(
+            outer,
+            &released,
+            &released,
+            formed,
+            settings,
+            &self.chains,
+            self.bounded,
+        );
     }
 }
 
@@ -1552,35 +1854,39 @@ impl<P: LockProgram> MethodAnalysis<'_, '_, P> {
 /// returns normally. True if pairs were dropped at [`MAX_PAIRS_PER_BLOCK`].
 fn add_released_at<M: Copy + Ord>(
     frame: &mut Frame<M>,
-    l: &[(LockId, ChainId)],
-    returned: &[(LockId, ChainId)],
+    l: &[(LocalId, ChainId)],
+    returned: &[(LocalId, ChainId)],
     formed: Hop<M>,
     settings: Settings,
     chains: &Chains<M>,
+    bounded_before: bool,
 ) -> bool {
+    // Once the method is known to have dropped a pair, a full block needs
+    // no search for which pairs it drops: only same-lock pairs can be added.
     let mut dropped = false;
+    let mut known_bounded = bounded_before;
     for &(b, second) in l {
-        let b = &b;
         let formed_at = chains.head(second).unwrap_or(formed);
-        if settings.pairs {
+        let new_pair = |first: &ChainId| PairIds {
+            first: *first,
+            second,
+            formed_at,
+        };
+        let full = frame.t.len() >= MAX_PAIRS_PER_BLOCK;
+        if settings.pairs && !(full && known_bounded) {
             for (a, first) in frame.r.iter() {
                 // Same-lock pairs (the default rule's) are never dropped.
-                if a != b && frame.t.len() >= MAX_PAIRS_PER_BLOCK {
-                    dropped |= !frame.t.contains_key(&(*a, *b));
+                if *a != b && frame.t.len() >= MAX_PAIRS_PER_BLOCK {
+                    if !known_bounded && !frame.t.contains_key(&(*a, b)) {
+                        dropped = true;
+                        known_bounded = true;
+                    }
                     continue;
                 }
-                frame.t.insert_if_absent((*a, *b), || PairIds {
-                    first: *first,
-                    second,
-                    formed_at,
-                });
+                frame.t.insert_if_absent((*a, b), || new_pair(first));
             }
-        } else if let Some(first) = frame.r.get(b) {
-            frame.t.insert_if_absent((*b, *b), || PairIds {
-                first: *first,
-                second,
-                formed_at,
-            });
+        } else if let Some(first) = frame.r.get(&b) {
+            frame.t.insert_if_absent((b, b), || new_pair(first));
         }
     }
     for &(b, chain) in returned {

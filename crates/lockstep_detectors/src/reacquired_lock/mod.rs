@@ -3,6 +3,8 @@
 //! one after the other). See `docs.md` beside this file.
 
 pub mod analysis;
+mod identity;
+mod lock_table;
 pub mod locks;
 mod small_map;
 
@@ -152,6 +154,7 @@ impl Detector for ReacquiredLock {
                 budget: cx.budget,
             },
         );
+        let mut identity = identity::LockIdentity::new(cx.program, cx.facts.points_to());
         let mut best: BTreeMap<(bool, Hop<MethodId>), Witness<MethodId>> = BTreeMap::new();
         let mut found = analysis.witnesses();
         for w in std::mem::take(&mut found.witnesses) {
@@ -172,6 +175,13 @@ impl Detector for ReacquiredLock {
                     || library_internal(cx.program, &w.entry.second)
                     || (acquired_in_library(cx.program, &w.entry.first)
                         && acquired_in_library(cx.program, &w.entry.second)))
+            {
+                continue;
+            }
+            // An acquisition down a call path that cannot lock what the
+            // witness names (the call graph merged other callers' objects).
+            if !identity.may_lock(w.method, &w.pair.0, &w.entry.first)
+                || !identity.may_lock(w.method, &w.pair.1, &w.entry.second)
             {
                 continue;
             }

@@ -62,14 +62,31 @@ impl<K: Ord + Copy, V> SortedMap<K, V> {
 }
 
 impl<K: Ord + Copy, V: Clone> SortedMap<K, V> {
+    /// Has `other` a key this map does not? A search per key when `other`
+    /// is much smaller, else one pass over both sorted lists.
+    fn lacks_some_key_of(&self, other: &SortedMap<K, V>) -> bool {
+        if other.entries.len().saturating_mul(8) < self.entries.len() {
+            return other.entries.iter().any(|(k, _)| !self.contains_key(k));
+        }
+        let mut mine = self.entries.iter().map(|(k, _)| k).peekable();
+        for (key, _) in &other.entries {
+            while mine.next_if(|k| *k < key).is_some() {}
+            if mine.next_if(|k| *k == key).is_none() {
+                return true;
+            }
+        }
+        false
+    }
+
     /// Add every key of `other` not already here (values of keys present in
     /// both stay as they are). True if anything was added.
     pub fn union_with(&mut self, other: &SortedMap<K, V>) -> bool {
         if other.entries.is_empty() {
             return false;
         }
-        // Common case at a loop head: nothing new.
-        if other.entries.iter().all(|(k, _)| self.contains_key(k)) {
+        // Common case at a loop head: nothing new (one linear pass over
+        // both sorted lists, not a search per key).
+        if !self.lacks_some_key_of(other) {
             return false;
         }
         let mut merged = Vec::with_capacity(self.entries.len() + other.entries.len());
@@ -125,6 +142,23 @@ mod tests {
         let all: Vec<(i32, &str)> = a.iter().map(|(k, v)| (*k, *v)).collect();
         assert_eq!(all, vec![(1, "a1"), (2, "b2"), (5, "a5"), (9, "b9")]);
         assert!(!a.union_with(&b), "nothing new the second time");
+        let mut big = SortedMap::new();
+        for k in 0..40 {
+            big.insert_if_absent(k * 2, || "big");
+        }
+        let mut small = SortedMap::new();
+        small.insert_if_absent(6, || "s");
+        assert!(!big.union_with(&small), "a subset, searched key by key");
+        small.insert_if_absent(7, || "s");
+        assert!(big.union_with(&small), "an odd key is new");
+        assert_eq!(big.len(), 41);
+        let mut same = SortedMap::new();
+        for k in 0..40 {
+            same.insert_if_absent(k * 2, || "same");
+        }
+        assert!(same.union_with(&big), "7 is new");
+        assert_eq!(same.len(), 41);
+        assert!(!same.union_with(&big), "equal sizes, one pass: nothing new");
         a.retain(|k| *k > 2);
         assert_eq!(a.len(), 2);
     }
