@@ -658,6 +658,33 @@ fn lift_shared() {
     check("lift_shared", CLOSED);
 }
 
+/// Issue 14 point 4 (h2's connection threads): a start that runs once per
+/// connection, whose handler is listed in a registry other threads only
+/// iterate, does not race with itself on the handler or on the request
+/// objects each connection thread makes for itself; the static control
+/// races.
+#[test]
+fn conn_per_thread() {
+    check("conn_per_thread", CLOSED);
+}
+
+/// `conn_per_thread` with h2's cancel path: connection threads obtain each
+/// other's handlers through the registry, so the handler's fields race,
+/// but a request read only out of a thread's own handler (`this.current`)
+/// does not.
+#[test]
+fn conn_per_thread_cancel() {
+    check("conn_per_thread_cancel", CLOSED);
+}
+
+/// Twin of `conn_per_thread`: requests listed in a shared map and read
+/// back by the neighbouring connection race; the handler's own counter
+/// still does not.
+#[test]
+fn conn_per_thread_shared() {
+    check("conn_per_thread_shared", CLOSED);
+}
+
 /// JDK methods that call back into what their caller hands them
 /// (`String.valueOf`, `println(Object)`, a stream's `onClose`) run in the
 /// caller's context: an object only main hands them is not raced on by the

@@ -776,7 +776,9 @@ impl Analysis<'_> {
         let orderings = self.orderings(&roots, &reach);
         clock.lap("reach/ordering");
         let escape = self.escaped();
-        self.per_instance = self.per_instance(&roots, &escape.shared);
+        let mut per_instance = self.per_instance(&roots, &escape.shared);
+        self.confine_to_instances(&roots, &reach, &mut per_instance);
+        self.per_instance = per_instance;
         clock.lap("escape");
         let reached: Vec<bool> = reach.iter().map(|r| !r.is_empty()).collect();
         self.owned = self.ownership(&roots, &reached, &escape.seeds());

@@ -21,9 +21,10 @@
 //! (`if (x == null) x = new X();` inside the loop) is taken as fresh.
 
 use std::borrow::Cow;
+use std::sync::Arc;
 
 use lockstep_ir::{Body, StmtId};
-use lockstep_pointsto::{ObjectId, SiteKey};
+use lockstep_pointsto::{ObjectId, PointsToResult, SiteKey, ThreadStart};
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::analysis::Analysis;
@@ -60,15 +61,61 @@ impl PerInstance {
     }
 }
 
+impl PerInstance {
+    /// Records that each instance of root `root` has its own `object`.
+    pub(crate) fn add(&mut self, object: ObjectId, root: u32) {
+        let roots = self.0.entry(object).or_default();
+        if !roots.contains(&root) {
+            roots.push(root);
+            roots.sort_unstable();
+        }
+    }
+}
+
+/// A start that runs more than once (not periodically) and makes its
+/// task afresh for each start, with the body of its starting method.
+pub(crate) struct RepeatedStart<'p> {
+    /// Its root (index into the roots).
+    pub root: u32,
+    pub start: &'p ThreadStart,
+    pub body: Arc<Body>,
+}
+
+impl RepeatedStart<'_> {
+    /// Is `o` allocated by the starting method so that every start runs
+    /// with a new one (allocated on every path from one start to the next)?
+    pub(crate) fn fresh(&self, pt: &PointsToResult, o: ObjectId) -> bool {
+        pt.object(o)
+            .and_then(|i| i.site.location())
+            .is_some_and(|(m, a)| {
+                m == self.start.caller.method && fresh_per_start(&self.body, self.start.site, a)
+            })
+    }
+}
+
 impl Analysis<'_> {
     /// The objects private to each instance of every start that runs more
     /// than once (closed programs; periodic tasks reuse their object).
     pub(crate) fn per_instance(&self, roots: &[Root], shared: &[bool]) -> PerInstance {
         let mut out = PerInstance::default();
+        let mut holders: Option<FxHashMap<ObjectId, Vec<ObjectId>>> = None;
+        for s in self.repeated_starts(roots) {
+            let holders = holders.get_or_insert_with(|| self.holders());
+            let fresh = |o: ObjectId| s.fresh(self.pt, o);
+            for o in self.private_objects(s.start.task, &fresh, holders, shared) {
+                out.add(o, s.root);
+            }
+        }
+        out
+    }
+
+    /// The starts that run more than once, not periodically, whose task
+    /// each start makes afresh and no other start runs (closed programs).
+    pub(crate) fn repeated_starts<'p>(&'p self, roots: &[Root]) -> Vec<RepeatedStart<'p>> {
+        let mut out = Vec::new();
         if self.open {
             return out;
         }
-        let mut holders: Option<FxHashMap<ObjectId, Vec<ObjectId>>> = None;
         for (r, root) in roots.iter().enumerate() {
             let RootKind::Start(i) = root.kind else {
                 continue;
@@ -82,18 +129,13 @@ impl Analysis<'_> {
             let Some(body) = self.program.body(t.caller.method) else {
                 continue;
             };
-            let fresh = |o: ObjectId| {
-                self.pt
-                    .object(o)
-                    .and_then(|i| i.site.location())
-                    .is_some_and(|(m, a)| m == t.caller.method && fresh_per_start(&body, t.site, a))
+            let s = RepeatedStart {
+                root: r as u32,
+                start: t,
+                body,
             };
-            if !fresh(t.task) || self.task_of_other_start(t.task, i) {
-                continue;
-            }
-            let holders = holders.get_or_insert_with(|| self.holders());
-            for o in self.private_objects(t.task, &fresh, holders, shared) {
-                out.0.entry(o).or_default().push(r as u32);
+            if s.fresh(self.pt, t.task) && !self.task_of_other_start(t.task, i) {
+                out.push(s);
             }
         }
         out
@@ -180,7 +222,7 @@ impl Analysis<'_> {
 
     /// Was `x` allocated by a constructor running on `owner` (its heap
     /// context is `owner`'s allocation site)?
-    fn made_by_constructor_of(&self, x: ObjectId, owner: ObjectId) -> bool {
+    pub(crate) fn made_by_constructor_of(&self, x: ObjectId, owner: ObjectId) -> bool {
         let (Some(xi), Some(oi)) = (self.pt.object(x), self.pt.object(owner)) else {
             return false;
         };

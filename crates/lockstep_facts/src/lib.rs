@@ -58,6 +58,7 @@ mod fresh;
 mod happens_before;
 pub mod harness_gates;
 pub mod initialization;
+mod instance_confined;
 mod instances;
 mod intent;
 pub mod local_locks;
