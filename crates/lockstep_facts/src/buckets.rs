@@ -11,6 +11,7 @@ use lockstep_ir::{Body, StmtId};
 use lockstep_pointsto::{MethodContext, ObjectId, SiteKey};
 use lockstep_program::MethodId;
 use rustc_hash::{FxHashMap, FxHashSet};
+use std::collections::hash_map::Entry;
 
 use crate::accesses::{self, AccessStmt, BodyAccesses, FieldTable, Kind, Target};
 use crate::analysis::{target_name, Access, Analysis, Buckets, Explanation};
@@ -82,7 +83,8 @@ struct Bucketing<'x> {
     targets: Targets,
     /// The buckets in the order first touched (sorted at the end).
     buckets: FxHashMap<BucketId, Vec<Access>>,
-    seen: FxHashSet<(BucketId, Key)>,
+    /// Per access's facts: the buckets it is in already.
+    seen: FxHashMap<Key, SeenIn>,
     /// The JDK's merged internal objects (one per type for everything JDK
     /// code allocates) are not the application's memory.
     library_object: Vec<bool>,
@@ -114,7 +116,7 @@ impl Analysis<'_> {
             root_sets: RootSets::default(),
             targets: Targets::default(),
             buckets: FxHashMap::default(),
-            seen: FxHashSet::default(),
+            seen: FxHashMap::default(),
             library_object,
             thread_local: BTreeSet::new(),
             owned: BTreeSet::new(),
@@ -226,11 +228,8 @@ impl Analysis<'_> {
             here.roots.as_ptr() as usize,
             ordered.as_ptr() as usize,
         ];
-        for obj in objects {
-            let key: Key = (mc.method, a.stmt, a.kind, sets, guarded);
-            if !b.seen.insert(((target, obj), key)) {
-                continue;
-            }
+        let key: Key = (mc.method, a.stmt, a.kind, sets, guarded);
+        for obj in b.unseen(key, target, objects) {
             b.buckets.entry((target, obj)).or_default().push(Access {
                 node: here.node,
                 method: mc.method,
@@ -288,6 +287,72 @@ impl Analysis<'_> {
     }
 }
 
+impl Bucketing<'_> {
+    /// The objects of `objects` (distinct: one points-to set) whose
+    /// bucket of `target` holds no access with these facts yet; they are
+    /// noted as holding one now.
+    fn unseen(
+        &mut self,
+        key: Key,
+        target: u32,
+        objects: Vec<Option<ObjectId>>,
+    ) -> Vec<Option<ObjectId>> {
+        match self.seen.entry(key) {
+            Entry::Vacant(v) => {
+                v.insert(SeenIn::Few(objects.iter().map(|&o| (target, o)).collect()));
+                objects
+            }
+            Entry::Occupied(mut known) => objects
+                .into_iter()
+                .filter(|&o| known.get_mut().insert((target, o)))
+                .collect(),
+        }
+    }
+}
+
+/// The buckets one access's facts are in already. The same facts recur
+/// only when a statement runs in several contexts with equal lock, root
+/// and ordering sets, so most keys see one statement's objects once: a
+/// list, which becomes a set when the key recurs with many objects (one
+/// set of (key, bucket) pairs for every access was the largest part of
+/// the bucketing).
+#[derive(Debug)]
+enum SeenIn {
+    Few(Vec<BucketId>),
+    Many(FxHashSet<BucketId>),
+}
+
+impl Default for SeenIn {
+    fn default() -> SeenIn {
+        SeenIn::Few(Vec::new())
+    }
+}
+
+/// Buckets a [`SeenIn`] searches as a list before it becomes a set.
+const FEW_BUCKETS: usize = 16;
+
+impl SeenIn {
+    /// Adds `bucket`; was it new?
+    fn insert(&mut self, bucket: BucketId) -> bool {
+        match self {
+            SeenIn::Few(list) if list.len() <= FEW_BUCKETS => {
+                if list.contains(&bucket) {
+                    return false;
+                }
+                list.push(bucket);
+                true
+            }
+            SeenIn::Few(list) => {
+                let mut set: FxHashSet<BucketId> = list.drain(..).collect();
+                let new = set.insert(bucket);
+                *self = SeenIn::Many(set);
+                new
+            }
+            SeenIn::Many(set) => set.insert(bucket),
+        }
+    }
+}
+
 /// The node being bucketed.
 struct Here<'x> {
     node: u32,
@@ -317,5 +382,25 @@ fn explain_thread_local(ex: &mut Explanation, b: &Bucketing<'_>) {
         if t.as_ref().and_then(target_name).as_deref() == Some(&ex.field) {
             ex.exempt.insert((m, s, k, why.into()));
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn seen_buckets_are_new_once_across_the_list_to_set_switch() {
+        let mut seen = SeenIn::default();
+        let buckets: Vec<BucketId> = (0..3 * FEW_BUCKETS as u32)
+            .map(|i| (i, (i % 2 == 0).then_some(ObjectId(i % 5))))
+            .collect();
+        for &b in &buckets {
+            assert!(seen.insert(b), "first time: {b:?}");
+            assert!(!seen.insert(b), "second time: {b:?}");
+        }
+        assert!(matches!(seen, SeenIn::Many(_)));
+        assert!(buckets.iter().all(|&b| !seen.insert(b)));
+        assert!(seen.insert((u32::MAX, None)));
     }
 }

@@ -190,7 +190,14 @@ impl Analysis<'_> {
             .flat_map(|r| r.entries.iter().copied())
             .collect();
         facts.fresh_receiver = self.deserialized_receivers(&nodes, &root_entries);
-        self.close_entries(&mut facts, &nodes, &bodies, &root_entries, None);
+        let by_name = self.edges_by_name(&bodies);
+        let known = Known {
+            nodes: &nodes,
+            bodies: &bodies,
+            root_entries: &root_entries,
+            by_name: &by_name,
+        };
+        self.close_entries(&mut facts, &known, None);
         let mut outs: FxHashMap<u32, NodeOut> = FxHashMap::default();
         let mut deps = Dependents::new(&self.graph.callees);
         // Every node is analysed in the first round; later rounds analyse
@@ -216,7 +223,7 @@ impl Analysis<'_> {
             }
             let entries_before = facts.entry.clone();
             let fresh_before = facts.entry_fresh.clone();
-            changed |= self.close_entries(&mut facts, &nodes, &bodies, &root_entries, Some(&outs));
+            changed |= self.close_entries(&mut facts, &known, Some(&outs));
             for &x in &nodes {
                 let x = x as usize;
                 if facts.entry[x] != entries_before[x] || facts.entry_fresh[x] != fresh_before[x] {
@@ -282,11 +289,10 @@ impl Analysis<'_> {
     fn close_entries(
         &self,
         facts: &mut Facts,
-        nodes: &[u32],
-        bodies: &FxHashMap<u32, Arc<Body>>,
-        root_entries: &[u32],
+        known: &Known<'_>,
         outs: Option<&FxHashMap<u32, NodeOut>>,
     ) -> bool {
+        let (nodes, bodies, root_entries) = (known.nodes, known.bodies, known.root_entries);
         let n = self.graph.len();
         let mut incoming: Vec<Option<Vec<bool>>> = vec![None; n];
         let mut unknown = vec![false; n];
@@ -301,7 +307,8 @@ impl Analysis<'_> {
             let out = outs
                 .and_then(|o| o.get(&caller))
                 .filter(|_| analysed(caller));
-            for &(site, callee) in &self.graph.callees[caller as usize] {
+            let by_name = known.by_name.get(caller as usize);
+            for (k, &(site, callee)) in self.graph.callees[caller as usize].iter().enumerate() {
                 let passed = out.and_then(|o| {
                     o.args
                         .binary_search_by_key(&site, |(s, _)| *s)
@@ -312,7 +319,7 @@ impl Analysis<'_> {
                     passed
                         .as_ref()
                         .is_some_and(|p| p.len() == 2 * b.params.len())
-                        && self.calls_by_name(caller, site, callee)
+                        && by_name.and_then(|b| b.get(k)).copied().unwrap_or(false)
                 });
                 match (passed, maps) {
                     (Some(p), true) => {
@@ -377,6 +384,25 @@ impl Analysis<'_> {
         changed
     }
 
+    /// Per caller with a body, per call edge (in the graph's order): is
+    /// it a call of the callee's own name ([`Self::calls_by_name`])?
+    /// Computed once: every round of the fixpoint asks it of every edge.
+    fn edges_by_name(&self, bodies: &FxHashMap<u32, Arc<Body>>) -> Vec<Vec<bool>> {
+        (0..self.graph.len() as u32)
+            .map(|caller| {
+                if !bodies.contains_key(&caller) {
+                    return Vec::new();
+                }
+                self.graph.callees[caller as usize]
+                    .iter()
+                    .map(|&(site, callee)| {
+                        bodies.contains_key(&callee) && self.calls_by_name(caller, site, callee)
+                    })
+                    .collect()
+            })
+            .collect()
+    }
+
     /// Is the edge `caller`→`callee` at `site` a call of the callee's own
     /// name (so arguments map to parameters)?
     fn calls_by_name(&self, caller: u32, site: StmtId, callee: u32) -> bool {
@@ -418,6 +444,8 @@ impl Analysis<'_> {
             callees: FxHashMap::default(),
             site_args: FxHashMap::default(),
             copies: None,
+            quiet: Vec::new(),
+            published_here: vec![false; body.vars.len()],
         };
         for &(site, c) in &self.graph.callees[x as usize] {
             w.callees.entry(site).or_default().push(c);
@@ -477,6 +505,16 @@ impl Analysis<'_> {
         w.out.args = args;
         (w.out, w.pts)
     }
+}
+
+/// What the closing of entry facts reads that never changes: the
+/// analysed nodes, their bodies, the roots' entries and, per call edge,
+/// whether it calls the callee by its own name.
+struct Known<'k> {
+    nodes: &'k [u32],
+    bodies: &'k FxHashMap<u32, Arc<Body>>,
+    root_entries: &'k [u32],
+    by_name: &'k [Vec<bool>],
 }
 
 /// Which nodes read which shared facts, so that a change re-examines only
@@ -574,14 +612,14 @@ impl Changes {
     }
 }
 
-/// `into &= from`; did `into` change?
+/// `into &= from`; did `into` change? (Without branches, so that the
+/// compiler can do many bits at once: the solver meets a node's states
+/// at every edge.)
 fn and_into(into: &mut [bool], from: &[bool]) -> bool {
     let mut changed = false;
-    for (a, b) in into.iter_mut().zip(from) {
-        if *a && !*b {
-            *a = false;
-            changed = true;
-        }
+    for (a, &b) in into.iter_mut().zip(from) {
+        changed |= *a & !b;
+        *a &= b;
     }
     changed
 }
@@ -656,6 +694,31 @@ struct ReachCache {
     reached: FxHashMap<Vec<ObjectId>, Option<Arc<ObjectBits>>>,
     /// Per called method (class, name): the container model's access.
     container_access: FxHashMap<(Arc<str>, Arc<str>), Option<ContainerAccess>>,
+    /// Per (node, variable) published there: what the publication reaches.
+    publish_hits: FxHashMap<(u32, u32), Arc<PublishHits>>,
+}
+
+/// What publishing one variable of one node does, whatever the state.
+struct PublishHits {
+    /// The variable's objects (published themselves).
+    roots: Arc<[ObjectId]>,
+    reached: Reached,
+}
+
+/// What a publication reaches, in the variables of its node.
+enum Reached {
+    /// The variables and parameters that may point into what the roots
+    /// reach.
+    Within(HitVars),
+    /// Past [`MAX_REACH`]: per variable, may it point to one of the roots?
+    Past { meets_roots: Vec<bool> },
+}
+
+/// The variables (by index) and parameters (by position) of a node that
+/// may point into what a publication reaches.
+struct HitVars {
+    vars: Vec<u32>,
+    params: Vec<u32>,
 }
 
 /// A set of objects as bits by object id: a publication tests every
@@ -695,6 +758,12 @@ struct NodeWalk<'w, 'a> {
     site_args: FxHashMap<StmtId, Vec<bool>>,
     /// Variables that are copies of one another ([`fresh::copy_classes`]).
     copies: Option<fresh::CopyClasses>,
+    /// Points-to sets of every variable, filled on the first publication
+    /// this walk has not met before ([`NodeWalk::pts_quiet`]).
+    quiet: Vec<Box<[ObjectId]>>,
+    /// Variables this walk has published (their objects are in
+    /// `out.published` already).
+    published_here: Vec<bool>,
 }
 
 /// JDK calls that keep none of their arguments (nor the receiver).
@@ -875,46 +944,107 @@ impl NodeWalk<'_, '_> {
     /// `v` is handed to code that may keep it where other threads see it:
     /// it and everything it reaches are published.
     fn publish(&mut self, state: &mut [bool], v: VarId) {
-        let roots = self.pts_of(v).to_vec();
-        self.out.published.extend(roots.iter().copied());
+        let hits = self.publish_hits(v);
+        if let Some(done) = self.published_here.get_mut(v.index()) {
+            if !std::mem::replace(done, true) {
+                self.out.published.extend(hits.roots.iter().copied());
+            }
+        }
         self.set(state, v, false);
-        let Some(reach) = self.reach(&roots) else {
-            self.publish_everything_but_fresh(state, &roots);
-            return;
+        let hit = match &hits.reached {
+            Reached::Within(hit) => hit,
+            Reached::Past { meets_roots } => {
+                self.publish_everything_but_fresh(state, meets_roots);
+                return;
+            }
         };
         // Only the owned bits: the fresh bits after them mean nothing
         // once their variable is not owned.
-        let vars = self.body.vars.len();
-        for (u, owned) in state.iter_mut().take(vars).enumerate() {
-            if *owned {
-                let hit = self
-                    .pts_of(VarId(u as u32))
+        for &u in &hit.vars {
+            if let Some(owned) = state.get_mut(u as usize) {
+                *owned = false;
+            }
+        }
+        for &i in &hit.params {
+            if let Some(p) = self.out.publishes.get_mut(i as usize) {
+                *p = true;
+            }
+        }
+    }
+
+    /// What publishing `v` in this node reaches, computed once per node
+    /// and variable for the whole run: a node is walked many times (each
+    /// visit of a block, each round), and `v`'s points-to set, what it
+    /// reaches and the points-to sets of the node's variables never change.
+    fn publish_hits(&mut self, v: VarId) -> Arc<PublishHits> {
+        let key = (self.x, v.0);
+        if let Some(known) = self.reach.publish_hits.get(&key) {
+            return known.clone();
+        }
+        self.pts_quiet();
+        let quiet = std::mem::take(&mut self.quiet);
+        let pts = |u: VarId| quiet.get(u.index()).map_or(&[][..], |p| &p[..]);
+        let roots: Arc<[ObjectId]> = pts(v).into();
+        let reached = match self.reach(&roots) {
+            Some(reach) => {
+                let meets_reach = |set: &[ObjectId]| set.iter().any(|o| reach.contains(o));
+                let vars = (0..quiet.len() as u32)
+                    .filter(|&u| meets_reach(pts(VarId(u))))
+                    .collect();
+                let params = (0..self.body.params.len() as u32)
+                    .filter(|&i| {
+                        let p = self.body.params[i as usize];
+                        p == v || meets_reach(pts(p))
+                    })
+                    .collect();
+                Reached::Within(HitVars { vars, params })
+            }
+            None => Reached::Past {
+                meets_roots: (0..quiet.len() as u32)
+                    .map(|u| meets(pts(VarId(u)), &roots))
+                    .collect(),
+            },
+        };
+        self.quiet = quiet;
+        let hits = Arc::new(PublishHits { roots, reached });
+        self.reach.publish_hits.insert(key, hits.clone());
+        hits
+    }
+
+    /// Fills the points-to set of every variable (once per walk) without
+    /// noting them as read: publishing reads no shared fact of the
+    /// objects it tests (only the points-to facts, which do not change),
+    /// so it makes the node depend on none of them.
+    fn pts_quiet(&mut self) {
+        if !self.quiet.is_empty() {
+            return;
+        }
+        let mc = self.a.graph.nodes[self.x as usize];
+        self.quiet = (0..self.body.vars.len() as u32)
+            .map(|u| match self.pts.get(u as usize) {
+                Some(Some(known)) => known.as_slice().into(),
+                _ => self
+                    .a
+                    .pt
+                    .var_in(mc.method, mc.context, VarId(u))
                     .iter()
-                    .any(|o| reach.contains(o));
-                if hit {
-                    *owned = false;
-                }
-            }
-        }
-        for i in 0..self.body.params.len() {
-            let p = self.body.params[i];
-            let hit = p == v || self.pts_of(p).iter().any(|o| reach.contains(o));
-            if hit {
-                self.out.publishes[i] = true;
-            }
-        }
+                    .collect(),
+            })
+            .collect();
     }
 
     /// Publishing past [`MAX_REACH`]: every variable loses ownership but
     /// the fresh ones that cannot hold a published object (a fresh object
     /// sits in no other object, so only its copies reach it: they may
     /// point where the published value does), and every parameter counts
-    /// as published.
-    fn publish_everything_but_fresh(&mut self, state: &mut [bool], roots: &[ObjectId]) {
+    /// as published (`meets_roots`: per variable, may it point to one of
+    /// the published roots?).
+    fn publish_everything_but_fresh(&mut self, state: &mut [bool], meets_roots: &[bool]) {
         let vars = self.body.vars.len();
         for u in 0..vars as u32 {
+            let meets = meets_roots.get(u as usize).copied().unwrap_or(true);
             let u = VarId(u);
-            let keep = fresh::is_fresh(state, vars, u) && !meets(self.pts_of(u), roots);
+            let keep = fresh::is_fresh(state, vars, u) && !meets;
             if !keep {
                 self.set(state, u, false);
             }
@@ -1273,6 +1403,15 @@ mod tests {
 
     fn ids(v: &[u32]) -> Vec<ObjectId> {
         v.iter().copied().map(ObjectId).collect()
+    }
+
+    #[test]
+    fn meeting_states_clears_bits_and_tells_whether_any_changed() {
+        let mut into = vec![true, true, false, false];
+        assert!(and_into(&mut into, &[true, false, true, false]));
+        assert_eq!(into, vec![true, false, false, false]);
+        assert!(!and_into(&mut into, &[true, false, true, true]));
+        assert_eq!(into, vec![true, false, false, false]);
     }
 
     #[test]

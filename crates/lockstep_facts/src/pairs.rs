@@ -14,6 +14,7 @@ use lockstep_ir::StmtId;
 use lockstep_pointsto::ObjectId;
 use lockstep_program::{ClassId, MethodId, Program};
 use rustc_hash::{FxHashMap, FxHashSet};
+use std::collections::hash_map::Entry;
 
 use crate::accesses::{Kind, Target};
 use crate::analysis::{
@@ -76,8 +77,9 @@ impl PairSearch<'_> {
         }
     }
 
-    /// The racing accesses by rank, each with its partners by rank.
-    fn local_races(&mut self) -> BTreeMap<u32, LocalRace> {
+    /// The racing accesses by rank, each with its partners by rank, and
+    /// the partner table's dense slots for the next bucket.
+    fn local_races(&mut self) -> (BTreeMap<u32, LocalRace>, Vec<u32>) {
         let mut local: BTreeMap<u32, LocalRace> = self
             .heads
             .iter()
@@ -94,12 +96,13 @@ impl PairSearch<'_> {
             })
             .collect();
         let partners = std::mem::replace(&mut self.partners, PairTable::new(0));
-        for ((rf, _), partner) in partners.into_sorted() {
+        let (sorted, slots) = partners.into_sorted_and_slots();
+        for ((rf, _), partner) in sorted {
             if let Some(race) = local.get_mut(&rf) {
                 race.partners.push(partner);
             }
         }
-        local
+        (local, slots)
     }
 }
 
@@ -111,8 +114,11 @@ struct PairTable<V> {
     /// Per (a, b): an index into `values` (`u32::MAX`: none yet).
     dense: Vec<u32>,
     sparse: FxHashMap<(u32, u32), u32>,
-    values: Vec<((u32, u32), V)>,
+    values: Vec<Keyed<V>>,
 }
+
+/// A value of a [`PairTable`] with its pair.
+type Keyed<V> = ((u32, u32), V);
 
 /// Integers up to which a [`PairTable`] is dense (4 Mi slots).
 const MAX_DENSE_WIDTH: usize = 2048;
@@ -120,8 +126,19 @@ const MAX_DENSE_WIDTH: usize = 2048;
 impl<V> PairTable<V> {
     /// A table for pairs of integers below `width`.
     fn new(width: usize) -> PairTable<V> {
+        PairTable::with_slots(width, Vec::new())
+    }
+
+    /// A table for pairs of integers below `width` on the dense slots of
+    /// an earlier table ([`Self::into_slots`]: every slot empty), so that
+    /// the buckets of a program fill and fault in the slots once, not
+    /// once per bucket.
+    fn with_slots(width: usize, mut slots: Vec<u32>) -> PairTable<V> {
         let dense = if width <= MAX_DENSE_WIDTH {
-            vec![u32::MAX; width * width]
+            if slots.len() < width * width {
+                slots.resize(width * width, u32::MAX);
+            }
+            slots
         } else {
             Vec::new()
         };
@@ -163,10 +180,60 @@ impl<V> PairTable<V> {
         &mut self.values[index].1
     }
 
-    /// Every value, by pair.
-    fn into_sorted(mut self) -> Vec<((u32, u32), V)> {
-        self.values.sort_unstable_by_key(|(k, _)| *k);
-        self.values
+    /// The dense slots, every one emptied (only the values' slots were
+    /// used), for [`Self::with_slots`].
+    fn into_slots(mut self) -> Vec<u32> {
+        self.empty_slots();
+        self.dense
+    }
+
+    /// Every value by pair ([`Self::into_sorted`]) and the emptied dense
+    /// slots.
+    fn into_sorted_and_slots(mut self) -> (Vec<Keyed<V>>, Vec<u32>) {
+        self.empty_slots();
+        let slots = std::mem::take(&mut self.dense);
+        (self.into_sorted(), slots)
+    }
+
+    fn empty_slots(&mut self) {
+        let width = self.width;
+        if self.dense.is_empty() {
+            return;
+        }
+        for &((a, b), _) in &self.values {
+            if (a as usize) < width && (b as usize) < width {
+                if let Some(x) = self.dense.get_mut(a as usize * width + b as usize) {
+                    *x = u32::MAX;
+                }
+            }
+        }
+    }
+
+    /// Every value, by pair: placed by its first integer (a counting
+    /// sort, linear in the values and the width), then each run of one
+    /// first integer sorted by the second (the runs are short).
+    fn into_sorted(self) -> Vec<Keyed<V>> {
+        let firsts = self.values.iter().map(|((a, _), _)| *a as usize);
+        let mut start = vec![0usize; firsts.clone().max().map_or(0, |m| m + 1) + 1];
+        for a in firsts {
+            start[a + 1] += 1;
+        }
+        for i in 1..start.len() {
+            start[i] += start[i - 1];
+        }
+        let mut next = start.clone();
+        let mut placed: Vec<Option<Keyed<V>>> = Vec::new();
+        placed.resize_with(self.values.len(), || None);
+        for value in self.values {
+            let at = &mut next[(value.0).0 as usize];
+            placed[*at] = Some(value);
+            *at += 1;
+        }
+        let mut sorted: Vec<Keyed<V>> = placed.into_iter().flatten().collect();
+        for run in start.windows(2) {
+            sorted[run[0]..run[1]].sort_unstable_by_key(|(k, _)| k.1);
+        }
+        sorted
     }
 }
 
@@ -191,10 +258,46 @@ struct Found {
     /// Per finding, its partners by source location ((method, line):
     /// the class is the method's), with the full key to sort them by.
     partners: BTreeMap<RaceKey, PartnersBySource>,
+    /// The dense slots of the pair tables (verdicts, partners), empty
+    /// between buckets, reused by the next ([`PairTable::with_slots`]).
+    slots: [Vec<u32>; 2],
 }
 
-/// A finding's partners by (method, line), each with its full source key.
-type PartnersBySource = FxHashMap<(MethodId, u32), (SourceKey, Partner)>;
+/// A finding's partners by (method, line), each with its full source key,
+/// in the order first found. The lookup runs once per racing pair of
+/// source locations in every bucket, so the index holds a few bytes per
+/// location (a position and whether that partner writes) rather than the
+/// partner itself: the table stays small enough to stay in cache.
+#[derive(Default)]
+struct PartnersBySource {
+    /// Per (method, line): the partner's position in `list`, and whether
+    /// it writes.
+    index: FxHashMap<(MethodId, u32), (u32, bool)>,
+    list: Vec<(SourceKey, Partner)>,
+}
+
+impl PartnersBySource {
+    /// Adds `second` (at source location `key`) with its roots, unless
+    /// its location has a partner already: then a write replaces a read.
+    fn add(&mut self, key: &SourceKey, second: &Access, rr: (u32, u32)) {
+        let writes = second.kind == Kind::Write;
+        match self.index.entry((key.1, key.2)) {
+            Entry::Vacant(v) => {
+                v.insert((self.list.len() as u32, writes));
+                self.list.push((key.clone(), (second.clone(), rr)));
+            }
+            Entry::Occupied(mut o) => {
+                let (at, known_writes) = o.get_mut();
+                if writes && !*known_writes {
+                    *known_writes = true;
+                    if let Some(slot) = self.list.get_mut(*at as usize) {
+                        slot.1 = (second.clone(), rr);
+                    }
+                }
+            }
+        }
+    }
+}
 
 /// A pair of fact classes' verdict, with the concurrent roots of a race.
 type ClassVerdict = (Verdict, Option<(u32, u32)>);
@@ -341,10 +444,10 @@ impl Analysis<'_> {
             order: &order,
             rank: &rank,
             class: &class,
-            verdicts: PairTable::new(width(&class)),
+            verdicts: PairTable::with_slots(width(&class), std::mem::take(&mut found.slots[0])),
             racy: vec![false; list.len()],
             heads: vec![None; width(&rank)],
-            partners: PairTable::new(width(&rank)),
+            partners: PairTable::with_slots(width(&rank), std::mem::take(&mut found.slots[1])),
         };
         // Every pair (i, j), i <= j, but two reads, in (i, j) order: a
         // read is paired with the writes after it only.
@@ -373,7 +476,8 @@ impl Analysis<'_> {
             }
         }
         let racy = std::mem::take(&mut search.racy);
-        let local = search.local_races();
+        let (local, partner_slots) = search.local_races();
+        found.slots = [search.verdicts.into_slots(), partner_slots];
         found.racy.extend(
             list.iter()
                 .zip(racy)
@@ -498,13 +602,7 @@ impl Analysis<'_> {
             }
             let global = found.partners.entry(key.clone()).or_default();
             for (si, rr) in lr.partners {
-                let second = &list[si];
-                let (_, slot) = global
-                    .entry((keys[si].1, keys[si].2))
-                    .or_insert_with(|| (keys[si].clone(), (second.clone(), rr)));
-                if slot.0.kind == Kind::Read && second.kind == Kind::Write {
-                    *slot = (second.clone(), rr);
-                }
+                global.add(&keys[si], &list[si], rr);
             }
             touched.push(key);
         }
@@ -609,10 +707,8 @@ fn finish(
 ) -> Vec<Race> {
     let mut out = Vec::with_capacity(races.len());
     for (key, mut race) in races {
-        let mut by_source: Vec<(SourceKey, Partner)> = partners
-            .remove(&key)
-            .map(|m| m.into_values().collect())
-            .unwrap_or_default();
+        let mut by_source: Vec<(SourceKey, Partner)> =
+            partners.remove(&key).map(|m| m.list).unwrap_or_default();
         by_source.sort_unstable_by(|x, y| x.0.cmp(&y.0));
         let mut list: Vec<Partner> = by_source.into_iter().map(|(_, p)| p).collect();
         list.sort_by_key(|(a, _)| a.kind != Kind::Write);
@@ -720,6 +816,41 @@ mod tests {
                 ((3, 3), 6)
             ]
         );
+    }
+
+    #[test]
+    fn values_come_sorted_by_pair() {
+        // Pseudo-random pairs, many repeated, some firsts never used.
+        let mut x: u32 = 7;
+        let ops: Vec<(u32, u32)> = (0..500)
+            .map(|_| {
+                x = x.wrapping_mul(1_103_515_245).wrapping_add(12_345);
+                ((x >> 8) % 37 * 2, (x >> 20) % 41)
+            })
+            .collect();
+        let mut want = ops.clone();
+        want.sort_unstable();
+        want.dedup();
+        for width in [80, MAX_DENSE_WIDTH + 1] {
+            let got: Vec<(u32, u32)> = fill(width, &ops).into_iter().map(|(k, _)| k).collect();
+            assert_eq!(got, want);
+        }
+    }
+
+    #[test]
+    fn reused_slots_start_empty() {
+        let mut first = PairTable::new(8);
+        for (k, &(a, b)) in [(1, 2), (7, 7), (0, 3)].iter().enumerate() {
+            first.get_or_insert_with(a, b, || k);
+        }
+        let (_, slots) = first.into_sorted_and_slots();
+        assert!(slots.iter().all(|&x| x == u32::MAX));
+        // A narrower table on the same slots sees none of the old pairs.
+        let mut second = PairTable::with_slots(4, slots);
+        assert_eq!(*second.get_or_insert_with(1, 2, || 10), 10);
+        assert_eq!(*second.get_or_insert_with(1, 2, || 11), 10);
+        let slots = second.into_slots();
+        assert!(slots.iter().all(|&x| x == u32::MAX));
     }
 
     #[test]
