@@ -160,26 +160,113 @@ impl Inference {
         self.reach = reach;
     }
 
-    /// Can `from` reach `to` through calls (`from != to`)?
-    pub fn calls_transitively(&self, from: usize, to: usize, limit: usize) -> bool {
-        let mut seen = vec![false; self.skeletons.len()];
-        let mut stack = vec![from];
-        let mut visited = 0;
-        while let Some(x) = stack.pop() {
-            for &y in &self.callees[x] {
-                if y == to {
-                    return true;
+    /// The methods `from` calls transitively, as far as a depth-first
+    /// search that gives up after discovering `limit` methods meets
+    /// them. One search answers for every target: a search for one
+    /// target meets the same methods in the same order until it meets
+    /// that target, so it finds the target exactly when this one meets
+    /// it before giving up (the clustering asked once per pair before).
+    pub fn callees_within(&self, from: usize, limit: usize) -> Vec<bool> {
+        callees_within(&self.callees, from, limit)
+    }
+}
+
+/// Depth-first over the callees of `from`, calling `stop` on every
+/// callee edge's target as it is met; true as soon as `stop` is,
+/// false when the walk ends or has discovered more than `limit`
+/// methods.
+fn walk_callees(
+    callees: &[Vec<usize>],
+    from: usize,
+    limit: usize,
+    mut stop: impl FnMut(usize) -> bool,
+) -> bool {
+    let mut seen = vec![false; callees.len()];
+    let mut stack = vec![from];
+    let mut visited = 0;
+    while let Some(x) = stack.pop() {
+        for &y in &callees[x] {
+            if stop(y) {
+                return true;
+            }
+            if !seen[y] {
+                seen[y] = true;
+                visited += 1;
+                if visited > limit {
+                    return false;
                 }
-                if !seen[y] {
-                    seen[y] = true;
-                    visited += 1;
-                    if visited > limit {
-                        return false;
+                stack.push(y);
+            }
+        }
+    }
+    false
+}
+
+/// The methods the walk from `from` meets before it gives up.
+fn callees_within(callees: &[Vec<usize>], from: usize, limit: usize) -> Vec<bool> {
+    let mut met = vec![false; callees.len()];
+    walk_callees(callees, from, limit, |y| {
+        met[y] = true;
+        false
+    });
+    met
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A small pseudo-random call graph (xorshift: no dependency, same
+    /// graph every run).
+    fn graph(n: usize, edges: usize, seed: u64) -> Vec<Vec<usize>> {
+        let mut x = seed;
+        let mut next = move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x as usize
+        };
+        let mut g = vec![Vec::new(); n];
+        for _ in 0..edges {
+            let (a, b) = (next() % n, next() % n);
+            g[a].push(b);
+        }
+        for v in &mut g {
+            v.sort_unstable();
+            v.dedup();
+        }
+        g
+    }
+
+    #[test]
+    fn one_walk_answers_what_a_walk_per_target_answers() {
+        for (n, edges, seed) in [(12, 20, 1), (40, 90, 7), (60, 300, 13), (200, 500, 99)] {
+            let g = graph(n, edges, seed);
+            // Limits below, at and above the graph's size: the cut-off
+            // must give the same answers too.
+            for limit in [0, 1, 3, 10, n] {
+                for from in 0..n {
+                    let met = callees_within(&g, from, limit);
+                    for (to, &m) in met.iter().enumerate() {
+                        let one = walk_callees(&g, from, limit, |y| y == to);
+                        assert_eq!(m, one, "n={n} seed={seed} limit={limit} {from}->{to}");
                     }
-                    stack.push(y);
                 }
             }
         }
-        false
+    }
+
+    #[test]
+    fn the_walk_gives_up_after_the_limit() {
+        // A chain 0 -> 1 -> ... -> 9: 9 is the ninth method discovered.
+        let g: Vec<Vec<usize>> = (0..10)
+            .map(|i| if i < 9 { vec![i + 1] } else { vec![] })
+            .collect();
+        assert!(callees_within(&g, 0, 9)[9]);
+        assert!(
+            callees_within(&g, 0, 8)[9],
+            "met as the ninth, when the walk gives up"
+        );
+        assert!(!callees_within(&g, 0, 7)[9]);
     }
 }

@@ -577,6 +577,9 @@ fn path_objects(
     }
 }
 
+/// Most methods one clustering search discovers before it gives up.
+const CLUSTER_SEARCH: usize = 20_000;
+
 /// §8: warnings with the same label form clusters along the call graph;
 /// only the lowest methods of each are reported.
 fn cluster(inf: &Inference, warnings: Vec<Warning>) -> Vec<Warning> {
@@ -590,11 +593,15 @@ fn cluster(inf: &Inference, warnings: Vec<Warning>) -> Vec<Warning> {
             continue;
         }
         for &a in members {
+            // What `a` reaches, searched once for all of its group.
+            let mut reached: Option<Vec<bool>> = None;
             for &b in members {
-                if a != b
-                    && !drop.contains(&b)
-                    && inf.calls_transitively(warnings[a].index, warnings[b].index, 20_000)
-                {
+                if a == b || drop.contains(&b) {
+                    continue;
+                }
+                let reached = reached
+                    .get_or_insert_with(|| inf.callees_within(warnings[a].index, CLUSTER_SEARCH));
+                if reached[warnings[b].index] {
                     drop.insert(a);
                     break;
                 }

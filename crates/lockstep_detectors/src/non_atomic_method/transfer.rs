@@ -153,6 +153,51 @@ pub struct Skeleton {
     pub event_at: Vec<Option<u32>>,
     /// The lock of a `synchronized` method.
     pub sync_lock: Option<LockVar>,
+    /// The control-flow graph reduced to what the reduction automaton
+    /// reads, so that each of a method's many evaluations walks events,
+    /// not statements.
+    pub flow: Vec<FlowBlock>,
+}
+
+/// One basic block as the automaton sees it.
+#[derive(Debug, Clone, Default)]
+pub struct FlowBlock {
+    /// Its events, in statement order.
+    pub events: Vec<u32>,
+    /// It ends the method (no successor, or a return or throw in it).
+    pub exit: bool,
+    /// Normal successors, then exceptional handlers, as in the body.
+    pub succs: Vec<u32>,
+}
+
+/// The blocks of `body` with their events (`event_at` per statement).
+fn flow_of(body: &Body, event_at: &[Option<u32>]) -> Vec<FlowBlock> {
+    body.blocks
+        .iter()
+        .map(|block| {
+            let mut out = FlowBlock {
+                exit: block.succs.is_empty(),
+                ..FlowBlock::default()
+            };
+            for s in block.stmt_ids() {
+                if let Some(Some(e)) = event_at.get(s.index()) {
+                    out.events.push(*e);
+                }
+                if let Some(stmt) = body.stmts.get(s.index()) {
+                    if matches!(stmt.kind, StmtKind::Return(_) | StmtKind::Throw(_)) {
+                        out.exit = true;
+                    }
+                }
+            }
+            out.succs = block
+                .succs
+                .iter()
+                .chain(block.exceptional.iter().map(|e| &e.handler))
+                .map(|b| b.index() as u32)
+                .collect();
+            out
+        })
+        .collect()
 }
 
 /// The result of evaluating a body.
@@ -716,12 +761,14 @@ impl<'a> Builder<'a> {
                 LockVar::Held(AccessPath::This)
             }
         });
+        let flow = flow_of(&body, &event_at);
         Some(Skeleton {
             method: m,
             body,
             events,
             event_at,
             sync_lock,
+            flow,
         })
     }
 
@@ -1121,8 +1168,8 @@ fn witness(
 /// Runs the automaton over the control-flow graph; the join of the
 /// states at every exit.
 fn run(sk: &Skeleton, moves: &[Move]) -> State {
-    let body = &sk.body;
-    let nb = body.blocks.len();
+    let flow = &sk.flow;
+    let nb = flow.len();
     if nb == 0 {
         return State::START;
     }
@@ -1144,32 +1191,20 @@ fn run(sk: &Skeleton, moves: &[Move]) -> State {
             return st;
         }
         let Some(mut st) = input[b] else { continue };
-        let block = &body.blocks[b];
-        let mut is_exit = block.succs.is_empty();
-        for s in block.stmt_ids() {
-            if let Some(Some(e)) = sk.event_at.get(s.index()) {
-                if let Some(mv) = moves.get(*e as usize) {
-                    st.step(*e, *mv);
-                }
-            }
-            if let Some(stmt) = body.stmts.get(s.index()) {
-                if matches!(stmt.kind, StmtKind::Return(_) | StmtKind::Throw(_)) {
-                    is_exit = true;
-                }
+        let block = &flow[b];
+        for &e in &block.events {
+            if let Some(mv) = moves.get(e as usize) {
+                st.step(e, *mv);
             }
         }
-        if is_exit {
+        if block.exit {
             exit = Some(match exit {
                 None => st,
                 Some(x) => x.join(&st),
             });
         }
-        let targets = block
-            .succs
-            .iter()
-            .chain(block.exceptional.iter().map(|e| &e.handler));
-        for succ in targets {
-            let i = succ.index();
+        for &succ in &block.succs {
+            let i = succ as usize;
             let Some(slot) = input.get_mut(i) else {
                 continue;
             };
