@@ -1226,6 +1226,12 @@ struct FinalEntry<M> {
 /// A path of the [`PathArena`].
 type PathId = u32;
 
+/// The id of the last entry of an arena ([`PathId`], [`ChainId`]): its
+/// index, saturated (fewer entries than memory can hold u32-indexed ones).
+fn last_index<T>(entries: &[T]) -> u32 {
+    u32::try_from(entries.len().saturating_sub(1)).unwrap_or(u32::MAX)
+}
+
 /// One path of the final propagation: a method's own path, or a hop
 /// (the call in a caller) in front of another path.
 enum PathNode<M> {
@@ -1250,8 +1256,7 @@ impl<M> Default for PathArena<M> {
 impl<M: Copy> PathArena<M> {
     fn add(&mut self, node: PathNode<M>) -> PathId {
         self.nodes.push(node);
-        // Fewer nodes than memory can hold u32-indexed entries of.
-        PathId::try_from(self.nodes.len() - 1).unwrap_or(PathId::MAX)
+        last_index(&self.nodes)
     }
 
     /// A method's potential witness, its paths added whole.
@@ -1420,7 +1425,7 @@ impl<M> Default for Chains<M> {
 impl<M: Copy> Chains<M> {
     fn add(&mut self, chain: Chain<M>) -> ChainId {
         self.chains.push(chain);
-        (self.chains.len() - 1) as ChainId
+        last_index(&self.chains)
     }
 
     /// The chain of `id`; ids come from [`Chains::add`] of this arena.
