@@ -696,6 +696,8 @@ struct ReachCache {
     container_access: FxHashMap<(Arc<str>, Arc<str>), Option<ContainerAccess>>,
     /// Per (node, variable) published there: what the publication reaches.
     publish_hits: FxHashMap<(u32, u32), Arc<PublishHits>>,
+    /// Per (node, set of published objects): the node's variables hit.
+    roots_hits: FxHashMap<(u32, Arc<[ObjectId]>), RootsHits>,
 }
 
 /// What publishing one variable of one node does, whatever the state.
@@ -711,13 +713,24 @@ enum Reached {
     /// reach.
     Within(HitVars),
     /// Past [`MAX_REACH`]: per variable, may it point to one of the roots?
-    Past { meets_roots: Vec<bool> },
+    Past { meets_roots: Arc<[bool]> },
+}
+
+/// What publishing a set of objects hits in the variables of one node
+/// ([`NodeWalk::roots_hits`]).
+#[derive(Clone)]
+enum RootsHits {
+    /// The variables (by index, ascending) that may point into what the
+    /// objects reach.
+    Within(Arc<[u32]>),
+    /// Past [`MAX_REACH`]: per variable, may it point to one of them?
+    Past(Arc<[bool]>),
 }
 
 /// The variables (by index) and parameters (by position) of a node that
 /// may point into what a publication reaches.
 struct HitVars {
-    vars: Vec<u32>,
+    vars: Arc<[u32]>,
     params: Vec<u32>,
 }
 
@@ -960,7 +973,7 @@ impl NodeWalk<'_, '_> {
         };
         // Only the owned bits: the fresh bits after them mean nothing
         // once their variable is not owned.
-        for &u in &hit.vars {
+        for &u in hit.vars.iter() {
             if let Some(owned) = state.get_mut(u as usize) {
                 *owned = false;
             }
@@ -981,33 +994,72 @@ impl NodeWalk<'_, '_> {
         if let Some(known) = self.reach.publish_hits.get(&key) {
             return known.clone();
         }
-        self.pts_quiet();
-        let quiet = std::mem::take(&mut self.quiet);
-        let pts = |u: VarId| quiet.get(u.index()).map_or(&[][..], |p| &p[..]);
-        let roots: Arc<[ObjectId]> = pts(v).into();
-        let reached = match self.reach(&roots) {
-            Some(reach) => {
-                let meets_reach = |set: &[ObjectId]| set.iter().any(|o| reach.contains(o));
-                let vars = (0..quiet.len() as u32)
-                    .filter(|&u| meets_reach(pts(VarId(u))))
-                    .collect();
+        let roots: Arc<[ObjectId]> = self.pts_quiet_of(v).into();
+        let reached = match self.roots_hits(&roots) {
+            RootsHits::Within(vars) => {
+                // A parameter is a variable: it is hit when its variable
+                // is (`vars` is sorted), or when it is `v` itself.
                 let params = (0..self.body.params.len() as u32)
                     .filter(|&i| {
                         let p = self.body.params[i as usize];
-                        p == v || meets_reach(pts(p))
+                        p == v || vars.binary_search(&p.0).is_ok()
                     })
                     .collect();
                 Reached::Within(HitVars { vars, params })
             }
-            None => Reached::Past {
-                meets_roots: (0..quiet.len() as u32)
-                    .map(|u| meets(pts(VarId(u)), &roots))
-                    .collect(),
-            },
+            RootsHits::Past(meets_roots) => Reached::Past { meets_roots },
         };
-        self.quiet = quiet;
         let hits = Arc::new(PublishHits { roots, reached });
         self.reach.publish_hits.insert(key, hits.clone());
+        hits
+    }
+
+    /// The points-to set of `v` without noting it as read (as
+    /// [`Self::pts_quiet`] has it, without filling every variable's).
+    fn pts_quiet_of(&self, v: VarId) -> Vec<ObjectId> {
+        if let Some(p) = self.quiet.get(v.index()) {
+            return p.to_vec();
+        }
+        if let Some(Some(known)) = self.pts.get(v.index()) {
+            return known.clone();
+        }
+        if v.index() >= self.body.vars.len() {
+            return Vec::new();
+        }
+        let mc = self.a.graph.nodes[self.x as usize];
+        self.a.pt.var_in(mc.method, mc.context, v).iter().collect()
+    }
+
+    /// The variables of this node that publishing the objects `roots`
+    /// hits, computed once per node and set of roots for the run: the
+    /// variables of a node that publish equal sets (copies of one
+    /// another, values of one allocation) share one answer, and each
+    /// answer tests the points-to set of every variable of the node.
+    fn roots_hits(&mut self, roots: &Arc<[ObjectId]>) -> RootsHits {
+        let key = (self.x, roots.clone());
+        if let Some(known) = self.reach.roots_hits.get(&key) {
+            return known.clone();
+        }
+        self.pts_quiet();
+        let quiet = std::mem::take(&mut self.quiet);
+        let pts = |u: u32| quiet.get(u as usize).map_or(&[][..], |p| &p[..]);
+        let hits = match self.reach(roots) {
+            Some(reach) => {
+                let meets_reach = |set: &[ObjectId]| set.iter().any(|o| reach.contains(o));
+                RootsHits::Within(
+                    (0..quiet.len() as u32)
+                        .filter(|&u| meets_reach(pts(u)))
+                        .collect(),
+                )
+            }
+            None => RootsHits::Past(
+                (0..quiet.len() as u32)
+                    .map(|u| meets(pts(u), roots))
+                    .collect(),
+            ),
+        };
+        self.quiet = quiet;
+        self.reach.roots_hits.insert(key, hits.clone());
         hits
     }
 

@@ -32,7 +32,14 @@ struct LocalRace {
     first: usize,
     second: usize,
     roots: (u32, u32),
-    /// Per partner, in rank order: its index and the roots.
+    /// Its partners, in rank order: a range of [`LocalRaces::partners`].
+    partners: std::ops::Range<usize>,
+}
+
+/// A bucket's racing accesses in source-key rank order, with every
+/// partner (its index and the roots) in one list, grouped by racing access.
+struct LocalRaces {
+    races: Vec<LocalRace>,
     partners: Vec<(usize, (u32, u32))>,
 }
 
@@ -78,31 +85,31 @@ impl PairSearch<'_> {
     }
 
     /// The racing accesses by rank, each with its partners by rank, and
-    /// the partner table's dense slots for the next bucket.
-    fn local_races(&mut self) -> (BTreeMap<u32, LocalRace>, Vec<u32>) {
-        let mut local: BTreeMap<u32, LocalRace> = self
-            .heads
-            .iter()
-            .enumerate()
-            .filter_map(|(r, head)| {
-                let &(first, second, roots) = head.as_ref()?;
-                let race = LocalRace {
+    /// the partner table's dense slots for the next bucket. The partners
+    /// come sorted by (racing rank, partner rank), and every racing rank
+    /// has a head, so one walk over the ranks splits them (no lookup per
+    /// partner).
+    fn local_races(&mut self) -> (LocalRaces, Vec<u32>) {
+        let partners = std::mem::replace(&mut self.partners, PairTable::new(0));
+        let (sorted, slots) = partners.into_sorted_and_slots();
+        let mut races = Vec::new();
+        let mut at = 0;
+        for (r, head) in self.heads.iter().enumerate() {
+            let start = at;
+            while sorted.get(at).is_some_and(|((rf, _), _)| *rf as usize == r) {
+                at += 1;
+            }
+            if let Some(&(first, second, roots)) = head.as_ref() {
+                races.push(LocalRace {
                     first,
                     second,
                     roots,
-                    partners: Vec::new(),
-                };
-                Some((r as u32, race))
-            })
-            .collect();
-        let partners = std::mem::replace(&mut self.partners, PairTable::new(0));
-        let (sorted, slots) = partners.into_sorted_and_slots();
-        for ((rf, _), partner) in sorted {
-            if let Some(race) = local.get_mut(&rf) {
-                race.partners.push(partner);
+                    partners: start..at,
+                });
             }
         }
-        (local, slots)
+        let partners = sorted.into_iter().map(|(_, p)| p).collect();
+        (LocalRaces { races, partners }, slots)
     }
 }
 
@@ -580,11 +587,11 @@ impl Analysis<'_> {
         (target, obj): (&Target, &Option<ObjectId>),
         list: &[Access],
         keys: &[SourceKey],
-        local: BTreeMap<u32, LocalRace>,
+        local: LocalRaces,
     ) -> Vec<RaceKey> {
         let name = target_name(target).unwrap_or_default();
-        let mut touched = Vec::with_capacity(local.len());
-        for lr in local.into_values() {
+        let mut touched = Vec::with_capacity(local.races.len());
+        for lr in local.races {
             let key = (target.clone(), name.clone(), keys[lr.first].clone());
             let entry = found.races.entry(key.clone()).or_insert_with(|| Race {
                 target: target.clone(),
@@ -601,7 +608,7 @@ impl Analysis<'_> {
                 }
             }
             let global = found.partners.entry(key.clone()).or_default();
-            for (si, rr) in lr.partners {
+            for &(si, rr) in local.partners.get(lr.partners).unwrap_or_default() {
                 global.add(&keys[si], &list[si], rr);
             }
             touched.push(key);
