@@ -40,8 +40,11 @@ struct LocalRace {
 /// partner (its index and the roots) in one list, grouped by racing access.
 struct LocalRaces {
     races: Vec<LocalRace>,
-    partners: Vec<(usize, (u32, u32))>,
+    partners: Vec<Partnered>,
 }
+
+/// A partner in a bucket: its index and the pair of roots.
+type Partnered = (usize, (u32, u32));
 
 /// A racing access's first pair: its index, its partner's, the roots.
 type RaceHead = (usize, usize, (u32, u32));
@@ -84,33 +87,46 @@ impl PairSearch<'_> {
         }
     }
 
-    /// The racing accesses by rank, each with its partners by rank, and
-    /// the partner table's dense slots for the next bucket. The partners
-    /// come sorted by (racing rank, partner rank), and every racing rank
-    /// has a head, so one walk over the ranks splits them (no lookup per
-    /// partner).
+    /// The racing accesses by rank, each with its partners by rank
+    /// ([`split_by_first`]), and the partner table's dense slots for the
+    /// next bucket.
     fn local_races(&mut self) -> (LocalRaces, Vec<u32>) {
         let partners = std::mem::replace(&mut self.partners, PairTable::new(0));
         let (sorted, slots) = partners.into_sorted_and_slots();
-        let mut races = Vec::new();
-        let mut at = 0;
-        for (r, head) in self.heads.iter().enumerate() {
-            let start = at;
-            while sorted.get(at).is_some_and(|((rf, _), _)| *rf as usize == r) {
-                at += 1;
-            }
-            if let Some(&(first, second, roots)) = head.as_ref() {
-                races.push(LocalRace {
-                    first,
-                    second,
-                    roots,
-                    partners: start..at,
-                });
-            }
-        }
-        let partners = sorted.into_iter().map(|(_, p)| p).collect();
-        (LocalRaces { races, partners }, slots)
+        (split_by_first(&self.heads, sorted), slots)
     }
+}
+
+/// Splits partners sorted by (racing rank, partner rank) among the racing
+/// accesses by rank (`heads`: per rank, its first racing pair): one walk
+/// over the ranks, no lookup per partner. Partners of a rank without a
+/// head are dropped.
+fn split_by_first(heads: &[Option<RaceHead>], sorted: Vec<Keyed<Partnered>>) -> LocalRaces {
+    let mut races = Vec::new();
+    let mut at = 0;
+    for (r, head) in heads.iter().enumerate() {
+        // Ranks below `r` without a head left partners before `at`.
+        while sorted
+            .get(at)
+            .is_some_and(|((rf, _), _)| (*rf as usize) < r)
+        {
+            at += 1;
+        }
+        let start = at;
+        while sorted.get(at).is_some_and(|((rf, _), _)| *rf as usize == r) {
+            at += 1;
+        }
+        if let Some(&(first, second, roots)) = head.as_ref() {
+            races.push(LocalRace {
+                first,
+                second,
+                roots,
+                partners: start..at,
+            });
+        }
+    }
+    let partners = sorted.into_iter().map(|(_, p)| p).collect();
+    LocalRaces { races, partners }
 }
 
 /// Values per pair of small integers (fact classes, source-key ranks) of
@@ -858,6 +874,65 @@ mod tests {
         assert_eq!(*second.get_or_insert_with(1, 2, || 11), 10);
         let slots = second.into_slots();
         assert!(slots.iter().all(|&x| x == u32::MAX));
+    }
+
+    /// The partners of each racing access, as the map the split replaced
+    /// built them: a map by rank of the heads, each partner looked up by
+    /// its racing rank.
+    fn split_naive(
+        heads: &[Option<RaceHead>],
+        sorted: &[Keyed<Partnered>],
+    ) -> Vec<(RaceHead, Vec<Partnered>)> {
+        let mut local: BTreeMap<u32, (RaceHead, Vec<Partnered>)> = heads
+            .iter()
+            .enumerate()
+            .filter_map(|(r, h)| Some((r as u32, ((*h)?, Vec::new()))))
+            .collect();
+        for &((rf, _), p) in sorted {
+            if let Some(race) = local.get_mut(&rf) {
+                race.1.push(p);
+            }
+        }
+        local.into_values().collect()
+    }
+
+    #[test]
+    fn splitting_partners_by_rank_agrees_with_a_map() {
+        let mut x: u32 = 11;
+        let mut next = || {
+            x = x.wrapping_mul(1_103_515_245).wrapping_add(12_345);
+            x >> 8
+        };
+        for round in 0..50 {
+            let width = 1 + (next() % 30) as usize;
+            // Some ranks race (have a head), some have partners without
+            // one (dropped), some have neither.
+            let heads: Vec<Option<RaceHead>> = (0..width)
+                .map(|r| (next() % 3 != 0).then_some((r, next() as usize % 40, (round, r as u32))))
+                .collect();
+            let mut table = PairTable::new(if round % 2 == 0 {
+                width
+            } else {
+                MAX_DENSE_WIDTH + 1
+            });
+            for _ in 0..next() % 200 {
+                let (a, b) = (next() % width as u32, next() % width as u32);
+                let v = next();
+                table.get_or_insert_with(a, b, || (v as usize, (v, a)));
+            }
+            let sorted = table.into_sorted();
+            let want = split_naive(&heads, &sorted);
+            let got = split_by_first(&heads, sorted);
+            let got: Vec<(RaceHead, Vec<Partnered>)> = got
+                .races
+                .iter()
+                .map(|r| {
+                    let ps = got.partners[r.partners.clone()].to_vec();
+                    ((r.first, r.second, r.roots), ps)
+                })
+                .collect();
+            assert_eq!(got, want, "round {round}");
+        }
     }
 
     #[test]
