@@ -65,7 +65,9 @@ impl Analysis<'_> {
             let v = self.compute_caller_locked(roots);
             self.intent.caller_locked = Some(v);
         }
-        self.intent.caller_locked.get_or_insert_with(FxHashSet::default)
+        self.intent
+            .caller_locked
+            .get_or_insert_with(FxHashSet::default)
     }
 
     /// Is this access made by a method of a caller-locked class on memory
@@ -172,7 +174,10 @@ impl Analysis<'_> {
 
     /// How the call at `stmt` of `caller` relates to locks of its receiver.
     fn classify(&mut self, caller: MethodId, stmt: StmtId) -> Site {
-        if !self.program.is_application(self.program.method(caller).class) {
+        if !self
+            .program
+            .is_application(self.program.method(caller).class)
+        {
             return Site::Unlocked;
         }
         let Some(body) = self.program.body(caller) else {
