@@ -88,6 +88,8 @@ impl Analysis<'_> {
         !body.is_static && accessed_path(&body, stmt).is_some_and(|p| from_this(&p))
     }
 
+    /// The greatest fixpoint of the module docs: `bad` (classes with an
+    /// uncovered call or a real root's entry) only grows.
     fn compute_caller_locked(&mut self, roots: &[Root]) -> FxHashSet<ClassId> {
         let sites = self.instance_call_sites();
         // Classes whose methods a real thread root enters run unlocked in
@@ -114,38 +116,48 @@ impl Analysis<'_> {
         let mut candidates: Vec<ClassId> = classified.iter().map(|&(c, _, _)| c).collect();
         candidates.sort_unstable();
         candidates.dedup();
-        let mut locked: FxHashSet<ClassId>;
         let mut bad: FxHashSet<ClassId> = entered;
         loop {
-            // A call on a receiver whose method is declared in `D` may be
-            // on an object of any subclass of `D`: a class is caller-locked
-            // only when no class of its superclass chain is called unlocked.
-            locked = candidates
-                .iter()
-                .copied()
-                .filter(|&c| {
-                    let chain = self.program.superclasses(c);
-                    chain.iter().all(|d| !bad.contains(d))
-                        && chain.iter().any(|d| evidence.contains(d))
-                })
-                .collect();
+            let locked = self.locked_given(&candidates, &evidence, &bad);
             let before = bad.len();
             for &(class, caller, site) in &classified {
-                let data = self.program.method(caller);
-                let covered = match site {
-                    Site::Locked => true,
-                    Site::OnThis => data.is_constructor() || locked.contains(&data.class),
-                    Site::Unlocked => false,
-                };
-                if !covered {
+                if !self.covered(&locked, caller, site) {
                     bad.insert(class);
                 }
             }
             if bad.len() == before {
-                break;
+                return locked;
             }
         }
-        locked
+    }
+
+    /// The candidates with evidence of a protocol and no class of their
+    /// superclass chain in `bad`: a call on a receiver whose method is
+    /// declared in `D` may be on an object of any subclass of `D`.
+    fn locked_given(
+        &self,
+        candidates: &[ClassId],
+        evidence: &FxHashSet<ClassId>,
+        bad: &FxHashSet<ClassId>,
+    ) -> FxHashSet<ClassId> {
+        candidates
+            .iter()
+            .copied()
+            .filter(|&c| {
+                let chain = self.program.superclasses(c);
+                chain.iter().all(|d| !bad.contains(d)) && chain.iter().any(|d| evidence.contains(d))
+            })
+            .collect()
+    }
+
+    /// Is a call of `caller` covered, given the caller-locked classes?
+    fn covered(&self, locked: &FxHashSet<ClassId>, caller: MethodId, site: Site) -> bool {
+        let data = self.program.method(caller);
+        match site {
+            Site::Locked => true,
+            Site::OnThis => data.is_constructor() || locked.contains(&data.class),
+            Site::Unlocked => false,
+        }
     }
 
     /// Every in-program call site (caller, statement, callee) whose callee
