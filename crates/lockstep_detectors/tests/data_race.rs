@@ -959,3 +959,21 @@ fn synthetic_accessor() {
         );
     }
 }
+
+/// Open mode, issue 14's assumed outside caller on objects the program
+/// locks: helpers every in-program call locks (their own monitor, or the
+/// monitor of the owner they are read from) are taken to be called under
+/// that lock by the harness too; the twin whose owner calls it once
+/// unlocked is still reported.
+#[test]
+fn open_caller_locked() {
+    check("open_caller_locked", OPEN);
+}
+
+/// The twin in which the program itself calls the helper from two
+/// threads, unlocked, beside a caller that locks it: a race in both modes.
+#[test]
+fn caller_locked_threads() {
+    check("caller_locked_threads", CLOSED);
+    check("caller_locked_threads", OPEN);
+}

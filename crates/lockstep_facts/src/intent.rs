@@ -20,6 +20,11 @@
 //!   a monitor block, a `java.util.concurrent` lock): it was written to
 //!   run beside other threads.
 //!
+//! The last two signs do not count when both accesses are made by classes
+//! the program itself calls only under a lock of the receiver, on their
+//! receiver's memory: the harness is taken to follow that protocol and to
+//! hold the callers' lock on both sides ([`crate::caller_locks`]).
+//!
 //! Otherwise the pair is [`Verdict::NoIntent`](crate::Verdict::NoIntent):
 //! counted, and shown by `--explain`, but not a race. Class-level signs
 //! (a lock taken somewhere else in the class, a `volatile` field) are not
@@ -108,6 +113,9 @@ pub(crate) struct Intent {
     real_roots: FxHashMap<usize, Arc<[u32]>>,
     /// Access statements in at least one pair set aside by this rule.
     pub(crate) set_aside: FxHashSet<(MethodId, lockstep_ir::StmtId)>,
+    /// Classes the program uses only under a lock of the receiver
+    /// ([`crate::caller_locks`]; computed on first use).
+    pub(crate) caller_locked: Option<FxHashSet<lockstep_program::ClassId>>,
 }
 
 impl Analysis<'_> {
@@ -157,7 +165,7 @@ impl Analysis<'_> {
         !self.every_class
             && !matches!(target, Target::Static { .. })
             && self.needs_assumed_caller(roots, a, b)
-            && !self.shows_intent(target, obj, a, b)
+            && !self.shows_intent(target, obj, roots, a, b)
     }
 
     /// Does the code show that the memory of this pair, or one of its two
@@ -167,13 +175,26 @@ impl Analysis<'_> {
         &mut self,
         target: &Target,
         obj: Option<ObjectId>,
+        roots: &[Root],
         a: &Access,
         b: &Access,
     ) -> bool {
-        self.intent.locked.locked(target, obj, a, b)
-            || self.annotated(target, a, b)
+        if self.annotated(target, a, b) {
+            return true;
+        }
+        let signs = self.intent.locked.locked(target, obj, a, b)
             || self.method_takes_lock(a.method)
-            || self.method_takes_lock(b.method)
+            || self.method_takes_lock(b.method);
+        signs && !self.both_under_caller_lock(roots, a, b)
+    }
+
+    /// Are both accesses made on their receiver's memory by classes the
+    /// program uses only under a lock of the receiver? The harness is then
+    /// taken to hold that lock too, so the locks elsewhere show the
+    /// protocol, not an inconsistency ([`crate::caller_locks`]).
+    fn both_under_caller_lock(&mut self, roots: &[Root], a: &Access, b: &Access) -> bool {
+        self.under_caller_lock(roots, a.method, a.stmt)
+            && self.under_caller_lock(roots, b.method, b.stmt)
     }
 
     /// `@GuardedBy` on the field, or `@ThreadSafe` on its class or on the

@@ -53,6 +53,7 @@ pub mod analysis;
 pub mod annotations;
 mod block_solver;
 mod buckets;
+mod caller_locks;
 mod escape;
 mod fresh;
 mod happens_before;
