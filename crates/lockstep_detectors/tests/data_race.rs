@@ -699,6 +699,19 @@ fn jdk_callbacks() {
     });
 }
 
+/// Issue 20, builders return their receiver: the points-to result of a
+/// chained `append` is its own builder, and `append(Object)` is still
+/// analysed, so the `toString` it calls runs in the appending thread (the
+/// race on the label both threads append is reported, on a path through
+/// `append`); `StringBuffer.append` keeps its monitor.
+#[test]
+fn builder_append() {
+    let findings = check("builder_append", CLOSED);
+    assert_one_race_with_path(&findings, "builder_append", "Builders.java", |n| {
+        n.contains("Builders.work") && n.contains("StringBuilder.append")
+    });
+}
+
 /// The one finding on the `renders++; // expect: data-race` line of
 /// `file` in fixture `case` has a path note that `wanted` accepts.
 fn assert_one_race_with_path(

@@ -16,12 +16,22 @@ const FIXTURES: &[(&str, &str, bool)] = &[
     ("threads", include_str!("fixtures/threads.java"), false),
     ("library", include_str!("fixtures/library.java"), true),
     ("callbacks", include_str!("fixtures/callbacks.java"), false),
+    ("builders", include_str!("fixtures/builders.java"), false),
 ];
 
 fn configs() -> Vec<(&'static str, Config)> {
     vec![
         ("insensitive", Config::insensitive()),
         ("2-obj", two_obj()),
+        (
+            // Past the bound, receivers share the over-budget context
+            // (builders returning their receiver, fixture `builders`).
+            "2-obj, 1 context per method",
+            Config {
+                max_contexts_per_method: Some(1),
+                ..two_obj()
+            },
+        ),
         (
             "1-obj, JDK with contexts",
             Config {
