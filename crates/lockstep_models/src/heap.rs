@@ -14,6 +14,10 @@
 //! follow, and analysing the shared wrappers would merge every caller's
 //! objects).
 //!
+//! Besides the effects, [`returns_receiver`] names the methods (the string
+//! builders' `append`, `insert`, ...) whose result is their receiver; their
+//! bodies stay analysed.
+//!
 //! Not modelled: reflection (`Method.invoke`, `Constructor.newInstance`,
 //! `Field.set`), `MethodHandle`/`VarHandle` invocation in general,
 //! `AtomicReferenceArray` and the field updaters, JNI callbacks,
