@@ -183,8 +183,12 @@ fn builders_return_their_receiver() {
         ("r1", "sb1"),
         ("r2", "sb2"),
         ("r3", "sb3"),
-        ("r4", "sb3"),
-        ("r5", "buf"),
+        ("q1", "sb1"),
+        ("q2", "sb2"),
+        ("q3", "sb3"),
+        ("b1", "buf1"),
+        ("b2", "buf2"),
+        ("b3", "buf3"),
     ] {
         assert_eq!(v(result).len(), 1, "{result}");
         assert_eq!(v(result), v(builder), "{result} is {builder}");

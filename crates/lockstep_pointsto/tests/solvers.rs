@@ -24,15 +24,6 @@ fn configs() -> Vec<(&'static str, Config)> {
         ("insensitive", Config::insensitive()),
         ("2-obj", two_obj()),
         (
-            // Past the bound, receivers share the over-budget context
-            // (builders returning their receiver, fixture `builders`).
-            "2-obj, 1 context per method",
-            Config {
-                max_contexts_per_method: Some(1),
-                ..two_obj()
-            },
-        ),
-        (
             "1-obj, JDK with contexts",
             Config {
                 max_contexts_per_method: None,
