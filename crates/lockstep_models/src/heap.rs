@@ -370,8 +370,14 @@ mod tests {
     #[test]
     fn builders_return_their_receiver() {
         let sb = "java/lang/StringBuilder";
-        assert!(returns_receiver(sb, "(Ljava/lang/Object;)Ljava/lang/StringBuilder;"));
-        assert!(returns_receiver(sb, "(Ljava/lang/CharSequence;)Ljava/lang/Appendable;"));
+        assert!(returns_receiver(
+            sb,
+            "(Ljava/lang/Object;)Ljava/lang/StringBuilder;"
+        ));
+        assert!(returns_receiver(
+            sb,
+            "(Ljava/lang/CharSequence;)Ljava/lang/Appendable;"
+        ));
         assert!(returns_receiver(
             "java/lang/AbstractStringBuilder",
             "(I)Ljava/lang/AbstractStringBuilder;"
@@ -385,7 +391,10 @@ mod tests {
         assert!(!returns_receiver(sb, "(II)Ljava/lang/CharSequence;"));
         // Another class's `append` is not modelled (a `Writer`'s is its own).
         assert!(!returns_receiver("java/io/Writer", "(C)Ljava/io/Writer;"));
-        assert!(!returns_receiver("app/Builder", "(I)Ljava/lang/StringBuilder;"));
+        assert!(!returns_receiver(
+            "app/Builder",
+            "(I)Ljava/lang/StringBuilder;"
+        ));
         for m in all_receiver_results() {
             assert!(crate::is_jdk_class(m.class), "{m:?}");
         }

@@ -647,15 +647,16 @@ impl Ref<'_> {
                 }
             }
             None => {
-                let defines_result = returns_receiver || effects.iter().any(|e| {
-                    matches!(
-                        e,
-                        HeapEffect::ReturnsReceiver
-                            | HeapEffect::ReturnsVmObject { .. }
-                            | HeapEffect::LoadsAnywhere { .. }
-                            | HeapEffect::LoadsField { .. }
-                    )
-                });
+                let defines_result = returns_receiver
+                    || effects.iter().any(|e| {
+                        matches!(
+                            e,
+                            HeapEffect::ReturnsReceiver
+                                | HeapEffect::ReturnsVmObject { .. }
+                                | HeapEffect::LoadsAnywhere { .. }
+                                | HeapEffect::LoadsField { .. }
+                        )
+                    });
                 if let (false, Some(r), Some(ty)) =
                     (defines_result, result, self.r.return_type(callee))
                 {

@@ -1392,14 +1392,14 @@ impl<'p> Solver<'p> {
             None => {
                 let defines_result = self.r.returns_receiver(callee)
                     || self.r.effects(callee).iter().any(|e| {
-                    matches!(
-                        e,
-                        HeapEffect::ReturnsReceiver
-                            | HeapEffect::ReturnsVmObject { .. }
-                            | HeapEffect::LoadsAnywhere { .. }
-                            | HeapEffect::LoadsField { .. }
-                    )
-                });
+                        matches!(
+                            e,
+                            HeapEffect::ReturnsReceiver
+                                | HeapEffect::ReturnsVmObject { .. }
+                                | HeapEffect::LoadsAnywhere { .. }
+                                | HeapEffect::LoadsField { .. }
+                        )
+                    });
                 if !defines_result {
                     if let (Some(r), Some(ty)) = (p.result, self.r.return_type(callee)) {
                         self.opaque_into(r, ty);
