@@ -14,6 +14,10 @@
 //! follow, and analysing the shared wrappers would merge every caller's
 //! objects).
 //!
+//! Besides the effects, [`returns_receiver`] names the methods (the string
+//! builders' `append`, `insert`, ...) whose result is their receiver; their
+//! bodies stay analysed.
+//!
 //! Not modelled: reflection (`Method.invoke`, `Constructor.newInstance`,
 //! `Field.set`), `MethodHandle`/`VarHandle` invocation in general,
 //! `AtomicReferenceArray` and the field updaters, JNI callbacks,
@@ -173,6 +177,59 @@ pub fn heap_effects(class: &str, name: &str, desc: &str) -> Vec<&'static HeapMod
     TABLE.lookup(class, name, Some(desc), None)
 }
 
+/// A JDK class whose instance methods returning one of `results` return
+/// their receiver (`return this`), whatever their name: the string
+/// builders' `append`, `insert`, `delete`, `replace`, `reverse`, ... and
+/// their bridges. Unlike a [`HeapEffect`], this does not replace the body,
+/// which stays analysed: `append(Object)` calls the argument's `toString`
+/// (application code that may read fields and take locks), and
+/// `StringBuffer`'s methods are `synchronized` on their `this`. Only the
+/// result changes: it is the object the call was made on, not whatever the
+/// callee's `this` holds in its context. Past the bound on contexts per
+/// method every builder of the program shares one context of `append`, and
+/// its `return this` handed every builder to every chained
+/// `sb.append(a).append(b)` call (BENCHMARKS.md, "points-to cost").
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct ReceiverResult {
+    /// Declaring class (internal name).
+    pub class: &'static str,
+    /// Return descriptors of the methods that return their receiver.
+    pub results: &'static [&'static str],
+}
+
+/// Every builder method returning a builder (or `Appendable`) returns
+/// `this` (checked against JDK 17's `AbstractStringBuilder`,
+/// `StringBuilder` and `StringBuffer`).
+const BUILDER_RESULTS: &[&str] = &[
+    "Ljava/lang/AbstractStringBuilder;",
+    "Ljava/lang/StringBuilder;",
+    "Ljava/lang/StringBuffer;",
+    "Ljava/lang/Appendable;",
+];
+
+#[rustfmt::skip]
+static RECEIVER_RESULTS: &[ReceiverResult] = &[
+    ReceiverResult { class: "java/lang/AbstractStringBuilder", results: BUILDER_RESULTS },
+    ReceiverResult { class: "java/lang/StringBuilder", results: BUILDER_RESULTS },
+    ReceiverResult { class: "java/lang/StringBuffer", results: BUILDER_RESULTS },
+];
+
+/// Every model of methods returning their receiver (for documentation and tests).
+pub fn all_receiver_results() -> &'static [ReceiverResult] {
+    RECEIVER_RESULTS
+}
+
+/// Does the instance method `class.name desc` (`class` declaring it, after
+/// dispatch) return its receiver ([`ReceiverResult`])?
+pub fn returns_receiver(class: &str, desc: &str) -> bool {
+    let Some(ret) = desc.rsplit_once(')').map(|(_, r)| r) else {
+        return false;
+    };
+    RECEIVER_RESULTS
+        .iter()
+        .any(|m| m.class == class && m.results.contains(&ret))
+}
+
 /// A static field that the JVM initialises during startup, in code no
 /// entry point reaches (`System.initPhase1` sets `System.out`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -307,6 +364,39 @@ mod tests {
         }
         for f in vm_static_fields() {
             assert!(crate::is_jdk_class(f.class) && crate::is_jdk_class(f.value_class));
+        }
+    }
+
+    #[test]
+    fn builders_return_their_receiver() {
+        let sb = "java/lang/StringBuilder";
+        assert!(returns_receiver(
+            sb,
+            "(Ljava/lang/Object;)Ljava/lang/StringBuilder;"
+        ));
+        assert!(returns_receiver(
+            sb,
+            "(Ljava/lang/CharSequence;)Ljava/lang/Appendable;"
+        ));
+        assert!(returns_receiver(
+            "java/lang/AbstractStringBuilder",
+            "(I)Ljava/lang/AbstractStringBuilder;"
+        ));
+        assert!(returns_receiver(
+            "java/lang/StringBuffer",
+            "(IILjava/lang/String;)Ljava/lang/StringBuffer;"
+        ));
+        // `toString` and `subSequence` return new objects.
+        assert!(!returns_receiver(sb, "()Ljava/lang/String;"));
+        assert!(!returns_receiver(sb, "(II)Ljava/lang/CharSequence;"));
+        // Another class's `append` is not modelled (a `Writer`'s is its own).
+        assert!(!returns_receiver("java/io/Writer", "(C)Ljava/io/Writer;"));
+        assert!(!returns_receiver(
+            "app/Builder",
+            "(I)Ljava/lang/StringBuilder;"
+        ));
+        for m in all_receiver_results() {
+            assert!(crate::is_jdk_class(m.class), "{m:?}");
         }
     }
 

@@ -61,8 +61,9 @@ pub use containers::{
 };
 pub use handoff::{handoff, monitor_handoff, HandOff, Side, Subject, COMPLETION_STAGE};
 pub use heap::{
-    heap_effects, is_reflective_call, keeps_object_contexts, vm_static_fields, HeapEffect,
-    HeapModel, VmStaticField, JVM_ALLOCATED,
+    all_receiver_results, heap_effects, is_reflective_call, keeps_object_contexts,
+    returns_receiver, vm_static_fields, HeapEffect, HeapModel, ReceiverResult, VmStaticField,
+    JVM_ALLOCATED,
 };
 pub use hierarchy::{is_jdk_subtype, jdk_supertypes};
 pub use locks::{

@@ -625,6 +625,11 @@ impl Ref<'_> {
             self.changed = true;
         }
         let effects = self.r.effects(callee);
+        // A builder's `append` returns the object it was called on.
+        let returns_receiver = self.r.returns_receiver(callee);
+        if let (true, Some(o), Some(r)) = (returns_receiver, this.clone(), result) {
+            self.add(r, o);
+        }
         match self.r.template(callee) {
             Some(t) => {
                 for (a, q) in args.iter().zip(&t.params) {
@@ -633,22 +638,25 @@ impl Ref<'_> {
                     }
                 }
                 if let (Some(r), Some(ret)) = (result, t.ret) {
-                    self.add_all(r, &P::Var(callee, ctx.clone(), ret));
+                    if !returns_receiver {
+                        self.add_all(r, &P::Var(callee, ctx.clone(), ret));
+                    }
                 }
-                if let (Some(o), Some(s)) = (this, t.this_slot) {
+                if let (Some(o), Some(s)) = (this.clone(), t.this_slot) {
                     self.add(&P::Var(callee, ctx.clone(), s), o);
                 }
             }
             None => {
-                let defines_result = effects.iter().any(|e| {
-                    matches!(
-                        e,
-                        HeapEffect::ReturnsReceiver
-                            | HeapEffect::ReturnsVmObject { .. }
-                            | HeapEffect::LoadsAnywhere { .. }
-                            | HeapEffect::LoadsField { .. }
-                    )
-                });
+                let defines_result = returns_receiver
+                    || effects.iter().any(|e| {
+                        matches!(
+                            e,
+                            HeapEffect::ReturnsReceiver
+                                | HeapEffect::ReturnsVmObject { .. }
+                                | HeapEffect::LoadsAnywhere { .. }
+                                | HeapEffect::LoadsField { .. }
+                        )
+                    });
                 if let (false, Some(r), Some(ty)) =
                     (defines_result, result, self.r.return_type(callee))
                 {

@@ -55,6 +55,7 @@ pub(crate) struct Rules<'p> {
     field_types: FxHashMap<FieldId, Option<TypeId>>,
     field_owners: FxHashMap<FieldId, Option<ClassId>>,
     effects: FxHashMap<MethodId, Arc<[HeapEffect]>>,
+    receiver_results: FxHashMap<MethodId, bool>,
     anywhere: FxHashMap<TypeId, Arc<[FieldId]>>,
     class_types: FxHashMap<ClassId, TypeId>,
     externals: Externals,
@@ -80,6 +81,7 @@ impl<'p> Rules<'p> {
             field_types: FxHashMap::default(),
             field_owners: FxHashMap::default(),
             effects: FxHashMap::default(),
+            receiver_results: FxHashMap::default(),
             anywhere: FxHashMap::default(),
             class_types: FxHashMap::default(),
             externals: Externals::default(),
@@ -400,6 +402,21 @@ impl<'p> Rules<'p> {
             .collect();
         self.effects.insert(m, e.clone());
         e
+    }
+
+    /// Does `m` (after dispatch) return its receiver
+    /// (`lockstep_models::returns_receiver`)? Then a call's result is the
+    /// receiver object bound to that call, not the callee's return value,
+    /// and the body stays analysed.
+    pub(crate) fn returns_receiver(&mut self, m: MethodId) -> bool {
+        if let Some(&b) = self.receiver_results.get(&m) {
+            return b;
+        }
+        let md = self.p.method(m);
+        let b = !md.is_static()
+            && lockstep_models::returns_receiver(&self.p.class(md.class).name, &md.descriptor);
+        self.receiver_results.insert(m, b);
+        b
     }
 
     /// The fields an offset-addressed `Unsafe` access on an object of type

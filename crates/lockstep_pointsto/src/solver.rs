@@ -1293,6 +1293,13 @@ impl<'p> Solver<'p> {
                 self.effect(*e, callee, recv, args, result, internal);
             }
         }
+        // A builder's `append` returns the object it was called on (not
+        // every builder its shared context's `this` holds).
+        if let (Some(o), Some(res)) = (this, result) {
+            if self.r.returns_receiver(callee) {
+                self.add_obj(res, o);
+            }
+        }
         if !new_edge && this.is_none() {
             return;
         }
@@ -1377,19 +1384,22 @@ impl<'p> Solver<'p> {
                     }
                 }
                 if let (Some(r), Some(ret)) = (p.result, t.ret) {
-                    self.add_edge(base + ret, r, NO_FILTER);
+                    if !self.r.returns_receiver(callee) {
+                        self.add_edge(base + ret, r, NO_FILTER);
+                    }
                 }
             }
             None => {
-                let defines_result = self.r.effects(callee).iter().any(|e| {
-                    matches!(
-                        e,
-                        HeapEffect::ReturnsReceiver
-                            | HeapEffect::ReturnsVmObject { .. }
-                            | HeapEffect::LoadsAnywhere { .. }
-                            | HeapEffect::LoadsField { .. }
-                    )
-                });
+                let defines_result = self.r.returns_receiver(callee)
+                    || self.r.effects(callee).iter().any(|e| {
+                        matches!(
+                            e,
+                            HeapEffect::ReturnsReceiver
+                                | HeapEffect::ReturnsVmObject { .. }
+                                | HeapEffect::LoadsAnywhere { .. }
+                                | HeapEffect::LoadsField { .. }
+                        )
+                    });
                 if !defines_result {
                     if let (Some(r), Some(ty)) = (p.result, self.r.return_type(callee)) {
                         self.opaque_into(r, ty);

@@ -160,6 +160,54 @@ fn arrays_statics_lambdas_and_models() {
     assert!(info.line.is_some());
 }
 
+const BUILDERS: &str = include_str!("fixtures/builders.java");
+
+/// A builder's `append`/`insert`/`reverse`/... returns the builder it was
+/// called on (`lockstep_models::returns_receiver`), also where one context
+/// of `append` is shared by several builders (one context per method here,
+/// so the second and third receivers share the over-budget one); the
+/// body stays analysed (`append(Object)` still calls `Label.toString`).
+/// The twin: an application `Chain.add` returning `this` has no model, and
+/// its chained calls on the receivers sharing a context hold both.
+#[test]
+fn builders_return_their_receiver() {
+    let p = program(BUILDERS);
+    let main = method(&p, "Main", "main");
+    let config = Config {
+        max_contexts_per_method: Some(1),
+        ..Config::default()
+    };
+    let r = solve(&p, false, config);
+    let v = |name: &str| r.var(main, var(&p, main, name));
+    for (result, builder) in [
+        ("r1", "sb1"),
+        ("r2", "sb2"),
+        ("r3", "sb3"),
+        ("q1", "sb1"),
+        ("q2", "sb2"),
+        ("q3", "sb3"),
+        ("b1", "buf1"),
+        ("b2", "buf2"),
+        ("b3", "buf3"),
+    ] {
+        assert_eq!(v(result).len(), 1, "{result}");
+        assert_eq!(v(result), v(builder), "{result} is {builder}");
+    }
+    assert!(!types(&r, &v("s")).iter().any(|t| t.contains("Builder")));
+    let to_string = method(&p, "Main$Label", "toString");
+    assert!(r.call_graph().is_reachable(to_string));
+    // The application's own fluent class merges past the bound.
+    let (c2, c3) = (v("c2"), v("c3"));
+    assert_eq!(v("k1"), v("c1"));
+    for k in ["k2", "k3"] {
+        let held = v(k);
+        assert!(
+            c2.iter().chain(c3.iter()).all(|o| held.contains(o)),
+            "{k} holds both receivers of the shared context"
+        );
+    }
+}
+
 const THREADS: &str = include_str!("fixtures/threads.java");
 
 #[test]

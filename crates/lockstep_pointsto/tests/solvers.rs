@@ -16,6 +16,7 @@ const FIXTURES: &[(&str, &str, bool)] = &[
     ("threads", include_str!("fixtures/threads.java"), false),
     ("library", include_str!("fixtures/library.java"), true),
     ("callbacks", include_str!("fixtures/callbacks.java"), false),
+    ("builders", include_str!("fixtures/builders.java"), false),
 ];
 
 fn configs() -> Vec<(&'static str, Config)> {

@@ -20,7 +20,7 @@ pub fn small_jdk_provider(keep: fn(&str) -> bool) -> Box<dyn ClassProvider> {
     lockstep_testkit_program::jdk_provider_keeping(keep)
 }
 
-/// A few `java.lang` classes and the packages `java.util`,
+/// A few `java.lang` classes (the string builders among them) and the packages `java.util`,
 /// `java.util.concurrent(.atomic)` and `java.util.function`, and nothing else.
 pub fn small_jdk(name: &str) -> bool {
     const KEEP: &[&str] = &[
@@ -39,6 +39,10 @@ pub fn small_jdk(name: &str) -> bool {
         "java/lang/IndexOutOfBoundsException",
         "java/lang/System",
         "java/lang/Class",
+        "java/lang/Appendable",
+        "java/lang/AbstractStringBuilder",
+        "java/lang/StringBuilder",
+        "java/lang/StringBuffer",
         "java/util/Collection",
         "java/util/List",
         "java/util/AbstractCollection",
