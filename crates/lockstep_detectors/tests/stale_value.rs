@@ -286,6 +286,23 @@ fn reservations_are_not_stale() {
     assert_message(&findings, "lengths", "computed while `Vector.size` held");
 }
 
+/// Sample 3's superfluous inner locks (session 14): a lookup taking the
+/// read side of a read-write lock, called while the write side is held
+/// (through view fields, hsqldb's `SchemaManager.dropIndex`, or through
+/// the lock), is silent; the same lookup without the write side, under
+/// another object's write side, or through view fields reassigned later,
+/// and the `Vector` loop, stay reported.
+#[test]
+fn write_side_covers_read_side() {
+    let findings = check("rw_views");
+    assert_message(
+        &findings,
+        "dropAfterLookup",
+        "computed while `Catalog.find` held `readLock`",
+    );
+    assert_message(&findings, "underWriteSide", "`Swapped.lookup` held");
+}
+
 /// Everything a finding carries, for the lost update of Fig. 2.
 #[test]
 fn finding_details() {

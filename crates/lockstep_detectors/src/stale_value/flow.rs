@@ -36,11 +36,13 @@
 //! the waited-on block without closing it.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::sync::Arc;
 
 use lockstep_ir::{Body, MonitorId, Operand, Rvalue, StmtId, StmtKind, VarId};
 
 use super::locks::{LockKey, LockKind};
 use super::summary::{Hop, Unknown};
+use super::views::LockViews;
 use lockstep_program::MethodId;
 
 /// At most this many origins are kept per variable (the smallest, in a
@@ -151,6 +153,8 @@ pub struct Prepared {
     /// Variables whose values cannot go stale (immutable types,
     /// exceptions; `values`), by variable index.
     pub immune: Vec<bool>,
+    /// Fields holding one side of a read-write lock (`views`).
+    pub views: Arc<LockViews>,
 }
 
 impl Prepared {
@@ -353,9 +357,19 @@ impl Flow<'_> {
         self.prep.key(key).is_some_and(LockKey::comparable)
     }
 
-    /// Is `key` held (by any open entry, reentrant or not)?
+    /// Is `key` held (by any open entry, reentrant or not), or covered by
+    /// a held lock (the write side of its read-write lock, `views`)?
     fn held(&self, state: &State, key: u32) -> bool {
-        self.comparable(key) && state.open.iter().any(|o| o.key == key)
+        if !self.comparable(key) {
+            return false;
+        }
+        state.open.iter().any(|o| {
+            o.key == key
+                || match (self.prep.key(o.key), self.prep.key(key)) {
+                    (Some(h), Some(w)) => self.prep.views.covers(h, w),
+                    _ => false,
+                }
+        })
     }
 
     /// Makes the open regions of `state` those the IR expects at the start

@@ -19,6 +19,7 @@ pub mod locks;
 pub mod reservations;
 pub mod summary;
 pub mod values;
+pub mod views;
 
 use std::sync::Arc;
 
@@ -34,6 +35,7 @@ use locks::{short, translate, Effect, LockKey, LockKind, Translated};
 use summary::{Facts, Hop, Summaries};
 pub use summary::{Unknown, UnknownCallees};
 use values::ValueTypes;
+use views::LockViews;
 
 pub static RULE: RuleMeta = RuleMeta {
     id: RuleId::StaleValue,
@@ -93,6 +95,7 @@ fn run(cx: &Context<'_>, settings: &Settings) -> Output {
     let program = cx.program;
     let stable = StableFields::compute(program);
     let value_types = ValueTypes::compute(program);
+    let views = Arc::new(LockViews::compute(program));
     let summaries = Summaries::compute(
         program,
         cx.call_graph,
@@ -110,7 +113,7 @@ fn run(cx: &Context<'_>, settings: &Settings) -> Output {
     // Methods are independent given the summaries; collected in method
     // order, so the output does not depend on the thread count.
     let (per_method, skipped) = crate::budget::map_within(cx.budget, &app, |&m| {
-        analyse_method(program, &stable, &value_types, &summaries, m)
+        analyse_method(program, &stable, &value_types, &summaries, &views, m)
     });
     let stats = vec![format!(
         "stale-value: {} methods summarised, {} summary computations, {} application methods analysed",
@@ -134,6 +137,7 @@ fn analyse_method(
     stable: &StableFields,
     value_types: &ValueTypes,
     summaries: &Summaries,
+    views: &Arc<LockViews>,
     m: MethodId,
 ) -> Vec<Finding> {
     let (Some(body), Some(facts)) = (program.body(m), summaries.facts_of(m)) else {
@@ -141,6 +145,7 @@ fn analyse_method(
     };
     let mut prep = prepare(program, stable, summaries, &body, facts);
     prep.immune = value_types.immune_vars(program, &body);
+    prep.views = Arc::clone(views);
     // Without a block, a lock or a locking call no value is ever shared.
     let sources = !body.monitors.is_empty()
         || prep.calls.values().any(|f| match f {
