@@ -756,7 +756,7 @@ impl<'p, P: LockProgram> Analysis<'p, P> {
                     stmt: Some(site.stmt),
                 };
                 seen.insert(t);
-                l.push((t, ChainNode::After(hop, held.chain)));
+                l.push((t, ChainNode::after(hop, held.chain)));
             }
         }
         l.sort_unstable_by(|a, b| self.locks.path_order(a.0, b.0));
@@ -918,8 +918,12 @@ impl<'p, P: LockProgram> Analysis<'p, P> {
                 };
                 let mut added: Vec<(GlobalPair, FinalEntry<P::M>)> = Vec::new();
                 let known = final_t.get(&pred);
+                let here = final_t.get(&node);
+                // The pairs of a node share paths (one first acquisition
+                // before many seconds): one hop in front of each per edge.
+                let mut hopped: HashMap<PathId, PathId> = HashMap::default();
                 for pair in &new_pairs {
-                    let Some(entry) = final_t.get(&node).and_then(|t| t.get(pair)) else {
+                    let Some(entry) = here.and_then(|t| t.get(pair)) else {
                         continue;
                     };
                     let (tp, e) = match &site {
@@ -944,8 +948,12 @@ impl<'p, P: LockProgram> Analysis<'p, P> {
                             (
                                 tp,
                                 FinalEntry {
-                                    first: paths.prefixed(hop, entry.first),
-                                    second: paths.prefixed(hop, entry.second),
+                                    first: *hopped
+                                        .entry(entry.first)
+                                        .or_insert_with(|| paths.prefixed(hop, entry.first)),
+                                    second: *hopped
+                                        .entry(entry.second)
+                                        .or_insert_with(|| paths.prefixed(hop, entry.second)),
                                     formed_at: entry.formed_at,
                                 },
                             )
@@ -1415,10 +1423,17 @@ struct PairIds<M> {
 /// One path of a method's analysis: whole (its own regions), or the
 /// call in this method in front of a path of the summaries' shared
 /// [`PathArena`]. A call site offers every lock of its callees, and few
-/// end in a reported pair: the whole path is built only for those.
+/// end in a reported pair: the whole path is built only for those, once.
 enum ChainNode<M> {
     Whole(Chain<M>),
-    After(Hop<M>, PathId),
+    After(Hop<M>, PathId, std::cell::OnceCell<Chain<M>>),
+}
+
+impl<M> ChainNode<M> {
+    /// The call `hop` in front of the summaries' path `rest`.
+    fn after(hop: Hop<M>, rest: PathId) -> Self {
+        ChainNode::After(hop, rest, std::cell::OnceCell::new())
+    }
 }
 
 /// The paths of one method's analysis, indexed by [`ChainId`].
@@ -1443,7 +1458,9 @@ impl<M: Copy> Chains<M> {
     fn get(&self, id: ChainId, paths: &PathArena<M>) -> Chain<M> {
         match self.chains.get(id as usize) {
             Some(ChainNode::Whole(chain)) => chain.clone(),
-            Some(ChainNode::After(hop, rest)) => paths.chain_after(*hop, *rest),
+            Some(ChainNode::After(hop, rest, whole)) => whole
+                .get_or_init(|| paths.chain_after(*hop, *rest))
+                .clone(),
             None => Arc::new(Vec::new()),
         }
     }
@@ -1452,7 +1469,7 @@ impl<M: Copy> Chains<M> {
     fn head(&self, id: ChainId) -> Option<Hop<M>> {
         match self.chains.get(id as usize)? {
             ChainNode::Whole(chain) => chain.first().copied(),
-            ChainNode::After(hop, _) => Some(*hop),
+            ChainNode::After(hop, ..) => Some(*hop),
         }
     }
 
