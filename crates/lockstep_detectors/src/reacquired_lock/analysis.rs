@@ -420,23 +420,28 @@ pub struct Analysis<'p, P: LockProgram> {
     translations: Translations<P::M>,
 }
 
-type Translations<M> = HashMap<(M, StmtId, LockId), Option<LockId>>;
+/// The translations of each call site (caller, statement), in a small
+/// map per site: a site translates its callees' locks together, so one
+/// look-up of the site then finds each lock in a map that stays in cache
+/// (one map keyed by site and lock missed the cache at every look-up).
+type Translations<M> = HashMap<(M, StmtId), SiteTranslations>;
+/// TRANSLATELOCK at one call site: a callee lock to its lock in the caller.
+type SiteTranslations = HashMap<LockId, Option<LockId>>;
 
-/// TRANSLATELOCK of the callee lock `lock` at `site` of method `m`,
-/// interned and memoised (`None`: the lock is `*` in the caller).
-fn translate_id<M: Copy + Eq + Hash>(
-    memo: &mut Translations<M>,
+/// TRANSLATELOCK of the callee lock `lock` at `site`, interned and
+/// memoised in the site's map (`None`: the lock is `*` in the caller).
+fn translate_id<M>(
+    memo: &mut SiteTranslations,
     table: &mut LockTable,
-    m: M,
     site: &CallSite<M>,
     lock: LockId,
 ) -> Option<LockId> {
-    if let Some(&t) = memo.get(&(m, site.stmt, lock)) {
+    if let Some(&t) = memo.get(&lock) {
         return t;
     }
     let path = translate(table.path(lock), site.receiver.as_ref(), &site.args);
     let t = (path != STAR).then(|| table.intern(path));
-    memo.insert((m, site.stmt, lock), t);
+    memo.insert(lock, t);
     t
 }
 
@@ -564,10 +569,9 @@ impl<'p, P: LockProgram> Analysis<'p, P> {
                 };
                 let library = self.prog.is_library(m);
                 let mut added: Vec<(LockId, HeldLock)> = Vec::new();
+                let memo = self.translations.entry((m, stmt)).or_default();
                 for &lock in &new_locks {
-                    let Some(t) =
-                        translate_id(&mut self.translations, &mut self.locks, m, &site, lock)
-                    else {
+                    let Some(t) = translate_id(memo, &mut self.locks, &site, lock) else {
                         continue;
                     };
                     if library && !library_keeps(self.locks.path(t)) {
@@ -652,10 +656,11 @@ impl<'p, P: LockProgram> Analysis<'p, P> {
             let Some(site) = self.sites.get(&key).cloned() else {
                 continue;
             };
+            let memo = self.translations.entry(key).or_default();
             for c in &site.callees {
                 for summary in [&self.held, &self.returning] {
                     for (lock, _) in summary.get(c).into_iter().flatten() {
-                        translate_id(&mut self.translations, &mut self.locks, key.0, &site, *lock);
+                        translate_id(memo, &mut self.locks, &site, *lock);
                     }
                 }
             }
@@ -704,32 +709,28 @@ impl<'p, P: LockProgram> Analysis<'p, P> {
 
     /// L of Fig. 6(b) at a call site, from the callees' summaries `held`,
     /// in path order (the order the per-method analysis numbers them).
-    /// `memo` keeps what does not depend on the summary (the translation
-    /// of each callee lock and its type check) for the next call.
+    /// `memo` keeps what does not depend on the summary (the type check
+    /// of each callee lock) for the next call.
     fn call_locks<'h>(
         &self,
         m: P::M,
         site: &CallSite<P::M>,
         held: &'h HashMap<P::M, LockSet>,
         memo: &mut CallMemo<'h>,
-    ) -> Vec<(LockId, Chain<P::M>)> {
-        let mut l: Vec<(LockId, Chain<P::M>)> = Vec::new();
+    ) -> Vec<(LockId, ChainNode<P::M>)> {
+        let mut l: Vec<(LockId, ChainNode<P::M>)> = Vec::new();
         let mut seen: rustc_hash::FxHashSet<LockId> = Default::default();
+        // Every (callee lock, call site) pair was translated by the
+        // fixpoints or `complete_translations`.
+        let translated = self.translations.get(&(m, site.stmt));
         for c in &site.callees {
             let Some(callee_locks) = held.get(c) else {
                 continue;
             };
             for (lock, held) in callee_locks {
-                // A virtual call may have hundreds of callees holding the
-                // same few locks (`this` above all): look each up once.
-                let t = *memo.translated.entry(*lock).or_insert_with(|| {
-                    // Every (callee lock, call site) pair was translated
-                    // by the fixpoints or `complete_translations`.
-                    let t = self.translations.get(&(m, site.stmt, *lock));
-                    debug_assert!(t.is_some(), "callee lock translated at its call site");
-                    t.copied().flatten()
-                });
-                let Some(t) = t else {
+                let t = translated.and_then(|t| t.get(lock));
+                debug_assert!(t.is_some(), "callee lock translated at its call site");
+                let Some(&Some(t)) = t else {
                     continue;
                 };
                 if seen.contains(&t) {
@@ -755,7 +756,7 @@ impl<'p, P: LockProgram> Analysis<'p, P> {
                     stmt: Some(site.stmt),
                 };
                 seen.insert(t);
-                l.push((t, self.held_paths.chain_after(hop, held.chain)));
+                l.push((t, ChainNode::after(hop, held.chain)));
             }
         }
         l.sort_unstable_by(|a, b| self.locks.path_order(a.0, b.0));
@@ -778,7 +779,7 @@ impl<'p, P: LockProgram> Analysis<'p, P> {
                 continue;
             }
             let returning = self.call_locks(m, site, &self.returning, &mut memo);
-            let mut intern = |l: Vec<(LockId, Chain<P::M>)>| -> Vec<(LocalId, ChainId)> {
+            let mut intern = |l: Vec<(LockId, ChainNode<P::M>)>| -> Vec<(LocalId, ChainId)> {
                 l.into_iter()
                     .map(|(k, v)| (interner.intern(k), chains_arena.add(v)))
                     .collect()
@@ -812,10 +813,10 @@ impl<'p, P: LockProgram> Analysis<'p, P> {
             .monitors
             .iter()
             .map(|r| {
-                chains_arena.add(Arc::new(vec![Hop {
+                chains_arena.add(ChainNode::Whole(Arc::new(vec![Hop {
                     method: m,
                     stmt: r.enter,
-                }]))
+                }])))
             })
             .collect();
         let mut cx = MethodAnalysis {
@@ -845,7 +846,7 @@ impl<'p, P: LockProgram> Analysis<'p, P> {
         let exit_t = cx.run();
         let interner = &cx.interner;
         let chains = &cx.chains;
-        let exit_t = capped_exit(exit_t, interner, chains);
+        let exit_t = capped_exit(exit_t, interner, chains, &self.held_paths);
         let witnesses = cx
             .witnesses
             .into_values()
@@ -856,7 +857,7 @@ impl<'p, P: LockProgram> Analysis<'p, P> {
                     interner.path(w.pair.0).clone(),
                     interner.path(w.pair.1).clone(),
                 ),
-                entry: chains.entry(&w.entry),
+                entry: chains.entry(&w.entry, &self.held_paths),
             })
             .collect();
         MethodResult {
@@ -917,8 +918,12 @@ impl<'p, P: LockProgram> Analysis<'p, P> {
                 };
                 let mut added: Vec<(GlobalPair, FinalEntry<P::M>)> = Vec::new();
                 let known = final_t.get(&pred);
+                let here = final_t.get(&node);
+                // The pairs of a node share paths (one first acquisition
+                // before many seconds): one hop in front of each per edge.
+                let mut hopped: HashMap<PathId, PathId> = HashMap::default();
                 for pair in &new_pairs {
-                    let Some(entry) = final_t.get(&node).and_then(|t| t.get(pair)) else {
+                    let Some(entry) = here.and_then(|t| t.get(pair)) else {
                         continue;
                     };
                     let (tp, e) = match &site {
@@ -943,8 +948,12 @@ impl<'p, P: LockProgram> Analysis<'p, P> {
                             (
                                 tp,
                                 FinalEntry {
-                                    first: paths.prefixed(hop, entry.first),
-                                    second: paths.prefixed(hop, entry.second),
+                                    first: *hopped
+                                        .entry(entry.first)
+                                        .or_insert_with(|| paths.prefixed(hop, entry.first)),
+                                    second: *hopped
+                                        .entry(entry.second)
+                                        .or_insert_with(|| paths.prefixed(hop, entry.second)),
                                     formed_at: entry.formed_at,
                                 },
                             )
@@ -1130,6 +1139,7 @@ fn capped_exit<M: Copy>(
     exit_t: BTreeMap<IdPair, PairIds<M>>,
     interner: &Interner,
     chains: &Chains<M>,
+    paths: &PathArena<M>,
 ) -> PairSet<M> {
     let mut same = Vec::new();
     let mut distinct = Vec::new();
@@ -1152,7 +1162,7 @@ fn capped_exit<M: Copy>(
         }
         kind.sort_unstable_by(|x, y| x.0.cmp(&y.0));
         for ((a, b), entry) in kind {
-            out.insert((a.clone(), b.clone()), chains.entry(&entry));
+            out.insert((a.clone(), b.clone()), chains.entry(&entry, paths));
         }
     }
     out
@@ -1345,9 +1355,10 @@ impl<M: Copy + Eq + Hash> FinalTranslations<'_, M> {
         site: &CallSite<M>,
         lock: LockId,
     ) -> Option<LockId> {
-        match self.known.get(&(m, site.stmt, lock)) {
+        let known = self.known.get(&(m, site.stmt)).and_then(|t| t.get(&lock));
+        match known {
             Some(&t) => t,
-            None => translate_id(&mut self.new, table, m, site, lock),
+            None => translate_id(self.new.entry((m, site.stmt)).or_default(), table, site, lock),
         }
     }
 }
@@ -1390,11 +1401,9 @@ struct CallLocksAt {
 }
 
 /// What [`Analysis::call_locks`] worked out about the callee locks of one
-/// call site: their translation into the caller, and whether the caller's
-/// argument can be of the lock's root class.
+/// call site: whether the caller's argument can be of the lock's root class.
 #[derive(Default)]
 struct CallMemo<'h> {
-    translated: HashMap<LockId, Option<LockId>>,
     feasible: HashMap<(LockId, Option<&'h Arc<str>>), bool>,
 }
 
@@ -1411,9 +1420,25 @@ struct PairIds<M> {
     formed_at: Hop<M>,
 }
 
+/// One path of a method's analysis: whole (its own regions), or the
+/// call in this method in front of a path of the summaries' shared
+/// [`PathArena`]. A call site offers every lock of its callees, and few
+/// end in a reported pair: the whole path is built only for those, once.
+enum ChainNode<M> {
+    Whole(Chain<M>),
+    After(Hop<M>, PathId, std::cell::OnceCell<Chain<M>>),
+}
+
+impl<M> ChainNode<M> {
+    /// The call `hop` in front of the summaries' path `rest`.
+    fn after(hop: Hop<M>, rest: PathId) -> Self {
+        ChainNode::After(hop, rest, std::cell::OnceCell::new())
+    }
+}
+
 /// The paths of one method's analysis, indexed by [`ChainId`].
 struct Chains<M> {
-    chains: Vec<Chain<M>>,
+    chains: Vec<ChainNode<M>>,
 }
 
 impl<M> Default for Chains<M> {
@@ -1423,30 +1448,35 @@ impl<M> Default for Chains<M> {
 }
 
 impl<M: Copy> Chains<M> {
-    fn add(&mut self, chain: Chain<M>) -> ChainId {
+    fn add(&mut self, chain: ChainNode<M>) -> ChainId {
         self.chains.push(chain);
         last_index(&self.chains)
     }
 
-    /// The chain of `id`; ids come from [`Chains::add`] of this arena.
-    fn get(&self, id: ChainId) -> Chain<M> {
-        self.chains
-            .get(id as usize)
-            .cloned()
-            .unwrap_or_else(|| Arc::new(Vec::new()))
+    /// The chain of `id`, built whole from `paths` (the summaries' paths
+    /// its nodes refer to); ids come from [`Chains::add`] of this arena.
+    fn get(&self, id: ChainId, paths: &PathArena<M>) -> Chain<M> {
+        match self.chains.get(id as usize) {
+            Some(ChainNode::Whole(chain)) => chain.clone(),
+            Some(ChainNode::After(hop, rest, whole)) => whole
+                .get_or_init(|| paths.chain_after(*hop, *rest))
+                .clone(),
+            None => Arc::new(Vec::new()),
+        }
     }
 
     /// The first hop of the chain of `id`.
     fn head(&self, id: ChainId) -> Option<Hop<M>> {
-        self.chains
-            .get(id as usize)
-            .and_then(|c| c.first().copied())
+        match self.chains.get(id as usize)? {
+            ChainNode::Whole(chain) => chain.first().copied(),
+            ChainNode::After(hop, ..) => Some(*hop),
+        }
     }
 
-    fn entry(&self, ids: &PairIds<M>) -> PairEntry<M> {
+    fn entry(&self, ids: &PairIds<M>, paths: &PathArena<M>) -> PairEntry<M> {
         PairEntry {
-            first: self.get(ids.first),
-            second: self.get(ids.second),
+            first: self.get(ids.first, paths),
+            second: self.get(ids.second, paths),
             formed_at: ids.formed_at,
         }
     }
@@ -1870,30 +1900,44 @@ fn add_released_at<M: Copy + Ord>(
     // no search for which pairs it drops: only same-lock pairs can be added.
     let mut dropped = false;
     let mut known_bounded = bounded_before;
+    // The new pairs, merged into T at the end: inserting each into the
+    // sorted set shifted up to a thousand pairs per insertion. A second
+    // lock of `l` met again adds nothing (its pairs are in T or dropped).
+    let mut fresh: Vec<(IdPair, PairIds<M>)> = Vec::new();
+    let mut seen: Vec<LocalId> = Vec::with_capacity(l.len());
     for &(b, second) in l {
+        match seen.binary_search(&b) {
+            Ok(_) => continue,
+            Err(i) => seen.insert(i, b),
+        }
         let formed_at = chains.head(second).unwrap_or(formed);
         let new_pair = |first: &ChainId| PairIds {
             first: *first,
             second,
             formed_at,
         };
-        let full = frame.t.len() >= MAX_PAIRS_PER_BLOCK;
+        let full = frame.t.len() + fresh.len() >= MAX_PAIRS_PER_BLOCK;
         if settings.pairs && !(full && known_bounded) {
             for (a, first) in frame.r.iter() {
                 // Same-lock pairs (the default rule's) are never dropped.
-                if *a != b && frame.t.len() >= MAX_PAIRS_PER_BLOCK {
+                if *a != b && frame.t.len() + fresh.len() >= MAX_PAIRS_PER_BLOCK {
                     if !known_bounded && !frame.t.contains_key(&(*a, b)) {
                         dropped = true;
                         known_bounded = true;
                     }
                     continue;
                 }
-                frame.t.insert_if_absent((*a, b), || new_pair(first));
+                if !frame.t.contains_key(&(*a, b)) {
+                    fresh.push(((*a, b), new_pair(first)));
+                }
             }
         } else if let Some(first) = frame.r.get(&b) {
-            frame.t.insert_if_absent((b, b), || new_pair(first));
+            if !frame.t.contains_key(&(b, b)) {
+                fresh.push(((b, b), new_pair(first)));
+            }
         }
     }
+    frame.t.insert_all_absent(fresh);
     for &(b, chain) in returned {
         frame.r.insert_if_absent(b, || chain);
     }
