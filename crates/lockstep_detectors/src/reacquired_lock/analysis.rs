@@ -1358,7 +1358,12 @@ impl<M: Copy + Eq + Hash> FinalTranslations<'_, M> {
         let known = self.known.get(&(m, site.stmt)).and_then(|t| t.get(&lock));
         match known {
             Some(&t) => t,
-            None => translate_id(self.new.entry((m, site.stmt)).or_default(), table, site, lock),
+            None => translate_id(
+                self.new.entry((m, site.stmt)).or_default(),
+                table,
+                site,
+                lock,
+            ),
         }
     }
 }
@@ -1458,9 +1463,9 @@ impl<M: Copy> Chains<M> {
     fn get(&self, id: ChainId, paths: &PathArena<M>) -> Chain<M> {
         match self.chains.get(id as usize) {
             Some(ChainNode::Whole(chain)) => chain.clone(),
-            Some(ChainNode::After(hop, rest, whole)) => whole
-                .get_or_init(|| paths.chain_after(*hop, *rest))
-                .clone(),
+            Some(ChainNode::After(hop, rest, whole)) => {
+                whole.get_or_init(|| paths.chain_after(*hop, *rest)).clone()
+            }
             None => Arc::new(Vec::new()),
         }
     }

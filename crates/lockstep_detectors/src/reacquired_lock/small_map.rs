@@ -211,7 +211,10 @@ mod tests {
         assert_eq!(copy.len(), 1);
         assert_eq!(copy.get(&1), Some(&"a"));
         let mut empty = SortedMap::new();
-        assert!(empty.union_with(&copy), "an empty map takes the other's entries");
+        assert!(
+            empty.union_with(&copy),
+            "an empty map takes the other's entries"
+        );
         assert!(!empty.union_with(&copy), "the same entries: nothing new");
         empty.insert_if_absent(5, || "e");
         assert_eq!(copy.len(), 1, "shared entries are copied before a change");
