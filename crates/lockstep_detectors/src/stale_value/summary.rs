@@ -283,8 +283,23 @@ fn receiver_lock(program: &Program, body: &Body, call: &Call, kind: LockKind) ->
 
 /// If `v` is (a copy of) the result of `x.readLock()` / `x.writeLock()`:
 /// the side and `x`.
-fn view_of(program: &Program, body: &Body, mut v: VarId) -> Option<(LockKind, AccessPath)> {
-    for _ in 0..16 {
+fn view_of(program: &Program, body: &Body, v: VarId) -> Option<(LockKind, AccessPath)> {
+    let (kind, call) = view_call(program, body, v, 16)?;
+    let recv = call.receiver.as_ref()?;
+    Some((kind, lockstep_ir::operand_path(body, recv)))
+}
+
+/// If `v` is (a copy of, through at most `bound` copies or casts) the result
+/// of a read-write lock's view getter (`readLock()` / `writeLock()`): the
+/// side and that call. Copy chains are acyclic; the bound guards against
+/// malformed input.
+pub(super) fn view_call<'b>(
+    program: &Program,
+    body: &'b Body,
+    mut v: VarId,
+    bound: usize,
+) -> Option<(LockKind, &'b Call)> {
+    for _ in 0..bound {
         let s = body.unique_def.get(v.index()).copied().flatten()?;
         match &body.stmts.get(s.index())?.kind {
             StmtKind::Assign {
@@ -295,8 +310,7 @@ fn view_of(program: &Program, body: &Body, mut v: VarId) -> Option<(LockKind, Ac
                 let Some(Effect::View(kind)) = call_effect(program, call) else {
                     return None;
                 };
-                let recv = call.receiver.as_ref()?;
-                return Some((kind, lockstep_ir::operand_path(body, recv)));
+                return Some((kind, call));
             }
             _ => return None,
         }

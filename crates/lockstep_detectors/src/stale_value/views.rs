@@ -22,11 +22,11 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use lockstep_ir::{AccessPath, Body, Operand, Rvalue, StmtKind, VarId};
+use lockstep_ir::{AccessPath, Body, Rvalue, StmtKind, VarId};
 use lockstep_program::Program;
 
-use super::locks::{Effect, LockKey, LockKind};
-use super::summary::call_effect;
+use super::locks::{LockKey, LockKind};
+use super::summary::view_call;
 
 /// How a store of a field name was seen.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -148,31 +148,15 @@ fn view_made(program: &Program, body: &Body, v: VarId) -> Option<(LockKind, Arc<
             .and_then(|s| body.stmts.get(s.index()))
             .map(|s| &s.kind)
     };
-    let mut v = v;
-    // Copy chains are acyclic; the bound guards against malformed input.
-    for _ in 0..8 {
-        match def(v)? {
-            StmtKind::Assign {
-                value: Rvalue::Use(Operand::Var(w)) | Rvalue::Cast(Operand::Var(w), _),
-                ..
-            } => v = *w,
-            StmtKind::Invoke { call, .. } => {
-                let Some(Effect::View(kind)) = call_effect(program, call) else {
-                    return None;
-                };
-                let r = call.receiver.as_ref()?.var()?;
-                let Some(StmtKind::Assign {
-                    value: Rvalue::FieldLoad { object, field },
-                    ..
-                }) = def(r)
-                else {
-                    return None;
-                };
-                let this = body.params.first().copied();
-                return (object.var() == this).then(|| (kind, field.name.clone()));
-            }
-            _ => return None,
-        }
-    }
-    None
+    let (kind, call) = view_call(program, body, v, 8)?;
+    let r = call.receiver.as_ref()?.var()?;
+    let Some(StmtKind::Assign {
+        value: Rvalue::FieldLoad { object, field },
+        ..
+    }) = def(r)
+    else {
+        return None;
+    };
+    let this = body.params.first().copied();
+    (object.var() == this).then(|| (kind, field.name.clone()))
 }
