@@ -32,7 +32,23 @@ use args::{Cli, Command};
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
+/// mimalloc's `purge_delay` option (its index in `mi_option_t`, v2).
+const MI_OPTION_PURGE_DELAY: libmimalloc_sys::mi_option_t = 15;
+
+/// A check is one short batch job whose memory peaks near its end:
+/// returning freed pages to the kernel only to fault them in again (fresh,
+/// zeroed) moments later cost up to 1 s of kernel time on hsqldb and
+/// 0.3–0.4 s on h2 and log4j (BENCHMARKS.md, "Allocator: no purging").
+/// Keep freed memory mapped; peak memory grows 2–6%. A default only:
+/// `MIMALLOC_PURGE_DELAY` in the environment still wins.
+fn keep_freed_memory() {
+    // SAFETY: sets one allocator option before any other thread exists;
+    // mimalloc reads options with atomics and accepts this at any time.
+    unsafe { libmimalloc_sys::mi_option_set_default(MI_OPTION_PURGE_DELAY, -1) };
+}
+
 fn main() -> ExitCode {
+    keep_freed_memory();
     // `-cp` is the JVM's spelling; clap would read it as `-c p`.
     // After `--` (the program of `lockstep run`) arguments are the JVM's own.
     let mut after_dashes = false;
