@@ -14,7 +14,6 @@ use lockstep_ir::StmtId;
 use lockstep_pointsto::ObjectId;
 use lockstep_program::{ClassId, MethodId, Program};
 use rustc_hash::{FxHashMap, FxHashSet};
-use std::collections::hash_map::Entry;
 
 use crate::accesses::{Kind, Target};
 use crate::analysis::{
@@ -26,36 +25,17 @@ use crate::threads::Root;
 /// One finding: the field and the location of the racing write.
 type RaceKey = (Target, String, SourceKey);
 
-/// A finding's racing access within one bucket: indices into the bucket,
-/// and its partners by source-key rank.
-struct LocalRace {
-    first: usize,
-    second: usize,
-    roots: (u32, u32),
-    /// Its partners, in rank order: a range of [`LocalRaces::partners`].
-    partners: std::ops::Range<usize>,
-}
-
-/// A bucket's racing accesses in source-key rank order, with every
-/// partner (its index and the roots) in one list, grouped by racing access.
-struct LocalRaces {
-    races: Vec<LocalRace>,
-    partners: Vec<Partnered>,
-}
-
-/// A partner in a bucket: its index and the pair of roots.
-type Partnered = (usize, (u32, u32));
-
 /// A racing access's first pair: its index, its partner's, the roots.
 type RaceHead = (usize, usize, (u32, u32));
 
 /// The pair search of one bucket.
-struct PairSearch<'x> {
-    list: &'x [Access],
+struct PairSearch<'x, 'b> {
+    list: &'b [Access],
     /// Per access: its rank in reporting order ([`order_ranks`]).
     order: &'x [u32],
-    /// Per access: the rank of its source key.
-    rank: &'x [u32],
+    /// Per access: the id of its source location in the target
+    /// ([`TargetPartners`]).
+    loc: &'x [u32],
     /// Per access: its fact class.
     class: &'x [u32],
     /// Per pair of fact classes: the verdict and, for a race, the pair
@@ -63,75 +43,115 @@ struct PairSearch<'x> {
     verdicts: PairTable<ClassVerdict>,
     /// Accesses in at least one racing pair.
     racy: Vec<bool>,
-    /// Per source-key rank of a racing access: its first racing pair
-    /// (its index, its partner's, the roots).
-    heads: Vec<Option<RaceHead>>,
-    /// Per (racing access, partner) source-key ranks: the partner's index
-    /// and the roots (a write wins over a read at one location).
-    partners: PairTable<(usize, (u32, u32))>,
+    /// The target's partners, and this bucket's racing accesses.
+    target: &'x mut TargetPartners<'b>,
 }
 
-impl PairSearch<'_> {
+impl PairSearch<'_, '_> {
     /// Folds the race of access `fi` (reported at) with `si`: one finding
     /// per field and racing access (the write); every access it races
     /// with is listed, once per source location (the first pair found,
-    /// or the first with a write).
+    /// or the first with a write, over the target's buckets in order).
     fn add_race(&mut self, fi: usize, si: usize, rr: (u32, u32)) {
-        let (rf, rs) = (self.rank[fi], self.rank[si]);
-        if let Some(head) = self.heads.get_mut(rf as usize) {
-            head.get_or_insert((fi, si, rr));
+        let (lf, ls) = (self.loc[fi], self.loc[si]);
+        let t = &mut *self.target;
+        if let Some(head) = t.heads.get_mut(lf as usize) {
+            if head.is_none() {
+                *head = Some((fi, si, rr));
+                t.headed.push(lf);
+            }
         }
-        let slot = self.partners.get_or_insert_with(rf, rs, || (si, rr));
-        if self.list[slot.0].kind == Kind::Read && self.list[si].kind == Kind::Write {
-            *slot = (si, rr);
+        let second = &self.list[si];
+        let slot = t.partners.get_or_insert_with(lf, ls, || (second, rr));
+        if slot.0.kind == Kind::Read && second.kind == Kind::Write {
+            *slot = (second, rr);
         }
-    }
-
-    /// The racing accesses by rank, each with its partners by rank
-    /// ([`split_by_first`]), and the partner table's dense slots for the
-    /// next bucket.
-    fn local_races(&mut self) -> (LocalRaces, Vec<u32>) {
-        let partners = std::mem::replace(&mut self.partners, PairTable::new(0));
-        let (sorted, slots) = partners.into_sorted_and_slots();
-        (split_by_first(&self.heads, sorted), slots)
     }
 }
 
-/// Splits partners sorted by (racing rank, partner rank) among the racing
-/// accesses by rank (`heads`: per rank, its first racing pair): one walk
-/// over the ranks, no lookup per partner. Partners of a rank without a
-/// head are dropped.
-fn split_by_first(heads: &[Option<RaceHead>], sorted: Vec<Keyed<Partnered>>) -> LocalRaces {
-    let mut races = Vec::new();
-    let mut at = 0;
-    for (r, head) in heads.iter().enumerate() {
-        // Ranks below `r` without a head left partners before `at`.
-        while sorted
-            .get(at)
-            .is_some_and(|((rf, _), _)| (*rf as usize) < r)
-        {
-            at += 1;
-        }
-        let start = at;
-        while sorted.get(at).is_some_and(|((rf, _), _)| *rf as usize == r) {
-            at += 1;
-        }
-        if let Some(&(first, second, roots)) = head.as_ref() {
-            races.push(LocalRace {
-                first,
-                second,
-                roots,
-                partners: start..at,
-            });
-        }
-    }
-    let partners = sorted.into_iter().map(|(_, p)| p).collect();
-    LocalRaces { races, partners }
+/// The racing partners of the findings of one target, gathered over its
+/// buckets (buckets come sorted by target, so a finding's partners are
+/// complete when its target's last bucket is done): per (racing location,
+/// partner location) the first partner found, or the first that writes.
+/// Locations are ids in the order first seen; a bucket's pairs go
+/// straight into the table, with no per-bucket partner list to sort and
+/// merge into the findings (hsqldb: 14.7 M partner additions for 0.73 M
+/// partners).
+#[derive(Default)]
+struct TargetPartners<'b> {
+    /// Per (method, line): the location's id.
+    ids: FxHashMap<(MethodId, u32), u32>,
+    /// Per id: the location's source key.
+    keys: Vec<SourceKey>,
+    partners: PartnerTable<(&'b Access, (u32, u32))>,
+    /// Per location id: the current bucket's first racing pair reported
+    /// there.
+    heads: Vec<Option<RaceHead>>,
+    /// The ids with a head, in the order found (emptied per bucket).
+    headed: Vec<u32>,
 }
 
-/// Values per pair of small integers (fact classes, source-key ranks) of
-/// one bucket: a dense index when the integers are few enough, else a
-/// map (the pair loop looks one up per pair of accesses).
+impl<'b> TargetPartners<'b> {
+    /// The id of each of `locations` (new ids for new locations, whose
+    /// source key `key` gives), with the heads sized for them.
+    fn locate(
+        &mut self,
+        locations: impl Iterator<Item = (MethodId, u32)>,
+        key: impl Fn((MethodId, u32)) -> SourceKey,
+    ) -> Vec<u32> {
+        let ids: Vec<u32> = locations
+            .map(|at| {
+                let next = self.keys.len() as u32;
+                *self.ids.entry(at).or_insert_with(|| {
+                    self.keys.push(key(at));
+                    next
+                })
+            })
+            .collect();
+        self.heads.resize(self.keys.len(), None);
+        ids
+    }
+
+    /// The bucket's heads by location id, emptied for the next bucket.
+    fn take_heads(&mut self) -> Vec<(u32, RaceHead)> {
+        let heads = &mut self.heads;
+        self.headed
+            .drain(..)
+            .filter_map(|l| Some((l, heads.get_mut(l as usize)?.take()?)))
+            .collect()
+    }
+
+    /// Hands each finding of the target (`target`, named `name`) its
+    /// partners, and empties the table for the next target.
+    fn flush(
+        &mut self,
+        (target, name): (&Target, &str),
+        into: &mut BTreeMap<RaceKey, Vec<(SourceKey, Partner)>>,
+    ) {
+        let taken = std::mem::take(self);
+        let values = taken.partners.into_sorted();
+        for run in values.chunk_by(|x, y| (x.0).0 == (y.0).0) {
+            let Some(&((first, _), _)) = run.first() else {
+                continue;
+            };
+            let Some(key) = taken.keys.get(first as usize) else {
+                continue;
+            };
+            let list = into
+                .entry((target.clone(), name.to_string(), key.clone()))
+                .or_default();
+            for &((_, partner), (access, rr)) in run {
+                if let Some(at) = taken.keys.get(partner as usize) {
+                    list.push((at.clone(), (access.clone(), rr)));
+                }
+            }
+        }
+    }
+}
+
+/// Values per pair of small integers (fact classes) of one bucket: a
+/// dense index when the integers are few enough, else a map (the pair
+/// loop looks one up per pair of accesses).
 struct PairTable<V> {
     width: usize,
     /// Per (a, b): an index into `values` (`u32::MAX`: none yet).
@@ -140,7 +160,7 @@ struct PairTable<V> {
     values: Vec<Keyed<V>>,
 }
 
-/// A value of a [`PairTable`] with its pair.
+/// A value of a [`PairTable`] or [`PartnerTable`] with its pair.
 type Keyed<V> = ((u32, u32), V);
 
 /// Integers up to which a [`PairTable`] is dense (4 Mi slots).
@@ -148,6 +168,7 @@ const MAX_DENSE_WIDTH: usize = 2048;
 
 impl<V> PairTable<V> {
     /// A table for pairs of integers below `width`.
+    #[cfg(test)]
     fn new(width: usize) -> PairTable<V> {
         PairTable::with_slots(width, Vec::new())
     }
@@ -206,57 +227,121 @@ impl<V> PairTable<V> {
     /// The dense slots, every one emptied (only the values' slots were
     /// used), for [`Self::with_slots`].
     fn into_slots(mut self) -> Vec<u32> {
-        self.empty_slots();
-        self.dense
-    }
-
-    /// Every value by pair ([`Self::into_sorted`]) and the emptied dense
-    /// slots.
-    fn into_sorted_and_slots(mut self) -> (Vec<Keyed<V>>, Vec<u32>) {
-        self.empty_slots();
-        let slots = std::mem::take(&mut self.dense);
-        (self.into_sorted(), slots)
-    }
-
-    fn empty_slots(&mut self) {
         let width = self.width;
-        if self.dense.is_empty() {
-            return;
-        }
-        for &((a, b), _) in &self.values {
-            if (a as usize) < width && (b as usize) < width {
-                if let Some(x) = self.dense.get_mut(a as usize * width + b as usize) {
-                    *x = u32::MAX;
+        if !self.dense.is_empty() {
+            for &((a, b), _) in &self.values {
+                if (a as usize) < width && (b as usize) < width {
+                    if let Some(x) = self.dense.get_mut(a as usize * width + b as usize) {
+                        *x = u32::MAX;
+                    }
                 }
             }
         }
+        self.dense
     }
 
-    /// Every value, by pair: placed by its first integer (a counting
-    /// sort, linear in the values and the width), then each run of one
-    /// first integer sorted by the second (the runs are short).
+    /// Every value, by pair.
+    #[cfg(test)]
     fn into_sorted(self) -> Vec<Keyed<V>> {
-        let firsts = self.values.iter().map(|((a, _), _)| *a as usize);
-        let mut start = vec![0usize; firsts.clone().max().map_or(0, |m| m + 1) + 1];
-        for a in firsts {
-            start[a + 1] += 1;
+        let mut values = self.values;
+        values.sort_unstable_by_key(|(k, _)| *k);
+        values
+    }
+}
+
+/// Slots of a [`PartnerTable`]'s rows, at most (64 MiB); past them, new
+/// pairs go to its map.
+const MAX_ROW_SLOTS: usize = 16 << 20;
+
+/// Values per pair of location ids of one target, whose number grows as
+/// its buckets are searched: a row of slots per first id, grown to the
+/// largest second id it meets (the pairs of a target are dense: the
+/// accesses of its big buckets race with each other), and a map once the
+/// rows hold [`MAX_ROW_SLOTS`] slots.
+struct PartnerTable<V> {
+    /// Per first id: indices into `values` by second id (`u32::MAX`:
+    /// none yet).
+    rows: Vec<Vec<u32>>,
+    /// Slots in `rows`.
+    slots: usize,
+    /// Slots the rows may hold ([`MAX_ROW_SLOTS`]; small in tests).
+    budget: usize,
+    /// Pairs outside the rows. Once one is here the rows stop growing, so
+    /// a pair is in its row exactly when the row is long enough.
+    sparse: FxHashMap<(u32, u32), u32>,
+    values: Vec<Keyed<V>>,
+}
+
+impl<V> Default for PartnerTable<V> {
+    fn default() -> Self {
+        PartnerTable {
+            rows: Vec::new(),
+            slots: 0,
+            budget: MAX_ROW_SLOTS,
+            sparse: FxHashMap::default(),
+            values: Vec::new(),
         }
-        for i in 1..start.len() {
-            start[i] += start[i - 1];
+    }
+}
+
+impl<V> PartnerTable<V> {
+    /// The value of `(a, b)`, made by `make` the first time.
+    fn get_or_insert_with(&mut self, a: u32, b: u32, make: impl FnOnce() -> V) -> &mut V {
+        let (ai, bi) = (a as usize, b as usize);
+        let in_row = self.rows.get(ai).is_some_and(|row| bi < row.len()) || self.grow(ai, bi);
+        let slot = if in_row {
+            self.rows.get_mut(ai).and_then(|row| row.get_mut(bi))
+        } else {
+            None
+        };
+        let known = match &slot {
+            Some(x) => Some(**x).filter(|&v| v != u32::MAX),
+            None => self.sparse.get(&(a, b)).copied(),
+        };
+        let index = match known {
+            Some(v) => v as usize,
+            None => {
+                let v = self.values.len();
+                match slot {
+                    Some(x) => *x = v as u32,
+                    None => {
+                        self.sparse.insert((a, b), v as u32);
+                    }
+                }
+                self.values.push(((a, b), make()));
+                v
+            }
+        };
+        &mut self.values[index].1
+    }
+
+    /// Grows row `a` to hold `b` (doubling), unless the rows are full or a
+    /// pair went to the map already; whether it holds `b` now.
+    fn grow(&mut self, a: usize, b: usize) -> bool {
+        if !self.sparse.is_empty() {
+            return false;
         }
-        let mut next = start.clone();
-        let mut placed: Vec<Option<Keyed<V>>> = Vec::new();
-        placed.resize_with(self.values.len(), || None);
-        for value in self.values {
-            let at = &mut next[(value.0).0 as usize];
-            placed[*at] = Some(value);
-            *at += 1;
+        let old = self.rows.get(a).map_or(0, Vec::len);
+        let new = (b + 1).max(2 * old).max(16);
+        if self.slots + (new - old) > self.budget {
+            return false;
         }
-        let mut sorted: Vec<Keyed<V>> = placed.into_iter().flatten().collect();
-        for run in start.windows(2) {
-            sorted[run[0]..run[1]].sort_unstable_by_key(|(k, _)| k.1);
+        if self.rows.len() <= a {
+            self.rows.resize_with(a + 1, Vec::new);
         }
-        sorted
+        if let Some(row) = self.rows.get_mut(a) {
+            row.resize(new, u32::MAX);
+            self.slots += new - old;
+            return true;
+        }
+        false
+    }
+
+    /// Every value, by pair.
+    fn into_sorted(self) -> Vec<Keyed<V>> {
+        let mut values = self.values;
+        values.sort_unstable_by_key(|(k, _)| *k);
+        values
     }
 }
 
@@ -275,51 +360,17 @@ pub(crate) struct Pairs {
 
 /// Accumulated across buckets.
 #[derive(Default)]
-struct Found {
+struct Found<'b> {
     races: BTreeMap<RaceKey, Race>,
     racy: FxHashSet<(MethodId, StmtId)>,
-    /// Per finding, its partners by source location ((method, line):
-    /// the class is the method's), with the full key to sort them by.
-    partners: BTreeMap<RaceKey, PartnersBySource>,
-    /// The dense slots of the pair tables (verdicts, partners), empty
-    /// between buckets, reused by the next ([`PairTable::with_slots`]).
-    slots: [Vec<u32>; 2],
-}
-
-/// A finding's partners by (method, line), each with its full source key,
-/// in the order first found. The lookup runs once per racing pair of
-/// source locations in every bucket, so the index holds a few bytes per
-/// location (a position and whether that partner writes) rather than the
-/// partner itself: the table stays small enough to stay in cache.
-#[derive(Default)]
-struct PartnersBySource {
-    /// Per (method, line): the partner's position in `list`, and whether
-    /// it writes.
-    index: FxHashMap<(MethodId, u32), (u32, bool)>,
-    list: Vec<(SourceKey, Partner)>,
-}
-
-impl PartnersBySource {
-    /// Adds `second` (at source location `key`) with its roots, unless
-    /// its location has a partner already: then a write replaces a read.
-    fn add(&mut self, key: &SourceKey, second: &Access, rr: (u32, u32)) {
-        let writes = second.kind == Kind::Write;
-        match self.index.entry((key.1, key.2)) {
-            Entry::Vacant(v) => {
-                v.insert((self.list.len() as u32, writes));
-                self.list.push((key.clone(), (second.clone(), rr)));
-            }
-            Entry::Occupied(mut o) => {
-                let (at, known_writes) = o.get_mut();
-                if writes && !*known_writes {
-                    *known_writes = true;
-                    if let Some(slot) = self.list.get_mut(*at as usize) {
-                        slot.1 = (second.clone(), rr);
-                    }
-                }
-            }
-        }
-    }
+    /// Per finding, its partners with their source keys (one per
+    /// location), handed over when its target is done.
+    partners: BTreeMap<RaceKey, Vec<(SourceKey, Partner)>>,
+    /// The partners of the current target's findings.
+    target: TargetPartners<'b>,
+    /// The dense slots of the verdict tables, empty between buckets,
+    /// reused by the next ([`PairTable::with_slots`]).
+    slots: Vec<u32>,
 }
 
 /// A pair of fact classes' verdict, with the concurrent roots of a race.
@@ -402,6 +453,9 @@ impl Analysis<'_> {
         let mut shapes_of: Option<&Target> = None;
         for ((target, obj), list) in buckets {
             if shapes_of != Some(target) {
+                if let Some(done) = shapes_of {
+                    flush_target(&mut found, done);
+                }
                 seen_shapes.clear();
                 shapes_of = Some(target);
             }
@@ -427,6 +481,9 @@ impl Analysis<'_> {
             let keys = self.bucket_pairs(&mut found, &roots, (target, obj), list, ex);
             seen_shapes.insert(shape, keys);
         }
+        if let Some(done) = shapes_of {
+            flush_target(&mut found, done);
+        }
         self.per_instance = per_instance;
         if let Some(ex) = explanation {
             explain_unpaired(ex, buckets);
@@ -440,19 +497,22 @@ impl Analysis<'_> {
     }
 
     /// The pairs of one bucket.
-    fn bucket_pairs(
+    fn bucket_pairs<'b>(
         &mut self,
-        found: &mut Found,
+        found: &mut Found<'b>,
         roots: &[Root],
         (target, obj): (&Target, &Option<ObjectId>),
-        list: &[Access],
+        list: &'b [Access],
         mut explanation: Option<&mut Explanation>,
     ) -> Vec<RaceKey> {
-        // Source keys once per access, ranked so that the pair loop
-        // compares integers in source-key order (the keys hold class
+        // Source locations once per access, as ids of the target, so that
+        // the pair loop looks partners up by integers (the keys hold class
         // names: comparing them per pair dominated big programs).
-        let keys: Vec<SourceKey> = list.iter().map(|a| self.source_key(a)).collect();
-        let rank = ranks(&keys);
+        let loc = found
+            .target
+            .locate(list.iter().map(|a| self.location(a)), |at| {
+                self.source_key_at(at)
+            });
         // Which access of a pair is reported first, as an integer per access.
         let order = order_ranks(self.program, list);
         // Accesses with equal facts get equal verdicts: judge each pair
@@ -465,12 +525,11 @@ impl Analysis<'_> {
         let mut search = PairSearch {
             list,
             order: &order,
-            rank: &rank,
+            loc: &loc,
             class: &class,
-            verdicts: PairTable::with_slots(width(&class), std::mem::take(&mut found.slots[0])),
+            verdicts: PairTable::with_slots(width(&class), std::mem::take(&mut found.slots)),
             racy: vec![false; list.len()],
-            heads: vec![None; width(&rank)],
-            partners: PairTable::with_slots(width(&rank), std::mem::take(&mut found.slots[1])),
+            target: &mut found.target,
         };
         // Every pair (i, j), i <= j, but two reads, in (i, j) order: a
         // read is paired with the writes after it only.
@@ -499,22 +558,22 @@ impl Analysis<'_> {
             }
         }
         let racy = std::mem::take(&mut search.racy);
-        let (local, partner_slots) = search.local_races();
-        found.slots = [search.verdicts.into_slots(), partner_slots];
+        found.slots = search.verdicts.into_slots();
         found.racy.extend(
             list.iter()
                 .zip(racy)
                 .filter(|(_, r)| *r)
                 .map(|(a, _)| (a.method, a.stmt)),
         );
-        self.record_races(found, (target, obj), list, &keys, local)
+        let heads = found.target.take_heads();
+        self.record_races(found, (target, obj), list, heads)
     }
 
     /// Judges the pair of accesses `i` and `j` (`i <= j`) of a bucket and
     /// folds a race into the bucket's findings.
     fn judge_pair(
         &mut self,
-        search: &mut PairSearch<'_>,
+        search: &mut PairSearch<'_, '_>,
         (target, obj, roots): (&Target, Option<ObjectId>, &[Root]),
         (i, j): (usize, usize),
         explanation: Option<&mut Explanation>,
@@ -595,25 +654,28 @@ impl Analysis<'_> {
             .collect()
     }
 
-    /// Folds one bucket's races into the findings so far; returns the
-    /// findings it added to.
+    /// Folds one bucket's racing accesses (`heads`: by location id, the
+    /// first racing pair reported there) into the findings so far; returns
+    /// the findings it added to. Their partners are in the target's table.
     fn record_races(
         &self,
-        found: &mut Found,
+        found: &mut Found<'_>,
         (target, obj): (&Target, &Option<ObjectId>),
         list: &[Access],
-        keys: &[SourceKey],
-        local: LocalRaces,
+        heads: Vec<(u32, RaceHead)>,
     ) -> Vec<RaceKey> {
         let name = target_name(target).unwrap_or_default();
-        let mut touched = Vec::with_capacity(local.races.len());
-        for lr in local.races {
-            let key = (target.clone(), name.clone(), keys[lr.first].clone());
+        let mut touched = Vec::with_capacity(heads.len());
+        for (at, (first, second, roots)) in heads {
+            let Some(source) = found.target.keys.get(at as usize) else {
+                continue;
+            };
+            let key = (target.clone(), name.clone(), source.clone());
             let entry = found.races.entry(key.clone()).or_insert_with(|| Race {
                 target: target.clone(),
-                first: list[lr.first].clone(),
-                second: list[lr.second].clone(),
-                roots: lr.roots,
+                first: list[first].clone(),
+                second: list[second].clone(),
+                roots,
                 objects: Vec::new(),
                 guard: None,
                 others: Vec::new(),
@@ -622,10 +684,6 @@ impl Analysis<'_> {
                 if !entry.objects.contains(o) && entry.objects.len() < 8 {
                     entry.objects.push(*o);
                 }
-            }
-            let global = found.partners.entry(key.clone()).or_default();
-            for &(si, rr) in local.partners.get(lr.partners).unwrap_or_default() {
-                global.add(&keys[si], &list[si], rr);
             }
             touched.push(key);
         }
@@ -674,32 +732,29 @@ impl Analysis<'_> {
         }
     }
 
-    fn source_key(&self, a: &Access) -> SourceKey {
-        let class = self
-            .program
-            .class(self.program.method(a.method).class)
-            .name
-            .clone();
+    /// An access's source location: its method and line (or statement
+    /// when there is no line table), the key without the class.
+    fn location(&self, a: &Access) -> (MethodId, u32) {
         let line = crate::util::line_of(self.program, a.method, Some(a.stmt))
             .map(|l| l << 1)
             .unwrap_or(a.stmt.0 << 1 | 1);
-        (class, a.method, line)
+        (a.method, line)
+    }
+
+    /// The source key of a location ([`Self::location`]).
+    fn source_key_at(&self, (method, line): (MethodId, u32)) -> SourceKey {
+        let class = self
+            .program
+            .class(self.program.method(method).class)
+            .name
+            .clone();
+        (class, method, line)
     }
 }
 
 /// One more than the largest of `ids` (0 for none).
 fn width(ids: &[u32]) -> usize {
     ids.iter().max().map_or(0, |&m| m as usize + 1)
-}
-
-/// The rank of each key among the distinct keys, in key order.
-fn ranks(keys: &[SourceKey]) -> Vec<u32> {
-    let mut sorted: Vec<&SourceKey> = keys.iter().collect();
-    sorted.sort();
-    sorted.dedup();
-    keys.iter()
-        .map(|k| sorted.binary_search(&k).map(|r| r as u32).unwrap_or(0))
-        .collect()
 }
 
 /// A pair of roots under which the two accesses may run at the same
@@ -709,9 +764,15 @@ fn concurrent(open: bool, roots: &[Root], a: &Access, b: &Access) -> Option<(u32
     crate::threads::concurrent_roots(open, roots, (&a.roots, &a.ordered), (&b.roots, &b.ordered))
 }
 
+/// Hands the findings of `target` (whose buckets are done) their partners.
+fn flush_target(found: &mut Found<'_>, target: &Target) {
+    let name = target_name(target).unwrap_or_default();
+    found.target.flush((target, &name), &mut found.partners);
+}
+
 /// A bucket whose shape an earlier bucket of its target had: its object
 /// joins the findings that bucket led to (the rest is the same).
-fn add_object(found: &mut Found, keys: &[RaceKey], obj: &Option<ObjectId>) {
+fn add_object(found: &mut Found<'_>, keys: &[RaceKey], obj: &Option<ObjectId>) {
     let Some(o) = obj else { return };
     for key in keys {
         if let Some(race) = found.races.get_mut(key) {
@@ -726,12 +787,11 @@ fn add_object(found: &mut Found, keys: &[RaceKey], obj: &Option<ObjectId>) {
 /// becomes the race's `second`.
 fn finish(
     races: BTreeMap<RaceKey, Race>,
-    mut partners: BTreeMap<RaceKey, PartnersBySource>,
+    mut partners: BTreeMap<RaceKey, Vec<(SourceKey, Partner)>>,
 ) -> Vec<Race> {
     let mut out = Vec::with_capacity(races.len());
     for (key, mut race) in races {
-        let mut by_source: Vec<(SourceKey, Partner)> =
-            partners.remove(&key).map(|m| m.list).unwrap_or_default();
+        let mut by_source: Vec<(SourceKey, Partner)> = partners.remove(&key).unwrap_or_default();
         by_source.sort_unstable_by(|x, y| x.0.cmp(&y.0));
         let mut list: Vec<Partner> = by_source.into_iter().map(|(_, p)| p).collect();
         list.sort_by_key(|(a, _)| a.kind != Kind::Write);
@@ -866,7 +926,7 @@ mod tests {
         for (k, &(a, b)) in [(1, 2), (7, 7), (0, 3)].iter().enumerate() {
             first.get_or_insert_with(a, b, || k);
         }
-        let (_, slots) = first.into_sorted_and_slots();
+        let slots = first.into_slots();
         assert!(slots.iter().all(|&x| x == u32::MAX));
         // A narrower table on the same slots sees none of the old pairs.
         let mut second = PairTable::with_slots(4, slots);
@@ -876,62 +936,49 @@ mod tests {
         assert!(slots.iter().all(|&x| x == u32::MAX));
     }
 
-    /// The partners of each racing access, as the map the split replaced
-    /// built them: a map by rank of the heads, each partner looked up by
-    /// its racing rank.
-    fn split_naive(
-        heads: &[Option<RaceHead>],
-        sorted: &[Keyed<Partnered>],
-    ) -> Vec<(RaceHead, Vec<Partnered>)> {
-        let mut local: BTreeMap<u32, (RaceHead, Vec<Partnered>)> = heads
-            .iter()
-            .enumerate()
-            .filter_map(|(r, h)| Some((r as u32, ((*h)?, Vec::new()))))
-            .collect();
-        for &((rf, _), p) in sorted {
-            if let Some(race) = local.get_mut(&rf) {
-                race.1.push(p);
-            }
+    /// Fills a partner table with budget `budget` from `ops` (the value:
+    /// the first op index that made it, and the last op that reached it)
+    /// and checks it against a map.
+    fn check_partner_table(budget: usize, ops: &[(u32, u32)]) {
+        let mut table = PartnerTable {
+            budget,
+            ..PartnerTable::default()
+        };
+        let mut naive: BTreeMap<(u32, u32), (usize, usize)> = BTreeMap::new();
+        for (k, &(a, b)) in ops.iter().enumerate() {
+            let v = table.get_or_insert_with(a, b, || (k, k));
+            v.1 = k;
+            let w = naive.entry((a, b)).or_insert((k, k));
+            w.1 = k;
+            assert_eq!(*v, *w, "op {k} ({a}, {b}), budget {budget}");
         }
-        local.into_values().collect()
+        assert!(table.slots <= budget);
+        let got = table.into_sorted();
+        let want: Vec<((u32, u32), (usize, usize))> = naive.into_iter().collect();
+        assert_eq!(got, want, "budget {budget}");
     }
 
     #[test]
-    fn splitting_partners_by_rank_agrees_with_a_map() {
-        let mut x: u32 = 11;
+    fn partner_tables_agree_with_a_map() {
+        let mut x: u32 = 5;
         let mut next = || {
             x = x.wrapping_mul(1_103_515_245).wrapping_add(12_345);
             x >> 8
         };
-        for round in 0..50 {
-            let width = 1 + (next() % 30) as usize;
-            // Some ranks race (have a head), some have partners without
-            // one (dropped), some have neither.
-            let heads: Vec<Option<RaceHead>> = (0..width)
-                .map(|r| (next() % 3 != 0).then_some((r, next() as usize % 40, (round, r as u32))))
-                .collect();
-            let mut table = PairTable::new(if round % 2 == 0 {
-                width
-            } else {
-                MAX_DENSE_WIDTH + 1
-            });
-            for _ in 0..next() % 200 {
-                let (a, b) = (next() % width as u32, next() % width as u32);
-                let v = next();
-                table.get_or_insert_with(a, b, || (v as usize, (v, a)));
-            }
-            let sorted = table.into_sorted();
-            let want = split_naive(&heads, &sorted);
-            let got = split_by_first(&heads, sorted);
-            let got: Vec<(RaceHead, Vec<Partnered>)> = got
-                .races
-                .iter()
-                .map(|r| {
-                    let ps = got.partners[r.partners.clone()].to_vec();
-                    ((r.first, r.second, r.roots), ps)
+        for round in 0..60 {
+            // Ids grow as buckets are searched: later ops reach further.
+            let width = 1 + next() % 300;
+            let ops: Vec<(u32, u32)> = (0..next() % 3000)
+                .map(|k| {
+                    let reach = 1 + width * (k + 1) / 3000;
+                    (next() % reach, next() % reach)
                 })
                 .collect();
-            assert_eq!(got, want, "round {round}");
+            // No room (all in the map), some room (rows, then the map
+            // once full), and room for everything.
+            for budget in [0, 16 + (round as usize * 97) % 4000, MAX_ROW_SLOTS] {
+                check_partner_table(budget, &ops);
+            }
         }
     }
 
