@@ -197,15 +197,45 @@ pub fn context_objects(
 ) -> Vec<ContextObject> {
     pt.contexts_of(m)
         .into_iter()
-        .map(|c| match pt.path(program, m, Some(c), path) {
-            None => ContextObject::Unresolved,
-            Some(set) if set.is_empty() => ContextObject::Nothing,
-            Some(set) => match crate::util::single_object(&set) {
-                Some(o) => ContextObject::One(o),
-                None => ContextObject::Many,
-            },
-        })
+        .map(|c| context_object(program, pt, m, c, path))
         .collect()
+}
+
+/// What `path` points to in context `c` of `m`.
+pub fn context_object(
+    program: &Program,
+    pt: &PointsToResult,
+    m: MethodId,
+    c: ContextId,
+    path: &AccessPath,
+) -> ContextObject {
+    match pt.path(program, m, Some(c), path) {
+        None => ContextObject::Unresolved,
+        Some(set) if set.is_empty() => ContextObject::Nothing,
+        Some(set) => match crate::util::single_object(&set) {
+            Some(o) => ContextObject::One(o),
+            None => ContextObject::Many,
+        },
+    }
+}
+
+/// [`same_object_everywhere`] with the second expression resolved only
+/// as far as needed, context by context (`b(i)`: what it points to in the
+/// `i`-th context): nothing when `a` already rules must-alias out (a
+/// context where it is unresolved or may be several objects, or no
+/// context with one object), and no context after the first mismatch.
+pub fn same_object_everywhere_lazy(
+    a: &[ContextObject],
+    mut b: impl FnMut(usize) -> ContextObject,
+) -> bool {
+    let possible = a
+        .iter()
+        .all(|x| matches!(x, ContextObject::Nothing | ContextObject::One(_)))
+        && a.iter().any(|x| matches!(x, ContextObject::One(_)));
+    if !possible {
+        return false;
+    }
+    a.iter().enumerate().all(|(i, x)| b(i) == *x)
 }
 
 /// Must-alias over two expressions' [`context_objects`] (of one method):
@@ -378,6 +408,34 @@ mod tests {
                 expected,
                 "{a:?} {b:?}"
             );
+        }
+        assert!(agreed_true > 100, "the random cases include aliases");
+    }
+
+    #[test]
+    fn lazy_resolution_decides_like_the_eager_one() {
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = |n: u64| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state % n
+        };
+        let mut object = |next: &mut dyn FnMut(u64) -> u64| match next(5) {
+            0 => ContextObject::Unresolved,
+            1 => ContextObject::Nothing,
+            2 => ContextObject::Many,
+            _ => ContextObject::One(ObjectId(next(2) as u32)),
+        };
+        let mut agreed_true = 0;
+        for _ in 0..20_000 {
+            let contexts = next(4) as usize;
+            let a: Vec<ContextObject> = (0..contexts).map(|_| object(&mut next)).collect();
+            let b: Vec<ContextObject> = (0..contexts).map(|_| object(&mut next)).collect();
+            let expected = same_object_everywhere(&a, &b);
+            agreed_true += usize::from(expected);
+            let lazy = same_object_everywhere_lazy(&a, |i| b[i]);
+            assert_eq!(lazy, expected, "{a:?} {b:?}");
         }
         assert!(agreed_true > 100, "the random cases include aliases");
     }

@@ -53,13 +53,11 @@ struct ProgramView<'a> {
     graph: &'a PtaCallGraph,
     /// Decides when two lock expressions are one object (must-alias).
     pt: &'a PointsToResult,
-    /// What each lock expression of a method points to per context
-    /// (`lock_identity::context_objects`), resolved once: a witness
-    /// context compares each of its locks with every lock held around
-    /// it, and many witnesses share their locks (hsqldb spent 0.4 s
-    /// resolving the same paths again). Behind a lock because the
-    /// program view is shared with the parallel per-method analysis;
-    /// only the sequential re-entry check uses it.
+    /// What each held lock expression of a method points to per context
+    /// (`lock_identity::context_objects`), resolved once: the witnesses
+    /// of a method share the few locks held around them. Behind a lock
+    /// because the program view is shared with the parallel per-method
+    /// analysis; only the sequential re-entry check uses it.
     objects: Mutex<ObjectsMemo>,
 }
 
@@ -137,12 +135,16 @@ impl LockProgram for ProgramView<'_> {
         None
     }
     /// Both expressions point to the same single object in every context
-    /// of `m` (`lockstep_facts::lock_identity::must_alias`, over the
-    /// memoised per-context objects of each).
+    /// of `m` (`lockstep_facts::lock_identity::must_alias`). The held lock
+    /// (one of the few around a witness) is resolved once per method;
+    /// the taken lock only as far as the held one leaves the answer open.
     fn same_lock(&self, m: MethodId, held: &AccessPath, taken: &AccessPath) -> bool {
         let held = self.context_objects(m, held);
-        let taken = self.context_objects(m, taken);
-        lock_identity::same_object_everywhere(&held, &taken)
+        let contexts = self.pt.contexts_of(m);
+        lock_identity::same_object_everywhere_lazy(&held, |i| match contexts.get(i) {
+            Some(&c) => lock_identity::context_object(self.program, self.pt, m, c, taken),
+            None => ContextObject::Unresolved,
+        })
     }
     fn is_library(&self, m: MethodId) -> bool {
         !self
