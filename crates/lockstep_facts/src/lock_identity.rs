@@ -164,21 +164,90 @@ pub fn must_alias(
     a: &AccessPath,
     b: &AccessPath,
 ) -> bool {
+    same_object_everywhere(
+        &context_objects(program, pt, m, a),
+        &context_objects(program, pt, m, b),
+    )
+}
+
+/// What a lock expression of a method points to in one of the method's
+/// contexts, as far as [`must_alias`] tells objects apart.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ContextObject {
+    /// The expression cannot be resolved (a path points-to cannot follow).
+    Unresolved,
+    /// It points nowhere in this context.
+    Nothing,
+    /// It points to exactly this object.
+    One(ObjectId),
+    /// It may be one of several objects.
+    Many,
+}
+
+/// What `path` points to in each context of `m`, in the order of
+/// [`PointsToResult::contexts_of`]. Two expressions of one method are
+/// compared with [`same_object_everywhere`]; keeping this per expression
+/// lets a caller compare one expression with many without resolving it
+/// again for each.
+pub fn context_objects(
+    program: &Program,
+    pt: &PointsToResult,
+    m: MethodId,
+    path: &AccessPath,
+) -> Vec<ContextObject> {
+    pt.contexts_of(m)
+        .into_iter()
+        .map(|c| context_object(program, pt, m, c, path))
+        .collect()
+}
+
+/// What `path` points to in context `c` of `m`.
+pub fn context_object(
+    program: &Program,
+    pt: &PointsToResult,
+    m: MethodId,
+    c: ContextId,
+    path: &AccessPath,
+) -> ContextObject {
+    match pt.path(program, m, Some(c), path) {
+        None => ContextObject::Unresolved,
+        Some(set) if set.is_empty() => ContextObject::Nothing,
+        Some(set) => match crate::util::single_object(&set) {
+            Some(o) => ContextObject::One(o),
+            None => ContextObject::Many,
+        },
+    }
+}
+
+/// [`same_object_everywhere`] with the second expression resolved only
+/// as far as needed, context by context (`b(i)`: what it points to in the
+/// `i`-th context): nothing when `a` already rules must-alias out (a
+/// context where it is unresolved or may be several objects, or no
+/// context with one object), and no context after the first mismatch.
+pub fn same_object_everywhere_lazy(
+    a: &[ContextObject],
+    mut b: impl FnMut(usize) -> ContextObject,
+) -> bool {
+    let possible = a
+        .iter()
+        .all(|x| matches!(x, ContextObject::Nothing | ContextObject::One(_)))
+        && a.iter().any(|x| matches!(x, ContextObject::One(_)));
+    if !possible {
+        return false;
+    }
+    a.iter().enumerate().all(|(i, x)| b(i) == *x)
+}
+
+/// Must-alias over two expressions' [`context_objects`] (of one method):
+/// no context where either cannot be resolved, and in every context where
+/// either points anywhere, both point to the same single object (in at
+/// least one context).
+pub fn same_object_everywhere(a: &[ContextObject], b: &[ContextObject]) -> bool {
     let mut seen = false;
-    for c in pt.contexts_of(m) {
-        let x = pt.path(program, m, Some(c), a);
-        let y = pt.path(program, m, Some(c), b);
-        let (Some(x), Some(y)) = (x, y) else {
-            return false;
-        };
-        if x.is_empty() && y.is_empty() {
-            continue;
-        }
-        match (
-            crate::util::single_object(&x),
-            crate::util::single_object(&y),
-        ) {
-            (Some(p), Some(q)) if p == q => seen = true,
+    for (x, y) in a.iter().zip(b) {
+        match (x, y) {
+            (ContextObject::Nothing, ContextObject::Nothing) => {}
+            (ContextObject::One(p), ContextObject::One(q)) if p == q => seen = true,
             _ => return false,
         }
     }
@@ -275,4 +344,99 @@ fn filled_here(body: &Body, r: VarId, depth: u8) -> bool {
         matches!(&s.kind, StmtKind::FieldStore { field, .. } if field.name == name)
             && fresh_store_on_this(body, i, depth)
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The must-alias test as it was written over the points-to sets of
+    /// each context (`None`: unresolved), the reference for
+    /// [`same_object_everywhere`].
+    fn naive(a: &[Option<Vec<u32>>], b: &[Option<Vec<u32>>]) -> bool {
+        let mut seen = false;
+        for (x, y) in a.iter().zip(b) {
+            let (Some(x), Some(y)) = (x, y) else {
+                return false;
+            };
+            if x.is_empty() && y.is_empty() {
+                continue;
+            }
+            match (x.as_slice(), y.as_slice()) {
+                ([p], [q]) if p == q => seen = true,
+                _ => return false,
+            }
+        }
+        seen
+    }
+
+    fn summarise(sets: &[Option<Vec<u32>>]) -> Vec<ContextObject> {
+        sets.iter()
+            .map(|s| match s.as_deref() {
+                None => ContextObject::Unresolved,
+                Some([]) => ContextObject::Nothing,
+                Some([o]) => ContextObject::One(ObjectId(*o)),
+                Some(_) => ContextObject::Many,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn context_objects_decide_like_the_sets() {
+        let mut state = 0x2545_f491_4f6c_dd1du64;
+        let mut next = |n: u64| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state % n
+        };
+        let mut agreed_true = 0;
+        for _ in 0..20_000 {
+            let contexts = next(4) as usize;
+            let mut set = |next: &mut dyn FnMut(u64) -> u64| match next(6) {
+                0 => None,
+                1 | 2 => Some(Vec::new()),
+                3 => Some(vec![0, 1]),
+                _ => Some(vec![next(2) as u32]),
+            };
+            let a: Vec<Option<Vec<u32>>> = (0..contexts).map(|_| set(&mut next)).collect();
+            let b: Vec<Option<Vec<u32>>> = (0..contexts).map(|_| set(&mut next)).collect();
+            let expected = naive(&a, &b);
+            agreed_true += usize::from(expected);
+            assert_eq!(
+                same_object_everywhere(&summarise(&a), &summarise(&b)),
+                expected,
+                "{a:?} {b:?}"
+            );
+        }
+        assert!(agreed_true > 100, "the random cases include aliases");
+    }
+
+    #[test]
+    fn lazy_resolution_decides_like_the_eager_one() {
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = |n: u64| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state % n
+        };
+        let mut object = |next: &mut dyn FnMut(u64) -> u64| match next(5) {
+            0 => ContextObject::Unresolved,
+            1 => ContextObject::Nothing,
+            2 => ContextObject::Many,
+            _ => ContextObject::One(ObjectId(next(2) as u32)),
+        };
+        let mut agreed_true = 0;
+        for _ in 0..20_000 {
+            let contexts = next(4) as usize;
+            let a: Vec<ContextObject> = (0..contexts).map(|_| object(&mut next)).collect();
+            let b: Vec<ContextObject> = (0..contexts).map(|_| object(&mut next)).collect();
+            let expected = same_object_everywhere(&a, &b);
+            agreed_true += usize::from(expected);
+            let lazy = same_object_everywhere_lazy(&a, |i| b[i]);
+            assert_eq!(lazy, expected, "{a:?} {b:?}");
+        }
+        assert!(agreed_true > 100, "the random cases include aliases");
+    }
 }

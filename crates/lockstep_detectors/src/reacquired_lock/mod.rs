@@ -9,12 +9,14 @@ pub mod locks;
 mod small_map;
 
 use std::collections::BTreeMap;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
+use lockstep_facts::lock_identity::{self, ContextObject};
 use lockstep_ir::{AccessPath, Body, MonitorKind, StmtId, VarId};
 use lockstep_pointsto::{PointsToResult, PtaCallGraph};
 use lockstep_program::{EdgeKind, MethodId, Program};
 use lockstep_report::{Confidence, Finding, Severity};
+use rustc_hash::FxHashMap;
 
 use crate::util::{location, position, short_method};
 use crate::{Context, Detector, Output, RuleId, RuleMeta};
@@ -51,6 +53,29 @@ struct ProgramView<'a> {
     graph: &'a PtaCallGraph,
     /// Decides when two lock expressions are one object (must-alias).
     pt: &'a PointsToResult,
+    /// What each held lock expression of a method points to per context
+    /// (`lock_identity::context_objects`), resolved once: the witnesses
+    /// of a method share the few locks held around them. Behind a lock
+    /// because the program view is shared with the parallel per-method
+    /// analysis; only the sequential re-entry check uses it.
+    objects: Mutex<ObjectsMemo>,
+}
+
+/// Per (method, lock expression): its [`ContextObject`]s.
+type ObjectsMemo = FxHashMap<(MethodId, AccessPath), Arc<[ContextObject]>>;
+
+impl ProgramView<'_> {
+    /// [`ContextObject`]s of `path` in `m`, from the memo or resolved now.
+    fn context_objects(&self, m: MethodId, path: &AccessPath) -> Arc<[ContextObject]> {
+        // A poisoned lock only means another use panicked: its map is
+        // still a valid memo.
+        let mut memo = self.objects.lock().unwrap_or_else(|e| e.into_inner());
+        memo.entry((m, path.clone()))
+            .or_insert_with(|| {
+                lock_identity::context_objects(self.program, self.pt, m, path).into()
+            })
+            .clone()
+    }
 }
 
 impl LockProgram for ProgramView<'_> {
@@ -110,9 +135,16 @@ impl LockProgram for ProgramView<'_> {
         None
     }
     /// Both expressions point to the same single object in every context
-    /// of `m` (`lockstep_facts::lock_identity::must_alias`).
+    /// of `m` (`lockstep_facts::lock_identity::must_alias`). The held lock
+    /// (one of the few around a witness) is resolved once per method;
+    /// the taken lock only as far as the held one leaves the answer open.
     fn same_lock(&self, m: MethodId, held: &AccessPath, taken: &AccessPath) -> bool {
-        lockstep_facts::lock_identity::must_alias(self.program, self.pt, m, held, taken)
+        let held = self.context_objects(m, held);
+        let contexts = self.pt.contexts_of(m);
+        lock_identity::same_object_everywhere_lazy(&held, |i| match contexts.get(i) {
+            Some(&c) => lock_identity::context_object(self.program, self.pt, m, c, taken),
+            None => ContextObject::Unresolved,
+        })
     }
     fn is_library(&self, m: MethodId) -> bool {
         !self
@@ -143,6 +175,7 @@ impl Detector for ReacquiredLock {
             program: cx.program,
             graph: cx.facts.points_to().call_graph(),
             pt: cx.facts.points_to(),
+            objects: Mutex::default(),
         };
         let methods = view.graph.reachable.clone();
         let analysis = Analysis::new(

@@ -13,6 +13,7 @@
 //! parallel; [`locks`] is how locks are named and compared. This module
 //! prepares each method's inputs and turns the stale uses into findings.
 
+mod contributions;
 pub mod fields;
 pub mod flow;
 pub mod locks;

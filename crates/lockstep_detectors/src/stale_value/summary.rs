@@ -42,6 +42,7 @@ use lockstep_ir::{
 };
 use lockstep_program::{CallGraph, EdgeKind, MethodId, Program};
 
+use super::contributions::{keep_smallest, Kept, PathIds, Version, VersionedSlots};
 use super::fields::StableFields;
 use super::locks::{self, keep, translate, Actual, Effect, Keep, LockKey, LockKind, Translated};
 use super::reservations;
@@ -1131,6 +1132,60 @@ fn bound(locks: &mut BTreeMap<LockKey, Hop>, distinct: &mut bool) {
     }
 }
 
+/// The operands of the call at `stmt`, computed on first need.
+fn operands_at<'o>(
+    memo: &'o mut Option<(Option<Actual>, Vec<Actual>)>,
+    body: &Body,
+    stmt: StmtId,
+) -> &'o (Option<Actual>, Vec<Actual>) {
+    memo.get_or_insert_with(|| actuals(body, stmt))
+}
+
+/// A callee's waits in the terms of a call site, those a caller's summary
+/// keeps ([`add_wait`]): the first [`MAX_WAITS`] in path order, sorted.
+fn translated_waits(
+    callee: &Summary,
+    receiver: Option<&Actual>,
+    args: &[Actual],
+    library: bool,
+    paths: &mut PathIds,
+) -> Vec<u32> {
+    let mut kept = Vec::new();
+    for w in &callee.waits {
+        if let Translated::Path(path) = translate(w, receiver, args) {
+            if keep(&path, library) == Keep::Yes {
+                let id = paths.intern(&path);
+                keep_smallest(&mut kept, id, MAX_WAITS, |a, b| paths.order(a, b));
+            }
+        }
+    }
+    kept
+}
+
+/// A callee's locks in the terms of a call site, with where they are
+/// acquired, in the callee's order; locks of objects fresh at the call are
+/// left out (they protect nothing).
+fn translated_locks(
+    callee: &Summary,
+    receiver: Option<&Actual>,
+    args: &[Actual],
+) -> Vec<(LockKey, Hop)> {
+    callee
+        .locks
+        .iter()
+        .filter_map(|(key, hop)| match translate(&key.path, receiver, args) {
+            Translated::Path(path) => Some((
+                LockKey {
+                    kind: key.kind,
+                    path,
+                },
+                *hop,
+            )),
+            Translated::Fresh => None,
+        })
+        .collect()
+}
+
 /// For each method (index): every caller, and the callers whose own
 /// summary depends on more than its waits ([`Summaries::combine`] reads a
 /// callee's locks, sharing, heap and freshness flags only at the call
@@ -1367,12 +1422,21 @@ impl Summaries {
             }
         }
         let mut queue: BTreeSet<u32> = (0..order.len() as u32).collect();
+        // Each summary's version: a counter of changes, bumped on every
+        // change, so a kept translation is reused only while its callee's
+        // summary is the one it was made from.
+        let mut versions: Vec<Version> = vec![0; self.methods.len()];
+        let mut changes: Version = 0;
+        let mut kept = Kept {
+            slots: VersionedSlots::new(self.methods.len()),
+            paths: PathIds::default(),
+        };
         while let Some(r) = queue.pop_first() {
             let Some(&m) = order.get(r as usize) else {
                 continue;
             };
             let i = m as usize;
-            let Some(next) = self.combine(i) else {
+            let Some(next) = self.combine(i, &versions, &mut kept) else {
                 continue;
             };
             self.combines += 1;
@@ -1389,6 +1453,10 @@ impl Summaries {
                 &self.result_callers
             };
             *slot = next;
+            changes += 1;
+            if let Some(v) = versions.get_mut(i) {
+                *v = changes;
+            }
             if let Some(list) = dependents.get(i) {
                 queue.extend(list.iter().filter_map(|&j| rank.get(j as usize).copied()));
             }
@@ -1399,7 +1467,8 @@ impl Summaries {
     /// the waits of every call, and the locks of the calls whose shared
     /// results it returns (the locks of other calls guard their side
     /// effects, not its result).
-    fn combine(&self, i: usize) -> Option<Summary> {
+    fn combine(&self, i: usize, versions: &[Version], kept: &mut Kept) -> Option<Summary> {
+        let Kept { slots, paths } = kept;
         let facts = self.facts.get(i)?;
         let mut out = facts.own.clone();
         if !out.returns_fresh && self.returns_fresh_via_calls(facts) {
@@ -1407,7 +1476,9 @@ impl Summaries {
             out.returns_heap = false;
         }
         let mut locks: BTreeMap<LockKey, Hop> = out.locks.iter().cloned().collect();
-        let mut waits: BTreeSet<AccessPath> = out.waits.iter().cloned().collect();
+        // The first `MAX_WAITS` waits in path order, all a summary keeps
+        // (a summary's own waits are sorted and distinct already).
+        let mut waits: Vec<u32> = out.waits.iter().map(|w| paths.intern(w)).collect();
         for (idx, site) in facts.sites.iter().enumerate() {
             if site.modelled.is_some() {
                 continue;
@@ -1431,7 +1502,8 @@ impl Summaries {
             }
             // Computed on first need: most calls have nothing to translate.
             let mut operands: Option<(Option<Actual>, Vec<Actual>)> = None;
-            for &c in facts.callees(site) {
+            let first = site.callees.0;
+            for (k, &c) in facts.callees(site).iter().enumerate() {
                 let Some(callee) = self.at(c) else {
                     continue;
                 };
@@ -1439,32 +1511,38 @@ impl Summaries {
                 let Some(body) = facts.body.as_deref().filter(|_| needs) else {
                     continue;
                 };
-                let (receiver, args) = operands.get_or_insert_with(|| actuals(body, site.stmt));
-                for w in &callee.waits {
-                    if let Translated::Path(path) = translate(w, receiver.as_ref(), args) {
-                        add_wait(&mut waits, &path, facts.library);
-                    }
+                let version = versions.get(c as usize).copied().unwrap_or(0);
+                let Some(t) = slots.slot(i, first + k as u32, version) else {
+                    continue;
+                };
+                let kept_waits = t.waits.get_or_insert_with(|| {
+                    let (receiver, args) = operands_at(&mut operands, body, site.stmt);
+                    translated_waits(callee, receiver.as_ref(), args, facts.library, paths)
+                });
+                for &w in kept_waits.iter() {
+                    keep_smallest(&mut waits, w, MAX_WAITS, |a, b| paths.order(a, b));
                 }
                 if !returned || !callee.shares_result() {
                     continue;
                 }
                 // Whether the call acquires a lock that is not fresh here
                 // (a fresh `StringBuffer`'s `toString()` shares nothing).
-                let mut acquires = callee.distinct;
                 if callee.distinct && !facts.library {
                     out.distinct = true;
                 }
-                for (key, hop) in &callee.locks {
-                    let Translated::Path(path) = translate(&key.path, receiver.as_ref(), args)
-                    else {
-                        continue;
-                    };
-                    acquires = true;
-                    let key = LockKey {
-                        kind: key.kind,
-                        path,
-                    };
-                    add_lock(&mut locks, &mut out.distinct, key, *hop, facts.library);
+                let kept_locks = t.locks.get_or_insert_with(|| {
+                    let (receiver, args) = operands_at(&mut operands, body, site.stmt);
+                    translated_locks(callee, receiver.as_ref(), args)
+                });
+                let acquires = callee.distinct || !kept_locks.is_empty();
+                for (key, hop) in kept_locks.iter() {
+                    add_lock(
+                        &mut locks,
+                        &mut out.distinct,
+                        key.clone(),
+                        *hop,
+                        facts.library,
+                    );
                 }
                 if acquires {
                     out.returns_shared = true;
@@ -1498,7 +1576,7 @@ impl Summaries {
         }
         bound(&mut locks, &mut out.distinct);
         out.locks = locks.into_iter().collect();
-        out.waits = waits.into_iter().take(MAX_WAITS).collect();
+        out.waits = waits.iter().map(|&w| paths.path(w).clone()).collect();
         Some(out)
     }
 }
