@@ -98,6 +98,9 @@ def read_list(path):
         if row["verdict"] not in VERDICTS or row["status"] not in STATUSES:
             fail(f"{path}:{n}: verdict must be one of {sorted(VERDICTS)}, "
                  f"status one of {sorted(STATUSES)}")
+        if row["program"] not in PROGRAMS:
+            fail(f"{path}:{n}: program {row['program']!r} has no command in PROGRAMS "
+                 "(scripts/check-known-findings.py)")
         if not row["class"] or not row["method"]:
             fail(f"{path}:{n}: class and method are required")
         if row["line"] and not row["line"].isdigit():
