@@ -27,8 +27,14 @@ const REPORT: &str = r#"{"version": 1, "findings": [
 ]}"#;
 
 fn row(program: &str, rule: &str, method: &str, line: &str, field: &str, status: &str) -> String {
-    let class = if rule == "data-race" { "com.example.Counter" } else { "com.example.Cache" };
-    format!("{program}\t{rule}\t{class}\t{method}\t{line}\t{field}\t\tharmful\tsample #1\t{status}\n")
+    let class = if rule == "data-race" {
+        "com.example.Counter"
+    } else {
+        "com.example.Cache"
+    };
+    format!(
+        "{program}\t{rule}\t{class}\t{method}\t{line}\t{field}\t\tharmful\tsample #1\t{status}\n"
+    )
 }
 
 /// Runs the checker on `list` and a report directory holding `commons-pool.json`.
@@ -77,15 +83,28 @@ fn a_missing_known_finding_fails_the_check() {
     assert!(text.contains("data-race\t1\t1\t1\t1\n"), "{text}");
     assert!(text.contains("stale-value\t1\t1\t0\t0\n"), "{text}");
     assert!(text.contains("not checked (no report): h2\n"), "{text}");
-    assert!(text.contains("MISSING data-race commons-pool: com.example.Counter.clear"), "{text}");
-    assert!(text.contains("MISSING stale-value commons-pool: com.example.Cache.get, line 31"), "{text}");
+    assert!(
+        text.contains("MISSING data-race commons-pool: com.example.Counter.clear"),
+        "{text}"
+    );
+    assert!(
+        text.contains("MISSING stale-value commons-pool: com.example.Cache.get, line 31"),
+        "{text}"
+    );
     assert!(!text.contains("Counter.reset"), "{text}");
 }
 
 #[test]
 fn every_known_finding_present_passes() {
     let list = [
-        row("commons-pool", "data-race", "inc", "", "com.example.Counter.count", "kept"),
+        row(
+            "commons-pool",
+            "data-race",
+            "inc",
+            "",
+            "com.example.Counter.count",
+            "kept",
+        ),
         row("commons-pool", "stale-value", "get", "30", "", "kept"),
         // A lost finding reported again passes, with a note to update the list.
         row("commons-pool", "data-race", "reset", "", "", "lost"),
@@ -95,7 +114,10 @@ fn every_known_finding_present_passes() {
     let text = stdout(&out);
     assert_eq!(out.status.code(), Some(0), "{text}");
     assert!(text.contains("data-race\t1\t0\t0\t1\n"), "{text}");
-    assert!(text.contains("reported again (marked lost; update the list)"), "{text}");
+    assert!(
+        text.contains("reported again (marked lost; update the list)"),
+        "{text}"
+    );
 }
 
 #[test]
@@ -124,9 +146,23 @@ fn the_committed_list_parses() {
         .output()
         .expect("python3 runs");
     let text = stdout(&out);
-    assert_eq!(out.status.code(), Some(0), "{text}{}", String::from_utf8_lossy(&out.stderr));
-    for rule in ["data-race", "non-atomic-method", "reacquired-lock", "stale-value", "deadlock"] {
-        let line = text.lines().find(|l| l.starts_with(&format!("{rule}\t"))).expect(rule);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    for rule in [
+        "data-race",
+        "non-atomic-method",
+        "reacquired-lock",
+        "stale-value",
+        "deadlock",
+    ] {
+        let line = text
+            .lines()
+            .find(|l| l.starts_with(&format!("{rule}\t")))
+            .expect(rule);
         let cells: Vec<&str> = line.split('\t').collect();
         assert_eq!(&cells[1..3], ["0", "0"], "{line}");
         assert_ne!(cells[3], "0", "{line}");
