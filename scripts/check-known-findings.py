@@ -162,7 +162,10 @@ def run_lockstep(lockstep, out_dir, programs):
         out = os.path.join(out_dir, f"{name}.json")
         with open(out, "w", encoding="utf-8") as f:
             # lockstep exits 1 when it reports findings: not an error here.
-            rc = subprocess.run(cmd, stdout=f).returncode
+            try:
+                rc = subprocess.run(cmd, stdout=f).returncode
+            except OSError as e:
+                fail(f"cannot run {lockstep}: {e}")
         if rc not in (0, 1):
             fail(f"lockstep exited with {rc} on {name}")
 
