@@ -393,7 +393,7 @@ mod tests {
         let mut agreed_true = 0;
         for _ in 0..20_000 {
             let contexts = next(4) as usize;
-            let mut set = |next: &mut dyn FnMut(u64) -> u64| match next(6) {
+            let set = |next: &mut dyn FnMut(u64) -> u64| match next(6) {
                 0 => None,
                 1 | 2 => Some(Vec::new()),
                 3 => Some(vec![0, 1]),
@@ -421,7 +421,7 @@ mod tests {
             state ^= state << 17;
             state % n
         };
-        let mut object = |next: &mut dyn FnMut(u64) -> u64| match next(5) {
+        let object = |next: &mut dyn FnMut(u64) -> u64| match next(5) {
             0 => ContextObject::Unresolved,
             1 => ContextObject::Nothing,
             2 => ContextObject::Many,
