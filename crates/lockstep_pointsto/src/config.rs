@@ -45,7 +45,10 @@ pub struct Config {
     /// from the JDK code analysed without contexts). `None`: no bound.
     /// Neither bound applies to the JDK lock methods that build a lock's
     /// parts (`lockstep_models::builds_lock_parts`): each application lock
-    /// keeps a synchronizer and views of its own.
+    /// keeps a synchronizer and views of its own. A JDK callback
+    /// (`lockstep_models::callbacks`) past a bound, or called from the
+    /// over-budget context, runs in a context of its calling method instead
+    /// (`SiteKey::OverBudgetCaller`), so callers do not share its copy.
     /// The fallback depends on the order in which contexts appear, which is
     /// fixed, so results stay deterministic.
     pub max_contexts_per_method: Option<u32>,

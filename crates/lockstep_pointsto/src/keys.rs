@@ -64,6 +64,15 @@ pub enum SiteKey {
     /// contexts, so over-budget application code does not share that
     /// code's copies of the methods it calls back through.
     OverBudget,
+    /// Never an object: the context of a JDK callback method (one that runs
+    /// in its caller's context, `lockstep_models::callbacks`) called from
+    /// the over-budget copy of `method`, one per calling method. In the one
+    /// over-budget copy of `StringBuilder.append(Object)` every object any
+    /// over-budget caller appended was rendered by every other (on jgroups
+    /// an `Address` printed by `Owner.toString` reached
+    /// `UnmodifiableVector.toString`); one copy per caller keeps each
+    /// caller's arguments, and the callbacks they make, to itself.
+    OverBudgetCaller(MethodId),
 }
 
 impl SiteKey {
@@ -87,7 +96,10 @@ impl SiteKey {
 
     /// Does this site only ever stand for a context, never for an object?
     pub fn is_context_only(&self) -> bool {
-        matches!(self, SiteKey::Main(_) | SiteKey::OverBudget)
+        matches!(
+            self,
+            SiteKey::Main(_) | SiteKey::OverBudget | SiteKey::OverBudgetCaller(_)
+        )
     }
 
     /// The method and statement of an allocation, lambda or constructor-reference site.
@@ -133,6 +145,9 @@ impl SiteKey {
             SiteKey::Library(t) => format!("any JDK-internal {t}"),
             SiteKey::Main(t) => format!("entry of {t}"),
             SiteKey::OverBudget => "contexts over the bound".to_string(),
+            SiteKey::OverBudgetCaller(m) => {
+                format!("over-bound calls of {}", p.short_method_name(*m))
+            }
         }
     }
 }

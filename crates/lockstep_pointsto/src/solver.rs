@@ -1320,14 +1320,14 @@ impl<'p> Solver<'p> {
     /// receiver would give it `ctx`, and whether the bounds on contexts
     /// apply to it. A JDK method that runs in its caller's context does,
     /// except when that context is the over-budget one, shared by every
-    /// call over the bounds, and the receiver belongs to the application:
-    /// then it runs in the receiver's context, outside the bounds. In the
-    /// shared copy, the `this` of `Object.toString` held every object any
-    /// over-budget caller printed, so its `hashCode()` reached every
-    /// `hashCode` of them (issue 14, cause 1). Only with
-    /// [`Config::callbacks_per_receiver`] (off by default: its cost). Not
-    /// from the JDK's empty context either: measured on jgroups, with that
-    /// too it cost as much (BENCHMARKS.md, "Callbacks per receiver").
+    /// call over the bounds: then it runs in a context of its calling
+    /// method ([`Self::over_budget_caller_ctx`]), or with
+    /// [`Config::callbacks_per_receiver`] (off by default: its cost) in the
+    /// receiver's context when the receiver belongs to the application,
+    /// outside the bounds either way. Not from the JDK's empty context: its
+    /// callers are JDK code without contexts anyway, and measured on
+    /// jgroups, per receiver there cost as much (BENCHMARKS.md, "Callbacks
+    /// per receiver").
     fn call_context(
         &mut self,
         site: Site,
@@ -1338,15 +1338,72 @@ impl<'p> Solver<'p> {
         if !self.r.runs_in_caller_context(callee) {
             return (ctx, true);
         }
-        if !self.r.cfg.callbacks_per_receiver {
-            return (self.mctxs.key(site.caller).1, true);
-        }
-        let caller_ctx = self.mctxs.key(site.caller).1;
+        let (caller, caller_ctx) = *self.mctxs.key(site.caller);
         let shared = caller_ctx != CtxId::EMPTY && Some(caller_ctx) == self.over_budget_ctx;
-        match this {
-            Some(o) if shared && self.belongs_to_application(o) => (self.recv_ctx(o), false),
-            _ => (caller_ctx, true),
+        if !shared {
+            return self.caller_context_within_bounds(callee, caller, caller_ctx);
         }
+        match this {
+            Some(o) if self.r.cfg.callbacks_per_receiver && self.belongs_to_application(o) => {
+                (self.recv_ctx(o), false)
+            }
+            _ => (self.over_budget_caller_ctx(caller), false),
+        }
+    }
+
+    /// The caller's context `caller_ctx` for a JDK callback `callee`, when
+    /// it exists already or the bounds allow a new one (counted here, so
+    /// the result is unbounded); over the bounds, the callback's context of
+    /// the calling method ([`Self::over_budget_caller_ctx`]) rather than
+    /// the one shared over-budget context: `append(Object)` has far more
+    /// calling contexts than the per-method bound, and past it every
+    /// caller's argument met every other's.
+    fn caller_context_within_bounds(
+        &mut self,
+        callee: MethodId,
+        caller: MethodId,
+        caller_ctx: CtxId,
+    ) -> (CtxId, bool) {
+        if caller_ctx == CtxId::EMPTY
+            || self.mctxs.get(&(callee, caller_ctx)).is_some()
+            || self.r.exempt_from_bounds(callee)
+        {
+            return (caller_ctx, true);
+        }
+        // A callback's own callbacks (`String.valueOf` in `append(Object)`)
+        // stay in its per-caller copy.
+        if self.is_over_budget_caller_ctx(caller_ctx) {
+            return (caller_ctx, false);
+        }
+        if self.over_budget(callee) {
+            self.budget_fallbacks += 1;
+            (self.over_budget_caller_ctx(caller), false)
+        } else {
+            (caller_ctx, false)
+        }
+    }
+
+    /// The context of the JDK callbacks that the over-budget copy of
+    /// `caller` calls (`SiteKey::OverBudgetCaller`): one per calling
+    /// method, outside the bounds (there are at most as many as call sites
+    /// of callbacks). In the one shared over-budget copy, the parameter of
+    /// `StringBuilder.append(Object)` held every object any over-budget
+    /// method appended, and `String.valueOf` rendered each of them for
+    /// every caller (issue 14, cause 1: an `Address` printed by
+    /// `Owner.toString` reached `UnmodifiableVector.toString` on jgroups).
+    fn is_over_budget_caller_ctx(&self, c: CtxId) -> bool {
+        match &**self.ctxs.key(c) {
+            [site] => matches!(self.r.t.sites.key(*site), SiteKey::OverBudgetCaller(_)),
+            _ => false,
+        }
+    }
+
+    fn over_budget_caller_ctx(&mut self, caller: MethodId) -> CtxId {
+        let site = self
+            .r
+            .t
+            .named_site(self.r.p, SiteKey::OverBudgetCaller(caller));
+        self.ctx(vec![site])
     }
 
     /// Was `o` allocated by application code, or in a method running in a

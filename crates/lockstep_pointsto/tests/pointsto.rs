@@ -5,7 +5,7 @@
 mod common;
 use common::*;
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
 use lockstep_ir::AccessPath;
@@ -689,4 +689,74 @@ fn known_limitation_swing_listeners_are_not_run_by_the_event_thread() {
     let listener = method(&p, "Main$1", "actionPerformed");
     assert!(!r.call_graph().is_reachable(listener));
     assert_eq!(r.thread_starts().len(), 1, "the Thread only");
+}
+
+/// Different methods past the bound calling the same JDK callback.
+const OVER_BUDGET_CALLERS: &str = include_str!("fixtures/over_budget_callers.java");
+
+/// Per context of `StringBuilder.append(Object)` that holds application
+/// objects: the context's sites and the application types of the argument.
+fn appended_per_context(
+    p: &lockstep_program::Program,
+    r: &lockstep_pointsto::PointsToResult,
+) -> Vec<(Vec<SiteKey>, BTreeSet<String>)> {
+    let append = method(
+        p,
+        "java/lang/StringBuilder",
+        "append(Ljava/lang/Object;)Ljava/lang/StringBuilder;",
+    );
+    let arg = p.body(append).unwrap().params[1];
+    let mut out: Vec<(Vec<SiteKey>, BTreeSet<String>)> = r
+        .contexts_of(append)
+        .into_iter()
+        .map(|c| {
+            let sites = r.context(c).into_iter().cloned().collect();
+            (sites, app_types(r, &r.var_in(append, c, arg)))
+        })
+        .filter(|(_, t)| !t.is_empty())
+        .collect();
+    out.sort();
+    out
+}
+
+#[test]
+fn jdk_callbacks_from_the_over_budget_context_run_per_calling_method() {
+    let p = program(OVER_BUDGET_CALLERS);
+    let config = Config {
+        max_contexts_per_method: Some(1),
+        ..Config::default()
+    };
+    let r = solve(&p, false, config);
+    let owner = method(&p, "Main$Owner", "toString");
+    let printer = method(&p, "Main$ViewPrinter", "show");
+    let mixed = method(&p, "Main$Mixed", "show");
+    for m in [owner, printer, mixed] {
+        assert!(
+            r.contexts_of(m)
+                .iter()
+                .any(|&c| r.context(c) == vec![&SiteKey::OverBudget]),
+            "{} runs over the bound",
+            p.method_name(m)
+        );
+    }
+    let over = |m| vec![SiteKey::OverBudgetCaller(m)];
+    let by_context: BTreeMap<Vec<SiteKey>, BTreeSet<String>> =
+        appended_per_context(&p, &r).into_iter().collect();
+    // The over-budget copies of `Owner.toString` and `ViewPrinter.show`
+    // each have a copy of `append(Object)` of their own: the second owner's
+    // address never meets the vector of members.
+    assert_eq!(by_context[&over(owner)], set(&["Main$UuidAddress"]));
+    assert_eq!(by_context[&over(printer)], set(&["Main$Members"]));
+    // The twin: `Mixed.show` hands `append(Object)` addresses and members;
+    // past the bound its calls share one copy of the callback per calling
+    // method, which keeps every kind any of them passes (sound).
+    assert_eq!(
+        by_context[&over(mixed)],
+        set(&["Main$IpAddress", "Main$Members", "Main$UuidAddress"])
+    );
+    // No shared over-budget copy of the callback is left.
+    assert!(!by_context.contains_key(&vec![SiteKey::OverBudget]));
+    // Unbounded: one copy per receiver, each with its own object.
+    let all = appended_per_context(&p, &solve(&p, false, two_obj()));
+    assert!(all.iter().all(|(_, t)| t.len() == 1), "{all:?}");
 }

@@ -187,7 +187,9 @@ fn check_subset_of_rta(p: &Program, entries: &EntryPoints) -> usize {
                         | SiteKey::External { .. }
                         | SiteKey::Constant(_) => false,
                         // Never objects.
-                        SiteKey::Main(_) | SiteKey::OverBudget => false,
+                        SiteKey::Main(_) | SiteKey::OverBudget | SiteKey::OverBudgetCaller(_) => {
+                            false
+                        }
                     };
                     !known_to_rta
                 })
