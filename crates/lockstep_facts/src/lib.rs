@@ -51,6 +51,7 @@
 pub mod accesses;
 pub mod analysis;
 pub mod annotations;
+mod back_links;
 mod block_solver;
 mod buckets;
 mod caller_locks;
