@@ -85,7 +85,11 @@ impl BackLinks {
 
 impl BackLinks {
     /// `path` with every `x.f.g` (`g` a back link of `f`) shortened to `x`.
-    pub(crate) fn normalize(&mut self, resolver: &mut LockResolver<'_>, path: &AccessPath) -> AccessPath {
+    pub(crate) fn normalize(
+        &mut self,
+        resolver: &mut LockResolver<'_>,
+        path: &AccessPath,
+    ) -> AccessPath {
         match path {
             AccessPath::Field(base, g) => {
                 let base = self.normalize(resolver, base);
@@ -120,7 +124,12 @@ fn path_class(program: &Program, body: &Body, path: &AccessPath) -> Option<Arc<s
 }
 
 /// Is `base.name` a `final` field, by the declared type of `base`?
-pub(crate) fn final_field_at(program: &Program, body: &Body, base: &AccessPath, name: &str) -> bool {
+pub(crate) fn final_field_at(
+    program: &Program,
+    body: &Body,
+    base: &AccessPath,
+    name: &str,
+) -> bool {
     path_class(program, body, base)
         .and_then(|c| field_of(program, &c, name))
         .is_some_and(|f| f.access_flags & access::FINAL != 0)
