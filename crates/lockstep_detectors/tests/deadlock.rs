@@ -273,3 +273,21 @@ fn protected_method_behind_its_callers_gate_lock() {
     assert_complete(&findings);
     assert_eq!(findings.len(), 1, "{}", dump(&findings));
 }
+
+#[test]
+fn component_called_under_its_owners_lock_through_a_back_link() {
+    // Velocity's shape: the factory's `rsvc` is the runtime that built it,
+    // so the runtime `init()` holds is the one the factory calls back. Main
+    // reported the `Runtime`/`Factory` cycles (contexts that merge three
+    // runtimes of one site); the loose twin, whose factory a public method
+    // also enters bare, keeps its one real cycle.
+    let findings = check_fixture_in_mode(
+        "deadlock/owner_gate",
+        &Deadlock,
+        RULES,
+        &Options::default(),
+        true,
+    );
+    assert_complete(&findings);
+    assert_eq!(findings.len(), 1, "{}", dump(&findings));
+}

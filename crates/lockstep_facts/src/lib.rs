@@ -23,7 +23,9 @@
 //!   (must-not-alias across owners) and lock expressions that are one
 //!   object (must-alias);
 //! - [`lock_order`]: every lock acquisition with the locks held before
-//!   it, `wait`/`notify` and blocking calls with the locks held there;
+//!   it, `wait`/`notify` and blocking calls with the locks held there
+//!   (`back_links`: a component built with `new C(this)` whose `final`
+//!   field names its owner re-enters the owner's monitor its callers hold);
 //! - [`initialization`]: constructor helpers and what constructors and
 //!   static initializers allocate before publication;
 //! - [`annotations`]: `@GuardedBy`, `@ThreadSafe`, `@NotThreadSafe`, `@Immutable`;
@@ -51,6 +53,7 @@
 pub mod accesses;
 pub mod analysis;
 pub mod annotations;
+mod back_links;
 mod block_solver;
 mod buckets;
 mod caller_locks;

@@ -109,6 +109,13 @@ impl LockOwners {
     /// (By name, as [`Self::is_owned`]; a field no application code
     /// stores — a JDK field — is not known to be fixed.) Two reads of
     /// `x.f` then give one object whenever `x` is one object.
+    /// Every store of an instance field named `name` in application code
+    /// (method, statement index).
+    pub(crate) fn stores_of(&mut self, program: &Program, name: &str) -> Vec<(MethodId, usize)> {
+        let stores = self.stores.get_or_insert_with(|| field_stores(program));
+        stores.get(name).cloned().unwrap_or_default()
+    }
+
     pub fn is_fixed(&mut self, program: &Program, name: &Arc<str>) -> bool {
         if let Some(&v) = self.fixed.get(name) {
             return v;

@@ -234,6 +234,8 @@ pub fn compute(program: &Program, pt: &PointsToResult, races: &RaceFacts) -> Loc
         maybe_locked: Vec::new(),
         callers: callers(&races.graph),
         gates,
+        back_links: crate::back_links::BackLinks::default(),
+        linked: FxHashMap::default(),
         entries: races
             .roots
             .iter()
@@ -283,6 +285,10 @@ struct Collector<'a> {
     gates: Vec<Vec<HeldLock>>,
     /// Nodes that thread roots enter (called from outside the program).
     entries: FxHashSet<u32>,
+    back_links: crate::back_links::BackLinks,
+    /// Per node: the paths of `this` whose monitors every caller holds
+    /// through a back link ([`crate::back_links`]; cached).
+    linked: FxHashMap<u32, Arc<[AccessPath]>>,
 }
 
 /// One node being scanned.
@@ -413,6 +419,7 @@ impl Collector<'_> {
         if local.is_empty() || !lock_summary::precise_site(self.races, node, s) {
             return;
         }
+        let linked = self.linked(node);
         let own: Vec<HeldLock> = local.iter().map(|l| l.lock.clone()).collect();
         let held = union(entry, &own);
         let graph = &self.races.graph;
@@ -429,6 +436,11 @@ impl Collector<'_> {
                 (node, s, callee),
             );
             for mut c in found {
+                // Every caller holds this lock on entry, named by the same
+                // path through a back link: a re-entry.
+                if self.linked_reentry(&linked, c.caller_path.as_ref()) {
+                    continue;
+                }
                 // The callee takes, by the path of a lock this body holds,
                 // that very lock: a re-entry (see `lock_summary`).
                 let reentry = reentered(local, &c);
@@ -461,6 +473,55 @@ impl Collector<'_> {
         match self.gates.get(node as usize) {
             Some(g) if !g.is_empty() => union(entry, g),
             _ => entry.to_vec(),
+        }
+    }
+
+    /// The paths of `this` whose monitors every caller of `node` holds on
+    /// entry through a back link (empty when a caller holds none, for a
+    /// root's entry, or for a node nothing calls).
+    fn linked(&mut self, node: u32) -> Arc<[AccessPath]> {
+        if let Some(v) = self.linked.get(&node) {
+            return v.clone();
+        }
+        let mut out: Option<Vec<AccessPath>> = None;
+        // A root enters the node from outside, holding nothing.
+        if self.entries.contains(&node) {
+            out = Some(Vec::new());
+        }
+        let edges = self.callers.get(node as usize).cloned().unwrap_or_default();
+        for (caller, site) in edges {
+            let m = self.races.graph.nodes[caller as usize].method;
+            let here = match self.program.body(m) {
+                Some(body) if self.program.is_application(self.program.method(m).class) => {
+                    let locks = self.body_locks(m, &body);
+                    self.back_links
+                        .held_paths(&mut self.resolver, &body, &locks, site)
+                }
+                _ => Vec::new(),
+            };
+            out = Some(match out {
+                None => here,
+                Some(prev) => prev.into_iter().filter(|p| here.contains(p)).collect(),
+            });
+            if out.as_ref().is_some_and(Vec::is_empty) {
+                break;
+            }
+        }
+        let v: Arc<[AccessPath]> = out.unwrap_or_default().into();
+        self.linked.insert(node, v.clone());
+        v
+    }
+
+    /// Is `path` (a callee's lock as this body names it) one of the
+    /// `linked` paths once back links are followed (`this.rsvc.vmFactory.rsvc`
+    /// is `this.rsvc`)?
+    fn linked_reentry(&mut self, linked: &[AccessPath], path: Option<&AccessPath>) -> bool {
+        match path {
+            Some(p) if !linked.is_empty() => {
+                let p = self.back_links.normalize(&mut self.resolver, p);
+                linked.contains(&p)
+            }
+            _ => false,
         }
     }
 

@@ -212,13 +212,17 @@ fn param_of(body: &Body, lock: &LocalLock) -> Option<u16> {
 
 /// Does `path` name one object for the whole run of `body` from its
 /// entry: `this` or a parameter no statement reassigns, then fields that
-/// keep their value once their object is built?
+/// keep their value once their object is built (every store of the name
+/// is a constructor's on its own `this`, or the field is `final`)?
 pub(crate) fn entry_path(resolver: &mut LockResolver<'_>, body: &Body, path: &AccessPath) -> bool {
     match path {
         AccessPath::This => !body.is_static && param_kept(body, 0),
         AccessPath::Param(i, _) => param_kept(body, usize::from(*i) + usize::from(!body.is_static)),
+        // A `final` field (by the declared type of its base) keeps its
+        // value too, whatever other classes do with fields of that name.
         AccessPath::Field(base, name) => {
-            resolver.fixed_field(name) && entry_path(resolver, body, base)
+            let own_final = crate::back_links::final_field_at(resolver.program, body, base, name);
+            (own_final || resolver.fixed_field(name)) && entry_path(resolver, body, base)
         }
         // javac's `this$0` is final.
         AccessPath::OuterThis(base, _) => entry_path(resolver, body, base),

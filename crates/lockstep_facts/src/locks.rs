@@ -254,6 +254,11 @@ impl<'a> LockResolver<'a> {
         self.owners.is_fixed(self.program, name)
     }
 
+    /// Every store of an instance field named `name` in application code.
+    pub(crate) fn field_stores_of(&mut self, name: &str) -> Vec<(MethodId, usize)> {
+        self.owners.stores_of(self.program, name)
+    }
+
     /// The lock for messages.
     pub fn describe(&self, l: &HeldLock) -> String {
         describe(self.program, self.pt, l)
