@@ -377,6 +377,16 @@ mod tests {
         seen
     }
 
+    /// A seeded xorshift generator: `next(n)` is a number below `n`.
+    fn xorshift(mut state: u64) -> impl FnMut(u64) -> u64 {
+        move |n| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state % n
+        }
+    }
+
     fn summarise(sets: &[Option<Vec<u32>>]) -> Vec<ContextObject> {
         sets.iter()
             .map(|s| match s.as_deref() {
@@ -390,13 +400,7 @@ mod tests {
 
     #[test]
     fn context_objects_decide_like_the_sets() {
-        let mut state = 0x2545_f491_4f6c_dd1du64;
-        let mut next = |n: u64| {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state % n
-        };
+        let mut next = xorshift(0x2545_f491_4f6c_dd1d);
         let mut agreed_true = 0;
         for _ in 0..20_000 {
             let contexts = next(4) as usize;
@@ -421,13 +425,7 @@ mod tests {
 
     #[test]
     fn lazy_resolution_decides_like_the_eager_one() {
-        let mut state = 0x9e37_79b9_7f4a_7c15u64;
-        let mut next = |n: u64| {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state % n
-        };
+        let mut next = xorshift(0x9e37_79b9_7f4a_7c15);
         let object = |next: &mut dyn FnMut(u64) -> u64| match next(5) {
             0 => ContextObject::Unresolved,
             1 => ContextObject::Nothing,
