@@ -4,15 +4,11 @@
 //! finding present, one missing, one on a program without a report, one
 //! marked lost; a malformed report; and the committed list itself.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Command, Output};
 
 fn workspace_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .ancestors()
-        .nth(2)
-        .expect("crates/lockstep is two levels below the root")
-        .to_path_buf()
+    lockstep_testkit::workspace_root().expect("the tests run inside the lockstep workspace")
 }
 
 const HEADER: &str = "program\trule\tclass\tmethod\tline\tfield\tlock\tverdict\tjudged\tstatus\n";

@@ -7,11 +7,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 fn workspace_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .ancestors()
-        .nth(2)
-        .expect("crates/lockstep is two levels below the root")
-        .to_path_buf()
+    lockstep_testkit::workspace_root().expect("the tests run inside the lockstep workspace")
 }
 
 /// `crate → allowed lockstep dependencies` from the "Layers" table.

@@ -63,8 +63,8 @@ fn target_dir() -> Option<PathBuf> {
 }
 
 /// The outermost directory above this crate whose Cargo.toml declares a
-/// `[workspace]`.
-fn workspace_root() -> Option<PathBuf> {
+/// `[workspace]` (the lockstep repository's root when built from it).
+pub fn workspace_root() -> Option<PathBuf> {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .ancestors()
         .filter(|d| {

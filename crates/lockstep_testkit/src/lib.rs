@@ -108,7 +108,7 @@ mod javac;
 mod lex;
 mod snippet;
 
-pub use cache::cache_root;
+pub use cache::{cache_root, workspace_root};
 pub use error::CompileError;
 pub use expect::{
     assert_expectations, assert_expectations_lenient, check_expectations,
