@@ -386,3 +386,15 @@ fn acquisitions_that_cannot_lock_the_named_object() {
         false,
     );
 }
+
+#[test]
+fn library_summaries_follow_the_callers_contexts() {
+    // Closed: from `main`, so each map's `HashMap` copy sees only its keys.
+    check_fixture_in_mode(
+        "reacquired_lock/library_contexts",
+        &ReacquiredLock,
+        SINGLE,
+        &Options::default(),
+        false,
+    );
+}

@@ -215,6 +215,7 @@ impl Detector for ReacquiredLock {
             // witness names (the call graph merged other callers' objects).
             if !identity.may_lock(w.method, &w.pair.0, &w.entry.first)
                 || !identity.may_lock(w.method, &w.pair.1, &w.entry.second)
+                || !identity.may_run_together(&w.entry.first, &w.entry.second)
             {
                 continue;
             }
