@@ -22,7 +22,9 @@
 //!
 //! Static fields and class literals name one object wherever they are
 //! read and are never told apart; an empty or unknown points-to set rules
-//! nothing out.
+//! nothing out, except where the expression reads a field that no object
+//! its prefix may point to has (`mbr.members` where `mbr` holds only
+//! `Address`es): that expression locks nothing.
 //!
 //! A call path is also checked against the context call graph
 //! ([`LockIdentity::may_run_together`]). The analysis summarises each
@@ -39,11 +41,21 @@
 //! a witness from one such context.
 
 use lockstep_ir::{AccessPath, MonitorRegion, StmtId};
-use lockstep_pointsto::{ContextCallEdge, MethodContext, ObjectSet, PointsToResult};
+use lockstep_pointsto::{ContextCallEdge, MethodContext, ObjectId, ObjectSet, PointsToResult};
 use lockstep_program::{EdgeKind, MethodId, Program};
 use rustc_hash::FxHashMap;
 
 use super::analysis::{Chain, Hop};
+
+/// What a lock expression's prefix may point to.
+enum Resolved {
+    /// A non-empty set of objects.
+    Known(ObjectSet),
+    /// No object has a field the expression reads: it locks nothing.
+    Impossible,
+    /// Empty or not evaluable: proves nothing.
+    Unknown,
+}
 
 /// Answers [`LockIdentity::may_lock`], caching points-to sets.
 pub struct LockIdentity<'a> {
@@ -109,10 +121,68 @@ impl<'a> LockIdentity<'a> {
             return true;
         }
         let Some(named) = self.named(m, lock) else {
-            return true;
+            // Nothing known, unless no object the path starts from has
+            // the field it reads: then no object is locked at all.
+            return !self.no_such_field(m, lock);
         };
         self.taken(deep)
             .is_none_or(|taken| taken.intersects(&named))
+    }
+
+    /// Does `path` read, somewhere along it, a field that no object its
+    /// prefix may point to has? (jgroups' `mbr.members`: `mbr` holds
+    /// only `Address`es, the summary's `members` is a view's field.)
+    /// A prefix with an empty or unknown points-to set proves nothing.
+    fn no_such_field(&self, m: MethodId, path: &AccessPath) -> bool {
+        matches!(self.resolve(m, path), Resolved::Impossible)
+    }
+
+    fn resolve(&self, m: MethodId, path: &AccessPath) -> Resolved {
+        let (program, pt) = (self.program, self.pt);
+        let known = |p: &AccessPath| match pt.path(program, m, None, p) {
+            Some(set) if !set.is_empty() => Resolved::Known(set),
+            _ => Resolved::Unknown,
+        };
+        match path {
+            AccessPath::This | AccessPath::Param(..) | AccessPath::Local(..) => known(path),
+            AccessPath::Field(base, name) => match self.resolve(m, base) {
+                Resolved::Known(objects) => {
+                    if objects.iter().all(|o| self.lacks_field(o, name)) {
+                        Resolved::Impossible
+                    } else {
+                        known(path)
+                    }
+                }
+                other => other,
+            },
+            _ => Resolved::Unknown,
+        }
+    }
+
+    /// Object `o`'s class and every superclass are loaded and none
+    /// declares a field `name` (instance fields live in classes only).
+    fn lacks_field(&self, o: ObjectId, name: &str) -> bool {
+        let program = self.program;
+        let Some(class) = self
+            .pt
+            .object(o)
+            .and_then(|info| program.class_by_name(info.type_name))
+        else {
+            return false;
+        };
+        let chain = program.superclasses(class);
+        let complete = chain
+            .last()
+            .is_some_and(|&c| &*program.class(c).name == "java/lang/Object");
+        complete
+            && !chain.iter().any(|&c| {
+                program
+                    .class(c)
+                    .file
+                    .fields
+                    .iter()
+                    .any(|f| &*f.name == name)
+            })
     }
 
     /// The non-empty points-to set of `lock` in `m` (all contexts).
