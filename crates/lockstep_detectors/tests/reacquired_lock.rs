@@ -386,3 +386,20 @@ fn acquisitions_that_cannot_lock_the_named_object() {
         false,
     );
 }
+
+/// A JDK map's summary merges every map's keys (`HashMap.hash` "locks
+/// `key.members`" because some map's keys are groups). A caller whose
+/// own map's copy never reaches the group's lock (context call graph),
+/// or whose key has no such field, is silent; the callers that pass a
+/// group are reported.
+#[test]
+fn library_summaries_follow_the_callers_contexts() {
+    // Closed: from `main`, so each map's `HashMap` copy sees only its keys.
+    check_fixture_in_mode(
+        "reacquired_lock/library_contexts",
+        &ReacquiredLock,
+        SINGLE,
+        &Options::default(),
+        false,
+    );
+}

@@ -22,14 +22,40 @@
 //!
 //! Static fields and class literals name one object wherever they are
 //! read and are never told apart; an empty or unknown points-to set rules
-//! nothing out.
+//! nothing out, except where the expression reads a field that no object
+//! its prefix may point to has (`mbr.members` where `mbr` holds only
+//! `Address`es): that expression locks nothing.
+//!
+//! A call path is also checked against the context call graph
+//! ([`LockIdentity::may_run_together`]). The analysis summarises each
+//! method once for all its contexts, so a library method's summary
+//! (`HashMap.getNode` "locks `key.members`") holds the locks of callbacks
+//! that only some copies of it make: the JDK's empty context, the
+//! over-budget copy shared by every caller past the bound, a map whose
+//! keys are views. Translated onto a caller's argument of an interface
+//! type (jgroups' `Address`), the declared-type check keeps them, and the
+//! witness's expression (`mbr.members`) has an empty points-to set that
+//! rules nothing out. A path is kept only when some context of the method
+//! holding the context lock reaches the acquisition along it, edge by
+//! edge in the points-to analysis's context call graph, and both paths of
+//! a witness from one such context.
 
-use lockstep_ir::{AccessPath, MonitorRegion};
-use lockstep_pointsto::{ObjectSet, PointsToResult};
-use lockstep_program::{MethodId, Program};
+use lockstep_ir::{AccessPath, MonitorRegion, StmtId};
+use lockstep_pointsto::{ContextCallEdge, MethodContext, ObjectId, ObjectSet, PointsToResult};
+use lockstep_program::{EdgeKind, MethodId, Program};
 use rustc_hash::FxHashMap;
 
 use super::analysis::{Chain, Hop};
+
+/// What a lock expression's prefix may point to.
+enum Resolved {
+    /// A non-empty set of objects.
+    Known(ObjectSet),
+    /// No object has a field the expression reads: it locks nothing.
+    Impossible,
+    /// Empty or not evaluable: proves nothing.
+    Unknown,
+}
 
 /// Answers [`LockIdentity::may_lock`], caching points-to sets.
 pub struct LockIdentity<'a> {
@@ -40,6 +66,9 @@ pub struct LockIdentity<'a> {
     /// What an acquisition may lock (all contexts; `None`: unknown or
     /// nothing).
     taken: FxHashMap<Hop<MethodId>, Option<ObjectSet>>,
+    /// Per call path: the contexts of its first method from which the
+    /// context call graph follows it to the end (`None`: not checkable).
+    starts: FxHashMap<Vec<Hop<MethodId>>, Option<Vec<MethodContext>>>,
 }
 
 impl<'a> LockIdentity<'a> {
@@ -49,7 +78,34 @@ impl<'a> LockIdentity<'a> {
             pt,
             named: FxHashMap::default(),
             taken: FxHashMap::default(),
+            starts: FxHashMap::default(),
         }
+    }
+
+    /// Can both acquisition paths of a witness run from one context of
+    /// the method they start in? False only when the context call graph
+    /// proves that no context follows both to their end.
+    pub fn may_run_together(&mut self, first: &Chain<MethodId>, second: &Chain<MethodId>) -> bool {
+        let same_start = first.first().map(|h| h.method) == second.first().map(|h| h.method);
+        let (Some(a), Some(b)) = (self.starts(first), self.starts(second)) else {
+            return true;
+        };
+        if a.is_empty() || b.is_empty() {
+            return false;
+        }
+        // Both sorted: one common context is enough.
+        !same_start || sorted_intersect(&a, &b)
+    }
+
+    /// The contexts of `chain`'s first method from which every call of
+    /// the chain has an edge in the context call graph (memoised).
+    fn starts(&mut self, chain: &Chain<MethodId>) -> Option<Vec<MethodContext>> {
+        if let Some(known) = self.starts.get(chain.as_slice()) {
+            return known.clone();
+        }
+        let computed = realizable_starts(self.pt, chain);
+        self.starts.insert(chain.to_vec(), computed.clone());
+        computed
     }
 
     /// May the acquisition at the end of `chain` lock an object that
@@ -65,10 +121,68 @@ impl<'a> LockIdentity<'a> {
             return true;
         }
         let Some(named) = self.named(m, lock) else {
-            return true;
+            // Nothing known, unless no object the path starts from has
+            // the field it reads: then no object is locked at all.
+            return !self.no_such_field(m, lock);
         };
         self.taken(deep)
             .is_none_or(|taken| taken.intersects(&named))
+    }
+
+    /// Does `path` read, somewhere along it, a field that no object its
+    /// prefix may point to has? (jgroups' `mbr.members`: `mbr` holds
+    /// only `Address`es, the summary's `members` is a view's field.)
+    /// A prefix with an empty or unknown points-to set proves nothing.
+    fn no_such_field(&self, m: MethodId, path: &AccessPath) -> bool {
+        matches!(self.resolve(m, path), Resolved::Impossible)
+    }
+
+    fn resolve(&self, m: MethodId, path: &AccessPath) -> Resolved {
+        let (program, pt) = (self.program, self.pt);
+        let known = |p: &AccessPath| match pt.path(program, m, None, p) {
+            Some(set) if !set.is_empty() => Resolved::Known(set),
+            _ => Resolved::Unknown,
+        };
+        match path {
+            AccessPath::This | AccessPath::Param(..) | AccessPath::Local(..) => known(path),
+            AccessPath::Field(base, name) => match self.resolve(m, base) {
+                Resolved::Known(objects) => {
+                    if objects.iter().all(|o| self.lacks_field(o, name)) {
+                        Resolved::Impossible
+                    } else {
+                        known(path)
+                    }
+                }
+                other => other,
+            },
+            _ => Resolved::Unknown,
+        }
+    }
+
+    /// Object `o`'s class and every superclass are loaded and none
+    /// declares a field `name` (instance fields live in classes only).
+    fn lacks_field(&self, o: ObjectId, name: &str) -> bool {
+        let program = self.program;
+        let Some(class) = self
+            .pt
+            .object(o)
+            .and_then(|info| program.class_by_name(info.type_name))
+        else {
+            return false;
+        };
+        let chain = program.superclasses(class);
+        let complete = chain
+            .last()
+            .is_some_and(|&c| &*program.class(c).name == "java/lang/Object");
+        complete
+            && !chain.iter().any(|&c| {
+                program
+                    .class(c)
+                    .file
+                    .fields
+                    .iter()
+                    .any(|f| &*f.name == name)
+            })
     }
 
     /// The non-empty points-to set of `lock` in `m` (all contexts).
@@ -104,4 +218,70 @@ impl<'a> LockIdentity<'a> {
         let objects = self.pt.var(hop.method, var);
         (!objects.is_empty()).then_some(objects)
     }
+}
+
+/// Walks `chain` backwards through the context call graph: a context of
+/// a hop's method is kept when its call at the hop's statement reaches a
+/// kept context of the next method, or when that call has no edge at all
+/// in it (its receiver's points-to set is empty there: objects the
+/// analysis does not see, such as log4j's appenders that a configuration
+/// file attaches by reflection; as elsewhere, nothing known rules nothing
+/// out). `None` when a hop names no call statement (not a path the
+/// analysis builds).
+fn realizable_starts(pt: &PointsToResult, chain: &[Hop<MethodId>]) -> Option<Vec<MethodContext>> {
+    let last = chain.last()?;
+    let mut reached = contexts(pt, last.method);
+    for step in chain.windows(2).rev() {
+        let (caller, site, callee) = (step[0].method, step[0].stmt?, step[1].method);
+        reached = contexts(pt, caller)
+            .into_iter()
+            .filter(|&mc| {
+                let edges = edges_at(pt, mc, site);
+                edges.is_empty()
+                    || edges.iter().any(|e| {
+                        // A thread start runs its task outside the caller's locks.
+                        e.kind != EdgeKind::TaskLaunch
+                            && e.callee.method == callee
+                            && reached.binary_search(&e.callee).is_ok()
+                    })
+            })
+            .collect();
+        if reached.is_empty() {
+            break;
+        }
+    }
+    Some(reached)
+}
+
+/// The edges of context `mc` at call statement `site` (the context's
+/// edges are sorted by site).
+fn edges_at(pt: &PointsToResult, mc: MethodContext, site: StmtId) -> &[ContextCallEdge] {
+    let all = pt.context_callees(mc);
+    let lo = all.partition_point(|e| e.site < site);
+    let hi = all.partition_point(|e| e.site <= site);
+    all.get(lo..hi).unwrap_or_default()
+}
+
+/// Every context of `m`, sorted.
+fn contexts(pt: &PointsToResult, m: MethodId) -> Vec<MethodContext> {
+    let mut v: Vec<MethodContext> = pt
+        .contexts_of(m)
+        .into_iter()
+        .map(|context| MethodContext { method: m, context })
+        .collect();
+    v.sort_unstable();
+    v
+}
+
+/// Do two sorted slices share an element?
+fn sorted_intersect<T: Ord>(a: &[T], b: &[T]) -> bool {
+    let (mut i, mut j) = (0, 0);
+    while let (Some(x), Some(y)) = (a.get(i), b.get(j)) {
+        match x.cmp(y) {
+            std::cmp::Ordering::Less => i += 1,
+            std::cmp::Ordering::Greater => j += 1,
+            std::cmp::Ordering::Equal => return true,
+        }
+    }
+    false
 }
