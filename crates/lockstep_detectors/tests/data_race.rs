@@ -847,6 +847,15 @@ fn one_alive() {
     check("one_alive", CLOSED);
 }
 
+/// Issue 14 (hsqldb's `HsqlTimer`): a runner thread started under the
+/// owner's lock when its field is empty, whose last action empties the
+/// field under that lock, runs one at a time; a field a `stop()` also
+/// empties, or a runner that works on after emptying it, does not.
+#[test]
+fn one_alive_cleared() {
+    check("one_alive_cleared", CLOSED);
+}
+
 /// Issue 14 point 4, jgroups' `dumpChannelStats`: a map made, filled and
 /// returned by one call, published by its caller afterwards, is fresh
 /// while it is filled (silent although its allocation site is published);

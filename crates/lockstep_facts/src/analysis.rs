@@ -443,13 +443,17 @@ impl<'a> Analysis<'a> {
                 entries,
             );
             if !entries.is_empty() {
+                let entry_methods: Vec<MethodId> = entries
+                    .iter()
+                    .filter_map(|&n| self.graph.nodes.get(n as usize).map(|mc| mc.method))
+                    .collect();
                 roots.push(Root {
                     kind: RootKind::Start(i),
-                    entries,
                     multi: self.open || threads::periodic(t),
                     programs: None,
                     alternative: alternatives.get(i).copied().flatten(),
-                    serial: threads::serial_thread(self.program, self.pt, t),
+                    serial: threads::serial_thread(self.program, self.pt, t, &entry_methods),
+                    entries,
                 });
             }
         }

@@ -493,13 +493,16 @@ fn lambda_implementation(
 /// The one thread a start's task runs on beside the other tasks of its
 /// executor or timer, when that is single-threaded (see
 /// [`lockstep_models::threads::serial`]).
+///
+/// `entries`: the methods the started thread enters.
 pub fn serial_thread(
     program: &Program,
     pt: &PointsToResult,
     t: &ThreadStart,
+    entries: &[MethodId],
 ) -> Option<SerialThread> {
     use lockstep_models::threads::Serial;
-    if let Some((owner, field)) = crate::one_alive::one_alive_thread(program, pt, t) {
+    if let Some((owner, field)) = crate::one_alive::one_alive_thread(program, pt, t, entries) {
         return Some(SerialThread::OneAlive { owner, field });
     }
     match lockstep_models::threads::serial(t.launch) {
