@@ -14,7 +14,9 @@
 //! classes get ids in the order they are first asked for; every algorithm
 //! of this crate asks in a deterministic order (sequential worklists), so
 //! ids are reproducible for a given sequence of calls. Code that asks from
-//! several threads at once should order its output by names, not ids.
+//! several threads at once should order its output by names, not ids; a
+//! sequential phase that runs beside other work claims the loading window
+//! (`window`, [`Program::exclusive_loading`]) so its loads keep their ids.
 //!
 //! What this module does not know: what a body means (see `callgraph`,
 //! `threads`), or where bytes come from (the provider).
