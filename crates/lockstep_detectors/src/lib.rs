@@ -96,12 +96,16 @@ impl From<Vec<Finding>> for Output {
     }
 }
 
-/// Which shared facts a detector reads (the driver computes them before
-/// the detectors run, so each is timed as its own phase).
+/// Which shared facts a detector reads. The driver computes them in this
+/// order, each timed as its own phase, and starts a detector as soon as
+/// what it reads is ready, beside the facts still being computed: a
+/// detector must read no fact beyond the level it declares.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Needs {
     /// The program model and the RTA call graph only.
     CallGraph,
+    /// Points-to too (its own call graph and objects), not the race facts.
+    PointsTo,
     /// Points-to and the race facts.
     RaceFacts,
     /// Points-to, the lock-order facts, and of the race facts only what

@@ -1,13 +1,13 @@
 //! One check: lower, entry points, call graph, shared facts, detectors,
 //! report. Each step is a phase reported to the caller's [`Progress`].
 
+use std::sync::{mpsc, OnceLock};
 use std::time::{Duration, Instant};
 
 use lockstep_detectors::{Budget, Context, Cut, Detector, Needs, Options, Output, RuleSet};
 use lockstep_facts::SharedFacts;
 use lockstep_program::{entry_points, rta, LowerStats, Stats};
 use lockstep_report::{BudgetCut, Finding, Report, Scope, Summary};
-use rayon::prelude::*;
 
 use crate::load::Workspace;
 use crate::Progress;
@@ -35,9 +35,10 @@ pub struct Outcome {
     pub explanations: Vec<String>,
     /// Statistics lines (with `stats`), without timings.
     pub stats: Vec<String>,
-    /// How long each detector ran (wall time; detectors run in parallel),
-    /// named by its enabled rules, in detector order. Empty for detectors
-    /// the budget skipped.
+    /// How long each detector ran (wall time, from its start to its end;
+    /// detectors run in parallel with each other and with the facts
+    /// computed after the level they read), named by its enabled rules, in
+    /// detector order. Empty for detectors the budget skipped.
     pub detector_times: Vec<(String, Duration)>,
 }
 
@@ -248,12 +249,6 @@ impl Session<'_, '_> {
     }
 }
 
-impl<'p> Session<'_, 'p> {
-    fn phase(&mut self, name: &'static str) {
-        self.progress.phase(name);
-    }
-}
-
 /// `open_program` is the entry points' mode: a library without `main` is
 /// analysed as open even without `--open`.
 fn facts_settings(settings: &CheckSettings, open_program: bool) -> lockstep_facts::Settings {
@@ -276,45 +271,56 @@ struct DetectorRuns {
     skipped: Vec<Cut>,
 }
 
-/// Computes the facts the enabled detectors read, then runs them in
-/// parallel, each timed; with a budget, a detector whose facts or whose
-/// own start come after the deadline does not run and is recorded as cut.
+/// One detector's result: its output and wall time, or `None` when the
+/// budget did not let it start (or its facts be computed).
+type Slot = OnceLock<Option<(Output, Duration)>>;
+
+/// The levels of facts, in the order they are computed.
+const LEVELS: [Needs; 4] = [
+    Needs::CallGraph,
+    Needs::PointsTo,
+    Needs::RaceFacts,
+    Needs::LockOrder,
+];
+
+/// Computes the facts the enabled detectors read, level by level, and
+/// starts each detector as soon as its level is ready, so detectors run
+/// beside the facts still being computed and beside each other (a
+/// `rayon` scope; the calling thread only forwards the phases to
+/// `progress`). Results are gathered in detector order, whatever ran
+/// first. With a budget, a detector whose facts or whose own start come
+/// after the deadline does not run and is recorded as cut.
 fn run_detectors(cx: &mut Session<'_, '_>, rules: RuleSet) -> DetectorRuns {
-    let budget = cx.context.budget;
-    let mut skipped = Vec::new();
-    let mut detectors = lockstep_detectors::enabled(rules);
-    for needs in [Needs::RaceFacts, Needs::LockOrder] {
-        if budget.expired() {
-            detectors.retain(|d| {
-                let keep = d.needs() < needs;
-                if !keep {
-                    skipped.extend(not_run(*d, rules));
-                }
-                keep
-            });
+    let detectors = lockstep_detectors::enabled(rules);
+    let slots: Vec<Slot> = detectors.iter().map(|_| OnceLock::new()).collect();
+    let plan = Plan {
+        context: &cx.context,
+        detectors: &detectors,
+        slots: &slots,
+    };
+    let progress = &mut *cx.progress;
+    let (phases, received) = mpsc::channel::<&'static str>();
+    // On a worker thread (a caller inside the pool) the plan runs here and
+    // the phases are forwarded after it: blocking a worker on the channel
+    // could leave no thread to run the plan.
+    let on_worker = rayon::current_thread_index().is_some();
+    rayon::in_place_scope(|s| {
+        if on_worker {
+            plan.run(s, phases);
+        } else {
+            s.spawn(move |s| plan.run(s, phases));
         }
-        prefetch(cx, &detectors, needs);
-    }
-    cx.phase("detectors");
-    let context = &cx.context;
-    let results: Vec<Option<(Output, Duration)>> = detectors
-        .par_iter()
-        .map(|d| {
-            if budget.expired() {
-                return None;
-            }
-            let started = Instant::now();
-            let out = d.run(context);
-            Some((out, started.elapsed()))
-        })
-        .collect();
+        for name in received.iter() {
+            progress.phase(name);
+        }
+    });
     let mut runs = DetectorRuns {
         outputs: Vec::new(),
         times: Vec::new(),
-        skipped,
+        skipped: Vec::new(),
     };
-    for (d, result) in detectors.iter().zip(results) {
-        match result {
+    for (d, slot) in detectors.iter().zip(slots) {
+        match slot.into_inner().flatten() {
             Some((out, time)) => {
                 runs.outputs.push(out);
                 runs.times.push((enabled_rules(*d, rules).join(", "), time));
@@ -325,24 +331,81 @@ fn run_detectors(cx: &mut Session<'_, '_>, rules: RuleSet) -> DetectorRuns {
     runs
 }
 
-/// Computes the facts at level `needs` as their own phase when a detector
-/// reads them (they would be computed on first use anyway).
-fn prefetch(cx: &mut Session<'_, '_>, detectors: &[&'static dyn Detector], needs: Needs) {
-    if !detectors.iter().any(|d| d.needs() >= needs) {
-        return;
+/// The enabled detectors, where their results go, and what they read.
+#[derive(Clone, Copy)]
+struct Plan<'a, 's> {
+    context: &'a Context<'s>,
+    detectors: &'a [&'static dyn Detector],
+    slots: &'a [Slot],
+}
+
+impl<'a> Plan<'a, '_> {
+    /// Computes each level of facts some detector needs and spawns the
+    /// detectors of that level once it is ready. The facts are computed on
+    /// this thread alone, inside the program's loading window: detectors
+    /// running meanwhile load no class before the facts are done, so the
+    /// facts (which order their work by class and method ids) are those
+    /// of a run where nothing else runs (`lockstep_program::window`).
+    fn run(self, s: &rayon::Scope<'a>, phases: mpsc::Sender<&'static str>) {
+        let program = self.context.program;
+        let budget = self.context.budget;
+        program.exclusive_loading(|| {
+            for level in LEVELS.into_iter().skip(1) {
+                if !self.detectors.iter().any(|d| d.needs() >= level) {
+                    break;
+                }
+                if budget.expired() {
+                    // These and all later levels are cut: their slots stay empty.
+                    break;
+                }
+                self.compute(level, &phases);
+                self.spawn_level(s, level);
+            }
+        });
+        // The call-graph detectors start last: they load classes the facts
+        // load too (stale-value resolves every field its methods name), and
+        // waiting for the loading window would hold a worker idle.
+        self.spawn_level(s, Needs::CallGraph);
+        let _ = phases.send("detectors");
     }
-    let facts = cx.facts;
-    match needs {
-        Needs::CallGraph => {}
-        Needs::RaceFacts => {
-            cx.phase("points-to");
-            facts.points_to();
-            cx.phase("race facts");
-            facts.races();
+
+    /// Computes the facts of `level` as their own phase.
+    fn compute(self, level: Needs, phases: &mpsc::Sender<&'static str>) {
+        let facts = self.context.facts;
+        // A closed channel means the caller stopped listening: nothing to report to.
+        let phase = |name| {
+            let _ = phases.send(name);
+        };
+        match level {
+            Needs::CallGraph => {}
+            Needs::PointsTo => {
+                phase("points-to");
+                facts.points_to();
+            }
+            Needs::RaceFacts => {
+                phase("race facts");
+                facts.races();
+            }
+            Needs::LockOrder => {
+                phase("lock-order facts");
+                facts.lock_order();
+            }
         }
-        Needs::LockOrder => {
-            cx.phase("lock-order facts");
-            facts.lock_order();
+    }
+
+    /// Starts the detectors that read exactly `level`, each timed (wall).
+    fn spawn_level(self, s: &rayon::Scope<'a>, level: Needs) {
+        let at_level = self.detectors.iter().zip(self.slots);
+        for (&d, slot) in at_level.filter(|(d, _)| d.needs() == level) {
+            let context = self.context;
+            s.spawn(move |_| {
+                let result = (!context.budget.expired()).then(|| {
+                    let started = Instant::now();
+                    let out = d.run(context);
+                    (out, started.elapsed())
+                });
+                let _ = slot.set(result);
+            });
         }
     }
 }

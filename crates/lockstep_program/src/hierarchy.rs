@@ -24,37 +24,52 @@ const OBJECT: &str = "java/lang/Object";
 impl Program {
     pub(crate) fn direct_supers(&self, c: ClassId) -> &DirectSupers {
         let info = self.class(c);
-        info.direct.get_or_init(|| {
-            let lookup = |name: &Arc<str>, what: &str| {
-                let found = self.class_by_name(name);
-                if found.is_none() {
-                    let origin = if info.is_application {
-                        info.origin.to_string()
-                    } else {
-                        info.name.to_string()
-                    };
-                    self.missing_super(
-                        origin,
-                        name.clone(),
-                        format!("{what} {name} of {} not found", info.name),
-                    );
-                }
-                found.filter(|&s| s != c)
-            };
-            DirectSupers {
-                super_class: info
-                    .file
-                    .super_class
-                    .as_ref()
-                    .and_then(|s| lookup(s, "superclass")),
-                interfaces: info
-                    .file
-                    .interfaces
-                    .iter()
-                    .filter_map(|i| lookup(i, "interface"))
-                    .collect(),
+        if let Some(d) = info.direct.get() {
+            return d;
+        }
+        // Computed before it is published, not inside `get_or_init`: a
+        // load may wait for the loading window (`window`), and must not
+        // hold this cache meanwhile. Of two threads computing it, the one
+        // that publishes reports the missing super types, so once.
+        let mut missing = Vec::new();
+        let mut lookup = |name: &Arc<str>, what: &str| {
+            let found = self.class_by_name(name);
+            if found.is_none() {
+                missing.push((name.clone(), what.to_string()));
             }
-        })
+            found.filter(|&s| s != c)
+        };
+        let super_class = info
+            .file
+            .super_class
+            .as_ref()
+            .and_then(|s| lookup(s, "superclass"));
+        let interfaces = info
+            .file
+            .interfaces
+            .iter()
+            .filter_map(|i| lookup(i, "interface"))
+            .collect();
+        let mut published = false;
+        let direct = info.direct.get_or_init(|| {
+            published = true;
+            DirectSupers {
+                super_class,
+                interfaces,
+            }
+        });
+        if published {
+            let origin = if info.is_application {
+                info.origin.to_string()
+            } else {
+                info.name.to_string()
+            };
+            for (name, what) in missing {
+                let message = format!("{what} {name} of {} not found", info.name);
+                self.missing_super(origin.clone(), name, message);
+            }
+        }
+        direct
     }
 
     /// The direct superclass, if it could be loaded.
@@ -69,40 +84,46 @@ impl Program {
 
     /// `c`, its superclass, its superclass's superclass, ... (cycle-safe).
     pub fn superclasses(&self, c: ClassId) -> &[ClassId] {
-        self.class(c).superclass_chain.get_or_init(|| {
-            let mut chain = vec![c];
-            let mut cur = c;
-            while let Some(s) = self.super_class(cur) {
-                if chain.contains(&s) {
-                    break;
-                }
-                chain.push(s);
-                cur = s;
+        let cell = &self.class(c).superclass_chain;
+        if let Some(chain) = cell.get() {
+            return chain;
+        }
+        // Outside the cache's initialisation, like `direct_supers`.
+        let mut chain = vec![c];
+        let mut cur = c;
+        while let Some(s) = self.super_class(cur) {
+            if chain.contains(&s) {
+                break;
             }
-            chain.into_boxed_slice()
-        })
+            chain.push(s);
+            cur = s;
+        }
+        cell.get_or_init(|| chain.into_boxed_slice())
     }
 
     /// Every super type of `c` including `c` itself, sorted by id.
     pub fn supertypes(&self, c: ClassId) -> &[ClassId] {
-        self.class(c).supertypes.get_or_init(|| {
-            let mut seen = FxHashSet::default();
-            let mut stack = vec![c];
-            seen.insert(c);
-            while let Some(k) = stack.pop() {
-                let d = self.direct_supers(k);
-                for &s in d.super_class.iter().chain(d.interfaces.iter()) {
-                    if seen.insert(s) {
-                        stack.push(s);
-                    }
+        let cell = &self.class(c).supertypes;
+        if let Some(v) = cell.get() {
+            return v;
+        }
+        // Outside the cache's initialisation, like `direct_supers`.
+        let mut seen = FxHashSet::default();
+        let mut stack = vec![c];
+        seen.insert(c);
+        while let Some(k) = stack.pop() {
+            let d = self.direct_supers(k);
+            for &s in d.super_class.iter().chain(d.interfaces.iter()) {
+                if seen.insert(s) {
+                    stack.push(s);
                 }
             }
-            // Interfaces have `Object` as their class-file superclass, so
-            // every type reaches it when it is loadable.
-            let mut v: Vec<ClassId> = seen.into_iter().collect();
-            v.sort_unstable();
-            v.into_boxed_slice()
-        })
+        }
+        // Interfaces have `Object` as their class-file superclass, so
+        // every type reaches it when it is loadable.
+        let mut v: Vec<ClassId> = seen.into_iter().collect();
+        v.sort_unstable();
+        cell.get_or_init(|| v.into_boxed_slice())
     }
 
     /// Is `sub` assignable to `sup` (reflexive, transitive)?

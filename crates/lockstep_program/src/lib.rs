@@ -29,6 +29,7 @@ pub mod program;
 pub mod provider;
 pub mod reach_profile;
 mod tasks;
+mod window;
 
 use std::fmt;
 

@@ -14,7 +14,9 @@
 //! classes get ids in the order they are first asked for; every algorithm
 //! of this crate asks in a deterministic order (sequential worklists), so
 //! ids are reproducible for a given sequence of calls. Code that asks from
-//! several threads at once should order its output by names, not ids.
+//! several threads at once should order its output by names, not ids; a
+//! sequential phase that runs beside other work claims the loading window
+//! (`window`, [`Program::exclusive_loading`]) so its loads keep their ids.
 //!
 //! What this module does not know: what a body means (see `callgraph`,
 //! `threads`), or where bytes come from (the provider).
@@ -31,6 +33,7 @@ use rustc_hash::FxHashMap;
 
 use crate::arena::AppendVec;
 use crate::provider::ClassProvider;
+use crate::window::LoadingWindow;
 
 /// A class of the program (application or library).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -213,6 +216,8 @@ pub struct Program {
     methods: AppendVec<MethodData>,
     by_name: RwLock<FxHashMap<Arc<str>, Option<ClassId>>>,
     load_lock: Mutex<()>,
+    /// Who alone may load now (`window`).
+    window: LoadingWindow,
     library: Box<dyn ClassProvider>,
     app_count: usize,
     problems: Mutex<Vec<Problem>>,
@@ -235,6 +240,7 @@ impl Program {
             methods: AppendVec::new(),
             by_name: RwLock::new(FxHashMap::default()),
             load_lock: Mutex::new(()),
+            window: LoadingWindow::default(),
             library,
             app_count: 0,
             problems: Mutex::new(Vec::new()),
@@ -270,6 +276,10 @@ impl Program {
             app_count: count,
             ..program
         }
+    }
+
+    pub(crate) fn loading_window(&self) -> &LoadingWindow {
+        &self.window
     }
 
     fn lock_loader(&self) -> MutexGuard<'_, ()> {
@@ -375,6 +385,8 @@ impl Program {
         if let Some(found) = self.names_read().get(internal) {
             return *found;
         }
+        // Not while another thread loads alone (`window`); holds no lock.
+        self.window.wait_to_load();
         let loaded = self.load_library_class(internal);
         let mut names = self.names_write();
         // Another thread may have loaded it meanwhile: the first entry stays.
@@ -563,7 +575,15 @@ impl Program {
 
     /// Lowers the given methods in parallel (warming the cache before a
     /// sequential pass that needs them all).
+    /// The owner of the loading window lowers them itself: waiting for
+    /// rayon jobs could run other work on its stack (`window`).
     pub fn prefetch_bodies(&self, ids: &[MethodId]) {
+        if self.window.owned_here() {
+            for &m in ids {
+                let _ = self.body(m);
+            }
+            return;
+        }
         ids.par_iter().for_each(|&m| {
             let _ = self.body(m);
         });

@@ -19,7 +19,7 @@ use lockstep_report::{Confidence, Finding, Severity};
 use rustc_hash::FxHashMap;
 
 use crate::util::{location, position, short_method};
-use crate::{Context, Detector, Output, RuleId, RuleMeta};
+use crate::{Context, Detector, Needs, Output, RuleId, RuleMeta};
 use analysis::{Analysis, Chain, Hop, LockProgram, Settings, Witness};
 
 pub static RULE: RuleMeta = RuleMeta {
@@ -163,6 +163,11 @@ fn is_call(kind: EdgeKind) -> bool {
 impl Detector for ReacquiredLock {
     fn rules(&self) -> &'static [RuleId] {
         &[RuleId::ReacquiredLock, RuleId::ReacquiredLockPair]
+    }
+
+    /// Its call graph, receivers and lock identities come from points-to.
+    fn needs(&self) -> Needs {
+        Needs::PointsTo
     }
 
     fn run(&self, cx: &Context<'_>) -> Output {
