@@ -306,6 +306,10 @@ struct Translator<'a, 'r, 'p> {
     resolver: &'r mut LockResolver<'p>,
 }
 
+/// Locks a body holds at a call site: the entry path it names each by,
+/// that path with back links followed, and the mode.
+type HeldPaths = Arc<[(AccessPath, AccessPath, LockMode)]>;
+
 struct Builder<'a, 'r, 'p> {
     tr: Translator<'a, 'r, 'p>,
     sums: Summaries,
@@ -313,7 +317,7 @@ struct Builder<'a, 'r, 'p> {
     /// Per call site of an application body: the locks the body holds
     /// there by entry path, back links followed (cached; see
     /// [`Builder::reenters`]).
-    held: FxHashMap<(MethodId, StmtId), Arc<[(AccessPath, LockMode)]>>,
+    held: FxHashMap<(MethodId, StmtId), HeldPaths>,
     body_locks: FxHashMap<MethodId, Arc<local_locks::BodyLocks>>,
 }
 
@@ -589,12 +593,21 @@ impl Builder<'_, '_, '_> {
             return false;
         }
         let path = self.back_links.normalize(self.tr.resolver, path);
-        held.iter().any(|(p, m)| *p == path && *m == mode)
+        let Some((own, _, _)) = held.iter().find(|(_, p, m)| *p == path && *m == mode) else {
+            return false;
+        };
+        // Only when the caller's summary has that lock as its own entry
+        // under the same path: else (its context did not resolve the lock
+        // to one object) the callee's entry is the only trace of it.
+        self.sums.entries[caller as usize]
+            .iter()
+            .any(|x| matches!(x.origin, Origin::Here(_)) && x.path.as_ref() == Some(own))
     }
 
     /// The locks `method`'s body holds before `site`, named by entry
-    /// paths (back links followed), with their modes (cached).
-    fn held_at(&mut self, method: MethodId, site: StmtId) -> Arc<[(AccessPath, LockMode)]> {
+    /// paths (as written and with back links followed), with their modes
+    /// (cached).
+    fn held_at(&mut self, method: MethodId, site: StmtId) -> HeldPaths {
         if let Some(v) = self.held.get(&(method, site)) {
             return v.clone();
         }
@@ -615,10 +628,11 @@ impl Builder<'_, '_, '_> {
                     LocalLock::Juc { mode, .. } => *mode,
                     _ => LockMode::Exclusive,
                 };
-                out.push((self.back_links.normalize(self.tr.resolver, &path), mode));
+                let normal = self.back_links.normalize(self.tr.resolver, &path);
+                out.push((path, normal, mode));
             }
         }
-        let v: Arc<[(AccessPath, LockMode)]> = out.into();
+        let v: HeldPaths = out.into();
         self.held.insert((method, site), v.clone());
         v
     }
