@@ -122,10 +122,15 @@ fn aliased_by_another_name(local: &[LocalHeld], lock: &HeldLock, named: &AccessP
     )
 }
 
-/// The lock the body holds under the entry path by which a callee's
-/// acquisition `c` is named at the call, in the same mode.
-fn reentered<'l>(local: &'l [LocalHeld], c: &lock_summary::CalleeLock) -> Option<&'l LocalHeld> {
-    let path = c.caller_path.as_ref()?;
+/// The lock the body holds under the entry path `path` (back links
+/// followed, see [`crate::back_links`]) by which a callee's acquisition
+/// `c` is named at the call, in the same mode.
+fn reentered<'l>(
+    local: &'l [LocalHeld],
+    c: &lock_summary::CalleeLock,
+    path: Option<&AccessPath>,
+) -> Option<&'l LocalHeld> {
+    let path = path?;
     local
         .iter()
         .find(|l| l.named == *path && l.lock.mode == c.lock.mode)
@@ -443,7 +448,11 @@ impl Collector<'_> {
                 }
                 // The callee takes, by the path of a lock this body holds,
                 // that very lock: a re-entry (see `lock_summary`).
-                let reentry = reentered(local, &c);
+                let path = c
+                    .caller_path
+                    .as_ref()
+                    .map(|p| self.back_links.normalize(&mut self.resolver, p));
+                let reentry = reentered(local, &c, path.as_ref());
                 let distinct_alias = reentry.is_none()
                     && c.caller_named
                     && aliased_by_another_name(local, &c.lock, &c.named);

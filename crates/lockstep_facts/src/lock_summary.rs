@@ -35,11 +35,13 @@ use std::collections::VecDeque;
 use std::sync::Arc;
 
 use lockstep_ir::{AccessPath, Body, Operand, StmtId, StmtKind};
+use lockstep_models::LockMode;
 use lockstep_pointsto::PointsToResult;
 use lockstep_program::{MethodId, Program};
 use rustc_hash::FxHashMap;
 
 use crate::analysis::RaceFacts;
+use crate::back_links::BackLinks;
 use crate::local_locks::{self, LocalLock};
 use crate::lock_identity::Owners;
 use crate::locks::{HeldLock, LockObject, LockResolver};
@@ -286,6 +288,9 @@ pub fn compute(program: &Program, races: &RaceFacts, resolver: &mut LockResolver
             entries: vec![Vec::new(); n],
             index: vec![FxHashMap::default(); n],
         },
+        back_links: BackLinks::default(),
+        held: FxHashMap::default(),
+        body_locks: FxHashMap::default(),
     };
     for node in 0..n as u32 {
         b.local(node);
@@ -301,9 +306,19 @@ struct Translator<'a, 'r, 'p> {
     resolver: &'r mut LockResolver<'p>,
 }
 
+/// Locks a body holds at a call site: the entry path it names each by,
+/// that path with back links followed, and the mode.
+type HeldPaths = Arc<[(AccessPath, AccessPath, LockMode)]>;
+
 struct Builder<'a, 'r, 'p> {
     tr: Translator<'a, 'r, 'p>,
     sums: Summaries,
+    back_links: BackLinks,
+    /// Per call site of an application body: the locks the body holds
+    /// there by entry path, back links followed (cached; see
+    /// [`Builder::reenters`]).
+    held: FxHashMap<(MethodId, StmtId), HeldPaths>,
+    body_locks: FxHashMap<MethodId, Arc<local_locks::BodyLocks>>,
 }
 
 impl Translator<'_, '_, '_> {
@@ -540,7 +555,9 @@ impl Builder<'_, '_, '_> {
                     }
                     let key = (from + i) as u32;
                     if let Some((t, _)) = self.tr.translate(caller, site, callee, key, e) {
-                        grew |= self.insert(caller, t);
+                        if !self.reenters(caller, site, &t) {
+                            grew |= self.insert(caller, t);
+                        }
                     }
                 }
                 if grew && !queued[caller as usize] {
@@ -549,6 +566,75 @@ impl Builder<'_, '_, '_> {
                 }
             }
         }
+    }
+}
+
+impl Builder<'_, '_, '_> {
+    /// Does the caller, at `site`, already hold the lock of entry `e` (a
+    /// callee's, translated) by the entry path `e` names it by, once back
+    /// links are followed? Then the callee re-enters a lock the caller
+    /// took itself, which the caller's summary has as its own entry: the
+    /// entry adds nothing, and kept, it would carry on up the callers
+    /// under a path that may be lost further up (Velocity's `init` holds
+    /// `this` and its factory calls back `this.vmFactory.rsvc`, which is
+    /// `this`; one call further the path runs through a field of an
+    /// interface and is no entry path any more).
+    fn reenters(&mut self, caller: u32, site: StmtId, e: &Entry) -> bool {
+        let Some(path) = &e.path else {
+            return false;
+        };
+        let mode = match &e.lock {
+            SymLock::Fixed(h) => h.mode,
+            SymLock::Param(_) => LockMode::Exclusive,
+        };
+        let method = self.tr.races.graph.nodes[caller as usize].method;
+        let held = self.held_at(method, site);
+        if held.is_empty() {
+            return false;
+        }
+        let path = self.back_links.normalize(self.tr.resolver, path);
+        let Some((own, _, _)) = held.iter().find(|(_, p, m)| *p == path && *m == mode) else {
+            return false;
+        };
+        // Only when the caller's summary has that lock as its own entry
+        // under the same path: else (its context did not resolve the lock
+        // to one object) the callee's entry is the only trace of it.
+        self.sums.entries[caller as usize]
+            .iter()
+            .any(|x| matches!(x.origin, Origin::Here(_)) && x.path.as_ref() == Some(own))
+    }
+
+    /// The locks `method`'s body holds before `site`, named by entry
+    /// paths (as written and with back links followed), with their modes
+    /// (cached).
+    fn held_at(&mut self, method: MethodId, site: StmtId) -> HeldPaths {
+        if let Some(v) = self.held.get(&(method, site)) {
+            return v.clone();
+        }
+        let program = self.tr.program;
+        let mut out = Vec::new();
+        if let Some(body) = program.body(method) {
+            let locks = self
+                .body_locks
+                .entry(method)
+                .or_insert_with(|| Arc::new(local_locks::analyse(program, &body)))
+                .clone();
+            for l in locks.at(site) {
+                let path = l.path(&body);
+                if !entry_path(self.tr.resolver, &body, &path) {
+                    continue;
+                }
+                let mode = match l {
+                    LocalLock::Juc { mode, .. } => *mode,
+                    _ => LockMode::Exclusive,
+                };
+                let normal = self.back_links.normalize(self.tr.resolver, &path);
+                out.push((path, normal, mode));
+            }
+        }
+        let v: HeldPaths = out.into();
+        self.held.insert((method, site), v.clone());
+        v
     }
 }
 
