@@ -633,15 +633,7 @@ fn meets(a: &[ObjectId], b: &[ObjectId]) -> bool {
     if small.len().saturating_mul(16) < large.len() {
         return small.iter().any(|o| large.binary_search(o).is_ok());
     }
-    let (mut i, mut j) = (0, 0);
-    while let (Some(x), Some(y)) = (a.get(i), b.get(j)) {
-        match x.cmp(y) {
-            std::cmp::Ordering::Less => i += 1,
-            std::cmp::Ordering::Greater => j += 1,
-            std::cmp::Ordering::Equal => return true,
-        }
-    }
-    false
+    crate::util::sorted_slices_meet(a, b)
 }
 
 /// Folds a node's pass into the shared facts; what changed?

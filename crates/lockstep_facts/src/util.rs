@@ -1,4 +1,5 @@
-//! Small helpers on program positions shared by the facts and the detectors.
+//! Small helpers on program positions (and sorted sets) shared by the
+//! facts and the detectors.
 
 use lockstep_ir::{Body, StmtId, StmtKind, VarId};
 use lockstep_program::{MethodId, Program};
@@ -43,4 +44,18 @@ pub fn single_object(set: &lockstep_pointsto::ObjectSet) -> Option<lockstep_poin
 pub fn unique_def_of(body: &Body, v: VarId) -> Option<&StmtKind> {
     let def = (*body.unique_def.get(v.index())?)?;
     body.stmts.get(def.index()).map(|s| &s.kind)
+}
+
+/// Do two sorted slices share an element? (One merge
+/// walk; no allocation.)
+pub fn sorted_slices_meet<T: Ord>(a: &[T], b: &[T]) -> bool {
+    let (mut i, mut j) = (0, 0);
+    while let (Some(x), Some(y)) = (a.get(i), b.get(j)) {
+        match x.cmp(y) {
+            std::cmp::Ordering::Less => i += 1,
+            std::cmp::Ordering::Greater => j += 1,
+            std::cmp::Ordering::Equal => return true,
+        }
+    }
+    false
 }

@@ -94,7 +94,7 @@ impl<'a> LockIdentity<'a> {
             return false;
         }
         // Both sorted: one common context is enough.
-        !same_start || sorted_intersect(&a, &b)
+        !same_start || lockstep_facts::util::sorted_slices_meet(&a, &b)
     }
 
     /// The contexts of `chain`'s first method from which every call of
@@ -271,17 +271,4 @@ fn contexts(pt: &PointsToResult, m: MethodId) -> Vec<MethodContext> {
         .collect();
     v.sort_unstable();
     v
-}
-
-/// Do two sorted slices share an element?
-fn sorted_intersect<T: Ord>(a: &[T], b: &[T]) -> bool {
-    let (mut i, mut j) = (0, 0);
-    while let (Some(x), Some(y)) = (a.get(i), b.get(j)) {
-        match x.cmp(y) {
-            std::cmp::Ordering::Less => i += 1,
-            std::cmp::Ordering::Greater => j += 1,
-            std::cmp::Ordering::Equal => return true,
-        }
-    }
-    false
 }
