@@ -263,15 +263,7 @@ fn reentry_through_callees_and_another_objects_table() {
 /// `compact()` calls it without the monitor: reported.
 #[test]
 fn protected_method_behind_its_callers_gate_lock() {
-    let findings = check_fixture_in_mode(
-        "deadlock/protocol_gate",
-        &Deadlock,
-        RULES,
-        &Options::default(),
-        true,
-    );
-    assert_complete(&findings);
-    assert_eq!(findings.len(), 1, "{}", dump(&findings));
+    assert_one_cycle_in_open_fixture("deadlock/protocol_gate");
 }
 
 #[test]
@@ -281,15 +273,7 @@ fn component_called_under_its_owners_lock_through_a_back_link() {
     // reported the `Runtime`/`Factory` cycles (contexts that merge three
     // runtimes of one site); the loose twin, whose factory a public method
     // also enters bare, keeps its one real cycle.
-    let findings = check_fixture_in_mode(
-        "deadlock/owner_gate",
-        &Deadlock,
-        RULES,
-        &Options::default(),
-        true,
-    );
-    assert_complete(&findings);
-    assert_eq!(findings.len(), 1, "{}", dump(&findings));
+    assert_one_cycle_in_open_fixture("deadlock/owner_gate");
 }
 
 #[test]
@@ -300,18 +284,19 @@ fn back_link_through_a_field_of_an_interface_type() {
     // call further (`this.rsvc.factory.rsvc`) is no entry path. Main
     // reported 9 cycles here, 4 on the false `Runtime`/`Factory` pair;
     // the loose twin keeps its one real cycle.
-    let findings = check_fixture_in_mode(
-        "deadlock/interface_back_link",
-        &Deadlock,
-        RULES,
-        &Options::default(),
-        true,
-    );
-    assert_complete(&findings);
-    assert_eq!(findings.len(), 1, "{}", dump(&findings));
+    let findings = assert_one_cycle_in_open_fixture("deadlock/interface_back_link");
     assert!(
         findings[0].location.class == "ifacelink.LooseRuntime",
         "{}",
         dump(&findings)
     );
+}
+
+/// Checks an open-program fixture and expects exactly one cycle (the
+/// buggy twin's) with every field of the finding filled in.
+fn assert_one_cycle_in_open_fixture(fixture: &str) -> Vec<Finding> {
+    let findings = check_fixture_in_mode(fixture, &Deadlock, RULES, &Options::default(), true);
+    assert_complete(&findings);
+    assert_eq!(findings.len(), 1, "{}", dump(&findings));
+    findings
 }
