@@ -643,6 +643,27 @@ fn per_call_published() {
     check("per_call_published", CLOSED);
 }
 
+/// Issue 14: per-call objects copied into arrays grown by reflection
+/// (`Array.newInstance`, one opaque object for every call) do not escape
+/// through that object's elements; fails on c8db956 (the token raced).
+#[test]
+fn grown_array() {
+    check("grown_array", OPEN);
+}
+
+/// Twin of `grown_array`: the nodes published in a static field race.
+#[test]
+fn grown_array_published() {
+    check("grown_array_published", OPEN);
+}
+
+/// Twin of `grown_array`: the grown (opaque) array itself kept in a static
+/// field publishes its elements.
+#[test]
+fn grown_array_kept() {
+    check("grown_array_kept", OPEN);
+}
+
 /// Issue 14: lift threads started in a loop, each with its own `Lift`:
 /// a start that runs more than once does not race with itself on objects
 /// each of its threads has to itself (the static control races).

@@ -22,7 +22,11 @@
 //! `Unsafe` slots are followed only on objects the application allocated.
 //! The elements of primitive arrays are never followed: they hold no
 //! objects, whatever element set the `Object`-typed native models give
-//! them.
+//! them. Nor are the elements of an opaque object (the one result of a
+//! summarised JDK method's type, `Array.newInstance` included) while it is
+//! only a seed: `System.arraycopy` into the array one call grew publishes
+//! nothing to the calls that grew others; once the program stores the
+//! opaque object into a static or an escaped object, its elements escape.
 
 use std::sync::Arc;
 
@@ -49,18 +53,37 @@ pub(crate) enum Why {
 pub(crate) struct Escape {
     pub shared: Vec<bool>,
     why: Vec<Option<Why>>,
+    /// Escaped objects whose elements are not published (yet): opaque
+    /// seeds. Reaching one through a static or an escaped object's field
+    /// later publishes them.
+    sealed: Vec<bool>,
 }
 
 impl Escape {
     fn mark(&mut self, o: ObjectId, why: Why, stack: &mut Vec<ObjectId>) {
-        if let Some(s) = self.shared.get_mut(o.0 as usize) {
-            if !*s {
-                *s = true;
-                if let Some(w) = self.why.get_mut(o.0 as usize) {
-                    *w = Some(why);
-                }
-                stack.push(o);
-            }
+        self.mark_as(o, why, false, stack);
+    }
+
+    /// Marks `o` escaped; `sealed`: without publishing its elements. An
+    /// object marked sealed and reached again unsealed is visited again
+    /// (its first reason stays).
+    fn mark_as(&mut self, o: ObjectId, why: Why, sealed: bool, stack: &mut Vec<ObjectId>) {
+        let i = o.0 as usize;
+        let (Some(s), Some(w), Some(z)) = (
+            self.shared.get_mut(i),
+            self.why.get_mut(i),
+            self.sealed.get_mut(i),
+        ) else {
+            return;
+        };
+        if !*s {
+            *s = true;
+            *w = Some(why);
+            *z = sealed;
+            stack.push(o);
+        } else if *z && !sealed {
+            *z = false;
+            stack.push(o);
         }
     }
 
@@ -139,6 +162,7 @@ impl Analysis<'_> {
         let mut e = Escape {
             shared: vec![false; n],
             why: vec![None; n],
+            sealed: vec![false; n],
         };
         let mut stack: Vec<ObjectId> = Vec::new();
         for (key, set) in self.pt.static_fields() {
@@ -168,17 +192,26 @@ impl Analysis<'_> {
                     e.mark(o, Why::ThreadSafe, &mut stack);
                 } else if matches!(
                     info.site,
-                    SiteKey::Entry(_)
-                        | SiteKey::External { .. }
-                        | SiteKey::Vm(_)
-                        | SiteKey::Opaque(_)
+                    SiteKey::Entry(_) | SiteKey::External { .. } | SiteKey::Vm(_)
                 ) {
                     e.mark(o, Why::External, &mut stack);
+                } else if matches!(info.site, SiteKey::Opaque(_)) {
+                    // One opaque object stands for every result of its
+                    // type that summarised JDK code returns
+                    // (`Array.newInstance` for every array the program
+                    // grows by reflection): what the program copies into
+                    // one of them belongs to the call that made it. One
+                    // the program publishes itself is unsealed below.
+                    e.mark_as(o, Why::External, true, &mut stack);
                 }
             }
         }
         while let Some(o) = stack.pop() {
+            let sealed = e.sealed.get(o.0 as usize).copied().unwrap_or(false);
             for (key, set) in self.followed_fields(o) {
+                if sealed && matches!(key, FieldKey::Element) {
+                    continue;
+                }
                 for x in set.iter() {
                     e.mark(x, Why::Held(o, key.clone()), &mut stack);
                 }
