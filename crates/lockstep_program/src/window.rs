@@ -201,6 +201,11 @@ impl Program {
         f()
     }
 
+    /// How many threads [`Program::map_in_order`] spreads a loop over.
+    pub fn parallelism(&self) -> usize {
+        rayon::current_num_threads()
+    }
+
     /// `items.iter().map(f).collect()`, with the units spread over as many
     /// threads as rayon's pool has (the calling thread and plain helper
     /// threads, none of them running other work meanwhile), inside the
@@ -215,7 +220,7 @@ impl Program {
         R: Send,
         F: Fn(&T) -> R + Sync,
     {
-        let threads = rayon::current_num_threads().min(items.len());
+        let threads = self.parallelism().min(items.len());
         let window = self.loading_window();
         let nested = window.state().section.is_some();
         if threads <= 1 || nested {
