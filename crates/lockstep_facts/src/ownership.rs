@@ -231,23 +231,35 @@ impl Analysis<'_> {
                 }
             }
             if !changed {
-                return self.record_owned(&nodes, &bodies, &facts, &reach);
+                return self.record_owned(&nodes, &bodies, &facts, &mut reach);
             }
         }
         Owned::default()
     }
 
     /// The access statements whose base is owned, per node, once the
-    /// facts are final: each node replayed on its own (spread over the
-    /// threads, gathered in node order), reading the fixpoint's caches
-    /// and adding to a cache of its own.
+    /// facts are final: each node replayed on its own. With several
+    /// threads the nodes are spread over them (gathered in node order),
+    /// each reading the fixpoint's caches and adding to a cache of its
+    /// own; with one, in node order with the fixpoint's caches.
     fn record_owned(
         &self,
         nodes: &[u32],
         bodies: &FxHashMap<u32, Arc<Body>>,
         facts: &Facts,
-        warm: &ReachCache,
+        warm: &mut ReachCache,
     ) -> Owned {
+        let mut owned = Owned::default();
+        if self.program.parallelism() <= 1 {
+            for &x in nodes {
+                if let Some(body) = bodies.get(&x) {
+                    let (out, _) = self.analyse_node(x, body, facts, true, warm, None);
+                    owned.0.extend(out.owned_bases.iter().map(|&s| (x, s)));
+                }
+            }
+            return owned;
+        }
+        let warm = &*warm;
         let per_node = self.program.map_in_order(nodes, |&x| {
             let Some(body) = bodies.get(&x) else {
                 return Vec::new();
@@ -256,7 +268,6 @@ impl Analysis<'_> {
             let (out, _) = self.analyse_node(x, body, facts, true, &mut own, Some(warm));
             out.owned_bases
         });
-        let mut owned = Owned::default();
         for (&x, bases) in nodes.iter().zip(per_node) {
             owned.0.extend(bases.into_iter().map(|s| (x, s)));
         }

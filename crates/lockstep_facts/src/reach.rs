@@ -515,7 +515,11 @@ fn merge_levels(
             .iter()
             .zip(groups)
             .filter_map(|((reach, levels), g)| {
-                Some((reach.get(n)?.as_slice(), levels.get(n)?.as_slice(), g.start as u32))
+                Some((
+                    reach.get(n)?.as_slice(),
+                    levels.get(n)?.as_slice(),
+                    g.start as u32,
+                ))
             })
             .collect();
         let total = parts.iter().map(|(r, _, _)| r.len()).sum();
@@ -535,7 +539,10 @@ fn merge_levels(
                 if d != depth {
                     continue;
                 }
-                let start = i.checked_sub(1).and_then(|j| levels.get(j)).map_or(0, |l| l.1);
+                let start = i
+                    .checked_sub(1)
+                    .and_then(|j| levels.get(j))
+                    .map_or(0, |l| l.1);
                 let roots = reach.get(start as usize..end as usize).unwrap_or(&[]);
                 merged.extend(roots.iter().map(|r| r + offset));
                 *i += 1;
@@ -743,7 +750,11 @@ mod tests {
                 .collect();
             let entries: Vec<&[u32]> = owned.iter().map(Vec::as_slice).collect();
             let all = nearest_first(&succ, &entries, len);
-            assert_eq!(all, one_search_per_root(&succ, &entries, len), "round {round}");
+            assert_eq!(
+                all,
+                one_search_per_root(&succ, &entries, len),
+                "round {round}"
+            );
             // Searched in groups of roots and merged: the same lists.
             let cut = next(roots as u64 + 1) as usize;
             let groups = [0..cut, cut..roots];

@@ -46,6 +46,8 @@ pub(crate) struct LoadingWindow {
 struct State {
     owner: Option<ThreadId>,
     section: Option<Section>,
+    /// Threads waiting to load in a section (whom a grown prefix wakes).
+    waiting: usize,
 }
 
 /// The units of the owner's parallel loop: who runs which, which ended.
@@ -99,7 +101,9 @@ impl LoadingWindow {
         let me = thread::current().id();
         let mut state = self.state();
         while !state.may_load(me).0 {
+            state.waiting += 1;
             state = self.wait(state);
+            state.waiting -= 1;
         }
     }
 
@@ -119,6 +123,7 @@ impl LoadingWindow {
     fn next_unit(&self, ended: Option<usize>) -> Option<usize> {
         let me = thread::current().id();
         let mut state = self.state();
+        let waiting = state.waiting > 0;
         let section = state.section.as_mut()?;
         if let Some(e) = ended.and_then(|u| section.ended.get_mut(u)) {
             *e = true;
@@ -126,7 +131,7 @@ impl LoadingWindow {
             while section.ended.get(section.prefix).copied().unwrap_or(false) {
                 section.prefix += 1;
             }
-            if section.prefix != before {
+            if section.prefix != before && waiting {
                 self.changed.notify_all();
             }
         }
