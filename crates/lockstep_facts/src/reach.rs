@@ -500,6 +500,9 @@ fn root_groups(roots: usize, threads: usize) -> Vec<std::ops::Range<usize>> {
         .collect()
 }
 
+/// One group's roots of a node, their levels, and the group's first root.
+type GroupPart<'a> = (&'a [u32], &'a [(u32, u32)], u32);
+
 /// The roots of each node by (depth, index) from the searches of the
 /// groups (in group order, so of one depth the lower group's roots come
 /// first, each group's in index order): what [`nearest_first`] gives for
@@ -511,7 +514,7 @@ fn merge_levels(
 ) -> Vec<Vec<u32>> {
     let mut out: Vec<Vec<u32>> = Vec::with_capacity(len);
     for n in 0..len {
-        let parts: Vec<(&[u32], &[(u32, u32)], u32)> = per_group
+        let parts: Vec<GroupPart<'_>> = per_group
             .iter()
             .zip(groups)
             .filter_map(|((reach, levels), g)| {
@@ -719,9 +722,9 @@ mod tests {
     #[test]
     fn roots_are_grouped_by_whole_words() {
         assert_eq!(root_groups(1776, 2), [0..896, 896..1776]);
-        assert_eq!(root_groups(1776, 1), [0..1776]);
+        assert_eq!(root_groups(1776, 1), vec![0..1776]);
         // Too few words to split.
-        assert_eq!(root_groups(150, 2), [0..150]);
+        assert_eq!(root_groups(150, 2), vec![0..150]);
         assert_eq!(root_groups(0, 2), Vec::<std::ops::Range<usize>>::new());
     }
 
