@@ -1,6 +1,7 @@
 //! One check: lower, entry points, call graph, shared facts, detectors,
 //! report. Each step is a phase reported to the caller's [`Progress`].
 
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{mpsc, OnceLock};
 use std::time::{Duration, Instant};
 
@@ -293,10 +294,19 @@ const LEVELS: [Needs; 4] = [
 fn run_detectors(cx: &mut Session<'_, '_>, rules: RuleSet) -> DetectorRuns {
     let detectors = lockstep_detectors::enabled(rules);
     let slots: Vec<Slot> = detectors.iter().map(|_| OnceLock::new()).collect();
+    let points_to_level = detectors
+        .iter()
+        .filter(|d| d.needs() == Needs::PointsTo)
+        .count();
+    let call_graph_level = CallGraphLevel {
+        waiting_for: AtomicUsize::new(points_to_level),
+        spawned: AtomicBool::new(false),
+    };
     let plan = Plan {
         context: &cx.context,
         detectors: &detectors,
         slots: &slots,
+        call_graph_level: &call_graph_level,
     };
     let progress = &mut *cx.progress;
     let (phases, received) = mpsc::channel::<&'static str>();
@@ -337,6 +347,17 @@ struct Plan<'a, 's> {
     context: &'a Context<'s>,
     detectors: &'a [&'static dyn Detector],
     slots: &'a [Slot],
+    call_graph_level: &'a CallGraphLevel,
+}
+
+/// When the call-graph detectors start: once the points-to detectors
+/// have all ended (on the thread that ran the last of them), or once the
+/// facts are done, whichever comes first.
+struct CallGraphLevel {
+    /// Points-to detectors still to end (`Needs::PointsTo`).
+    waiting_for: AtomicUsize,
+    /// The call-graph detectors were spawned.
+    spawned: AtomicBool,
 }
 
 impl<'a> Plan<'a, '_> {
@@ -362,11 +383,21 @@ impl<'a> Plan<'a, '_> {
                 self.spawn_level(s, level);
             }
         });
-        // The call-graph detectors start last: they load classes the facts
-        // load too (stale-value resolves every field its methods name), and
-        // waiting for the loading window would hold a worker idle.
-        self.spawn_level(s, Needs::CallGraph);
+        self.spawn_call_graph_level(s);
         let _ = phases.send("detectors");
+    }
+
+    /// Starts the call-graph detectors, once. They do not start beside
+    /// points-to: they load classes the facts load too (stale-value
+    /// resolves every field its methods name), and waiting for the loading
+    /// window would hold a worker that the points-to detectors need. Once
+    /// those have ended, the worker that ran them would idle until the
+    /// facts are done: it runs the call-graph detectors instead, which
+    /// wait for the window only when they need a class not loaded yet.
+    fn spawn_call_graph_level(self, s: &rayon::Scope<'a>) {
+        if !self.call_graph_level.spawned.swap(true, Ordering::AcqRel) {
+            self.spawn_level(s, Needs::CallGraph);
+        }
     }
 
     /// Computes the facts of `level` as their own phase.
@@ -398,13 +429,17 @@ impl<'a> Plan<'a, '_> {
         let at_level = self.detectors.iter().zip(self.slots);
         for (&d, slot) in at_level.filter(|(d, _)| d.needs() == level) {
             let context = self.context;
-            s.spawn(move |_| {
+            s.spawn(move |s| {
                 let result = (!context.budget.expired()).then(|| {
                     let started = Instant::now();
                     let out = d.run(context);
                     (out, started.elapsed())
                 });
                 let _ = slot.set(result);
+                let waiting = &self.call_graph_level.waiting_for;
+                if level == Needs::PointsTo && waiting.fetch_sub(1, Ordering::AcqRel) == 1 {
+                    self.spawn_call_graph_level(s);
+                }
             });
         }
     }

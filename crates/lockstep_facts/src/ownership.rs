@@ -214,7 +214,7 @@ impl Analysis<'_> {
                     continue;
                 }
                 let Some(body) = bodies.get(&x) else { continue };
-                let (out, read) = self.analyse_node(x, body, &facts, false, &mut reach);
+                let (out, read) = self.analyse_node(x, body, &facts, false, &mut reach, None);
                 deps.note_reads(x, &read);
                 let changes = merge(&mut facts, x, &out);
                 changed |= changes.any();
@@ -231,17 +231,47 @@ impl Analysis<'_> {
                 }
             }
             if !changed {
-                let mut owned = Owned::default();
-                for &x in &nodes {
-                    if let Some(body) = bodies.get(&x) {
-                        let (out, _) = self.analyse_node(x, body, &facts, true, &mut reach);
-                        owned.0.extend(out.owned_bases.iter().map(|&s| (x, s)));
-                    }
-                }
-                return owned;
+                return self.record_owned(&nodes, &bodies, &facts, &mut reach);
             }
         }
         Owned::default()
+    }
+
+    /// The access statements whose base is owned, per node, once the
+    /// facts are final: each node replayed on its own. With several
+    /// threads the nodes are spread over them (gathered in node order),
+    /// each reading the fixpoint's caches and adding to a cache of its
+    /// own; with one, in node order with the fixpoint's caches.
+    fn record_owned(
+        &self,
+        nodes: &[u32],
+        bodies: &FxHashMap<u32, Arc<Body>>,
+        facts: &Facts,
+        warm: &mut ReachCache,
+    ) -> Owned {
+        let mut owned = Owned::default();
+        if self.program.parallelism() <= 1 {
+            for &x in nodes {
+                if let Some(body) = bodies.get(&x) {
+                    let (out, _) = self.analyse_node(x, body, facts, true, warm, None);
+                    owned.0.extend(out.owned_bases.iter().map(|&s| (x, s)));
+                }
+            }
+            return owned;
+        }
+        let warm = &*warm;
+        let per_node = self.program.map_in_order(nodes, |&x| {
+            let Some(body) = bodies.get(&x) else {
+                return Vec::new();
+            };
+            let mut own = ReachCache::default();
+            let (out, _) = self.analyse_node(x, body, facts, true, &mut own, Some(warm));
+            out.owned_bases
+        });
+        for (&x, bases) in nodes.iter().zip(per_node) {
+            owned.0.extend(bases.into_iter().map(|s| (x, s)));
+        }
+        owned
     }
 
     /// The nodes of deserialization hooks that only JDK code calls and no
@@ -430,6 +460,7 @@ impl Analysis<'_> {
         facts: &Facts,
         record: bool,
         reach: &mut ReachCache,
+        warm: Option<&ReachCache>,
     ) -> (NodeOut, Vec<Option<Vec<ObjectId>>>) {
         // `record`: also list the access statements whose base is owned.
         let mut w = NodeWalk {
@@ -441,6 +472,7 @@ impl Analysis<'_> {
             out: NodeOut::start(body.params.len()),
             record: false,
             reach,
+            warm,
             callees: FxHashMap::default(),
             site_args: FxHashMap::default(),
             copies: None,
@@ -758,6 +790,9 @@ struct NodeWalk<'w, 'a> {
     out: NodeOut,
     record: bool,
     reach: &'w mut ReachCache,
+    /// A cache filled before this walk, read only (`reach` takes what
+    /// it lacks).
+    warm: Option<&'w ReachCache>,
     callees: FxHashMap<StmtId, Vec<u32>>,
     /// Per call site: the intersection over its visits.
     site_args: FxHashMap<StmtId, Vec<bool>>,
@@ -977,14 +1012,19 @@ impl NodeWalk<'_, '_> {
         }
     }
 
+    /// A cached answer: from the warm cache, else from this walk's own.
+    fn cached<T>(&self, get: impl Fn(&ReachCache) -> Option<T>) -> Option<T> {
+        self.warm.and_then(&get).or_else(|| get(self.reach))
+    }
+
     /// What publishing `v` in this node reaches, computed once per node
     /// and variable for the whole run: a node is walked many times (each
     /// visit of a block, each round), and `v`'s points-to set, what it
     /// reaches and the points-to sets of the node's variables never change.
     fn publish_hits(&mut self, v: VarId) -> Arc<PublishHits> {
         let key = (self.x, v.0);
-        if let Some(known) = self.reach.publish_hits.get(&key) {
-            return known.clone();
+        if let Some(known) = self.cached(|c| c.publish_hits.get(&key).cloned()) {
+            return known;
         }
         let roots: Arc<[ObjectId]> = self.pts_quiet_of(v).into();
         let reached = match self.roots_hits(&roots) {
@@ -1029,8 +1069,8 @@ impl NodeWalk<'_, '_> {
     /// answer tests the points-to set of every variable of the node.
     fn roots_hits(&mut self, roots: &Arc<[ObjectId]>) -> RootsHits {
         let key = (self.x, roots.clone());
-        if let Some(known) = self.reach.roots_hits.get(&key) {
-            return known.clone();
+        if let Some(known) = self.cached(|c| c.roots_hits.get(&key).cloned()) {
+            return known;
         }
         self.pts_quiet();
         let quiet = std::mem::take(&mut self.quiet);
@@ -1099,8 +1139,8 @@ impl NodeWalk<'_, '_> {
     /// The objects reachable from `roots` through the fields escape
     /// follows; `None` past [`MAX_REACH`] (computed once per set of roots).
     fn reach(&mut self, roots: &[ObjectId]) -> Option<Arc<ObjectBits>> {
-        if let Some(known) = self.reach.reached.get(roots) {
-            return known.clone();
+        if let Some(known) = self.cached(|c| c.reached.get(roots).cloned()) {
+            return known;
         }
         let found = self
             .reach_from(roots)
@@ -1115,11 +1155,14 @@ impl NodeWalk<'_, '_> {
         let mut stack: Vec<ObjectId> = roots.to_vec();
         while let Some(o) = stack.pop() {
             let a = self.a;
-            let next = self
-                .reach
-                .successors
-                .entry(o)
-                .or_insert_with(|| a.followed_objects(o));
+            let next = match self.warm.and_then(|w| w.successors.get(&o)) {
+                Some(known) => known,
+                None => self
+                    .reach
+                    .successors
+                    .entry(o)
+                    .or_insert_with(|| a.followed_objects(o)),
+            };
             for &y in next.iter() {
                 if seen.insert(y) {
                     if seen.len() > MAX_REACH {
@@ -1380,7 +1423,7 @@ impl NodeWalk<'_, '_> {
     /// and ownership run: the model walks supertypes by name).
     fn container_access(&mut self, call: &Call) -> Option<ContainerAccess> {
         let key = (call.method.class.clone(), call.method.name.clone());
-        if let Some(&known) = self.reach.container_access.get(&key) {
+        if let Some(known) = self.cached(|c| c.container_access.get(&key).copied()) {
             return known;
         }
         let program = self.a.program;

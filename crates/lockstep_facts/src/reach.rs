@@ -130,7 +130,17 @@ impl Analysis<'_> {
         // most directly rather than to the first root in index order:
         // per node, the roots by (depth, index).
         let entries: Vec<&[u32]> = roots.iter().map(|r| r.entries.as_slice()).collect();
-        nearest_first(&self.graph.successors(), &entries, self.graph.len())
+        let groups = root_groups(entries.len(), self.program.parallelism());
+        let successors = self.graph.successors();
+        if groups.len() <= 1 {
+            return nearest_first(&successors, &entries, self.graph.len());
+        }
+        // The roots in groups of whole words, one search per group on its
+        // own thread, merged depth by depth.
+        let per_group = self.program.map_in_order(&groups, |range| {
+            nearest_first_levels(&successors, &entries[range.clone()], self.graph.len())
+        });
+        merge_levels(&groups, per_group, self.graph.len())
     }
 
     /// Each `main` is its own program: a thread start belongs to the
@@ -447,6 +457,115 @@ fn nearest_first(
     len: usize,
 ) -> Vec<Vec<u32>> {
     let mut reach: Vec<Vec<u32>> = vec![Vec::new(); len];
+    search_levels(successors, entries, len, |n, _, level| {
+        if let Some(r) = reach.get_mut(n as usize) {
+            level.push_roots(n, r);
+        }
+    });
+    reach
+}
+
+/// [`nearest_first`] of some roots, with the depth of each node's roots:
+/// per node its roots and the levels, `(depth, end)` (the roots of that
+/// depth end at `end`).
+type Levels = (Vec<Vec<u32>>, Vec<Vec<(u32, u32)>>);
+
+fn nearest_first_levels(
+    successors: &threads::Successors,
+    entries: &[&[u32]],
+    len: usize,
+) -> Levels {
+    let mut reach: Vec<Vec<u32>> = vec![Vec::new(); len];
+    let mut levels: Vec<Vec<(u32, u32)>> = vec![Vec::new(); len];
+    search_levels(successors, entries, len, |n, depth, level| {
+        if let (Some(r), Some(l)) = (reach.get_mut(n as usize), levels.get_mut(n as usize)) {
+            level.push_roots(n, r);
+            l.push((depth, r.len() as u32));
+        }
+    });
+    (reach, levels)
+}
+
+/// Splits `roots` root indices into up to `threads` ranges of whole
+/// 64-root words (one range when a search per group would not pay).
+fn root_groups(roots: usize, threads: usize) -> Vec<std::ops::Range<usize>> {
+    /// Words of roots a group gets at least.
+    const MIN_WORDS: usize = 4;
+    let words = roots.div_ceil(64);
+    let groups = threads.min(words / MIN_WORDS).max(1);
+    let per = words.div_ceil(groups) * 64;
+    (0..groups)
+        .map(|g| g * per..((g + 1) * per).min(roots))
+        .filter(|r| !r.is_empty())
+        .collect()
+}
+
+/// One group's roots of a node, their levels, and the group's first root.
+type GroupPart<'a> = (&'a [u32], &'a [(u32, u32)], u32);
+
+/// The roots of each node by (depth, index) from the searches of the
+/// groups (in group order, so of one depth the lower group's roots come
+/// first, each group's in index order): what [`nearest_first`] gives for
+/// all the roots at once.
+fn merge_levels(
+    groups: &[std::ops::Range<usize>],
+    per_group: Vec<Levels>,
+    len: usize,
+) -> Vec<Vec<u32>> {
+    let mut out: Vec<Vec<u32>> = Vec::with_capacity(len);
+    for n in 0..len {
+        let parts: Vec<GroupPart<'_>> = per_group
+            .iter()
+            .zip(groups)
+            .filter_map(|((reach, levels), g)| {
+                Some((
+                    reach.get(n)?.as_slice(),
+                    levels.get(n)?.as_slice(),
+                    g.start as u32,
+                ))
+            })
+            .collect();
+        let total = parts.iter().map(|(r, _, _)| r.len()).sum();
+        let mut merged = Vec::with_capacity(total);
+        let mut at = vec![0usize; parts.len()];
+        loop {
+            let depth = parts
+                .iter()
+                .zip(&at)
+                .filter_map(|((_, levels, _), &i)| levels.get(i).map(|l| l.0))
+                .min();
+            let Some(depth) = depth else { break };
+            for ((reach, levels, offset), i) in parts.iter().zip(at.iter_mut()) {
+                let Some(&(d, end)) = levels.get(*i) else {
+                    continue;
+                };
+                if d != depth {
+                    continue;
+                }
+                let start = i
+                    .checked_sub(1)
+                    .and_then(|j| levels.get(j))
+                    .map_or(0, |l| l.1);
+                let roots = reach.get(start as usize..end as usize).unwrap_or(&[]);
+                merged.extend(roots.iter().map(|r| r + offset));
+                *i += 1;
+            }
+        }
+        out.push(merged);
+    }
+    out
+}
+
+/// The breadth-first searches of all `entries` at once, one level at a
+/// time: `visit(node, depth, level)` for every node some root reaches
+/// first at `depth`, with those roots in `level`'s row of the node.
+fn search_levels(
+    successors: &threads::Successors,
+    entries: &[&[u32]],
+    len: usize,
+    mut visit: impl FnMut(u32, u32, &RootBits),
+) {
+    let mut depth = 0u32;
     let mut seen = RootBits::new(entries.len(), len);
     let mut level = RootBits::new(entries.len(), len);
     let mut next = RootBits::new(entries.len(), len);
@@ -462,8 +581,9 @@ fn nearest_first(
     }
     while !active.is_empty() {
         for &n in &active {
-            level.push_roots(n, &mut reach[n as usize]);
+            visit(n, depth, &level);
         }
+        depth += 1;
         for &n in &active {
             for &c in successors.of(n) {
                 next.add_unseen(c, level.row(n), seen.row(c), &mut next_active);
@@ -479,7 +599,6 @@ fn nearest_first(
         std::mem::swap(&mut active, &mut next_active);
         next_active.clear();
     }
-    reach
 }
 
 /// One set of roots per node, as bits (`words` words a node).
@@ -601,6 +720,15 @@ mod tests {
     }
 
     #[test]
+    fn roots_are_grouped_by_whole_words() {
+        assert_eq!(root_groups(1776, 2), [0..896, 896..1776]);
+        assert_eq!(root_groups(1776, 1), vec![0..1776]);
+        // Too few words to split.
+        assert_eq!(root_groups(150, 2), vec![0..150]);
+        assert_eq!(root_groups(0, 2), Vec::<std::ops::Range<usize>>::new());
+    }
+
+    #[test]
     fn all_roots_at_once_match_one_search_per_root() {
         let mut seed: u64 = 0x2545_f491_4f6c_dd1d;
         let mut next = move |m: u64| {
@@ -624,11 +752,20 @@ mod tests {
                 .map(|_| (0..next(3)).map(|_| next(len as u64 + 2)).collect())
                 .collect();
             let entries: Vec<&[u32]> = owned.iter().map(Vec::as_slice).collect();
+            let all = nearest_first(&succ, &entries, len);
             assert_eq!(
-                nearest_first(&succ, &entries, len),
+                all,
                 one_search_per_root(&succ, &entries, len),
                 "round {round}"
             );
+            // Searched in groups of roots and merged: the same lists.
+            let cut = next(roots as u64 + 1) as usize;
+            let groups = [0..cut, cut..roots];
+            let per_group = groups
+                .iter()
+                .map(|g| nearest_first_levels(&succ, &entries[g.clone()], len))
+                .collect();
+            assert_eq!(merge_levels(&groups, per_group, len), all, "round {round}");
         }
     }
 }

@@ -173,3 +173,82 @@ fn all_rules_are_identical_across_threads_and_input_orders() {
         );
     }
 }
+
+/// A main that reaches nothing and public classes with synchronized
+/// methods: hundreds of library-harness entries, one thread root each,
+/// enough for the race facts to search the roots in groups on several
+/// threads (`reach`) beside ownership's per-node pass.
+fn many_roots() -> CompiledFixture {
+    let mut sources = vec![SourceFile::new(
+        "t/roots/Main.java",
+        "package t.roots;\npublic class Main {\n    public static void main(String[] args) {}\n}\n",
+    )];
+    for k in 0..3 {
+        let mut class = format!(
+            "package t.roots;\npublic class Shared{k} {{\n    private int a;\n    private int b;\n    private final java.util.List<Integer> list = new java.util.ArrayList<>();\n"
+        );
+        for i in 0..110 {
+            let _ = writeln!(
+                class,
+                "    public synchronized void locked{i}() {{ a = b + {i}; list.add(a); }}\n    public void plain{i}(Shared{k} other) {{ b = a; other.a = {i}; helper{}(); }}",
+                i % 7
+            );
+        }
+        for h in 0..7 {
+            let _ = writeln!(class, "    private void helper{h}() {{ b += {h}; }}");
+        }
+        class.push_str("}\n");
+        sources.push(SourceFile::new(format!("t/roots/Shared{k}.java"), class));
+    }
+    compile(&sources, &CompileOptions::default()).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// With more than 512 thread roots the race facts split their searches
+/// over the threads; the output is the same for any count and order.
+#[test]
+fn many_roots_are_identical_across_threads_and_input_orders() {
+    let fixture = many_roots();
+    let tmp = tempfile::tempdir().unwrap();
+    let (a, b) = (tmp.path().join("a"), tmp.path().join("b"));
+    for class in &fixture.classes {
+        let half = if class.ends_with("/Shared1") { &a } else { &b };
+        let target = half.join(format!("{class}.class"));
+        std::fs::create_dir_all(target.parent().unwrap()).unwrap();
+        std::fs::copy(fixture.class_path(class), target).unwrap();
+    }
+    let args = |threads| {
+        [
+            "--format", "json", "-q", "--select", "all", "--stats", "-j", threads,
+        ]
+    };
+    let run = |paths: &[&Path], threads| {
+        let mut all: Vec<&OsStr> = vec!["check".as_ref()];
+        all.extend(paths.iter().map(|p| p.as_os_str()));
+        let extra = args(threads);
+        all.extend(extra.iter().map(OsStr::new));
+        let run = lockstep(&all);
+        assert!(
+            run.code == 0 || run.code == 1,
+            "exit {}: {}",
+            run.code,
+            run.stderr
+        );
+        (run.stdout, run.stderr)
+    };
+    let (first, stats) = run(&[&a, &b], "1");
+    assert!(first.contains("\"data-race\""), "{first}");
+    let roots: usize = stats
+        .lines()
+        .find_map(|l| l.strip_prefix("thread roots: "))
+        .and_then(|l| l.split(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no thread roots in {stats}"));
+    assert!(roots > 512, "{roots} roots: too few to split the searches");
+    for threads in ["2", "4"] {
+        let (again, _) = run(&[&b, &a], threads);
+        assert_eq!(
+            first, again,
+            "-j {threads} or the input order shows in the output"
+        );
+    }
+}
