@@ -515,7 +515,7 @@ fn unknown_callees_as_local_operations() {
 #[test]
 fn thread_local_and_fresh_values_are_not_stale() {
     let findings = check("confined");
-    assert_message(&findings, "parse", "computed while `Hashtable.get` held `this.bag`");
+    assert_message(&findings, "parse", "computed while `Hashtable.get` held `bag`");
     assert_message(&findings, "countMembers", "computed while `Results.getMembers` held `this`");
     assert_message(&findings, "decryptLast", "read at Decryptor.java");
 }

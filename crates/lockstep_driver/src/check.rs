@@ -363,7 +363,8 @@ impl<'a> Plan<'a, '_> {
             }
         });
         // The call-graph detectors start last: they load classes the facts
-        // load too (stale-value resolves every field its methods name), and
+        // load too (stale-value, which also reads points-to, resolves every
+        // field its methods name), and
         // waiting for the loading window would hold a worker idle.
         self.spawn_level(s, Needs::CallGraph);
         let _ = phases.send("detectors");

@@ -185,13 +185,24 @@ impl Confinement<'_> {
                 _ => return false,
             }
         };
-        let Some(def) = body.unique_def.get(v.index()).copied().flatten() else {
-            return false;
-        };
-        matches!(
-            body.stmts.get(def.index()).map(|s| &s.kind),
-            Some(StmtKind::Invoke { result: Some(r), .. }) if *r == v
-        ) && self.returns_null(m, def)
+        // Through copies and casts to the one call that defines the value.
+        let mut v = v;
+        for _ in 0..8 {
+            let Some(def) = body.unique_def.get(v.index()).copied().flatten() else {
+                return false;
+            };
+            match body.stmts.get(def.index()).map(|s| &s.kind) {
+                Some(StmtKind::Invoke { result: Some(r), .. }) if *r == v => {
+                    return self.returns_null(m, def);
+                }
+                Some(StmtKind::Assign {
+                    dst,
+                    value: Rvalue::Use(Operand::Var(src)) | Rvalue::Cast(Operand::Var(src), _),
+                }) if *dst == v => v = *src,
+                _ => return false,
+            }
+        }
+        false
     }
 }
 
