@@ -79,8 +79,8 @@ mod ownership;
 mod pairs;
 mod reach;
 mod start_descendants;
-mod thread_targets;
 pub mod thread_local;
+mod thread_targets;
 pub mod threads;
 pub mod util;
 

@@ -88,9 +88,15 @@ mod tests {
             dim: 0,
         };
         assert!(allocated_one_by_one(&alloc));
-        assert!(!allocated_one_by_one(&SiteKey::ClassLiteral(Arc::from("a/B"))));
+        assert!(!allocated_one_by_one(&SiteKey::ClassLiteral(Arc::from(
+            "a/B"
+        ))));
         assert!(!allocated_one_by_one(&SiteKey::StringConstant));
-        assert!(!allocated_one_by_one(&SiteKey::Library(Arc::from("java/util/HashMap"))));
-        assert!(!allocated_one_by_one(&SiteKey::Exception(Arc::from("java/lang/Error"))));
+        assert!(!allocated_one_by_one(&SiteKey::Library(Arc::from(
+            "java/util/HashMap"
+        ))));
+        assert!(!allocated_one_by_one(&SiteKey::Exception(Arc::from(
+            "java/lang/Error"
+        ))));
     }
 }

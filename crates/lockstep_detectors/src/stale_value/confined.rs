@@ -21,8 +21,9 @@
 //!   other thread can reach (the message this thread is decoding, read
 //!   under an unrelated shared lock).
 //!
-//! Each needs the method to be reached by points-to and every set it
-//! reads to be non-empty: an empty set is no proof of `null` (points-to
+//! The `null` checks read only the bodies of the RTA targets; the others
+//! need the method to be reached by points-to and every set they read to
+//! be non-empty: an empty set is no proof of `null` (points-to
 //! reaches some methods through RTA's edges with no receiver object, and
 //! objects made by reflection are in no set). A path it cannot evaluate,
 //! code it does not analyse (unknown callees) and objects that stand for
@@ -47,9 +48,6 @@ pub struct Confinement<'a> {
 impl Confinement<'_> {
     /// Can no other thread change the value of this origin in `m`?
     pub fn unchangeable(&self, m: MethodId, body: &Body, prep: &Prepared, origin: &Origin) -> bool {
-        if !self.pt.call_graph().is_reachable(m) {
-            return false;
-        }
         self.lock_is_local(m, body, prep, origin)
             || self.value_is_local(m, body, origin)
             || self.data_is_local(m, body, origin)
@@ -122,6 +120,9 @@ impl Confinement<'_> {
         if call && self.returns_null(m, origin.read) {
             return true;
         }
+        if !self.reached(m) {
+            return false;
+        }
         let set = self.pt.var(m, dst);
         !set.is_empty() && self.local.all_local(&set)
     }
@@ -168,9 +169,17 @@ impl Confinement<'_> {
         if self.null_root(m, body, path) {
             return true;
         }
+        if !self.reached(m) {
+            return false;
+        }
         self.pt
             .path(self.program, m, None, path)
             .is_some_and(|set| !set.is_empty() && self.local.all_local(&set))
+    }
+
+    /// Does points-to analyse `m` at all? (Its sets say nothing otherwise.)
+    fn reached(&self, m: MethodId) -> bool {
+        self.pt.call_graph().is_reachable(m)
     }
 
     /// Is the root of the path a local defined once, by a call every target
@@ -192,7 +201,9 @@ impl Confinement<'_> {
                 return false;
             };
             match body.stmts.get(def.index()).map(|s| &s.kind) {
-                Some(StmtKind::Invoke { result: Some(r), .. }) if *r == v => {
+                Some(StmtKind::Invoke {
+                    result: Some(r), ..
+                }) if *r == v => {
                     return self.returns_null(m, def);
                 }
                 Some(StmtKind::Assign {

@@ -132,14 +132,7 @@ fn run(cx: &Context<'_>, settings: &Settings) -> Output {
     // Methods are independent given the summaries; collected in method
     // order, so the output does not depend on the thread count.
     let (per_method, skipped) = crate::budget::map_within(cx.budget, &app, |&m| {
-        analyse_method(
-            &confinement,
-            &stable,
-            &value_types,
-            &summaries,
-            &views,
-            m,
-        )
+        analyse_method(&confinement, &stable, &value_types, &summaries, &views, m)
     });
     let (findings, confined): (Vec<_>, Vec<_>) = per_method.into_iter().flatten().unzip();
     let stats = vec![format!(
