@@ -67,7 +67,9 @@ impl Confinement<'_> {
                     .is_some_and(|key| self.path_is_local(m, body, &key.path)),
                 _ => false,
             },
-            Site::Call(s) => self.call_locks_are_local(m, body, prep, s),
+            Site::Call(s) => {
+                self.receiver_always_null(m, body, s) || self.call_locks_are_local(m, body, prep, s)
+            }
         };
         // A locking call read inside a block takes its own locks too.
         let read_call = match (origin.site, prep.calls.get(&origin.read)) {
@@ -97,6 +99,19 @@ impl Confinement<'_> {
                             .is_some_and(|key| self.path_is_local(m, body, &key.path))
                     })
             }
+            _ => false,
+        }
+    }
+
+    /// Is the receiver of the call at `s` always `null` (a local defined
+    /// by a call that returns only `null`)? The call then throws before it
+    /// returns anything, whatever its callees would lock.
+    fn receiver_always_null(&self, m: MethodId, body: &Body, s: lockstep_ir::StmtId) -> bool {
+        match body.stmts.get(s.index()).map(|st| &st.kind) {
+            Some(StmtKind::Invoke { call, .. }) => call
+                .receiver
+                .as_ref()
+                .is_some_and(|r| self.null_root(m, body, &lockstep_ir::operand_path(body, r))),
             _ => false,
         }
     }
