@@ -10,8 +10,10 @@
 //! a call's result can be classified, §4; code it cannot see counts as
 //! locking, §5.1, unless [`Settings`] say otherwise); [`flow`] runs the block-local
 //! atomicity dataflow of §3 over each reachable application method, in
-//! parallel; [`locks`] is how locks are named and compared. This module
-//! prepares each method's inputs and turns the stale uses into findings.
+//! parallel; [`locks`] is how locks are named and compared; `confined`
+//! sets aside, by points-to and the thread-local objects of the shared
+//! facts, the stale uses no other thread can change. This module prepares
+//! each method's inputs and turns the stale uses into findings.
 
 mod confined;
 mod contributions;
