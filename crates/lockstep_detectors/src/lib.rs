@@ -122,6 +122,13 @@ pub trait Detector: Sync {
     fn needs(&self) -> Needs {
         Needs::CallGraph
     }
+    /// Does it resolve classes the facts may not have loaded yet? Such a
+    /// detector waits for the program's loading window while facts are
+    /// computed, so the driver starts it after the other detectors of its
+    /// level have ended rather than let it hold a worker they need.
+    fn loads_classes(&self) -> bool {
+        false
+    }
     /// Runs if any of its rules is enabled; reports only enabled rules.
     fn run(&self, cx: &Context<'_>) -> Output;
 }

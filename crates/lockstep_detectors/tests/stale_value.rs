@@ -504,3 +504,49 @@ fn unknown_callees_as_local_operations() {
     let findings = run_detector(&fixture, &sound, RULES, &Options::default());
     assert_eq!(findings.len(), 7, "{}", dump(&findings));
 }
+
+/// Sample 3's thread-confined and fresh values, by the shared facts
+/// (points-to and thread-local objects, session 17): a configurator's own
+/// `Hashtable`, a new `Vector` a getter built, a list that is always
+/// `null`, and a message this thread made, read under a shared lock, are
+/// silent; their twins (the configurator in a static field, the getter
+/// handing out its own `Vector`, the protocol's provided list, a message
+/// kept in a field) stay reported.
+#[test]
+fn thread_local_and_fresh_values_are_not_stale() {
+    let findings = check("confined");
+    assert_message(
+        &findings,
+        "parse",
+        "computed while `Hashtable.get` held `bag`",
+    );
+    // Both the holder's result and the `Vector`'s size are reported there.
+    assert!(
+        findings
+            .iter()
+            .any(|f| f.location.method.as_deref() == Some("countMembers")
+                && f.message
+                    .contains("computed while `Results.getMembers` held `this`")),
+        "{}",
+        dump(&findings)
+    );
+    assert_message(&findings, "decryptLast", "read at Decryptor.java");
+}
+
+/// The two configurators have the same code: only the one another thread
+/// can reach (through the static field) is reported.
+#[test]
+fn confined_twins_differ_only_in_sharing() {
+    let findings = findings_of("confined");
+    let parse: Vec<_> = findings
+        .iter()
+        .filter(|f| f.location.method.as_deref() == Some("parse"))
+        .collect();
+    assert_eq!(parse.len(), 1, "{}", dump(&findings));
+    assert_eq!(
+        parse[0].location.class,
+        "Configurators$SharedConfigurator",
+        "{}",
+        dump(&findings)
+    );
+}

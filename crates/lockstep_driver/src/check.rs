@@ -294,19 +294,19 @@ const LEVELS: [Needs; 4] = [
 fn run_detectors(cx: &mut Session<'_, '_>, rules: RuleSet) -> DetectorRuns {
     let detectors = lockstep_detectors::enabled(rules);
     let slots: Vec<Slot> = detectors.iter().map(|_| OnceLock::new()).collect();
-    let points_to_level = detectors
+    let early_points_to = detectors
         .iter()
-        .filter(|d| d.needs() == Needs::PointsTo)
+        .filter(|d| d.needs() == Needs::PointsTo && !starts_late(**d))
         .count();
-    let call_graph_level = CallGraphLevel {
-        waiting_for: AtomicUsize::new(points_to_level),
+    let late = LateStart {
+        waiting_for: AtomicUsize::new(early_points_to),
         spawned: AtomicBool::new(false),
     };
     let plan = Plan {
         context: &cx.context,
         detectors: &detectors,
         slots: &slots,
-        call_graph_level: &call_graph_level,
+        late: &late,
     };
     let progress = &mut *cx.progress;
     let (phases, received) = mpsc::channel::<&'static str>();
@@ -347,17 +347,28 @@ struct Plan<'a, 's> {
     context: &'a Context<'s>,
     detectors: &'a [&'static dyn Detector],
     slots: &'a [Slot],
-    call_graph_level: &'a CallGraphLevel,
+    late: &'a LateStart,
 }
 
-/// When the call-graph detectors start: once the points-to detectors
-/// have all ended (on the thread that ran the last of them), or once the
-/// facts are done, whichever comes first.
-struct CallGraphLevel {
-    /// Points-to detectors still to end (`Needs::PointsTo`).
+/// When the detectors that start late ([`starts_late`]) start: once the
+/// other points-to detectors have all ended (on the thread that ran the
+/// last of them), or once the facts are done, whichever comes first.
+struct LateStart {
+    /// Points-to detectors that start early, still to end.
     waiting_for: AtomicUsize,
-    /// The call-graph detectors were spawned.
+    /// The late detectors were spawned.
     spawned: AtomicBool,
+}
+
+/// Does the detector start after the points-to detectors rather than with
+/// its level: it reads only the call graph, or it loads classes the facts
+/// load too (`Detector::loads_classes`). Waiting for the loading window
+/// would hold a worker that the points-to detectors need; once those have
+/// ended, the worker that ran them would idle until the facts are done:
+/// it runs these instead, which wait for the window only when they need a
+/// class not loaded yet.
+fn starts_late(d: &dyn Detector) -> bool {
+    d.needs() == Needs::CallGraph || (d.needs() == Needs::PointsTo && d.loads_classes())
 }
 
 impl<'a> Plan<'a, '_> {
@@ -383,20 +394,17 @@ impl<'a> Plan<'a, '_> {
                 self.spawn_level(s, level);
             }
         });
-        self.spawn_call_graph_level(s);
+        self.spawn_late(s);
         let _ = phases.send("detectors");
     }
 
-    /// Starts the call-graph detectors, once. They do not start beside
-    /// points-to: they load classes the facts load too (stale-value
-    /// resolves every field its methods name), and waiting for the loading
-    /// window would hold a worker that the points-to detectors need. Once
-    /// those have ended, the worker that ran them would idle until the
-    /// facts are done: it runs the call-graph detectors instead, which
-    /// wait for the window only when they need a class not loaded yet.
-    fn spawn_call_graph_level(self, s: &rayon::Scope<'a>) {
-        if !self.call_graph_level.spawned.swap(true, Ordering::AcqRel) {
-            self.spawn_level(s, Needs::CallGraph);
+    /// Starts the detectors that start late ([`starts_late`]), once.
+    fn spawn_late(self, s: &rayon::Scope<'a>) {
+        if !self.late.spawned.swap(true, Ordering::AcqRel) {
+            let late = self.detectors.iter().zip(self.slots);
+            for (&d, slot) in late.filter(|(d, _)| starts_late(**d)) {
+                self.spawn_one(s, d, slot);
+            }
         }
     }
 
@@ -424,24 +432,36 @@ impl<'a> Plan<'a, '_> {
         }
     }
 
-    /// Starts the detectors that read exactly `level`, each timed (wall).
+    /// Starts the detectors that read exactly `level` and do not start
+    /// late. Once the points-to level has none left to end, the late ones
+    /// start too.
     fn spawn_level(self, s: &rayon::Scope<'a>, level: Needs) {
         let at_level = self.detectors.iter().zip(self.slots);
-        for (&d, slot) in at_level.filter(|(d, _)| d.needs() == level) {
-            let context = self.context;
-            s.spawn(move |s| {
-                let result = (!context.budget.expired()).then(|| {
-                    let started = Instant::now();
-                    let out = d.run(context);
-                    (out, started.elapsed())
-                });
-                let _ = slot.set(result);
-                let waiting = &self.call_graph_level.waiting_for;
-                if level == Needs::PointsTo && waiting.fetch_sub(1, Ordering::AcqRel) == 1 {
-                    self.spawn_call_graph_level(s);
-                }
-            });
+        for (&d, slot) in at_level.filter(|(d, _)| d.needs() == level && !starts_late(**d)) {
+            self.spawn_one(s, d, slot);
         }
+        if level == Needs::PointsTo && self.late.waiting_for.load(Ordering::Acquire) == 0 {
+            self.spawn_late(s);
+        }
+    }
+
+    /// Runs one detector on the pool, timed (wall), unless the budget is
+    /// spent; the last early points-to detector to end starts the late ones.
+    fn spawn_one(self, s: &rayon::Scope<'a>, d: &'static dyn Detector, slot: &'a Slot) {
+        let context = self.context;
+        s.spawn(move |s| {
+            let result = (!context.budget.expired()).then(|| {
+                let started = Instant::now();
+                let out = d.run(context);
+                (out, started.elapsed())
+            });
+            let _ = slot.set(result);
+            let early_points_to = d.needs() == Needs::PointsTo && !starts_late(d);
+            let waiting = &self.late.waiting_for;
+            if early_points_to && waiting.fetch_sub(1, Ordering::AcqRel) == 1 {
+                self.spawn_late(s);
+            }
+        });
     }
 }
 

@@ -30,7 +30,7 @@
 
 use std::sync::Arc;
 
-use lockstep_pointsto::{FieldKey, ObjectId, SiteKey};
+use lockstep_pointsto::{FieldKey, ObjectId, PointsToResult, SiteKey};
 use lockstep_program::Program;
 use rustc_hash::FxHashMap;
 
@@ -154,105 +154,120 @@ fn short_field(f: &FieldKey) -> String {
 }
 
 impl Analysis<'_> {
-    /// Objects other threads can reach: everything reachable through
-    /// fields from static fields, thread and task objects, objects made
-    /// outside the analysed code, and the open-program harness.
+    /// Objects other threads can reach ([`compute`]).
     pub(crate) fn escaped(&self) -> Escape {
-        let n = self.pt.object_count();
-        let mut e = Escape {
-            shared: vec![false; n],
-            why: vec![None; n],
-            sealed: vec![false; n],
-        };
-        let mut stack: Vec<ObjectId> = Vec::new();
-        for (key, set) in self.pt.static_fields() {
-            if written_by_jdk(key) {
-                continue;
-            }
-            for o in set.iter() {
-                e.mark(o, Why::Static(key.clone()), &mut stack);
-            }
-        }
-        for t in self.pt.thread_starts() {
-            e.mark(t.task, Why::Task, &mut stack);
-        }
-        // Instances of `@ThreadSafe` classes are meant to be shared.
-        let mut thread_safe_class: FxHashMap<Arc<str>, bool> = FxHashMap::default();
-        for o in self.pt.objects() {
-            if let Some(info) = self.pt.object(o) {
-                let annotated = *thread_safe_class
-                    .entry(info.type_name.clone())
-                    .or_insert_with(|| {
-                        self.program.class_by_name(info.type_name).is_some_and(|c| {
-                            let cl = self.program.class(c);
-                            cl.is_application && class_policy(&cl.file.annotations).thread_safe
-                        })
-                    });
-                if annotated {
-                    e.mark(o, Why::ThreadSafe, &mut stack);
-                } else if matches!(
-                    info.site,
-                    SiteKey::Entry(_) | SiteKey::External { .. } | SiteKey::Vm(_)
-                ) {
-                    e.mark(o, Why::External, &mut stack);
-                } else if matches!(info.site, SiteKey::Opaque(_)) {
-                    // One opaque object stands for every result of its
-                    // type that summarised JDK code returns
-                    // (`Array.newInstance` for every array the program
-                    // grows by reflection): what the program copies into
-                    // one of them belongs to the call that made it. One
-                    // the program publishes itself is unsealed below.
-                    e.mark_as(o, Why::External, true, &mut stack);
-                }
-            }
-        }
-        while let Some(o) = stack.pop() {
-            let sealed = e.sealed.get(o.0 as usize).copied().unwrap_or(false);
-            for (key, set) in self.followed_fields(o) {
-                if sealed && matches!(key, FieldKey::Element) {
-                    continue;
-                }
-                for x in set.iter() {
-                    e.mark(x, Why::Held(o, key.clone()), &mut stack);
-                }
-            }
-        }
-        e
+        compute(self.program, self.pt)
     }
 
     /// The points-to sets of the fields of `o` through which it publishes
-    /// what it holds. The JDK's merged internal objects stand for every
-    /// object of their type the JDK makes: following their fields would
-    /// publish whatever any of them ever held (every `Appendable` through
-    /// one normalizer buffer); objects the application did not allocate
-    /// publish nothing through fields the JDK writes.
+    /// what it holds ([`followed_fields`]).
     pub(crate) fn followed_fields(
         &self,
         o: ObjectId,
     ) -> Vec<(&FieldKey, lockstep_pointsto::ObjectSet)> {
-        let Some(info) = self.pt.object(o) else {
-            return Vec::new();
-        };
-        if matches!(info.site, SiteKey::Library(_)) {
-            return Vec::new();
-        }
-        let by_application = allocated_by_application(self.program, info.site);
-        let precise = by_application
-            || (info.site.is_allocation()
-                && heap_context_tells_apart(&self.pt.context(info.heap_context)));
-        let primitive_array = holds_no_references(info.type_name);
-        self.pt
-            .fields_of(o)
-            .into_iter()
-            .filter(|(key, _)| precise || !written_by_jdk(key))
-            // `Unsafe` slots of what JDK code allocates hold whatever any
-            // JDK code wrote through an untracked offset (on h2 a
-            // `HashMap$TreeNode` of a harness object's set "held" the
-            // parsed commands).
-            .filter(|(key, _)| by_application || !matches!(key, FieldKey::Anywhere))
-            .filter(|(key, _)| !(primitive_array && matches!(key, FieldKey::Element)))
-            .collect()
+        followed_fields(self.program, self.pt, o)
     }
+}
+
+/// Objects other threads can reach: everything reachable through
+/// fields from static fields, thread and task objects, objects made
+/// outside the analysed code, and the open-program harness. A function of
+/// points-to alone, so rules that need no other race fact can read it
+/// ([`crate::ThreadLocalObjects`]).
+pub(crate) fn compute(program: &Program, pt: &PointsToResult) -> Escape {
+    let n = pt.object_count();
+    let mut e = Escape {
+        shared: vec![false; n],
+        why: vec![None; n],
+        sealed: vec![false; n],
+    };
+    let mut stack: Vec<ObjectId> = Vec::new();
+    for (key, set) in pt.static_fields() {
+        if written_by_jdk(key) {
+            continue;
+        }
+        for o in set.iter() {
+            e.mark(o, Why::Static(key.clone()), &mut stack);
+        }
+    }
+    for t in pt.thread_starts() {
+        e.mark(t.task, Why::Task, &mut stack);
+    }
+    // Instances of `@ThreadSafe` classes are meant to be shared.
+    let mut thread_safe_class: FxHashMap<Arc<str>, bool> = FxHashMap::default();
+    for o in pt.objects() {
+        if let Some(info) = pt.object(o) {
+            let annotated = *thread_safe_class
+                .entry(info.type_name.clone())
+                .or_insert_with(|| {
+                    program.class_by_name(info.type_name).is_some_and(|c| {
+                        let cl = program.class(c);
+                        cl.is_application && class_policy(&cl.file.annotations).thread_safe
+                    })
+                });
+            if annotated {
+                e.mark(o, Why::ThreadSafe, &mut stack);
+            } else if matches!(
+                info.site,
+                SiteKey::Entry(_) | SiteKey::External { .. } | SiteKey::Vm(_)
+            ) {
+                e.mark(o, Why::External, &mut stack);
+            } else if matches!(info.site, SiteKey::Opaque(_)) {
+                // One opaque object stands for every result of its type
+                // that summarised JDK code returns (`Array.newInstance` for
+                // every array the program grows by reflection): what the
+                // program copies into one of them belongs to the call that
+                // made it. One the program publishes itself is unsealed
+                // below.
+                e.mark_as(o, Why::External, true, &mut stack);
+            }
+        }
+    }
+    while let Some(o) = stack.pop() {
+        let sealed = e.sealed.get(o.0 as usize).copied().unwrap_or(false);
+        for (key, set) in followed_fields(program, pt, o) {
+            if sealed && matches!(key, FieldKey::Element) {
+                continue;
+            }
+            for x in set.iter() {
+                e.mark(x, Why::Held(o, key.clone()), &mut stack);
+            }
+        }
+    }
+    e
+}
+
+/// The points-to sets of the fields of `o` through which it publishes
+/// what it holds. The JDK's merged internal objects stand for every
+/// object of their type the JDK makes: following their fields would
+/// publish whatever any of them ever held (every `Appendable` through
+/// one normalizer buffer); objects the application did not allocate
+/// publish nothing through fields the JDK writes.
+pub(crate) fn followed_fields<'r>(
+    program: &Program,
+    pt: &'r PointsToResult,
+    o: ObjectId,
+) -> Vec<(&'r FieldKey, lockstep_pointsto::ObjectSet)> {
+    let Some(info) = pt.object(o) else {
+        return Vec::new();
+    };
+    if matches!(info.site, SiteKey::Library(_)) {
+        return Vec::new();
+    }
+    let by_application = allocated_by_application(program, info.site);
+    let precise = by_application
+        || (info.site.is_allocation() && heap_context_tells_apart(&pt.context(info.heap_context)));
+    let primitive_array = holds_no_references(info.type_name);
+    pt.fields_of(o)
+        .into_iter()
+        .filter(|(key, _)| precise || !written_by_jdk(key))
+        // `Unsafe` slots of what JDK code allocates hold whatever any
+        // JDK code wrote through an untracked offset (on h2 a
+        // `HashMap$TreeNode` of a harness object's set "held" the
+        // parsed commands).
+        .filter(|(key, _)| by_application || !matches!(key, FieldKey::Anywhere))
+        .filter(|(key, _)| !(primitive_array && matches!(key, FieldKey::Element)))
+        .collect()
 }
 
 impl Analysis<'_> {

@@ -28,6 +28,8 @@
 //!   field names its owner re-enters the owner's monitor its callers hold);
 //! - [`initialization`]: constructor helpers and what constructors and
 //!   static initializers allocate before publication;
+//! - [`thread_local`]: the objects no other thread can reach (escape
+//!   over points-to alone, allocation sites only);
 //! - [`annotations`]: `@GuardedBy`, `@ThreadSafe`, `@NotThreadSafe`, `@Immutable`;
 //! - `intent`: which pairs that only the harness makes concurrent are
 //!   judged (the field locked somewhere, a method that locks, annotations);
@@ -77,6 +79,7 @@ mod ownership;
 mod pairs;
 mod reach;
 mod start_descendants;
+pub mod thread_local;
 mod thread_targets;
 pub mod threads;
 pub mod util;
@@ -93,6 +96,7 @@ pub use analysis::{
 };
 pub use lock_order::LockOrderFacts;
 pub use reach::Ordering;
+pub use thread_local::ThreadLocalObjects;
 
 /// What the facts depend on besides the program and its entry points.
 #[derive(Debug, Clone, Default)]
@@ -120,6 +124,7 @@ pub struct SharedFacts<'p> {
     settings: Settings,
     points_to: OnceLock<PointsToResult>,
     races: OnceLock<RaceFacts>,
+    thread_local: OnceLock<ThreadLocalObjects>,
     lock_order: OnceLock<LockOrderFacts>,
     timings: Mutex<Vec<(&'static str, Duration)>>,
 }
@@ -132,6 +137,7 @@ impl<'p> SharedFacts<'p> {
             settings,
             points_to: OnceLock::new(),
             races: OnceLock::new(),
+            thread_local: OnceLock::new(),
             lock_order: OnceLock::new(),
             timings: Mutex::new(Vec::new()),
         }
@@ -146,6 +152,17 @@ impl<'p> SharedFacts<'p> {
         self.points_to.get_or_init(|| {
             self.timed("points-to", || {
                 PointsTo::solve(self.program, self.entries, self.settings.points_to)
+            })
+        })
+    }
+
+    /// The objects no other thread can reach (escape over points-to;
+    /// computed on first use, after points-to).
+    pub fn thread_local(&self) -> &ThreadLocalObjects {
+        self.thread_local.get_or_init(|| {
+            let pt = self.points_to();
+            self.timed("thread-local objects", || {
+                ThreadLocalObjects::compute(self.program, pt)
             })
         })
     }

@@ -286,6 +286,12 @@ impl State {
 /// Runs the analysis of one method; returns every stale use (one per stale
 /// value: the first use, in statement order, of each read).
 pub fn analyse(body: &Body, prep: &Prepared) -> Vec<StaleUse> {
+    first_per_read(all_stale_uses(body, prep))
+}
+
+/// Every stale use of every origin, before [`first_per_read`] keeps one
+/// per read (a caller that sets some origins aside filters first).
+pub fn all_stale_uses(body: &Body, prep: &Prepared) -> Vec<StaleUse> {
     let mut region_by_enter = HashMap::new();
     let mut region_by_exit = HashMap::new();
     for (i, r) in body.monitors.iter().enumerate() {
@@ -316,12 +322,12 @@ pub fn analyse(body: &Body, prep: &Prepared) -> Vec<StaleUse> {
             }
         }
     }
-    first_per_read(uses)
+    uses
 }
 
 /// One warning per stale value: for each read, its first stale use (by
 /// statement id, then a fixed preference for ends with a position).
-fn first_per_read(mut uses: Vec<StaleUse>) -> Vec<StaleUse> {
+pub fn first_per_read(mut uses: Vec<StaleUse>) -> Vec<StaleUse> {
     let rank = |u: &StaleUse| {
         let end_rank = match u.origin.end {
             End::Exit(_) | End::Wait(_) | End::Call(_) => 0,

@@ -10,9 +10,12 @@
 //! a call's result can be classified, §4; code it cannot see counts as
 //! locking, §5.1, unless [`Settings`] say otherwise); [`flow`] runs the block-local
 //! atomicity dataflow of §3 over each reachable application method, in
-//! parallel; [`locks`] is how locks are named and compared. This module
-//! prepares each method's inputs and turns the stale uses into findings.
+//! parallel; [`locks`] is how locks are named and compared; `confined`
+//! sets aside, by points-to and the thread-local objects of the shared
+//! facts, the stale uses no other thread can change. This module prepares
+//! each method's inputs and turns the stale uses into findings.
 
+mod confined;
 mod contributions;
 pub mod fields;
 pub mod flow;
@@ -29,7 +32,8 @@ use lockstep_program::{MethodId, Program};
 use lockstep_report::{Confidence, Finding, Severity};
 
 use crate::util::{dotted, location, position, short_method};
-use crate::{Context, Detector, Output, RuleId, RuleMeta};
+use crate::{Context, Detector, Needs, Output, RuleId, RuleMeta};
+use confined::Confinement;
 use fields::StableFields;
 use flow::{CallFact, CallSummary, End, Origin, Prepared, ReadKind, Site, StaleUse};
 use locks::{short, translate, Effect, LockKey, LockKind, Translated};
@@ -69,6 +73,16 @@ impl Detector for StaleValue {
         &[RuleId::StaleValue]
     }
 
+    /// Points-to and the thread-local objects it gives (`confined`).
+    fn needs(&self) -> Needs {
+        Needs::PointsTo
+    }
+
+    /// It resolves every field its methods name.
+    fn loads_classes(&self) -> bool {
+        true
+    }
+
     fn run(&self, cx: &Context<'_>) -> Output {
         run(
             cx,
@@ -84,6 +98,16 @@ impl Detector for Configured {
         &[RuleId::StaleValue]
     }
 
+    /// Points-to and the thread-local objects it gives (`confined`).
+    fn needs(&self) -> Needs {
+        Needs::PointsTo
+    }
+
+    /// It resolves every field its methods name.
+    fn loads_classes(&self) -> bool {
+        true
+    }
+
     fn run(&self, cx: &Context<'_>) -> Output {
         run(cx, &self.0)
     }
@@ -97,6 +121,12 @@ fn run(cx: &Context<'_>, settings: &Settings) -> Output {
     let stable = StableFields::compute(program);
     let value_types = ValueTypes::compute(program);
     let views = Arc::new(LockViews::compute(program));
+    let confinement = Confinement {
+        program,
+        call_graph: cx.call_graph,
+        pt: cx.facts.points_to(),
+        local: cx.facts.thread_local(),
+    };
     let summaries = Summaries::compute(
         program,
         cx.call_graph,
@@ -114,16 +144,19 @@ fn run(cx: &Context<'_>, settings: &Settings) -> Output {
     // Methods are independent given the summaries; collected in method
     // order, so the output does not depend on the thread count.
     let (per_method, skipped) = crate::budget::map_within(cx.budget, &app, |&m| {
-        analyse_method(program, &stable, &value_types, &summaries, &views, m)
+        analyse_method(&confinement, &stable, &value_types, &summaries, &views, m)
     });
+    let (findings, confined): (Vec<_>, Vec<_>) = per_method.into_iter().flatten().unzip();
     let stats = vec![format!(
-        "stale-value: {} methods summarised, {} summary computations, {} application methods analysed",
+        "stale-value: {} methods summarised, {} summary computations, {} application methods analysed, {} stale uses dropped as thread-local ({} thread-local objects)",
         summaries.len(),
         summaries.combines,
-        app.len()
+        app.len(),
+        confined.iter().sum::<usize>(),
+        confinement.local.count()
     )];
     Output {
-        findings: per_method.into_iter().flatten().flatten().collect(),
+        findings: findings.into_iter().flatten().collect(),
         stats,
         cuts: skipped
             .cut(RuleId::StaleValue, "application methods not analysed")
@@ -133,16 +166,19 @@ fn run(cx: &Context<'_>, settings: &Settings) -> Output {
     }
 }
 
+/// The findings of one method, and how many stale uses the shared facts
+/// show no other thread can change (`confined`).
 fn analyse_method(
-    program: &Program,
+    confinement: &Confinement<'_>,
     stable: &StableFields,
     value_types: &ValueTypes,
     summaries: &Summaries,
     views: &Arc<LockViews>,
     m: MethodId,
-) -> Vec<Finding> {
+) -> (Vec<Finding>, usize) {
+    let program = confinement.program;
     let (Some(body), Some(facts)) = (program.body(m), summaries.facts_of(m)) else {
-        return Vec::new();
+        return (Vec::new(), 0);
     };
     let mut prep = prepare(program, stable, summaries, &body, facts);
     prep.immune = value_types.immune_vars(program, &body);
@@ -155,12 +191,24 @@ fn analyse_method(
             _ => false,
         });
     if !sources {
-        return Vec::new();
+        return (Vec::new(), 0);
     }
-    flow::analyse(&body, &prep)
+    // Set aside before one use per read is chosen: a read reached under a
+    // thread-local lock on one path and a shared one on another keeps the
+    // shared one.
+    let all = flow::all_stale_uses(&body, &prep);
+    let before = flow::first_per_read(all.clone()).len();
+    let kept = flow::first_per_read(
+        all.into_iter()
+            .filter(|u| !confinement.unchangeable(m, &body, &prep, &u.origin))
+            .collect(),
+    );
+    let confined = before.saturating_sub(kept.len());
+    let findings = kept
         .into_iter()
         .map(|u| crate::util::readable(finding(program, m, &body, &prep, u)))
-        .collect()
+        .collect();
+    (findings, confined)
 }
 
 /// The method's inputs to the dataflow: interned locks, what each call
