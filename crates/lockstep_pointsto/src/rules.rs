@@ -280,6 +280,11 @@ impl<'p> Rules<'p> {
         policy
     }
 
+    /// Is `m` JDK code (by its class's name, as every JDK rule here)?
+    pub(crate) fn is_jdk_method(&self, m: MethodId) -> bool {
+        is_jdk_class(&self.p.class(self.p.method(m).class).name)
+    }
+
     /// Do `m`'s contexts count against the JDK share of the bound
     /// ([`Config::max_library_contexts`])? JDK methods do, except those
     /// running in their caller's context: their copies are the caller's,

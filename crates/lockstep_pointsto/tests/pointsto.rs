@@ -760,3 +760,93 @@ fn jdk_callbacks_from_the_over_budget_context_run_per_calling_method() {
     let all = appended_per_context(&p, &solve(&p, false, two_obj()));
     assert!(all.iter().all(|(_, t)| t.len() == 1), "{all:?}");
 }
+
+/// JDK container methods past the bound calling a JDK callback.
+const JDK_OVER_BUDGET_CALLERS: &str = include_str!("fixtures/jdk_over_budget_callers.java");
+
+#[test]
+fn jdk_callbacks_called_by_jdk_code_past_the_bound_share_the_over_budget_copy() {
+    let p = program(JDK_OVER_BUDGET_CALLERS);
+    let config = Config {
+        max_contexts_per_method: Some(1),
+        ..Config::default()
+    };
+    let r = solve(&p, false, config);
+    let to_string = method(&p, "java/util/AbstractCollection", "toString");
+    let by_context: BTreeMap<Vec<SiteKey>, BTreeSet<String>> =
+        appended_per_context(&p, &r).into_iter().collect();
+    // The first list's `toString` has the context of its own, and its copy
+    // of `append(Object)` holds its element only.
+    let own: Vec<&BTreeSet<String>> = by_context
+        .iter()
+        .filter(|(sites, _)| !matches!(sites.as_slice(), [SiteKey::OverBudget]))
+        .map(|(_, t)| t)
+        .collect();
+    assert_eq!(own, vec![&set(&["Main$Red"])], "{by_context:?}");
+    // The second runs over budget, and its call of the callback runs in
+    // the one over-budget copy, not in a copy per calling JDK method.
+    assert_eq!(
+        by_context.get(&vec![SiteKey::OverBudget]),
+        Some(&set(&["Main$Blue"])),
+        "{by_context:?}"
+    );
+    let per_caller = vec![SiteKey::OverBudgetCaller(to_string)];
+    assert!(!by_context.contains_key(&per_caller), "{by_context:?}");
+}
+
+/// A solve with a time budget whose instants `contexts` and `stop` are
+/// either already past (`true`) or an hour away.
+fn budgeted(contexts_past: bool, stop_past: bool) -> Config {
+    let now = std::time::Instant::now();
+    let later = now + std::time::Duration::from_secs(3600);
+    Config {
+        budget: Some(lockstep_pointsto::SolveBudget {
+            contexts: if contexts_past { now } else { later },
+            stop: if stop_past { now } else { later },
+        }),
+        ..Config::default()
+    }
+}
+
+#[test]
+fn a_spent_time_budget_stops_the_solve_and_says_so() {
+    let p = program(SEPARATE);
+    let full = solve(&p, false, Config::default());
+    assert_eq!(full.stats().budget_cut, None);
+    let cut = solve(&p, false, budgeted(true, true));
+    let what = cut.stats().budget_cut.expect("the budget cut points-to");
+    // Stopped at the first look at the clock, with pointers still queued.
+    assert!(what.unpropagated.is_some_and(|n| n > 0), "{what:?}");
+    assert!(what.contexts_merged.is_some(), "{what:?}");
+    assert!(cut.stats().points_to_facts < full.stats().points_to_facts);
+    let words = what.describe();
+    assert!(words.starts_with("points-to no new contexts"), "{words}");
+    assert!(words.contains("stopped before its fixed point"), "{words}");
+}
+
+#[test]
+fn a_spent_context_share_merges_new_contexts_and_the_solve_completes() {
+    let p = program(SEPARATE);
+    let full = solve(&p, false, Config::default());
+    let cut = solve(&p, false, budgeted(true, false));
+    let what = cut.stats().budget_cut.expect("the budget cut contexts");
+    assert_eq!(what.unpropagated, None, "the solve ran to its fixed point");
+    assert!(what.contexts_merged.is_some_and(|n| n > 0), "{what:?}");
+    assert!(cut.stats().method_contexts < full.stats().method_contexts);
+    // Every context made after the cut is the over-budget one.
+    let over = cut
+        .method_contexts()
+        .into_iter()
+        .filter(|mc| cut.context(mc.context) == vec![&SiteKey::OverBudget])
+        .count();
+    assert!(over > 0);
+}
+
+#[test]
+fn a_time_budget_not_reached_changes_nothing() {
+    let p = program(SEPARATE);
+    let full = solve(&p, false, Config::default());
+    let budgeted = solve(&p, false, budgeted(false, false));
+    assert_eq!(budgeted.stats().budget_cut, None);
+    assert_eq!(budgeted.canonical(), full.canonical());
+}
