@@ -1393,7 +1393,7 @@ impl<'p> Solver<'p> {
             Some(o) if self.r.cfg.callbacks_per_receiver && self.belongs_to_application(o) => {
                 (self.recv_ctx(o), false)
             }
-            _ => self.past_bounds_ctx(caller),
+            _ => self.past_bounds_ctx(caller, callee),
         }
     }
 
@@ -1423,24 +1423,29 @@ impl<'p> Solver<'p> {
         }
         if self.over_budget(callee) {
             self.budget_fallbacks += 1;
-            self.past_bounds_ctx(caller)
+            self.past_bounds_ctx(caller, callee)
         } else {
             (caller_ctx, false)
         }
     }
 
-    /// Where a JDK callback called by `caller` past the bounds (or from
-    /// the over-budget context) runs: a copy per calling method when the
-    /// caller is application code ([`Self::over_budget_caller_ctx`]), the
-    /// one over-budget context when it is JDK code. The copies keep the
-    /// application's callers apart (what they were made for); for JDK
-    /// callers they multiplied whole stream pipelines (every method of
-    /// `java.util.stream` is a callback, and a copy's callbacks stay in
-    /// it): with `java.base` as the input, 30,222 method contexts, 228 M
-    /// of 445 M facts and 93% of the points-to time (BENCHMARKS.md,
-    /// "java.base points-to").
-    fn past_bounds_ctx(&mut self, caller: MethodId) -> (CtxId, bool) {
-        if self.r.is_jdk_method(caller) {
+    /// Where the JDK callback `callee` called by `caller` past the bounds
+    /// (or from the over-budget context) runs: a copy per calling method
+    /// ([`Self::over_budget_caller_ctx`]), except for a member of a listed
+    /// package or class (stream pipelines, `lockstep_models::
+    /// runs_in_caller_context_as_member`) called by JDK code, which runs in
+    /// the one over-budget context. A pipeline's copy is the whole stream
+    /// library (350–520 method contexts per calling method), and JDK
+    /// callers past the bounds are many when the JDK is the input: on
+    /// `java.base`, 282 JDK methods (`Spliterator.forEachRemaining`,
+    /// `CountedCompleter.exec`, ...) made 28,984 method contexts of
+    /// `java.util.stream`, 228 M of 445 M facts and 93% of the points-to
+    /// time (BENCHMARKS.md, "java.base points-to"). Application callers
+    /// keep their copies, and JDK callers keep theirs of the callbacks
+    /// listed by name (`append(Object)`, `String.valueOf`, ...), which the
+    /// copies were made for.
+    fn past_bounds_ctx(&mut self, caller: MethodId, callee: MethodId) -> (CtxId, bool) {
+        if self.r.is_jdk_method(caller) && self.r.is_caller_context_member(callee) {
             (self.over_budget_ctx(), false)
         } else {
             (self.over_budget_caller_ctx(caller), false)

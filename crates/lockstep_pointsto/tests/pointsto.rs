@@ -761,37 +761,46 @@ fn jdk_callbacks_from_the_over_budget_context_run_per_calling_method() {
     assert!(all.iter().all(|(_, t)| t.len() == 1), "{all:?}");
 }
 
-/// JDK container methods past the bound calling a JDK callback.
+/// JDK code and application code past the bound calling a stream pipeline.
 const JDK_OVER_BUDGET_CALLERS: &str = include_str!("fixtures/jdk_over_budget_callers.java");
 
 #[test]
-fn jdk_callbacks_called_by_jdk_code_past_the_bound_share_the_over_budget_copy() {
+fn pipelines_called_by_jdk_code_past_the_bound_share_the_over_budget_copy() {
     let p = program(JDK_OVER_BUDGET_CALLERS);
     let config = Config {
         max_contexts_per_method: Some(1),
         ..Config::default()
     };
     let r = solve(&p, false, config);
-    let to_string = method(&p, "java/util/AbstractCollection", "toString");
-    let by_context: BTreeMap<Vec<SiteKey>, BTreeSet<String>> =
-        appended_per_context(&p, &r).into_iter().collect();
-    // The first list's `toString` has the context of its own, and its copy
-    // of `append(Object)` holds its element only.
-    let own: Vec<&BTreeSet<String>> = by_context
-        .iter()
-        .filter(|(sites, _)| !matches!(sites.as_slice(), [SiteKey::OverBudget]))
-        .map(|(_, t)| t)
-        .collect();
-    assert_eq!(own, vec![&set(&["Main$Red"])], "{by_context:?}");
-    // The second runs over budget, and its call of the callback runs in
-    // the one over-budget copy, not in a copy per calling JDK method.
-    assert_eq!(
-        by_context.get(&vec![SiteKey::OverBudget]),
-        Some(&set(&["Main$Blue"])),
-        "{by_context:?}"
+    let pipeline = method(
+        &p,
+        "java/util/stream/StreamSupport",
+        "stream(Ljava/util/Spliterator;Z)Ljava/util/stream/Stream;",
     );
-    let per_caller = vec![SiteKey::OverBudgetCaller(to_string)];
-    assert!(!by_context.contains_key(&per_caller), "{by_context:?}");
+    let stream = method(&p, "java/util/Collection", "stream");
+    let count = method(&p, "Main$Counter", "count");
+    for m in [stream, count] {
+        assert!(
+            r.contexts_of(m)
+                .iter()
+                .any(|&c| r.context(c) == vec![&SiteKey::OverBudget]),
+            "{} runs over the bound",
+            p.method_name(m)
+        );
+    }
+    let contexts: Vec<Vec<SiteKey>> = r
+        .contexts_of(pipeline)
+        .into_iter()
+        .map(|c| r.context(c).into_iter().cloned().collect())
+        .collect();
+    // The JDK caller's over-budget copy calls the one over-budget copy of
+    // the pipeline, not a copy of its own.
+    assert!(contexts.contains(&vec![SiteKey::OverBudget]), "{contexts:?}");
+    let per_jdk_caller = vec![SiteKey::OverBudgetCaller(stream)];
+    assert!(!contexts.contains(&per_jdk_caller), "{contexts:?}");
+    // The twin: the application's caller past the bound keeps its copy.
+    let per_app_caller = vec![SiteKey::OverBudgetCaller(count)];
+    assert!(contexts.contains(&per_app_caller), "{contexts:?}");
 }
 
 /// A solve with a time budget whose instants `contexts` and `stop` are
