@@ -45,17 +45,18 @@ pub struct Outcome {
 impl Workspace {
     /// Runs the enabled rules.
     pub fn check(&self, settings: &CheckSettings, progress: &mut dyn Progress) -> Outcome {
-        let (ran, open_program, stats, scope, pt_cut) = self.with_context(settings, progress, |cx| {
-            let ran = run_detectors(cx, settings.rules);
-            let pt_cut = cx
-                .facts
-                .points_to_if_computed()
-                .and_then(|pt| pt.stats().budget_cut);
-            let stats = settings.stats.then(|| self.stats_lines(cx, settings));
-            let scope =
-                crate::scope::scope(&self.program, cx.context.entries, cx.context.call_graph);
-            (ran, cx.context.open_program(), stats, scope, pt_cut)
-        });
+        let (ran, open_program, stats, scope, pt_cut) =
+            self.with_context(settings, progress, |cx| {
+                let ran = run_detectors(cx, settings.rules);
+                let pt_cut = cx
+                    .facts
+                    .points_to_if_computed()
+                    .and_then(|pt| pt.stats().budget_cut);
+                let stats = settings.stats.then(|| self.stats_lines(cx, settings));
+                let scope =
+                    crate::scope::scope(&self.program, cx.context.entries, cx.context.call_graph);
+                (ran, cx.context.open_program(), stats, scope, pt_cut)
+            });
         progress.phase("render");
         let mut findings: Vec<Finding> = Vec::new();
         let mut explanations = Vec::new();
@@ -194,6 +195,10 @@ impl Workspace {
                 s.objects,
                 s.points_to_facts,
                 pt.thread_starts().len()
+            ));
+            lines.push(format!(
+                "points-to bounds: {} calls past the context bounds, {} of them stream pipelines called by JDK code (one shared copy, not one per calling method)",
+                s.budget_fallbacks, s.shared_pipeline_calls
             ));
             let program = &self.program;
             lines.push(points_to_by("package", &pt.facts_by_package(program)));
@@ -495,8 +500,8 @@ mod tests {
     fn points_to_gets_its_share_of_the_time_left() {
         let now = Instant::now();
         assert_eq!(points_to_budget(Budget::unlimited(), now), None);
-        let b = points_to_budget(Budget::until(now + Duration::from_secs(10)), now)
-            .expect("a budget");
+        let b =
+            points_to_budget(Budget::until(now + Duration::from_secs(10)), now).expect("a budget");
         assert_eq!(b.contexts, now + Duration::from_secs(4));
         assert_eq!(b.stop, now + Duration::from_secs(6));
         // A spent budget cuts at once.

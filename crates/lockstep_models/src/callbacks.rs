@@ -140,8 +140,12 @@ mod tests {
 
     #[test]
     fn whole_packages_and_classes_are_told_from_methods_by_name() {
-        assert!(runs_in_caller_context_as_member("java/util/stream/ReferencePipeline"));
-        assert!(runs_in_caller_context_as_member("java/security/AccessController"));
+        assert!(runs_in_caller_context_as_member(
+            "java/util/stream/ReferencePipeline"
+        ));
+        assert!(runs_in_caller_context_as_member(
+            "java/security/AccessController"
+        ));
         // Listed by name only.
         assert!(!runs_in_caller_context_as_member("java/lang/String"));
         // Members of the package only, not of its subpackages.

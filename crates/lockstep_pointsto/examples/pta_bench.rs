@@ -566,7 +566,11 @@ fn print_per_caller_copies(p: &Program, r: &lockstep_pointsto::PointsToResult) {
         *by_caller.entry(p.method_name(*x).to_string()).or_default() += 1;
     }
     println!("  per-caller copies: {} calling methods", callers.len());
-    for (title, map) in [("calling package", by_caller_pkg), ("callee package", by_callee_pkg), ("calling method", by_caller)] {
+    for (title, map) in [
+        ("calling package", by_caller_pkg),
+        ("callee package", by_callee_pkg),
+        ("calling method", by_caller),
+    ] {
         let mut v: Vec<_> = map.into_iter().collect();
         v.sort_by_key(|x| std::cmp::Reverse(x.1));
         for (k, n) in v.iter().take(15) {

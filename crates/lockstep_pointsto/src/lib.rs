@@ -79,8 +79,8 @@ pub use breakdown::PackageFacts;
 pub use config::{Config, LibraryContexts, Sensitivity, SolveBudget};
 pub use keys::{alloc_type, FieldKey, SiteKey};
 pub use result::{
-    AllocInfo, BudgetCut, CanonObj, CanonPtr, Canonical, ContextCallEdge, ContextId, MethodContext, ObjectId,
-    ObjectInfo, ObjectSet, PointsToResult, PtaCallGraph, Stats, ThreadStart,
+    AllocInfo, BudgetCut, CanonObj, CanonPtr, Canonical, ContextCallEdge, ContextId, MethodContext,
+    ObjectId, ObjectInfo, ObjectSet, PointsToResult, PtaCallGraph, Stats, ThreadStart,
 };
 
 use lockstep_program::{EntryPoints, Program};

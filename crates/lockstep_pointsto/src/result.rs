@@ -276,6 +276,10 @@ pub struct Stats {
     pub iterations: u64,
     /// Method contexts merged into the empty one by the per-method bound.
     pub budget_fallbacks: u64,
+    /// Calls of stream pipelines (JDK callbacks by package) that JDK code
+    /// made past the bounds, run in the one over-budget copy rather than
+    /// a copy per calling method.
+    pub shared_pipeline_calls: u64,
     /// What the time budget ([`Config::budget`]) cut, if anything.
     pub budget_cut: Option<BudgetCut>,
     /// Method bodies turned into constraints.
@@ -445,6 +449,7 @@ impl PointsToResult {
             context_call_edges: cs_edges.len(),
             iterations: raw.iterations,
             budget_fallbacks: raw.budget_fallbacks,
+            shared_pipeline_calls: raw.shared_pipeline_calls,
             budget_cut: raw.budget_cut,
             methods_translated: raw.templates_built,
             set_bytes: 0,

@@ -178,6 +178,9 @@ pub(crate) struct Solver<'p> {
     pending: FxHashMap<MCtxId, Vec<Pending>>,
     contexts_per_method: FxHashMap<MethodId, u32>,
     budget_fallbacks: u64,
+    /// Calls of stream pipelines by JDK code past the bounds, run in the
+    /// shared over-budget copy ([`Self::past_bounds_ctx`]).
+    shared_pipeline_calls: u64,
     contexts_created: u32,
     /// The part of `contexts_created` spent on JDK methods.
     library_contexts_created: u32,
@@ -244,6 +247,7 @@ impl<'p> Solver<'p> {
             pending: FxHashMap::default(),
             contexts_per_method: FxHashMap::default(),
             budget_fallbacks: 0,
+            shared_pipeline_calls: 0,
             contexts_created: 0,
             library_contexts_created: 0,
             over_budget_ctx: None,
@@ -1446,6 +1450,7 @@ impl<'p> Solver<'p> {
     /// copies were made for.
     fn past_bounds_ctx(&mut self, caller: MethodId, callee: MethodId) -> (CtxId, bool) {
         if self.r.is_jdk_method(caller) && self.r.is_caller_context_member(callee) {
+            self.shared_pipeline_calls += 1;
             (self.over_budget_ctx(), false)
         } else {
             (self.over_budget_caller_ctx(caller), false)
@@ -1640,6 +1645,7 @@ impl<'p> Solver<'p> {
             class_inits,
             iterations,
             budget_fallbacks,
+            shared_pipeline_calls,
             contexts_cut,
             cut_fallbacks,
             stopped_with,
@@ -1677,6 +1683,7 @@ impl<'p> Solver<'p> {
             class_inits,
             iterations,
             budget_fallbacks,
+            shared_pipeline_calls,
             budget_cut,
             copy_edges: succ.iter().map(Vec::len).sum(),
             templates_built,

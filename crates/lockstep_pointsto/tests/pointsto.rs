@@ -795,12 +795,16 @@ fn pipelines_called_by_jdk_code_past_the_bound_share_the_over_budget_copy() {
         .collect();
     // The JDK caller's over-budget copy calls the one over-budget copy of
     // the pipeline, not a copy of its own.
-    assert!(contexts.contains(&vec![SiteKey::OverBudget]), "{contexts:?}");
+    assert!(
+        contexts.contains(&vec![SiteKey::OverBudget]),
+        "{contexts:?}"
+    );
     let per_jdk_caller = vec![SiteKey::OverBudgetCaller(stream)];
     assert!(!contexts.contains(&per_jdk_caller), "{contexts:?}");
     // The twin: the application's caller past the bound keeps its copy.
     let per_app_caller = vec![SiteKey::OverBudgetCaller(count)];
     assert!(contexts.contains(&per_app_caller), "{contexts:?}");
+    assert!(r.stats().shared_pipeline_calls > 0);
 }
 
 /// A solve with a time budget whose instants `contexts` and `stop` are
