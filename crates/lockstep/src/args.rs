@@ -159,7 +159,7 @@ pub struct CheckArgs {
     /// Print counts and time per phase on stderr.
     #[arg(long)]
     pub stats: bool,
-    /// Time budget in seconds (fractions allowed) from the start of the check: once it is spent, the rules stop refining and report what they have (a rule's remaining methods are skipped, the reacquired-lock-pair search stops early, rules not yet started do not run), and the report names every rule that was cut and what it left out. The phases before the rules (reading, points-to, race facts) always run to the end. What gets cut depends on the machine's speed, so output is no longer deterministic; `0` cuts every budgeted step. Without it, nothing is cut.
+    /// Time budget in seconds (fractions allowed) from the start of the check: once it is spent, the rules stop refining and report what they have (a rule's remaining methods are skipped, the reacquired-lock-pair search stops early, rules not yet started do not run), and the report names every rule that was cut and what it left out. Points-to stops making new contexts once 40% of the time left when the check starts is spent, and stops solving at 60% (the report names the cut); reading and the race facts always run to the end. What gets cut depends on the machine's speed, so output is no longer deterministic; `0` cuts every budgeted step. Without it, nothing is cut.
     #[arg(long, value_name = "SECS", value_parser = parse_seconds)]
     pub max_time: Option<std::time::Duration>,
     /// Colors in text output.

@@ -34,6 +34,11 @@ impl Budget {
         }
     }
 
+    /// The deadline, if one was set.
+    pub fn deadline(&self) -> Option<Instant> {
+        self.deadline
+    }
+
     /// Whether a deadline was set at all.
     pub fn is_limited(&self) -> bool {
         self.deadline.is_some()

@@ -46,13 +46,18 @@ pub struct Outcome {
 impl Workspace {
     /// Runs the enabled rules.
     pub fn check(&self, settings: &CheckSettings, progress: &mut dyn Progress) -> Outcome {
-        let (ran, open_program, stats, scope) = self.with_context(settings, progress, |cx| {
-            let ran = run_detectors(cx, settings.rules);
-            let stats = settings.stats.then(|| self.stats_lines(cx, settings));
-            let scope =
-                crate::scope::scope(&self.program, cx.context.entries, cx.context.call_graph);
-            (ran, cx.context.open_program(), stats, scope)
-        });
+        let (ran, open_program, stats, scope, pt_cut) =
+            self.with_context(settings, progress, |cx| {
+                let ran = run_detectors(cx, settings.rules);
+                let pt_cut = cx
+                    .facts
+                    .points_to_if_computed()
+                    .and_then(|pt| pt.stats().budget_cut);
+                let stats = settings.stats.then(|| self.stats_lines(cx, settings));
+                let scope =
+                    crate::scope::scope(&self.program, cx.context.entries, cx.context.call_graph);
+                (ran, cx.context.open_program(), stats, scope, pt_cut)
+            });
         progress.phase("render");
         let mut findings: Vec<Finding> = Vec::new();
         let mut explanations = Vec::new();
@@ -69,7 +74,10 @@ impl Workspace {
         findings.retain(|f| f.rule.parse().is_ok_and(|r| settings.rules.contains(r)));
         let mut report = self.report(findings, open_program, scope);
         if settings.budget.is_limited() {
-            report.budget_cuts = Some(budget_cuts(cuts, settings.rules));
+            let mut all = points_to_cuts(pt_cut, settings.rules);
+            all.extend(budget_cuts(cuts, settings.rules));
+            all.sort();
+            report.budget_cuts = Some(all);
         }
         Outcome {
             report,
@@ -189,6 +197,10 @@ impl Workspace {
                 s.points_to_facts,
                 pt.thread_starts().len()
             ));
+            lines.push(format!(
+                "points-to bounds: {} calls past the context bounds, {} of them stream pipelines called by JDK code (one shared copy, not one per calling method)",
+                s.budget_fallbacks, s.shared_pipeline_calls
+            ));
             let program = &self.program;
             lines.push(points_to_by("package", &pt.facts_by_package(program)));
             lines.push(points_to_by("class", &pt.facts_by_class(program)));
@@ -256,12 +268,50 @@ fn facts_settings(settings: &CheckSettings, open_program: bool) -> lockstep_fact
     lockstep_facts::Settings {
         open_program,
         every_class: settings.options.open_every_class,
-        points_to: settings.points_to,
+        points_to: lockstep_pointsto::Config {
+            budget: points_to_budget(settings.budget, Instant::now()),
+            ..settings.points_to
+        },
         explain_field: settings.options.explain_field.clone(),
         locks_only: !lockstep_detectors::enabled(settings.rules)
             .iter()
             .any(|d| d.needs() == Needs::RaceFacts),
     }
+}
+
+/// Points-to's share of a time budget, from `now` (before lowering):
+/// no new contexts once 40% of the time left is spent, no more solving at
+/// 60%, so that the race facts and the rules keep the rest. `None`
+/// without a deadline (nothing is cut).
+fn points_to_budget(budget: Budget, now: Instant) -> Option<lockstep_pointsto::SolveBudget> {
+    let left = budget.deadline()?.saturating_duration_since(now);
+    Some(lockstep_pointsto::SolveBudget {
+        contexts: now + left.mul_f64(0.4),
+        stop: now + left.mul_f64(0.6),
+    })
+}
+
+/// The report's account of what the budget cut from points-to: once for
+/// every enabled rule that reads points-to (directly or through facts
+/// built on it).
+fn points_to_cuts(cut: Option<lockstep_pointsto::BudgetCut>, rules: RuleSet) -> Vec<BudgetCut> {
+    let Some(cut) = cut else {
+        return Vec::new();
+    };
+    let what = cut.describe();
+    let mut out: Vec<BudgetCut> = lockstep_detectors::enabled(rules)
+        .iter()
+        .filter(|d| d.needs() >= Needs::PointsTo)
+        .flat_map(|d| enabled_rules(*d, rules))
+        .map(|rule| BudgetCut {
+            rule: rule.to_string(),
+            phase: "points-to".to_string(),
+            what: what.clone(),
+        })
+        .collect();
+    out.sort();
+    out.dedup();
+    out
 }
 
 /// What the detectors of one check returned, how long each took, and
@@ -495,4 +545,44 @@ fn budget_cuts(mut cuts: Vec<Cut>, rules: RuleSet) -> Vec<BudgetCut> {
             what: c.what,
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn points_to_gets_its_share_of_the_time_left() {
+        let now = Instant::now();
+        assert_eq!(points_to_budget(Budget::unlimited(), now), None);
+        let b =
+            points_to_budget(Budget::until(now + Duration::from_secs(10)), now).expect("a budget");
+        assert_eq!(b.contexts, now + Duration::from_secs(4));
+        assert_eq!(b.stop, now + Duration::from_secs(6));
+        // A spent budget cuts at once.
+        let spent = points_to_budget(Budget::until(now), now).expect("a budget");
+        assert_eq!((spent.contexts, spent.stop), (now, now));
+    }
+
+    #[test]
+    fn a_points_to_cut_is_reported_for_every_rule_reading_points_to() {
+        let cut = lockstep_pointsto::BudgetCut {
+            contexts_merged: Some(3),
+            unpropagated: Some(7),
+        };
+        let rules = RuleSet::all();
+        let cuts = points_to_cuts(Some(cut), rules);
+        let named: Vec<&str> = cuts.iter().map(|c| c.rule.as_str()).collect();
+        // The rules whose detectors read points-to or facts built on it;
+        // not stale-value, which reads the call graph only.
+        for rule in ["data-race", "reacquired-lock", "deadlock", "wait-notify"] {
+            assert!(named.contains(&rule), "{rule}: {named:?}");
+        }
+        assert!(!named.contains(&"stale-value"), "{named:?}");
+        for c in &cuts {
+            assert_eq!(c.phase, "points-to");
+            assert_eq!(c.what, cut.describe());
+        }
+        assert!(points_to_cuts(None, rules).is_empty());
+    }
 }

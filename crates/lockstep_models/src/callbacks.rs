@@ -109,6 +109,15 @@ pub fn all_caller_context_methods() -> &'static [CallerContextMethod] {
     TABLE.entries()
 }
 
+/// Does every method of `class` run in its caller's context because its
+/// class or package is listed (stream pipelines, `AccessController`),
+/// rather than being listed by name? Such a copy brings the class's or
+/// package's helpers with it: a stream pipeline's copy is hundreds of
+/// methods.
+pub fn runs_in_caller_context_as_member(class: &str) -> bool {
+    in_listed_class(class)
+}
+
 /// Does the JDK method `class.name desc` (its declaring class) run in the
 /// context of its caller?
 pub fn runs_in_caller_context(class: &str, name: &str, desc: &str) -> bool {
@@ -128,6 +137,20 @@ fn in_listed_class(class: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn whole_packages_and_classes_are_told_from_methods_by_name() {
+        assert!(runs_in_caller_context_as_member(
+            "java/util/stream/ReferencePipeline"
+        ));
+        assert!(runs_in_caller_context_as_member(
+            "java/security/AccessController"
+        ));
+        // Listed by name only.
+        assert!(!runs_in_caller_context_as_member("java/lang/String"));
+        // Members of the package only, not of its subpackages.
+        assert!(!runs_in_caller_context_as_member("java/util/stream/x/Y"));
+    }
 
     #[test]
     fn methods_by_descriptor() {

@@ -52,7 +52,10 @@ pub mod views;
 pub use atomics::{atomic_access, is_atomic_class, AtomicAccess};
 pub use blocking::{all_blocking_models, blocking_call_via, BlockingKind, BlockingModel};
 pub use boundary::{is_summarized_class, summarized_prefixes, summarized_result_implementation};
-pub use callbacks::{all_caller_context_methods, runs_in_caller_context, CallerContextMethod};
+pub use callbacks::{
+    all_caller_context_methods, runs_in_caller_context, runs_in_caller_context_as_member,
+    CallerContextMethod,
+};
 pub use confinement::{confinement_hint, ConfinementHint};
 pub use containers::{
     container_access, container_access_via, container_family, container_family_via,

@@ -193,6 +193,9 @@ fn main() {
         if std::env::var_os("PTA_CONTEXTS").is_some() {
             print_context_spread(&p, &r);
         }
+        if std::env::var_os("PTA_OBC").is_some() {
+            print_per_caller_copies(&p, &r);
+        }
         if let Ok(specs) = std::env::var("PTA_PATH") {
             // Several paths separated by `;`.
             for spec in specs.split(';') {
@@ -537,4 +540,41 @@ fn print_context_spread(p: &Program, r: &lockstep_pointsto::PointsToResult) {
     };
     top(by_class, "classes");
     top(by_method, "methods");
+}
+
+/// The copies of JDK callbacks per calling method past the bounds
+/// (`SiteKey::OverBudgetCaller`): method contexts per calling method's
+/// package and per callee package, the largest calling methods.
+fn print_per_caller_copies(p: &Program, r: &lockstep_pointsto::PointsToResult) {
+    use std::collections::BTreeMap;
+    let package = |m: lockstep_program::MethodId| {
+        let c = &p.class(p.method(m).class).name;
+        c.rsplit_once('/').map_or("", |x| x.0).to_string()
+    };
+    let mut by_caller_pkg: BTreeMap<String, usize> = BTreeMap::new();
+    let mut by_callee_pkg: BTreeMap<String, usize> = BTreeMap::new();
+    let mut by_caller: BTreeMap<String, usize> = BTreeMap::new();
+    let mut callers = std::collections::BTreeSet::new();
+    for mc in r.method_contexts() {
+        let sites = r.context(mc.context);
+        let [lockstep_pointsto::SiteKey::OverBudgetCaller(x)] = sites.as_slice() else {
+            continue;
+        };
+        callers.insert(*x);
+        *by_caller_pkg.entry(package(*x)).or_default() += 1;
+        *by_callee_pkg.entry(package(mc.method)).or_default() += 1;
+        *by_caller.entry(p.method_name(*x).to_string()).or_default() += 1;
+    }
+    println!("  per-caller copies: {} calling methods", callers.len());
+    for (title, map) in [
+        ("calling package", by_caller_pkg),
+        ("callee package", by_callee_pkg),
+        ("calling method", by_caller),
+    ] {
+        let mut v: Vec<_> = map.into_iter().collect();
+        v.sort_by_key(|x| std::cmp::Reverse(x.1));
+        for (k, n) in v.iter().take(15) {
+            println!("    {title}: {n:6} {k}");
+        }
+    }
 }

@@ -9,6 +9,8 @@
 //! method running in context `c` gets the first `heap` sites of `c` as its
 //! heap context. `k = 0` is Andersen's context-insensitive analysis.
 
+use std::time::Instant;
+
 /// How methods and objects are told apart.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Sensitivity {
@@ -33,6 +35,19 @@ pub enum LibraryContexts {
     Containers,
     /// No JDK method: the JDK is analysed context-insensitively.
     None,
+}
+
+/// A time budget for one solve (`check --max-time`): past `contexts`, no
+/// new method context is created (calls that would need one run in the
+/// over-budget context, as over the bounds, callbacks included); past
+/// `stop`, the solver stops propagating and returns what it has, short of
+/// the fixed point. Either cut is recorded in [`crate::Stats::budget_cut`].
+/// Without a budget nothing is cut and the result is a pure function of
+/// its inputs; with one, it depends on the machine's speed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct SolveBudget {
+    pub contexts: Instant,
+    pub stop: Instant,
 }
 
 /// Settings of [`crate::PointsTo::solve`].
@@ -89,6 +104,8 @@ pub struct Config {
     /// application objects, keeps its sites. Types decide dispatch, so the
     /// call graph is unaffected; it is the biggest saving on large programs.
     pub merge_library_objects: bool,
+    /// When to stop adding contexts and when to stop solving; `None`: never.
+    pub budget: Option<SolveBudget>,
 }
 
 impl Default for Config {
@@ -108,6 +125,7 @@ impl Default for Config {
             exceptions: true,
             merge_exceptions: true,
             merge_library_objects: true,
+            budget: None,
         }
     }
 }
@@ -125,6 +143,7 @@ impl Config {
             exceptions: true,
             merge_exceptions: true,
             merge_library_objects: true,
+            budget: None,
         }
     }
 
@@ -141,6 +160,7 @@ impl Config {
             exceptions: true,
             merge_exceptions: true,
             merge_library_objects: true,
+            budget: None,
         }
     }
 

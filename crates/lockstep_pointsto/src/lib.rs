@@ -76,11 +76,11 @@ mod tables;
 mod types;
 
 pub use breakdown::PackageFacts;
-pub use config::{Config, LibraryContexts, Sensitivity};
+pub use config::{Config, LibraryContexts, Sensitivity, SolveBudget};
 pub use keys::{alloc_type, FieldKey, SiteKey};
 pub use result::{
-    AllocInfo, CanonObj, CanonPtr, Canonical, ContextCallEdge, ContextId, MethodContext, ObjectId,
-    ObjectInfo, ObjectSet, PointsToResult, PtaCallGraph, Stats, ThreadStart,
+    AllocInfo, BudgetCut, CanonObj, CanonPtr, Canonical, ContextCallEdge, ContextId, MethodContext,
+    ObjectId, ObjectInfo, ObjectSet, PointsToResult, PtaCallGraph, Stats, ThreadStart,
 };
 
 use lockstep_program::{EntryPoints, Program};

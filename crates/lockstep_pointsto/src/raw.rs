@@ -53,6 +53,8 @@ pub(crate) struct RawResult {
     pub class_inits: Vec<MethodId>,
     pub iterations: u64,
     pub budget_fallbacks: u64,
+    pub shared_pipeline_calls: u64,
+    pub budget_cut: Option<crate::result::BudgetCut>,
     pub copy_edges: usize,
     pub templates_built: usize,
     pub millis: u128,

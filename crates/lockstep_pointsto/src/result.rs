@@ -276,12 +276,47 @@ pub struct Stats {
     pub iterations: u64,
     /// Method contexts merged into the empty one by the per-method bound.
     pub budget_fallbacks: u64,
+    /// Calls of stream pipelines (JDK callbacks by package) that JDK code
+    /// made past the bounds, run in the one over-budget copy rather than
+    /// a copy per calling method.
+    pub shared_pipeline_calls: u64,
+    /// What the time budget ([`Config::budget`]) cut, if anything.
+    pub budget_cut: Option<BudgetCut>,
     /// Method bodies turned into constraints.
     pub methods_translated: usize,
     /// Heap bytes held by the result's points-to sets, each distinct set
     /// counted once (a lower bound on the analysis' memory).
     pub set_bytes: usize,
     pub millis: u128,
+}
+
+/// What a time budget ([`Config::budget`]) cut from one solve.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BudgetCut {
+    /// New contexts stopped: how many calls then ran in the over-budget
+    /// context instead of a context of their own.
+    pub contexts_merged: Option<u64>,
+    /// The solve stopped short of its fixed point: how many pointers still
+    /// had objects to pass on (calls, loads and stores not yet followed).
+    pub unpropagated: Option<usize>,
+}
+
+impl BudgetCut {
+    /// In words, for the report's account of budget cuts.
+    pub fn describe(&self) -> String {
+        let mut parts = Vec::new();
+        if let Some(n) = self.contexts_merged {
+            parts.push(format!(
+                "no new contexts after its share of the budget ({n} calls merged into one context)"
+            ));
+        }
+        if let Some(n) = self.unpropagated {
+            parts.push(format!(
+                "stopped before its fixed point ({n} pointers not propagated: calls, objects and findings may be missing)"
+            ));
+        }
+        format!("points-to {}", parts.join("; "))
+    }
 }
 
 /// The result of [`crate::PointsTo::solve`].
@@ -414,6 +449,8 @@ impl PointsToResult {
             context_call_edges: cs_edges.len(),
             iterations: raw.iterations,
             budget_fallbacks: raw.budget_fallbacks,
+            shared_pipeline_calls: raw.shared_pipeline_calls,
+            budget_cut: raw.budget_cut,
             methods_translated: raw.templates_built,
             set_bytes: 0,
             millis: raw.millis,

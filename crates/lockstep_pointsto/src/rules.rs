@@ -11,7 +11,8 @@ use std::sync::Arc;
 use lockstep_classfile::access;
 use lockstep_ir::StmtId;
 use lockstep_models::{
-    builds_lock_parts, is_jdk_class, keeps_object_contexts, runs_in_caller_context, HeapEffect,
+    builds_lock_parts, is_jdk_class, keeps_object_contexts, runs_in_caller_context,
+    runs_in_caller_context_as_member, HeapEffect,
 };
 use lockstep_program::{ClassId, MethodId, Program};
 use rustc_hash::FxHashMap;
@@ -278,6 +279,18 @@ impl<'p> Rules<'p> {
         };
         self.context_policy.insert(class, policy);
         policy
+    }
+
+    /// Is `m` JDK code (by its class's name, as every JDK rule here)?
+    pub(crate) fn is_jdk_method(&self, m: MethodId) -> bool {
+        is_jdk_class(&self.p.class(self.p.method(m).class).name)
+    }
+
+    /// Does `m` run in its caller's context as a member of a listed JDK
+    /// package or class (stream pipelines), not by its own name?
+    pub(crate) fn is_caller_context_member(&mut self, m: MethodId) -> bool {
+        self.runs_in_caller_context(m)
+            && runs_in_caller_context_as_member(&self.p.class(self.p.method(m).class).name)
     }
 
     /// Do `m`'s contexts count against the JDK share of the bound

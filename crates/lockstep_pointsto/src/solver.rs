@@ -56,6 +56,7 @@ use crate::intern::Interner;
 use crate::keys::SiteKey;
 use crate::pts::IdSet;
 use crate::raw::{PtrKind, RawResult, RawThreadStart};
+use crate::result::BudgetCut;
 use crate::rules::{heap_context, receiver_context, Rules};
 
 const NO_FILTER: u32 = u32::MAX;
@@ -108,6 +109,10 @@ struct CallInst {
     known: [MCtxId; KNOWN_CALLEES],
     known_len: u8,
 }
+
+/// How many pointers the solver processes between two looks at the clock
+/// for the time budget (a look costs about as much as a small propagation).
+const BUDGET_CHECK_EVERY: u64 = 1024;
 
 /// How many callee method contexts a call instance remembers.
 const KNOWN_CALLEES: usize = 4;
@@ -173,10 +178,20 @@ pub(crate) struct Solver<'p> {
     pending: FxHashMap<MCtxId, Vec<Pending>>,
     contexts_per_method: FxHashMap<MethodId, u32>,
     budget_fallbacks: u64,
+    /// Calls of stream pipelines by JDK code past the bounds, run in the
+    /// shared over-budget copy ([`Self::past_bounds_ctx`]).
+    shared_pipeline_calls: u64,
     contexts_created: u32,
     /// The part of `contexts_created` spent on JDK methods.
     library_contexts_created: u32,
     over_budget_ctx: Option<CtxId>,
+    /// The time budget ([`Config::budget`]) stopped new contexts: every
+    /// new one runs in the over-budget context.
+    contexts_cut: bool,
+    /// Calls merged into the over-budget context because of that cut.
+    cut_fallbacks: u64,
+    /// The time budget stopped the solve: pointers still queued then.
+    stopped_with: Option<usize>,
 
     pts: Vec<IdSet>,
     diff: Vec<IdSet>,
@@ -232,9 +247,13 @@ impl<'p> Solver<'p> {
             pending: FxHashMap::default(),
             contexts_per_method: FxHashMap::default(),
             budget_fallbacks: 0,
+            shared_pipeline_calls: 0,
             contexts_created: 0,
             library_contexts_created: 0,
             over_budget_ctx: None,
+            contexts_cut: false,
+            cut_fallbacks: 0,
+            stopped_with: None,
             pts: Vec::new(),
             diff: Vec::new(),
             delta: Vec::new(),
@@ -283,6 +302,13 @@ impl<'p> Solver<'p> {
                 }
                 continue;
             }
+            if self.worklist.is_empty() {
+                break;
+            }
+            if self.iterations % BUDGET_CHECK_EVERY == 0 && self.budget_stops() {
+                self.stopped_with = Some(self.worklist.len());
+                break;
+            }
             let Some(p) = self.worklist.pop_front() else {
                 break;
             };
@@ -291,6 +317,22 @@ impl<'p> Solver<'p> {
         }
         let millis = start.elapsed().as_millis();
         self.finish(entries, millis)
+    }
+
+    /// Applies the time budget ([`Config::budget`]), if any: past its
+    /// first instant no new context is made; past its second, the solve
+    /// should stop (the answer). Method contexts reached before the stop
+    /// are still materialized (the caller only stops between batches), so
+    /// every method context of the result has its facts.
+    fn budget_stops(&mut self) -> bool {
+        let Some(b) = self.r.cfg.budget else {
+            return false;
+        };
+        let now = Instant::now();
+        if now >= b.contexts {
+            self.contexts_cut = true;
+        }
+        now >= b.stop
     }
 
     // ------------------------------------------------------------------
@@ -383,7 +425,15 @@ impl<'p> Solver<'p> {
             return mc;
         }
         let mut c = c;
-        if bounded
+        if self.contexts_cut && c != CtxId::EMPTY && Some(c) != self.over_budget_ctx {
+            // Past the time budget's first instant even the contexts outside
+            // the bounds (callbacks per calling method, lock parts) merge.
+            self.cut_fallbacks += 1;
+            c = self.over_budget_ctx();
+            if let Some(mc) = self.mctxs.get(&(m, c)) {
+                return mc;
+            }
+        } else if bounded
             && c != CtxId::EMPTY
             && Some(c) != self.over_budget_ctx
             && !self.r.exempt_from_bounds(m)
@@ -1347,7 +1397,7 @@ impl<'p> Solver<'p> {
             Some(o) if self.r.cfg.callbacks_per_receiver && self.belongs_to_application(o) => {
                 (self.recv_ctx(o), false)
             }
-            _ => (self.over_budget_caller_ctx(caller), false),
+            _ => self.past_bounds_ctx(caller, callee),
         }
     }
 
@@ -1377,9 +1427,33 @@ impl<'p> Solver<'p> {
         }
         if self.over_budget(callee) {
             self.budget_fallbacks += 1;
-            (self.over_budget_caller_ctx(caller), false)
+            self.past_bounds_ctx(caller, callee)
         } else {
             (caller_ctx, false)
+        }
+    }
+
+    /// Where the JDK callback `callee` called by `caller` past the bounds
+    /// (or from the over-budget context) runs: a copy per calling method
+    /// ([`Self::over_budget_caller_ctx`]), except for a member of a listed
+    /// package or class (stream pipelines, `lockstep_models::
+    /// runs_in_caller_context_as_member`) called by JDK code, which runs in
+    /// the one over-budget context. A pipeline's copy is the whole stream
+    /// library (350–520 method contexts per calling method), and JDK
+    /// callers past the bounds are many when the JDK is the input: on
+    /// `java.base`, 282 JDK methods (`Spliterator.forEachRemaining`,
+    /// `CountedCompleter.exec`, ...) made 28,984 method contexts of
+    /// `java.util.stream`, 228 M of 445 M facts and 93% of the points-to
+    /// time (BENCHMARKS.md, "java.base points-to"). Application callers
+    /// keep their copies, and JDK callers keep theirs of the callbacks
+    /// listed by name (`append(Object)`, `String.valueOf`, ...), which the
+    /// copies were made for.
+    fn past_bounds_ctx(&mut self, caller: MethodId, callee: MethodId) -> (CtxId, bool) {
+        if self.r.is_jdk_method(caller) && self.r.is_caller_context_member(callee) {
+            self.shared_pipeline_calls += 1;
+            (self.over_budget_ctx(), false)
+        } else {
+            (self.over_budget_caller_ctx(caller), false)
         }
     }
 
@@ -1571,9 +1645,17 @@ impl<'p> Solver<'p> {
             class_inits,
             iterations,
             budget_fallbacks,
+            shared_pipeline_calls,
+            contexts_cut,
+            cut_fallbacks,
+            stopped_with,
             succ,
             ..
         } = self;
+        let budget_cut = (contexts_cut || stopped_with.is_some()).then_some(BudgetCut {
+            contexts_merged: contexts_cut.then_some(cut_fallbacks),
+            unpropagated: stopped_with,
+        });
         let var_slots: FxHashMap<MethodId, Arc<[Slot]>> = mctx_tpl
             .iter()
             .flatten()
@@ -1601,6 +1683,8 @@ impl<'p> Solver<'p> {
             class_inits,
             iterations,
             budget_fallbacks,
+            shared_pipeline_calls,
+            budget_cut,
             copy_edges: succ.iter().map(Vec::len).sum(),
             templates_built,
             millis,

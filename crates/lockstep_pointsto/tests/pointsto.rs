@@ -760,3 +760,106 @@ fn jdk_callbacks_from_the_over_budget_context_run_per_calling_method() {
     let all = appended_per_context(&p, &solve(&p, false, two_obj()));
     assert!(all.iter().all(|(_, t)| t.len() == 1), "{all:?}");
 }
+
+/// JDK code and application code past the bound calling a stream pipeline.
+const JDK_OVER_BUDGET_CALLERS: &str = include_str!("fixtures/jdk_over_budget_callers.java");
+
+#[test]
+fn pipelines_called_by_jdk_code_past_the_bound_share_the_over_budget_copy() {
+    let p = program(JDK_OVER_BUDGET_CALLERS);
+    let config = Config {
+        max_contexts_per_method: Some(1),
+        ..Config::default()
+    };
+    let r = solve(&p, false, config);
+    let pipeline = method(
+        &p,
+        "java/util/stream/StreamSupport",
+        "stream(Ljava/util/Spliterator;Z)Ljava/util/stream/Stream;",
+    );
+    let stream = method(&p, "java/util/Collection", "stream");
+    let count = method(&p, "Main$Counter", "count");
+    for m in [stream, count] {
+        assert!(
+            r.contexts_of(m)
+                .iter()
+                .any(|&c| r.context(c) == vec![&SiteKey::OverBudget]),
+            "{} runs over the bound",
+            p.method_name(m)
+        );
+    }
+    let contexts: Vec<Vec<SiteKey>> = r
+        .contexts_of(pipeline)
+        .into_iter()
+        .map(|c| r.context(c).into_iter().cloned().collect())
+        .collect();
+    // The JDK caller's over-budget copy calls the one over-budget copy of
+    // the pipeline, not a copy of its own.
+    assert!(
+        contexts.contains(&vec![SiteKey::OverBudget]),
+        "{contexts:?}"
+    );
+    let per_jdk_caller = vec![SiteKey::OverBudgetCaller(stream)];
+    assert!(!contexts.contains(&per_jdk_caller), "{contexts:?}");
+    // The twin: the application's caller past the bound keeps its copy.
+    let per_app_caller = vec![SiteKey::OverBudgetCaller(count)];
+    assert!(contexts.contains(&per_app_caller), "{contexts:?}");
+    assert!(r.stats().shared_pipeline_calls > 0);
+}
+
+/// A solve with a time budget whose instants `contexts` and `stop` are
+/// either already past (`true`) or an hour away.
+fn budgeted(contexts_past: bool, stop_past: bool) -> Config {
+    let now = std::time::Instant::now();
+    let later = now + std::time::Duration::from_secs(3600);
+    Config {
+        budget: Some(lockstep_pointsto::SolveBudget {
+            contexts: if contexts_past { now } else { later },
+            stop: if stop_past { now } else { later },
+        }),
+        ..Config::default()
+    }
+}
+
+#[test]
+fn a_spent_time_budget_stops_the_solve_and_says_so() {
+    let p = program(SEPARATE);
+    let full = solve(&p, false, Config::default());
+    assert_eq!(full.stats().budget_cut, None);
+    let cut = solve(&p, false, budgeted(true, true));
+    let what = cut.stats().budget_cut.expect("the budget cut points-to");
+    // Stopped at the first look at the clock, with pointers still queued.
+    assert!(what.unpropagated.is_some_and(|n| n > 0), "{what:?}");
+    assert!(what.contexts_merged.is_some(), "{what:?}");
+    assert!(cut.stats().points_to_facts < full.stats().points_to_facts);
+    let words = what.describe();
+    assert!(words.starts_with("points-to no new contexts"), "{words}");
+    assert!(words.contains("stopped before its fixed point"), "{words}");
+}
+
+#[test]
+fn a_spent_context_share_merges_new_contexts_and_the_solve_completes() {
+    let p = program(SEPARATE);
+    let full = solve(&p, false, Config::default());
+    let cut = solve(&p, false, budgeted(true, false));
+    let what = cut.stats().budget_cut.expect("the budget cut contexts");
+    assert_eq!(what.unpropagated, None, "the solve ran to its fixed point");
+    assert!(what.contexts_merged.is_some_and(|n| n > 0), "{what:?}");
+    assert!(cut.stats().method_contexts < full.stats().method_contexts);
+    // Every context made after the cut is the over-budget one.
+    let over = cut
+        .method_contexts()
+        .into_iter()
+        .filter(|mc| cut.context(mc.context) == vec![&SiteKey::OverBudget])
+        .count();
+    assert!(over > 0);
+}
+
+#[test]
+fn a_time_budget_not_reached_changes_nothing() {
+    let p = program(SEPARATE);
+    let full = solve(&p, false, Config::default());
+    let budgeted = solve(&p, false, budgeted(false, false));
+    assert_eq!(budgeted.stats().budget_cut, None);
+    assert_eq!(budgeted.canonical(), full.canonical());
+}
