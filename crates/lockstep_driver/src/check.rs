@@ -573,12 +573,28 @@ mod tests {
         let rules = RuleSet::all();
         let cuts = points_to_cuts(Some(cut), rules);
         let named: Vec<&str> = cuts.iter().map(|c| c.rule.as_str()).collect();
-        // The rules whose detectors read points-to or facts built on it;
-        // not stale-value, which reads the call graph only.
-        for rule in ["data-race", "reacquired-lock", "deadlock", "wait-notify"] {
+        // The rules whose detectors read points-to or facts built on it:
+        // every rule lockstep has (stale-value reads points-to too).
+        for rule in [
+            "data-race",
+            "reacquired-lock",
+            "deadlock",
+            "wait-notify",
+            "stale-value",
+        ] {
             assert!(named.contains(&rule), "{rule}: {named:?}");
         }
-        assert!(!named.contains(&"stale-value"), "{named:?}");
+        // A rule that is not enabled is not named.
+        let mut without_stale = RuleSet::all();
+        without_stale.remove(lockstep_detectors::RuleId::StaleValue);
+        let named_without: Vec<String> = points_to_cuts(Some(cut), without_stale)
+            .into_iter()
+            .map(|c| c.rule)
+            .collect();
+        assert!(
+            !named_without.iter().any(|r| r == "stale-value"),
+            "{named_without:?}"
+        );
         for c in &cuts {
             assert_eq!(c.phase, "points-to");
             assert_eq!(c.what, cut.describe());
