@@ -173,11 +173,7 @@ const BUILDERS: &str = include_str!("fixtures/builders.java");
 fn builders_return_their_receiver() {
     let p = program(BUILDERS);
     let main = method(&p, "Main", "main");
-    let config = Config {
-        max_contexts_per_method: Some(1),
-        ..Config::default()
-    };
-    let r = solve(&p, false, config);
+    let r = solve(&p, false, one_context_per_method());
     let v = |name: &str| r.var(main, var(&p, main, name));
     for (result, builder) in [
         ("r1", "sb1"),
@@ -533,10 +529,7 @@ fn object_to_string_receivers(
 #[test]
 fn jdk_callbacks_from_the_over_budget_context_can_run_per_application_receiver() {
     let p = program(SHARED_CALLERS);
-    let shared = Config {
-        max_contexts_per_method: Some(1),
-        ..Config::default()
-    };
+    let shared = one_context_per_method();
     // Known limitation of the default (the setting costs too much on big
     // programs): one over-budget copy of `Object.toString` for both printers.
     assert_eq!(
@@ -722,11 +715,7 @@ fn appended_per_context(
 #[test]
 fn jdk_callbacks_from_the_over_budget_context_run_per_calling_method() {
     let p = program(OVER_BUDGET_CALLERS);
-    let config = Config {
-        max_contexts_per_method: Some(1),
-        ..Config::default()
-    };
-    let r = solve(&p, false, config);
+    let r = solve(&p, false, one_context_per_method());
     let owner = method(&p, "Main$Owner", "toString");
     let printer = method(&p, "Main$ViewPrinter", "show");
     let mixed = method(&p, "Main$Mixed", "show");
@@ -767,11 +756,7 @@ const JDK_OVER_BUDGET_CALLERS: &str = include_str!("fixtures/jdk_over_budget_cal
 #[test]
 fn pipelines_called_by_jdk_code_past_the_bound_share_the_over_budget_copy() {
     let p = program(JDK_OVER_BUDGET_CALLERS);
-    let config = Config {
-        max_contexts_per_method: Some(1),
-        ..Config::default()
-    };
-    let r = solve(&p, false, config);
+    let r = solve(&p, false, one_context_per_method());
     let pipeline = method(
         &p,
         "java/util/stream/StreamSupport",

@@ -144,6 +144,15 @@ pub fn two_obj() -> Config {
     }
 }
 
+/// The default with one context per method: every further context of a
+/// method is the over-budget copy (tests of what runs past the bound).
+pub fn one_context_per_method() -> Config {
+    Config {
+        max_contexts_per_method: Some(1),
+        ..Config::default()
+    }
+}
+
 /// `Set` of strings from string literals.
 pub fn set(items: &[&str]) -> BTreeSet<String> {
     items.iter().map(|s| s.to_string()).collect()
