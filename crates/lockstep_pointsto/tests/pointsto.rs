@@ -719,15 +719,7 @@ fn jdk_callbacks_from_the_over_budget_context_run_per_calling_method() {
     let owner = method(&p, "Main$Owner", "toString");
     let printer = method(&p, "Main$ViewPrinter", "show");
     let mixed = method(&p, "Main$Mixed", "show");
-    for m in [owner, printer, mixed] {
-        assert!(
-            r.contexts_of(m)
-                .iter()
-                .any(|&c| r.context(c) == vec![&SiteKey::OverBudget]),
-            "{} runs over the bound",
-            p.method_name(m)
-        );
-    }
+    assert_run_over_the_bound(&p, &r, &[owner, printer, mixed]);
     let over = |m| vec![SiteKey::OverBudgetCaller(m)];
     let by_context: BTreeMap<Vec<SiteKey>, BTreeSet<String>> =
         appended_per_context(&p, &r).into_iter().collect();
@@ -750,6 +742,23 @@ fn jdk_callbacks_from_the_over_budget_context_run_per_calling_method() {
     assert!(all.iter().all(|(_, t)| t.len() == 1), "{all:?}");
 }
 
+/// Each of `methods` has the over-budget copy among its contexts.
+fn assert_run_over_the_bound(
+    p: &lockstep_program::Program,
+    r: &lockstep_pointsto::PointsToResult,
+    methods: &[lockstep_program::MethodId],
+) {
+    for &m in methods {
+        assert!(
+            r.contexts_of(m)
+                .iter()
+                .any(|&c| r.context(c) == vec![&SiteKey::OverBudget]),
+            "{} runs over the bound",
+            p.method_name(m)
+        );
+    }
+}
+
 /// JDK code and application code past the bound calling a stream pipeline.
 const JDK_OVER_BUDGET_CALLERS: &str = include_str!("fixtures/jdk_over_budget_callers.java");
 
@@ -764,15 +773,7 @@ fn pipelines_called_by_jdk_code_past_the_bound_share_the_over_budget_copy() {
     );
     let stream = method(&p, "java/util/Collection", "stream");
     let count = method(&p, "Main$Counter", "count");
-    for m in [stream, count] {
-        assert!(
-            r.contexts_of(m)
-                .iter()
-                .any(|&c| r.context(c) == vec![&SiteKey::OverBudget]),
-            "{} runs over the bound",
-            p.method_name(m)
-        );
-    }
+    assert_run_over_the_bound(&p, &r, &[stream, count]);
     let contexts: Vec<Vec<SiteKey>> = r
         .contexts_of(pipeline)
         .into_iter()
