@@ -360,6 +360,15 @@ fn held_lock_reentered_under_another_name() {
     );
 }
 
+/// A callee that locks the session twice, called inside a block that
+/// already holds the session (h2's `JdbcConnection.setAutoCommit`): both
+/// acquisitions are re-entries, for that block and for every block around
+/// it. The same call without the inner block is reported.
+#[test]
+fn reentries_inside_an_inner_block_stay_reentries_outside_it() {
+    check_default("inner_block");
+}
+
 /// A lock acquired only on the way to a throw (hsqldb builds each
 /// exception message under a lock) is not followed by the caller's later
 /// acquisitions: silent. Reported where the caller catches the exception

@@ -907,6 +907,9 @@ impl<'p, P: LockProgram> Analysis<'p, P> {
             let Some(new_pairs) = delta.remove(&node) else {
                 continue;
             };
+            // Leaving a block, its own lock's pairs stay behind: inside the
+            // block every acquisition of that lock was a re-entry.
+            let own_lock = self.region_lock(node, &table);
             for (pred, edge) in self.final_preds(node) {
                 // The call site is decoded once per edge, not once per pair.
                 let site = match edge {
@@ -923,6 +926,9 @@ impl<'p, P: LockProgram> Analysis<'p, P> {
                 // before many seconds): one hop in front of each per edge.
                 let mut hopped: HashMap<PathId, PathId> = HashMap::default();
                 for pair in &new_pairs {
+                    if own_lock.is_some_and(|l| l == pair.0 || l == pair.1) {
+                        continue;
+                    }
                     let Some(entry) = here.and_then(|t| t.get(pair)) else {
                         continue;
                     };
@@ -984,6 +990,18 @@ impl<'p, P: LockProgram> Analysis<'p, P> {
             }
         }
         self.confirmed_at_regions(&final_t, &table, &paths)
+    }
+
+    /// The lock a block node holds (none for a method node, or when the
+    /// lock names nothing the table knows: then no pair can involve it).
+    fn region_lock(&self, (m, region): Node<P::M>, table: &LockTable) -> Option<LockId> {
+        let body = self.prog.body(m)?;
+        let info = body.monitors.get(region?.index())?;
+        let lock = bounded(info.lock.clone());
+        if lock == STAR {
+            return None;
+        }
+        table.get(&lock)
     }
 
     /// The nodes a node's FINAL_T flows into: an application method's
