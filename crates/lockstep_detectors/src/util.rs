@@ -285,7 +285,8 @@ pub fn object_text(program: &Program, pt: &PointsToResult, o: ObjectId) -> Strin
             position(program, *method, Some(*stmt))
         ),
         SiteKey::Copy { method, stmt, .. } => format!(
-            "the copy of a {ty} made by clone() in {} ({})",
+            "the copy of {} made by clone() in {} ({})",
+            with_article(&ty),
             short_method(program, *method),
             position(program, *method, Some(*stmt))
         ),
