@@ -284,6 +284,12 @@ pub fn object_text(program: &Program, pt: &PointsToResult, o: ObjectId) -> Strin
             short_method(program, *method),
             position(program, *method, Some(*stmt))
         ),
+        SiteKey::Copy { method, stmt, .. } => format!(
+            "the copy of {} made by clone() in {} ({})",
+            with_article(&ty),
+            short_method(program, *method),
+            position(program, *method, Some(*stmt))
+        ),
         SiteKey::StringConstant => "a string constant".into(),
         SiteKey::ClassLiteral(c) => format!("{}.class", dotted(c)),
         SiteKey::Entry(_) => format!("{} passed in by a caller", with_article(&ty)),

@@ -1038,3 +1038,34 @@ fn caller_locked_threads() {
     check("caller_locked_threads", CLOSED);
     check("caller_locked_threads", OPEN);
 }
+
+/// Issue 14, "clone": `clone()` makes a copy; each session writes into its
+/// own copies of a shared array and a shared object: silent (reported on
+/// main at c1f49a6, when `clone()` returned its receiver). The static
+/// control races.
+#[test]
+fn clone_copy() {
+    check("clone_copy", CLOSED);
+}
+
+/// Twin of `clone_copy`: writes into the shared originals, and into copies
+/// published in statics, race.
+#[test]
+fn clone_copy_shared() {
+    check("clone_copy_shared", CLOSED);
+}
+
+/// Issue 14, cause 4: boxes built past the bound on contexts per method;
+/// each session's box holds only its own item (constructors run in their
+/// receiver's context past the bound). Reported on main at c1f49a6.
+#[test]
+fn ctor_past_bound() {
+    check("ctor_past_bound", CLOSED);
+}
+
+/// Twin of `ctor_past_bound`: the shared item, through the box kept in a
+/// static and through a session's box built with it, races.
+#[test]
+fn ctor_past_bound_shared() {
+    check("ctor_past_bound_shared", CLOSED);
+}

@@ -71,7 +71,10 @@ impl ThreadLocalObjects {
 fn allocated_one_by_one(site: &SiteKey) -> bool {
     matches!(
         site,
-        SiteKey::Alloc { .. } | SiteKey::Lambda { .. } | SiteKey::ConstructorRef { .. }
+        SiteKey::Alloc { .. }
+            | SiteKey::Lambda { .. }
+            | SiteKey::ConstructorRef { .. }
+            | SiteKey::Copy { .. }
     )
 }
 

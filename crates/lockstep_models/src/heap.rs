@@ -29,10 +29,14 @@ use crate::{Desc, Operand};
 /// One effect of a call on the heap.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum HeapEffect {
-    /// The result is the receiver (`Object.clone`: the copy's fields alias
-    /// the original's; merging copy and original is the conservative
-    /// choice for aliasing).
+    /// The result is the receiver (merging the result and the receiver,
+    /// the conservative choice for aliasing).
     ReturnsReceiver,
+    /// The result is a new object of the receiver's type whose fields (an
+    /// array's elements) hold what the receiver's do: a shallow copy
+    /// (`Object.clone`). Writes into the copy do not reach the original,
+    /// as they would if the result were the receiver.
+    CopiesReceiver,
     /// Every element of array `from` may be stored into array `to`.
     CopiesElements { from: Operand, to: Operand },
     /// The result is an object the JVM creates itself, of this class.
@@ -92,7 +96,7 @@ const ATOMIC_REF: &str = "java/util/concurrent/atomic/AtomicReference";
 
 #[rustfmt::skip]
 static HEAP_MODELS: &[HeapModel] = &[
-    h("java/lang/Object", "clone", Exact("()Ljava/lang/Object;"), ReturnsReceiver),
+    h("java/lang/Object", "clone", Exact("()Ljava/lang/Object;"), CopiesReceiver),
     h("java/lang/System", "arraycopy", Exact("(Ljava/lang/Object;ILjava/lang/Object;II)V"), CopiesElements { from: Arg(0), to: Arg(2) }),
     h("java/lang/Thread", "currentThread", Exact("()Ljava/lang/Thread;"), ReturnsVmObject { class: "java/lang/Thread" }),
     // --- jdk.internal.misc.Unsafe natives (JDK 12+ names, then the JDK 9–11 ones);

@@ -4,7 +4,7 @@
 //! cargo run --release -p lockstep_pointsto --example pta_bench -- APP.jar [options]
 //!   --jdk HOME        JDK home (default: $JAVA_HOME-like search as the CLI does)
 //!   --main            use the jar's main methods when it has any (default: open program)
-//!   --config NAME     default | insensitive | 1obj | 2obj | 2obj-all | callbacks-per-receiver | cheap (repeatable)
+//!   --config NAME     default | insensitive | 1obj | 2obj | 2obj-all | ctors-bounded | callbacks-per-receiver | cheap (repeatable)
 //!   --rta             also time RTA and check the points-to call edges are a subset of it
 //! ```
 //!
@@ -38,6 +38,10 @@ fn config_named(name: &str) -> Option<Config> {
             ..Config::default()
         },
         "2obj-all" => Config::object(2, 1),
+        "ctors-bounded" => Config {
+            constructors_per_object: false,
+            ..Config::default()
+        },
         "callbacks-per-receiver" => Config {
             callbacks_per_receiver: true,
             ..Config::default()

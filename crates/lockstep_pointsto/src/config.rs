@@ -87,6 +87,15 @@ pub struct Config {
     /// facts and 2.7× the CPU, and changes no finding on the five measured
     /// programs (BENCHMARKS.md, "Callbacks per receiver").
     pub callbacks_per_receiver: bool,
+    /// Constructors of application classes run in their receiver's
+    /// context whatever the bounds (as the JDK lock constructors do): over
+    /// the per-method bound every object of a class built past it shared
+    /// one copy of `<init>`, so each object's fields got every argument of
+    /// every construction (hsqldb's `HashSet(int, ObjectComparator)`: every
+    /// set's `comparator`). The copies are bounded by the abstract objects
+    /// of the class (the heap context bounds those), and `super(..)` and
+    /// `this(..)` calls, on the same receiver, get the same context.
+    pub constructors_per_object: bool,
     /// Track thrown and caught objects: one pointer holds every thrown
     /// object, and a handler's variable gets those matching its catch
     /// types. (Per-method exception flow costs about as much as the rest of
@@ -122,6 +131,7 @@ impl Default for Config {
             max_contexts: Some(10_000),
             max_library_contexts: None,
             callbacks_per_receiver: false,
+            constructors_per_object: true,
             exceptions: true,
             merge_exceptions: true,
             merge_library_objects: true,
@@ -140,6 +150,7 @@ impl Config {
             max_contexts: None,
             max_library_contexts: None,
             callbacks_per_receiver: false,
+            constructors_per_object: true,
             exceptions: true,
             merge_exceptions: true,
             merge_library_objects: true,
@@ -157,6 +168,7 @@ impl Config {
             max_contexts: None,
             max_library_contexts: None,
             callbacks_per_receiver: false,
+            constructors_per_object: true,
             exceptions: true,
             merge_exceptions: true,
             merge_library_objects: true,
@@ -198,6 +210,9 @@ impl Config {
         }
         if self.callbacks_per_receiver {
             s.push_str(", callbacks per receiver");
+        }
+        if k > 0 && !self.constructors_per_object {
+            s.push_str(", constructors within the bounds");
         }
         if !self.exceptions {
             s.push_str(", no exceptions");

@@ -54,6 +54,15 @@ pub enum SiteKey {
     /// injected, an entry parameter `pkg/C.m(desc)#i`, `[]` appended for
     /// the elements of such an array) of the declared type `ty`.
     External { origin: Arc<str>, ty: Arc<str> },
+    /// The shallow copies `Object.clone` makes at statement `stmt` of
+    /// `method` (the call, or `super.clone()` in an override) of receivers
+    /// of type `ty` (an internal name or array descriptor): one site per
+    /// call and receiver type, allocated with the caller's heap context.
+    Copy {
+        method: MethodId,
+        stmt: StmtId,
+        ty: Arc<str>,
+    },
     /// Never an object: the context the static entry methods (`main`) of
     /// a class run in, apart from the empty context of the JDK code that
     /// runs without contexts.
@@ -90,7 +99,10 @@ impl SiteKey {
     pub fn is_allocation(&self) -> bool {
         matches!(
             self,
-            SiteKey::Alloc { .. } | SiteKey::Lambda { .. } | SiteKey::ConstructorRef { .. }
+            SiteKey::Alloc { .. }
+                | SiteKey::Lambda { .. }
+                | SiteKey::ConstructorRef { .. }
+                | SiteKey::Copy { .. }
         )
     }
 
@@ -102,12 +114,13 @@ impl SiteKey {
         )
     }
 
-    /// The method and statement of an allocation, lambda or constructor-reference site.
+    /// The method and statement of an allocation, lambda, constructor-reference or copy site.
     pub fn location(&self) -> Option<(MethodId, StmtId)> {
         match self {
             SiteKey::Alloc { method, stmt, .. }
             | SiteKey::Lambda { method, stmt }
-            | SiteKey::ConstructorRef { method, stmt } => Some((*method, *stmt)),
+            | SiteKey::ConstructorRef { method, stmt }
+            | SiteKey::Copy { method, stmt, .. } => Some((*method, *stmt)),
             _ => None,
         }
     }
@@ -133,6 +146,9 @@ impl SiteKey {
             SiteKey::Lambda { method, stmt } => format!("lambda @ {}", at(*method, *stmt)),
             SiteKey::ConstructorRef { method, stmt } => {
                 format!("constructor reference @ {}", at(*method, *stmt))
+            }
+            SiteKey::Copy { method, stmt, ty } => {
+                format!("clone of {ty} @ {}", at(*method, *stmt))
             }
             SiteKey::StringConstant => "string constant".to_string(),
             SiteKey::ClassLiteral(c) => format!("{c}.class"),

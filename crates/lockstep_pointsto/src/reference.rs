@@ -630,6 +630,12 @@ impl Ref<'_> {
         if let (true, Some(o), Some(r)) = (returns_receiver, this.clone(), result) {
             self.add(r, o);
         }
+        // `clone` returns a copy of the object it was called on.
+        if let (false, Some(o), Some(r)) = (returns_receiver, this.clone(), result) {
+            if self.r.copies_receiver(callee) {
+                self.copy(site, &o, r);
+            }
+        }
         match self.r.template(callee) {
             Some(t) => {
                 for (a, q) in args.iter().zip(&t.params) {
@@ -652,6 +658,7 @@ impl Ref<'_> {
                         matches!(
                             e,
                             HeapEffect::ReturnsReceiver
+                                | HeapEffect::CopiesReceiver
                                 | HeapEffect::ReturnsVmObject { .. }
                                 | HeapEffect::LoadsAnywhere { .. }
                                 | HeapEffect::LoadsField { .. }
@@ -682,6 +689,7 @@ impl Ref<'_> {
                         self.add_all(res, r);
                     }
                 }
+                HeapEffect::CopiesReceiver => {}
                 HeapEffect::CopiesElements { from, to } => {
                     if let (Some(a), Some(b)) = (operand(from), operand(to)) {
                         let el = self.r.t.element();
@@ -727,6 +735,28 @@ impl Ref<'_> {
                     }
                 }
             }
+        }
+    }
+
+    /// `Object.clone` called from `site` on `o`: the copy of `o` made at
+    /// the call (with the caller's heap context) into `result`, and every
+    /// field of `o` into the same field of the copy.
+    fn copy(&mut self, site: &Site, o: &Obj, result: &P) {
+        let ty = self.ty(o);
+        let cs = self.r.t.copy_site(self.r.p, site.method, site.stmt, ty);
+        let n = (cs, heap_context(self.r.h, &site.ctx));
+        self.add(result, n.clone());
+        let fields: Vec<FieldId> = self
+            .pts
+            .keys()
+            .filter_map(|p| match p {
+                P::Field(x, f) if x == o => Some(*f),
+                _ => None,
+            })
+            .collect();
+        for f in fields {
+            let to = self.field_of(Some(&n), f);
+            self.add_all(&to, &P::Field(o.clone(), f));
         }
     }
 

@@ -302,13 +302,22 @@ impl<'p> Rules<'p> {
     }
 
     /// Is `m` a JDK lock method that builds or hands out its receiver's
-    /// parts (`lockstep_models::builds_lock_parts`)? Those keep their
-    /// receiver's context over the bounds on contexts, so that each lock of
-    /// the application keeps a synchronizer and views of its own.
+    /// parts (`lockstep_models::builds_lock_parts`), or, with
+    /// [`Config::constructors_per_object`], a constructor of an application
+    /// class? Those keep their receiver's context over the bounds on
+    /// contexts, so that each lock of the application keeps a synchronizer
+    /// and views of its own, and each object the fields its own
+    /// construction stored. (JDK constructors stay bounded: the JDK
+    /// containers' other methods are, so per-object constructors would
+    /// keep apart only what `add` merges again.)
     pub(crate) fn exempt_from_bounds(&mut self, m: MethodId) -> bool {
         let md = self.p.method(m);
         let class = &self.p.class(md.class).name;
-        is_jdk_class(class) && builds_lock_parts(class, &md.name)
+        if is_jdk_class(class) {
+            builds_lock_parts(class, &md.name)
+        } else {
+            self.cfg.constructors_per_object && &*md.name == "<init>"
+        }
     }
 
     /// Does `m` run in the context of the method calling it, whatever its
@@ -430,6 +439,12 @@ impl<'p> Rules<'p> {
             && lockstep_models::returns_receiver(&self.p.class(md.class).name, &md.descriptor);
         self.receiver_results.insert(m, b);
         b
+    }
+
+    /// Does `m` (after dispatch) return a shallow copy of its receiver
+    /// (`HeapEffect::CopiesReceiver`, `Object.clone`)?
+    pub(crate) fn copies_receiver(&mut self, m: MethodId) -> bool {
+        self.effects(m).contains(&HeapEffect::CopiesReceiver)
     }
 
     /// The fields an offset-addressed `Unsafe` access on an object of type

@@ -204,6 +204,14 @@ pub(crate) struct Solver<'p> {
     /// The edges of pointers with more than [`SCANNED_SUCCESSORS`] successors.
     edge_set: FxHashSet<(PtrId, PtrId, u32)>,
     field_ptr: FxHashMap<(ObjId, FieldId), PtrId>,
+    /// Shallow copies made by `Object.clone` ([`Self::copy_receiver`]):
+    /// the copies of each original, and the originals of each copy. Each
+    /// field pointer of an original flows into the same field of its
+    /// copies, whichever of the two is made first.
+    copies: FxHashMap<ObjId, Vec<ObjId>>,
+    originals: FxHashMap<ObjId, Vec<ObjId>>,
+    /// The copy site of each `clone` call and receiver type.
+    copy_sites: FxHashMap<(MethodId, StmtId, TypeId), SiteId>,
     static_ptr: FxHashMap<FieldId, PtrId>,
     exc_ptr: Option<PtrId>,
     filters: Filters,
@@ -263,6 +271,9 @@ impl<'p> Solver<'p> {
             kinds: Vec::new(),
             edge_set: FxHashSet::default(),
             field_ptr: FxHashMap::default(),
+            copies: FxHashMap::default(),
+            originals: FxHashMap::default(),
+            copy_sites: FxHashMap::default(),
             static_ptr: FxHashMap::default(),
             exc_ptr: None,
             filters: Filters::new(),
@@ -555,7 +566,59 @@ impl<'p> Solver<'p> {
             let eo = self.obj(site, CtxId::EMPTY);
             self.add_obj(p, eo);
         }
+        if !self.copies.is_empty() {
+            self.link_copied_field(o, f, p);
+        }
         p
+    }
+
+    /// Connects the new pointer `p` of field `f` of `o` with the same field
+    /// of `o`'s copies (`p` flows into theirs) and of its originals (theirs
+    /// flow into `p`).
+    fn link_copied_field(&mut self, o: ObjId, f: FieldId, p: PtrId) {
+        let copies = self.copies.get(&o).cloned().unwrap_or_default();
+        for n in copies {
+            let q = self.field_ptr(n, f);
+            self.add_edge(p, q, NO_FILTER);
+        }
+        let originals = self.originals.get(&o).cloned().unwrap_or_default();
+        for x in originals {
+            let q = self.field_ptr(x, f);
+            self.add_edge(q, p, NO_FILTER);
+        }
+    }
+
+    /// `Object.clone` called from `site` on `o` (`HeapEffect::CopiesReceiver`):
+    /// the result is a copy of `o`, one object per call site and type with
+    /// the caller's heap context, whose fields get what `o`'s hold. Only
+    /// the fields `o` has a pointer for so far are linked here; the others
+    /// are when made ([`Self::link_copied_field`]).
+    fn copy_receiver(&mut self, site: Site, o: ObjId, result: PtrId) {
+        let (method, ctx) = *self.mctxs.key(site.caller);
+        let ty = self.obj_ty(o);
+        let cs = match self.copy_sites.get(&(method, site.stmt, ty)) {
+            Some(&cs) => cs,
+            None => {
+                let cs = self.r.t.copy_site(self.r.p, method, site.stmt, ty);
+                self.copy_sites.insert((method, site.stmt, ty), cs);
+                cs
+            }
+        };
+        let h = self.heap_ctx(ctx);
+        let n = self.obj(cs, h);
+        self.add_obj(result, n);
+        let known = self.copies.entry(o).or_default();
+        if known.contains(&n) {
+            return;
+        }
+        known.push(n);
+        self.originals.entry(n).or_default().push(o);
+        for &f in self.r.anywhere_fields(ty).iter() {
+            if let Some(&p) = self.field_ptr.get(&(o, f)) {
+                let q = self.field_ptr(n, f);
+                self.add_edge(p, q, NO_FILTER);
+            }
+        }
     }
 
     fn static_ptr(&mut self, f: FieldId) -> PtrId {
@@ -1344,10 +1407,13 @@ impl<'p> Solver<'p> {
             }
         }
         // A builder's `append` returns the object it was called on (not
-        // every builder its shared context's `this` holds).
+        // every builder its shared context's `this` holds); `clone` a copy
+        // of it.
         if let (Some(o), Some(res)) = (this, result) {
             if self.r.returns_receiver(callee) {
                 self.add_obj(res, o);
+            } else if self.r.copies_receiver(callee) {
+                self.copy_receiver(site, o, res);
             }
         }
         if !new_edge && this.is_none() {
@@ -1526,6 +1592,7 @@ impl<'p> Solver<'p> {
                         matches!(
                             e,
                             HeapEffect::ReturnsReceiver
+                                | HeapEffect::CopiesReceiver
                                 | HeapEffect::ReturnsVmObject { .. }
                                 | HeapEffect::LoadsAnywhere { .. }
                                 | HeapEffect::LoadsField { .. }
@@ -1569,6 +1636,8 @@ impl<'p> Solver<'p> {
                     self.add_edge(r, res, NO_FILTER);
                 }
             }
+            // Per receiver object, in `connect_edge`.
+            HeapEffect::CopiesReceiver => {}
             HeapEffect::CopiesElements { from, to } => {
                 if let (Some(a), Some(b)) = (operand(from), operand(to)) {
                     let t = self.new_ptr(PtrKind::Temp);

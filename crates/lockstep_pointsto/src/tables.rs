@@ -3,7 +3,8 @@
 
 use std::sync::Arc;
 
-use lockstep_program::{ClassId, Program};
+use lockstep_ir::StmtId;
+use lockstep_program::{ClassId, MethodId, Program};
 use rustc_hash::FxHashSet;
 
 use crate::ids::{FieldId, SiteId, TypeId};
@@ -82,6 +83,23 @@ impl Tables {
             self.site_ty.push(ty);
         }
         id
+    }
+
+    /// The site of the copies `Object.clone` makes at `stmt` of `method`
+    /// of receivers of type `ty` (`SiteKey::Copy`).
+    pub(crate) fn copy_site(
+        &mut self,
+        p: &Program,
+        method: MethodId,
+        stmt: StmtId,
+        ty: TypeId,
+    ) -> SiteId {
+        let key = SiteKey::Copy {
+            method,
+            stmt,
+            ty: self.types.name(p, ty),
+        };
+        self.site(key, ty)
     }
 
     /// A site whose type is implied by its key (constants, opaque, VM and harness objects).

@@ -431,11 +431,15 @@ const BUDGET: &str = include_str!("fixtures/budget.java");
 
 /// A bound of `max` method contexts, `library` of them at most for JDK
 /// methods, no per-method bound (the containers' sites stay apart).
+/// Constructors within the bounds: the printers' constructors count
+/// against the bound as the test's arithmetic expects (outside them, the
+/// bound of 16 is no longer spent before `show`).
 fn bounded(max: u32, library: Option<u32>) -> Config {
     Config {
         max_contexts_per_method: None,
         max_contexts: Some(max),
         max_library_contexts: library,
+        constructors_per_object: false,
         ..Config::default()
     }
 }
@@ -848,4 +852,72 @@ fn a_time_budget_not_reached_changes_nothing() {
     let budgeted = solve(&p, false, budgeted(false, false));
     assert_eq!(budgeted.stats().budget_cut, None);
     assert_eq!(budgeted.canonical(), full.canonical());
+}
+
+const COPIES: &str = include_str!("fixtures/copies.java");
+
+/// `Object.clone` makes a shallow copy (`HeapEffect::CopiesReceiver`): a
+/// new object per call site whose elements and fields hold the
+/// original's, and which writes into the copy do not reach. Before, the
+/// result was the receiver itself, and `fromOriginal` held `B`.
+#[test]
+fn clone_makes_a_shallow_copy() {
+    let p = program(COPIES);
+    let main = method(&p, "Main", "main");
+    let r = solve(&p, false, Config::default());
+    let t = |name: &str| types(&r, &r.var(main, var(&p, main, name)));
+    assert_eq!(t("fromOriginal"), set(&["Main$A"]));
+    assert_eq!(t("fromCopy"), set(&["Main$A", "Main$B"]));
+    assert_eq!(t("leftOfCopy"), set(&["Main$C"]));
+    assert_eq!(t("rightOfOriginal"), set(&[]));
+    assert_eq!(t("rightOfCopy"), set(&["Main$D"]));
+    let copy = r.var(main, var(&p, main, "copy"));
+    assert_eq!(copy.len(), 1);
+    let info = r.object(copy.iter().next().unwrap()).unwrap();
+    assert!(
+        matches!(info.site, SiteKey::Copy { ty, .. } if &**ty == "[Ljava/lang/Object;"),
+        "{:?}",
+        info.site
+    );
+    assert!(info.site.is_allocation());
+}
+
+/// The boxes of `copies.java` and what each holds, in `main`'s order.
+fn boxes_hold(p: &lockstep_program::Program, config: Config) -> Vec<BTreeSet<String>> {
+    let main = method(p, "Main", "main");
+    let r = solve(p, false, config);
+    ["inFirst", "inSecond", "inThird", "inFourth"]
+        .iter()
+        .map(|n| types(&r, &r.var(main, var(p, main, n))))
+        .collect()
+}
+
+/// Constructors of application classes run in their receiver's context
+/// past the bound on contexts per method (`Config::constructors_per_object`),
+/// `super(..)` and `this(..)` included: with one context per method, each
+/// box still holds only its own argument. Without it, every box built
+/// past the bound shares one copy of `Box.<init>` and holds the arguments
+/// of all of them.
+#[test]
+fn constructors_run_per_object_past_the_bound() {
+    let p = program(COPIES);
+    let own = boxes_hold(&p, one_context_per_method());
+    assert_eq!(
+        own,
+        vec![
+            set(&["Main$A"]),
+            set(&["Main$B"]),
+            set(&["Main$C"]),
+            set(&["Main$D", "[Ljava/lang/Object;"])
+        ]
+    );
+    let merged = boxes_hold(
+        &p,
+        Config {
+            constructors_per_object: false,
+            ..one_context_per_method()
+        },
+    );
+    assert!(merged[1].contains("Main$C"), "{merged:?}");
+    assert_eq!(boxes_hold(&p, two_obj()), own);
 }

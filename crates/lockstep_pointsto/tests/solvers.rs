@@ -17,6 +17,7 @@ const FIXTURES: &[(&str, &str, bool)] = &[
     ("library", include_str!("fixtures/library.java"), true),
     ("callbacks", include_str!("fixtures/callbacks.java"), false),
     ("builders", include_str!("fixtures/builders.java"), false),
+    ("copies", include_str!("fixtures/copies.java"), false),
 ];
 
 fn configs() -> Vec<(&'static str, Config)> {
@@ -176,7 +177,10 @@ fn check_subset_of_rta(p: &Program, entries: &EntryPoints) -> usize {
                         | SiteKey::Lambda { method, .. }
                         | SiteKey::ConstructorRef { method, .. } => g.is_reachable(*method),
                         // Merged per class: RTA knows the class if it is live.
-                        SiteKey::Library(t) | SiteKey::Exception(t) => {
+                        // A copy has its original's class.
+                        SiteKey::Library(t)
+                        | SiteKey::Exception(t)
+                        | SiteKey::Copy { ty: t, .. } => {
                             p.class_by_name(t).is_none_or(|c| g.is_instantiated(c))
                         }
                         // JVM-made in RTA too.
