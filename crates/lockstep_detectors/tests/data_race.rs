@@ -1031,6 +1031,21 @@ fn open_caller_locked() {
     check("open_caller_locked", OPEN);
 }
 
+/// Setters the program calls only on an object it is still building
+/// (h2's `TriggerObject`): the harness is taken to call them on an object
+/// of its own call, so they race with nothing; reported on c1f49a6.
+#[test]
+fn build_only() {
+    check("build_only", OPEN);
+}
+
+/// The twin in which the program calls one of those setters on an object
+/// it has published: that setter's harness pairs are reported again.
+#[test]
+fn build_only_published() {
+    check("build_only_published", OPEN);
+}
+
 /// The twin in which the program itself calls the helper from two
 /// threads, unlocked, beside a caller that locks it: a race in both modes.
 #[test]

@@ -23,6 +23,17 @@
 //!   greatest fixpoint over the context call graph; root entries and
 //!   callbacks from JDK code pass nothing owned); a call's result is owned
 //!   when every callee returns an owned value;
+//! - except that the open-program harness follows the program's own
+//!   protocol for *build-only* methods (issue 14 point 4): an instance
+//!   method that the analysed code calls, always on an owned receiver (an
+//!   object its caller is still building or uses for one call only, like
+//!   log4j's `DOMConfigurator.configure` making a configurator per call),
+//!   with no other caller, no thread of the program entering it and no
+//!   `@ThreadSafe` on its class (a promise to every caller), gets
+//!   an owned receiver (fresh when every program call passes it fresh)
+//!   from the harness too: the outside caller is taken to use such an
+//!   object within one call, as the program does, not to share it between
+//!   threads. One unowned program call makes the method judged as before;
 //! - a value is published, and with it everything reachable from it (the
 //!   variables of the method that may point there lose ownership), when it
 //!   is stored into a static field or into a field, element or container
@@ -65,7 +76,7 @@ use rustc_hash::{FxHashMap, FxHashSet};
 use crate::analysis::Analysis;
 use crate::block_solver::{self, Forward};
 use crate::fresh;
-use crate::threads::Root;
+use crate::threads::{Root, RootKind};
 
 /// Objects visited from one published value before giving up.
 const MAX_REACH: usize = 512;
@@ -189,12 +200,14 @@ impl Analysis<'_> {
             .iter()
             .flat_map(|r| r.entries.iter().copied())
             .collect();
+        let harness_entries = harness_only_entries(roots);
         facts.fresh_receiver = self.deserialized_receivers(&nodes, &root_entries);
         let by_name = self.edges_by_name(&bodies);
         let known = Known {
             nodes: &nodes,
             bodies: &bodies,
             root_entries: &root_entries,
+            harness_entries: &harness_entries,
             by_name: &by_name,
         };
         self.close_entries(&mut facts, &known, None);
@@ -326,6 +339,9 @@ impl Analysis<'_> {
         let n = self.graph.len();
         let mut incoming: Vec<Option<Vec<bool>>> = vec![None; n];
         let mut unknown = vec![false; n];
+        // Some analysed caller calls the node (its arguments known or,
+        // before the first pass, taken as owned).
+        let mut program_called = vec![false; n];
         let mut analysed = vec![false; n];
         for &x in nodes {
             if let Some(a) = analysed.get_mut(x as usize) {
@@ -353,6 +369,7 @@ impl Analysis<'_> {
                 });
                 match (passed, maps) {
                     (Some(p), true) => {
+                        program_called[callee as usize] = true;
                         let slot = &mut incoming[callee as usize];
                         match slot {
                             None => *slot = Some(p.to_vec()),
@@ -365,7 +382,9 @@ impl Analysis<'_> {
                     }
                     // Before the first pass every analysed caller passes
                     // owned values (the optimistic start).
-                    (None, _) if outs.is_none() && analysed(caller) => {}
+                    (None, _) if outs.is_none() && analysed(caller) => {
+                        program_called[callee as usize] = true;
+                    }
                     // The deserializer passes the object it just made.
                     (None, _) if facts.fresh_receiver.contains(&callee) => {
                         let params = bodies.get(&callee).map_or(0, |b| b.params.len());
@@ -384,9 +403,31 @@ impl Analysis<'_> {
                 }
             }
         }
+        let protocol = self.build_only_receivers(known, &incoming, &unknown, &program_called);
         for &r in root_entries {
-            if let Some(u) = unknown.get_mut(r as usize) {
-                *u = true;
+            let harness_only = known.harness_entries.binary_search(&r).is_ok();
+            let method = self.graph.nodes[r as usize].method;
+            match protocol.get(&method) {
+                Some(&fresh) if harness_only => {
+                    let params = bodies.get(&r).map_or(0, |b| b.params.len());
+                    // The harness passes a receiver like the program's
+                    // own calls do: owned (and fresh when they pass it
+                    // fresh); every other argument is unknown.
+                    let passed: Vec<bool> = (0..2 * params)
+                        .map(|i| i == 0 || (fresh && i == params))
+                        .collect();
+                    match &mut incoming[r as usize] {
+                        Some(old) => {
+                            and_into(old, &passed);
+                        }
+                        slot @ None => *slot = Some(passed),
+                    }
+                }
+                _ => {
+                    if let Some(u) = unknown.get_mut(r as usize) {
+                        *u = true;
+                    }
+                }
             }
         }
         let mut changed = false;
@@ -412,6 +453,69 @@ impl Analysis<'_> {
             }
         }
         changed
+    }
+
+    /// The *build-only* methods (the program's protocol for them, issue
+    /// 14 point 4): instance methods, constructors aside, that analysed
+    /// application code calls and that every such call passes an owned
+    /// receiver (an object its caller is still building, like h2's
+    /// `CreateTrigger` setting up the `TriggerObject` it made), with no
+    /// caller outside the analysed code and no thread root of the program
+    /// entering them, in a class not annotated `@ThreadSafe`. The
+    /// open-program harness is taken to call them the same way, on an
+    /// object of its own call. Per method: whether every call also passes
+    /// the receiver fresh.
+    fn build_only_receivers(
+        &self,
+        known: &Known<'_>,
+        incoming: &[Option<Vec<bool>>],
+        unknown: &[bool],
+        program_called: &[bool],
+    ) -> FxHashMap<lockstep_program::MethodId, bool> {
+        // Per method: (some program call, every one owned, every one
+        // fresh, a caller outside the analysed code or a real root).
+        let mut per: FxHashMap<lockstep_program::MethodId, (bool, bool, bool, bool)> =
+            FxHashMap::default();
+        for &r in known.root_entries {
+            if known.harness_entries.binary_search(&r).is_err() {
+                let m = self.graph.nodes[r as usize].method;
+                per.entry(m).or_insert((false, true, true, false)).3 = true;
+            }
+        }
+        for (x, node) in self.graph.nodes.iter().enumerate() {
+            let called = program_called.get(x).copied().unwrap_or(false);
+            let outside = unknown.get(x).copied().unwrap_or(false);
+            if !called && !outside {
+                continue;
+            }
+            let params = known.bodies.get(&(x as u32)).map_or(0, |b| b.params.len());
+            let e = per.entry(node.method).or_insert((false, true, true, false));
+            e.0 |= called;
+            e.3 |= outside;
+            if let Some(Some(p)) = incoming.get(x) {
+                e.1 &= p.first().copied().unwrap_or(false);
+                e.2 &= p.get(params).copied().unwrap_or(false);
+            }
+        }
+        per.into_iter()
+            .filter(|&(m, (called, owned, _, outside))| {
+                let data = self.program.method(m);
+                // A `@ThreadSafe` class promises safety to every caller,
+                // whatever the program's own use.
+                let promised = crate::annotations::class_policy(
+                    &self.program.class(data.class).file.annotations,
+                )
+                .thread_safe;
+                called
+                    && owned
+                    && !outside
+                    && !promised
+                    && !data.is_static()
+                    && !data.is_constructor()
+                    && !data.is_class_initializer()
+            })
+            .map(|(m, (_, _, fresh, _))| (m, fresh))
+            .collect()
     }
 
     /// Per caller with a body, per call edge (in the graph's order): is
@@ -546,6 +650,8 @@ struct Known<'k> {
     nodes: &'k [u32],
     bodies: &'k FxHashMap<u32, Arc<Body>>,
     root_entries: &'k [u32],
+    /// Sorted: the entries of harness roots that no other root enters.
+    harness_entries: &'k [u32],
     by_name: &'k [Vec<bool>],
 }
 
@@ -647,6 +753,21 @@ impl Changes {
 /// `into &= from`; did `into` change? (Without branches, so that the
 /// compiler can do many bits at once: the solver meets a node's states
 /// at every edge.)
+/// The entries of harness roots that no other root enters, sorted.
+fn harness_only_entries(roots: &[Root]) -> Vec<u32> {
+    let of = |harness: bool| -> FxHashSet<u32> {
+        roots
+            .iter()
+            .filter(|r| matches!(r.kind, RootKind::Harness(_)) == harness)
+            .flat_map(|r| r.entries.iter().copied())
+            .collect()
+    };
+    let real = of(false);
+    let mut v: Vec<u32> = of(true).into_iter().filter(|x| !real.contains(x)).collect();
+    v.sort_unstable();
+    v
+}
+
 fn and_into(into: &mut [bool], from: &[bool]) -> bool {
     let mut changed = false;
     for (a, &b) in into.iter_mut().zip(from) {
