@@ -1286,7 +1286,14 @@ impl NodeWalk<'_, '_> {
             callees.iter().partition(|&&c| self.a.is_app_node(c));
         let mut result_owned = true;
         let mut to_publish: Vec<VarId> = Vec::new();
+        // A container call's application callees not called by their own
+        // name are the container models' calls back (a key's `hashCode`,
+        // a comparator): they receive the key, not the call's operands.
+        let container_call = self.container_access(call).is_some();
         for &c in &app {
+            if container_call && !self.is_called_by_name(call, c) {
+                continue;
+            }
             result_owned &= self
                 .facts
                 .returns_owned

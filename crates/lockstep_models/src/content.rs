@@ -349,6 +349,8 @@ pub const TO_ARRAY: Callback = ("toArray", "()[Ljava/lang/Object;");
 pub const ENTRY_SET: Callback = ("entrySet", "()Ljava/util/Set;");
 pub const GET_KEY: Callback = ("getKey", "()Ljava/lang/Object;");
 pub const GET_VALUE: Callback = ("getValue", "()Ljava/lang/Object;");
+/// `LinkedHashMap.removeEldestEntry`, which a subclass overrides to bound it.
+pub const REMOVE_ELDEST: Callback = ("removeEldestEntry", "(Ljava/util/Map$Entry;)Z");
 /// The element type of the arrays `toArray()` returns.
 pub const OBJECT_ARRAY: &str = "[Ljava/lang/Object;";
 

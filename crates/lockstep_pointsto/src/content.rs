@@ -256,6 +256,9 @@ impl Solver<'_> {
                     for &v in elements.iter().skip(1) {
                         self.add_edge(v, parts.values, NO_FILTER);
                     }
+                    if new_key {
+                        self.after_insertion(site, o);
+                    }
                 } else {
                     for &e in &elements {
                         self.add_edge(e, parts.keys, NO_FILTER);
@@ -355,6 +358,10 @@ impl Solver<'_> {
                 }
             }
             ContentOp::Sort => {
+                // `sort(null)` sorts by the elements' natural order.
+                let a = [Some(parts.keys)];
+                let cb = lockstep_models::content::COMPARE_TO;
+                self.callback(site, parts.keys, cb, &a, None);
                 if let Some(f) = arg(0) {
                     let a = [Some(parts.keys), Some(parts.keys)];
                     self.callback(site, f, lockstep_models::content::COMPARE, &a, None);
@@ -374,6 +381,26 @@ impl Solver<'_> {
         }
     }
 
+    /// A `LinkedHashMap` asks itself `removeEldestEntry(eldest)` after
+    /// each insertion: a subclass's override (a bounded cache) runs.
+    fn after_insertion(&mut self, site: Site, o: ObjId) {
+        let (name, desc) = lockstep_models::content::REMOVE_ELDEST;
+        let ty = self.obj_ty(o);
+        let sig = self.r.t.sig(&Arc::from(name), &Arc::from(desc));
+        let Some(t) = self.r.dispatch(ty, sig) else {
+            return;
+        };
+        if self.r.is_jdk_method(t) {
+            return;
+        }
+        let this = self.new_ptr(PtrKind::Temp);
+        self.add_obj(this, o);
+        let e = self.cursor(o, CursorKind::Entry, false);
+        let eldest = self.new_ptr(PtrKind::Temp);
+        self.add_obj(eldest, e);
+        self.callback(site, this, (name, desc), &[Some(eldest)], None);
+    }
+
     /// `computeIfAbsent`, `compute`/`computeIfPresent` and `merge` of a map.
     fn compute(
         &mut self,
@@ -391,6 +418,7 @@ impl Solver<'_> {
         };
         self.lookup(site, o, cc, k);
         self.add_edge(k, parts.keys, NO_FILTER);
+        self.after_insertion(site, o);
         let v = Some(parts.values);
         match op {
             ContentOp::ComputeIfAbsent => {

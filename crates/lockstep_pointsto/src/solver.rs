@@ -1319,6 +1319,9 @@ impl<'p> Solver<'p> {
                 if !self.r.receiver_ok(ty, class) {
                     return;
                 }
+                if self.r.cfg.container_models && self.model_call(site, r, t, &args, result) {
+                    return;
+                }
                 let ctx = self.callee_ctx(t, r);
                 self.connect(site, t, ctx, Some(r), None, &args, result, via);
             }
@@ -1332,9 +1335,17 @@ impl<'p> Solver<'p> {
                 if !self.r.receiver_ok(ty, class) {
                     return;
                 }
+                let models = self.r.cfg.container_models;
                 if let Some(lf) = self.r.lambda_of_type(ty).cloned() {
                     self.lambda_invoke(site, r, &lf, &name, &desc, None, args, result);
+                } else if let Some(kind) = self.cursor_kind(r).filter(|_| models) {
+                    // A method reference on a container model's cursor.
+                    self.cursor_call(site, r, kind, &name, &args, result);
                 } else if let Some(t) = self.r.dispatch(ty, sig) {
+                    // A method reference on a modelled container (`list::add`).
+                    if models && self.model_call(site, r, t, &args, result) {
+                        return;
+                    }
                     let ctx = self.callee_ctx(t, r);
                     self.connect(site, t, ctx, Some(r), None, &args, result, via);
                 }

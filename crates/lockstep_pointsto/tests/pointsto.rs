@@ -849,3 +849,66 @@ fn a_time_budget_not_reached_changes_nothing() {
     assert_eq!(budgeted.stats().budget_cut, None);
     assert_eq!(budgeted.canonical(), full.canonical());
 }
+
+const CONTENT: &str = include_str!("fixtures/content.java");
+
+/// The settings of the container-model tests: past the bound from the
+/// second context of every method, where the JDK containers' bytecode
+/// shares one copy of their storage.
+fn models(on: bool) -> Config {
+    Config {
+        container_models: on,
+        ..one_context_per_method()
+    }
+}
+
+/// With the container models each map, list and view holds its own
+/// contents whatever the bound: `m2.get(k)` gives `m2`'s values only, and
+/// entries, key sets, values, copies, arrays, `forEach` with a method
+/// reference and streams give what was put in.
+#[test]
+fn container_models_keep_contents_per_container() {
+    let p = program(CONTENT);
+    let main = method(&p, "Main", "main");
+    let r = solve(&p, false, models(true));
+    let of = |name: &str| app_types(&r, &r.var(main, var(&p, main, name)));
+    assert_eq!(of("got"), set(&["Main$Value"]));
+    assert_eq!(of("fromOther"), set(&["Main$Other"]));
+    assert_eq!(of("viaEntry"), set(&["Main$Value"]));
+    assert_eq!(of("viaKeys"), set(&["Main$Key"]));
+    assert_eq!(of("copied"), set(&["Main$Value"]));
+    assert_eq!(of("asList"), set(&["Main$Other"]));
+    assert_eq!(of("inArray"), set(&["Main$Value"]));
+    assert_eq!(of("streamed"), set(&["Main$Value"]));
+    assert!(r.stats().modelled_calls > 0);
+    assert!(r.stats().config.contains("container models"));
+}
+
+/// The models call the application back as the containers' bytecode
+/// does: keys' `hashCode`/`equals`, `compareTo` of a sorted set's
+/// elements, a `LinkedHashMap` subclass's `removeEldestEntry`.
+#[test]
+fn container_models_call_the_application_back() {
+    let p = program(CONTENT);
+    let r = solve(&p, false, models(true));
+    for (class, name) in [
+        ("Main$Key", "hashCode"),
+        ("Main$Key", "equals"),
+        ("Main$Ranked", "compareTo"),
+        ("Main$Bounded", "removeEldestEntry"),
+    ] {
+        let m = method(&p, class, name);
+        assert!(r.call_graph().is_reachable(m), "{class}.{name}");
+    }
+}
+
+/// Without the models the same program past the bound mixes the maps:
+/// the reason for them.
+#[test]
+fn without_container_models_maps_past_the_bound_share_their_storage() {
+    let p = program(CONTENT);
+    let main = method(&p, "Main", "main");
+    let r = solve(&p, false, models(false));
+    let from_other = app_types(&r, &r.var(main, var(&p, main, "fromOther")));
+    assert!(from_other.contains("Main$Value"), "{from_other:?}");
+}
