@@ -243,7 +243,11 @@ pub fn content_op(kind: ContentKind, name: &str, desc: &str) -> Option<ContentOp
             "addAll" => Some(StoreAll),
             "remove" if returns_object && first_object => Some(Get { lookup: true }),
             "remove" if returns_object => Some(Get { lookup: false }),
-            "contains" | "indexOf" | "lastIndexOf" | "remove" | "removeFirstOccurrence"
+            "contains"
+            | "indexOf"
+            | "lastIndexOf"
+            | "remove"
+            | "removeFirstOccurrence"
             | "removeLastOccurrence" => Some(Lookup),
             "get" | "poll" | "pollFirst" | "pollLast" | "pop" | "peek" | "peekFirst"
             | "peekLast" | "element" | "getFirst" | "getLast" | "removeFirst" | "removeLast"
@@ -363,7 +367,11 @@ mod tests {
         let m = ContentKind::Map;
         let l = ContentKind::Collection;
         assert_eq!(
-            content_op(m, "put", "(Ljava/lang/Object;Ljava/lang/Object;)Ljava/lang/Object;"),
+            content_op(
+                m,
+                "put",
+                "(Ljava/lang/Object;Ljava/lang/Object;)Ljava/lang/Object;"
+            ),
             Some(ContentOp::Store { new_key: true })
         );
         assert_eq!(

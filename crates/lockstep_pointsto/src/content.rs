@@ -40,13 +40,13 @@ use lockstep_models::{
 use lockstep_program::{ClassId, MethodId};
 use rustc_hash::{FxHashMap, FxHashSet};
 
+use super::{Site, Solver, Use, NO_FILTER};
 use crate::facts;
 use crate::ids::{CtxId, FieldId, MCtxId, ObjId, PtrId, SiteId, TypeId};
-use lockstep_ir::StmtId;
-use lockstep_program::EdgeKind;
 use crate::keys::{FieldKey, SiteKey};
 use crate::raw::PtrKind;
-use super::{Site, Solver, Use, NO_FILTER};
+use lockstep_ir::StmtId;
+use lockstep_program::EdgeKind;
 
 /// The class name of the synthetic content fields (no class loads by it,
 /// so every object has them and no type filters them).
@@ -131,9 +131,9 @@ impl Solver<'_> {
         }
         let p = self.r.p;
         let found = self.r.t.types.dispatch_class(ty).and_then(|c| {
-            p.superclasses(c).iter().find_map(|&k| {
-                content_class(&p.class(k).name).map(|cc| (k, *cc))
-            })
+            p.superclasses(c)
+                .iter()
+                .find_map(|&k| content_class(&p.class(k).name).map(|cc| (k, *cc)))
         });
         self.content.classes.insert(ty, found);
         found
