@@ -912,3 +912,14 @@ fn without_container_models_maps_past_the_bound_share_their_storage() {
     let from_other = app_types(&r, &r.var(main, var(&p, main, "fromOther")));
     assert!(from_other.contains("Main$Value"), "{from_other:?}");
 }
+
+/// The models keep the result a pure function of its inputs. (The naive
+/// `reference` solver does not implement them: only the fast solver is
+/// checked, run twice.)
+#[test]
+fn container_models_are_deterministic() {
+    let p = program(CONTENT);
+    let a = solve(&p, false, models(true)).canonical();
+    let b = solve(&p, false, models(true)).canonical();
+    assert_eq!(a, b);
+}
