@@ -148,9 +148,12 @@ fn settings(args: &CheckArgs, rules: RuleSet) -> CheckSettings {
     CheckSettings {
         rules,
         open: args.open,
-        points_to: match args.points_to {
-            PointsToMode::TwoObject => lockstep_pointsto::Config::default(),
-            PointsToMode::Insensitive => lockstep_pointsto::Config::insensitive(),
+        points_to: lockstep_pointsto::Config {
+            container_models: args.container_models,
+            ..match args.points_to {
+                PointsToMode::TwoObject => lockstep_pointsto::Config::default(),
+                PointsToMode::Insensitive => lockstep_pointsto::Config::insensitive(),
+            }
         },
         options: Options {
             include_library_witnesses: args.include_library_witnesses,

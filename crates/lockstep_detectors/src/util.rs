@@ -299,7 +299,11 @@ pub fn object_text(program: &Program, pt: &PointsToResult, o: ObjectId) -> Strin
             readable_origin(origin)
         ),
         // Contexts only, never objects; named for completeness.
-        SiteKey::Main(_) | SiteKey::OverBudget | SiteKey::OverBudgetCaller(_) => with_article(&ty),
+        SiteKey::Main(_)
+        | SiteKey::OverBudget
+        | SiteKey::OverBudgetCaller(_)
+        | SiteKey::Modelled => with_article(&ty),
+        SiteKey::ContainerPart { part, .. } => format!("the {part} of a JDK container"),
         SiteKey::Exception(_) => format!("a new {ty}"),
         SiteKey::Library(_) => format!("{} created inside the JDK", with_article(&ty)),
         SiteKey::Constant(_) | SiteKey::Opaque(_) | SiteKey::Vm(_) => with_article(&ty),

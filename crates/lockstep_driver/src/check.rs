@@ -201,6 +201,12 @@ impl Workspace {
                 "points-to bounds: {} calls past the context bounds, {} of them stream pipelines called by JDK code (one shared copy, not one per calling method)",
                 s.budget_fallbacks, s.shared_pipeline_calls
             ));
+            if pt.config().container_models {
+                lines.push(format!(
+                    "points-to container models: {} container calls modelled",
+                    s.modelled_calls
+                ));
+            }
             let program = &self.program;
             lines.push(points_to_by("package", &pt.facts_by_package(program)));
             lines.push(points_to_by("class", &pt.facts_by_class(program)));

@@ -1403,8 +1403,15 @@ impl NodeWalk<'_, '_> {
             }
         }
         let callees = self.callees.get(&s).cloned().unwrap_or_default();
-        let (app, jdk): (Vec<u32>, Vec<u32>) =
+        let (mut app, jdk): (Vec<u32>, Vec<u32>) =
             callees.iter().partition(|&&c| self.a.is_app_node(c));
+        // A container call's application callees not called by their own
+        // name are the container models' calls back (a key's `hashCode`,
+        // a comparator; `lockstep_pointsto::Config::container_models`):
+        // they receive the key, not the call's operands, and keep nothing.
+        if !app.is_empty() && self.container_access(call).is_some() {
+            app.retain(|&c| self.is_called_by_name(call, c));
+        }
         let mut result_owned = true;
         let mut to_publish: Vec<VarId> = Vec::new();
         for &c in &app {

@@ -37,6 +37,7 @@ pub mod boundary;
 pub mod callbacks;
 pub mod confinement;
 pub mod containers;
+pub mod content;
 pub mod handoff;
 pub mod heap;
 pub mod hierarchy;
@@ -61,6 +62,10 @@ pub use containers::{
     container_access, container_access_via, container_family, container_family_via,
     may_be_thread_safe_container, thread_safe_container_access, thread_safe_container_family,
     ContainerAccess, ContainerFamily,
+};
+pub use content::{
+    content_class, content_classes, content_op, cursor_op, param_role, view_class, Callback,
+    ContentClass, ContentKind, ContentOp, CursorKind, CursorOp, KeyLookup, ParamRole,
 };
 pub use handoff::{handoff, monitor_handoff, HandOff, Side, Subject, COMPLETION_STAGE};
 pub use heap::{

@@ -115,6 +115,14 @@ pub struct Config {
     pub merge_library_objects: bool,
     /// When to stop adding contexts and when to stop solving; `None`: never.
     pub budget: Option<SolveBudget>,
+    /// Summarise the non-thread-safe JDK containers (`lockstep_models::
+    /// content`) instead of analysing their bytecode: each container
+    /// object holds its elements (keys, values) in synthetic fields of its
+    /// own whatever the context bounds, views and iterators are objects
+    /// per container sharing them, and the calls back into application
+    /// code (`hashCode`, `equals`, `compareTo`, comparators, functional
+    /// arguments) are made from the container call's site.
+    pub container_models: bool,
 }
 
 impl Default for Config {
@@ -136,6 +144,7 @@ impl Default for Config {
             merge_exceptions: true,
             merge_library_objects: true,
             budget: None,
+            container_models: false,
         }
     }
 }
@@ -155,6 +164,7 @@ impl Config {
             merge_exceptions: true,
             merge_library_objects: true,
             budget: None,
+            container_models: false,
         }
     }
 
@@ -173,6 +183,7 @@ impl Config {
             merge_exceptions: true,
             merge_library_objects: true,
             budget: None,
+            container_models: false,
         }
     }
 
@@ -213,6 +224,9 @@ impl Config {
         }
         if k > 0 && !self.constructors_per_object {
             s.push_str(", constructors within the bounds");
+        }
+        if self.container_models {
+            s.push_str(", container models");
         }
         if !self.exceptions {
             s.push_str(", no exceptions");

@@ -82,6 +82,15 @@ pub enum SiteKey {
     /// `UnmodifiableVector.toString`); one copy per caller keeps each
     /// caller's arguments, and the callbacks they make, to itself.
     OverBudgetCaller(MethodId),
+    /// An object the container models make ([`crate::Config::container_models`]),
+    /// one per container object (its heap context names the container):
+    /// `part` says which (`keySet`, `values`, `entrySet`, `iterator`,
+    /// `entry`, `spliterator`, `toArray`), `ty` is its type.
+    ContainerPart { part: &'static str, ty: Arc<str> },
+    /// Never an object: the context of the JDK container methods whose
+    /// effect the container models give instead of their bodies. Call
+    /// edges into it keep the call graph's JDK callees; it has no facts.
+    Modelled,
 }
 
 impl SiteKey {
@@ -110,7 +119,10 @@ impl SiteKey {
     pub fn is_context_only(&self) -> bool {
         matches!(
             self,
-            SiteKey::Main(_) | SiteKey::OverBudget | SiteKey::OverBudgetCaller(_)
+            SiteKey::Main(_)
+                | SiteKey::OverBudget
+                | SiteKey::OverBudgetCaller(_)
+                | SiteKey::Modelled
         )
     }
 
@@ -164,6 +176,8 @@ impl SiteKey {
             SiteKey::OverBudgetCaller(m) => {
                 format!("over-bound calls of {}", p.short_method_name(*m))
             }
+            SiteKey::ContainerPart { part, .. } => format!("{part} of a modelled container"),
+            SiteKey::Modelled => "modelled container methods".to_string(),
         }
     }
 }

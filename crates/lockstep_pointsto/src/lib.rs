@@ -45,7 +45,11 @@
 //! the result is a pure function of program, entry points and
 //! configuration (one thread; worklists in first-seen order; parallel
 //! lowering only warms the body cache); the call edges are a subset of
-//! RTA's; no I/O.
+//! RTA's, except, with [`Config::container_models`], the container
+//! models' calls back into the program (a key's `hashCode`, a
+//! comparator, a functional argument), which leave from the container
+//! call's own site (RTA's edge from that site enters the JDK method that
+//! would make them); no I/O.
 
 #![cfg_attr(
     not(test),

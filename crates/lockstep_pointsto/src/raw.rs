@@ -54,6 +54,7 @@ pub(crate) struct RawResult {
     pub iterations: u64,
     pub budget_fallbacks: u64,
     pub shared_pipeline_calls: u64,
+    pub modelled_calls: u64,
     pub budget_cut: Option<crate::result::BudgetCut>,
     pub copy_edges: usize,
     pub templates_built: usize,

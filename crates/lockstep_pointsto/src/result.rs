@@ -280,6 +280,9 @@ pub struct Stats {
     /// made past the bounds, run in the one over-budget copy rather than
     /// a copy per calling method.
     pub shared_pipeline_calls: u64,
+    /// Container calls (per call site, context and receiver object) whose
+    /// effect the container models gave ([`Config::container_models`]).
+    pub modelled_calls: u64,
     /// What the time budget ([`Config::budget`]) cut, if anything.
     pub budget_cut: Option<BudgetCut>,
     /// Method bodies turned into constraints.
@@ -450,6 +453,7 @@ impl PointsToResult {
             iterations: raw.iterations,
             budget_fallbacks: raw.budget_fallbacks,
             shared_pipeline_calls: raw.shared_pipeline_calls,
+            modelled_calls: raw.modelled_calls,
             budget_cut: raw.budget_cut,
             methods_translated: raw.templates_built,
             set_bytes: 0,
@@ -687,7 +691,9 @@ impl PointsToResult {
 
     fn var_ptr(&self, mc: MCtxId, m: MethodId, v: VarId) -> Option<PtrId> {
         let slot = *self.var_slots.get(&m)?.get(v.index())?;
-        (slot != NO_SLOT).then(|| self.mctx_base[mc.index()] + slot)
+        // Modelled method contexts have no slots.
+        let base = *self.mctx_base.get(mc.index())?;
+        (slot != NO_SLOT && base != PtrId::UNSET).then(|| base + slot)
     }
 
     /// What variable `v` of `m` may point to in any context.

@@ -59,6 +59,9 @@ use crate::raw::{PtrKind, RawResult, RawThreadStart};
 use crate::result::BudgetCut;
 use crate::rules::{heap_context, receiver_context, Rules};
 
+#[path = "content.rs"]
+mod content;
+
 const NO_FILTER: u32 = u32::MAX;
 /// "Not looked up yet" in [`Solver::owner_filter`].
 const FILTER_UNSET: u32 = u32::MAX - 1;
@@ -88,6 +91,10 @@ enum Use {
     StoreInternal(FieldId, PtrId),
     /// The receiver of a lambda's implementation ([`Solver::lambda_recvs`]).
     LambdaRecv(u32),
+    /// The receiver of a call a container model makes (`content`).
+    ModelCall(u32),
+    /// A container whose contents a container model copies (`content`).
+    Copy(u32),
 }
 
 /// A call site of a method running in one context.
@@ -236,6 +243,8 @@ pub(crate) struct Solver<'p> {
     initialized: FxHashSet<ClassId>,
     class_inits: Vec<MethodId>,
     iterations: u64,
+    /// The container models' state ([`Config::container_models`]).
+    content: content::Content,
 }
 
 impl<'p> Solver<'p> {
@@ -292,6 +301,7 @@ impl<'p> Solver<'p> {
             initialized: FxHashSet::default(),
             class_inits: Vec::new(),
             iterations: 0,
+            content: content::Content::default(),
         }
     }
 
@@ -461,6 +471,20 @@ impl<'p> Solver<'p> {
         self.mctx_tpl.push(None);
         self.materialized.push(false);
         self.reach_queue.push_back(mc);
+        mc
+    }
+
+    /// The method context `(m, c)` of a JDK method a container model
+    /// stands for: a call graph node without template, slots or facts,
+    /// never queued for them.
+    fn modelled_mctx(&mut self, m: MethodId, c: CtxId) -> MCtxId {
+        if let Some(mc) = self.mctxs.get(&(m, c)) {
+            return mc;
+        }
+        let (mc, _) = self.mctxs.intern((m, c));
+        self.mctx_base.push(PtrId::UNSET);
+        self.mctx_tpl.push(None);
+        self.materialized.push(true);
         mc
     }
 
@@ -792,6 +816,8 @@ impl<'p> Solver<'p> {
             Use::Call(ci) => self.call_on(ci, o),
             Use::Launch(ci, li) => self.launch_on(ci, li, o),
             Use::LambdaRecv(lr) => self.lambda_recv_on(lr, o),
+            Use::ModelCall(id) => self.model_call_on(id, o),
+            Use::Copy(id) => self.copy_on(id, o),
         }
     }
 
@@ -1109,6 +1135,7 @@ impl<'p> Solver<'p> {
             Target::Virtual { sig, .. } => Callee::Virtual(*sig),
             Target::Unresolved => return,
         };
+        let models = self.r.cfg.container_models;
         let callee = match how {
             Callee::Direct(t) => t,
             Callee::Virtual(sig) => {
@@ -1117,14 +1144,27 @@ impl<'p> Solver<'p> {
                     self.call_on_lambda(ci, o, &lf);
                     return;
                 }
+                if models {
+                    if let Some(kind) = self.cursor_kind(o) {
+                        self.call_on_cursor(ci, o, kind);
+                        return;
+                    }
+                }
                 match self.r.dispatch(ty, sig) {
                     Some(t) => t,
                     None => return,
                 }
             }
         };
-        let ctx = self.callee_ctx(callee, o);
         let site = self.calls[ci as usize].site;
+        if models {
+            let inst = &self.calls[ci as usize];
+            let (args, result) = (inst.args.clone(), inst.result);
+            if self.model_call(site, o, callee, &args, result) {
+                return;
+            }
+        }
+        let ctx = self.callee_ctx(callee, o);
         let (ctx, bounded) = self.call_context(site, callee, ctx, Some(o));
         let mc = self.mctx_bounded(callee, ctx, bounded);
         let new_edge = self.call_edge_is_new(ci, mc);
@@ -1169,6 +1209,17 @@ impl<'p> Solver<'p> {
         let (name, desc) = (name.clone(), desc.clone());
         let (site, recv, args, result) = (inst.site, inst.recv, inst.args.to_vec(), inst.result);
         self.lambda_invoke(site, l, lf, &name, &desc, recv, args, result);
+    }
+
+    /// A virtual call site gets a container model's cursor `c` as its receiver.
+    fn call_on_cursor(&mut self, ci: u32, c: ObjId, kind: lockstep_models::CursorKind) {
+        let inst = &self.calls[ci as usize];
+        let Target::Virtual { name, .. } = &inst.tpl.calls[inst.index as usize].target else {
+            return;
+        };
+        let name = name.clone();
+        let (site, args, result) = (inst.site, inst.args.clone(), inst.result);
+        self.cursor_call(site, c, kind, &name, &args, result);
     }
 
     /// A modelled thread start gets task object `o`.
@@ -1331,6 +1382,9 @@ impl<'p> Solver<'p> {
                 if !self.r.receiver_ok(ty, class) {
                     return;
                 }
+                if self.r.cfg.container_models && self.model_call(site, r, t, &args, result) {
+                    return;
+                }
                 let ctx = self.callee_ctx(t, r);
                 self.connect(site, t, ctx, Some(r), None, &args, result, via);
             }
@@ -1344,9 +1398,17 @@ impl<'p> Solver<'p> {
                 if !self.r.receiver_ok(ty, class) {
                     return;
                 }
+                let models = self.r.cfg.container_models;
                 if let Some(lf) = self.r.lambda_of_type(ty).cloned() {
                     self.lambda_invoke(site, r, &lf, &name, &desc, None, args, result);
+                } else if let Some(kind) = self.cursor_kind(r).filter(|_| models) {
+                    // A method reference on a container model's cursor.
+                    self.cursor_call(site, r, kind, &name, &args, result);
                 } else if let Some(t) = self.r.dispatch(ty, sig) {
+                    // A method reference on a modelled container (`list::add`).
+                    if models && self.model_call(site, r, t, &args, result) {
+                        return;
+                    }
                     let ctx = self.callee_ctx(t, r);
                     self.connect(site, t, ctx, Some(r), None, &args, result, via);
                 }
@@ -1719,6 +1781,7 @@ impl<'p> Solver<'p> {
             cut_fallbacks,
             stopped_with,
             succ,
+            content,
             ..
         } = self;
         let budget_cut = (contexts_cut || stopped_with.is_some()).then_some(BudgetCut {
@@ -1753,6 +1816,7 @@ impl<'p> Solver<'p> {
             iterations,
             budget_fallbacks,
             shared_pipeline_calls,
+            modelled_calls: content.modelled_calls,
             budget_cut,
             copy_edges: succ.iter().map(Vec::len).sum(),
             templates_built,

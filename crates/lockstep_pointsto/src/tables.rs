@@ -115,7 +115,8 @@ impl Tables {
             | SiteKey::Main(t)
             | SiteKey::Exception(t)
             | SiteKey::Library(t)
-            | SiteKey::External { ty: t, .. } => t.clone(),
+            | SiteKey::External { ty: t, .. }
+            | SiteKey::ContainerPart { ty: t, .. } => t.clone(),
             other => Arc::from(other.constant_class().unwrap_or("java/lang/Object")),
         };
         let ty = self.types.named(p, &name);

@@ -921,3 +921,77 @@ fn constructors_run_per_object_past_the_bound() {
     assert!(merged[1].contains("Main$C"), "{merged:?}");
     assert_eq!(boxes_hold(&p, two_obj()), own);
 }
+
+const CONTENT: &str = include_str!("fixtures/content.java");
+
+/// The settings of the container-model tests: past the bound from the
+/// second context of every method, where the JDK containers' bytecode
+/// shares one copy of their storage.
+fn models(on: bool) -> Config {
+    Config {
+        container_models: on,
+        ..one_context_per_method()
+    }
+}
+
+/// With the container models each map, list and view holds its own
+/// contents whatever the bound: `m2.get(k)` gives `m2`'s values only, and
+/// entries, key sets, values, copies, arrays, `forEach` with a method
+/// reference and streams give what was put in.
+#[test]
+fn container_models_keep_contents_per_container() {
+    let p = program(CONTENT);
+    let main = method(&p, "Main", "main");
+    let r = solve(&p, false, models(true));
+    let of = |name: &str| app_types(&r, &r.var(main, var(&p, main, name)));
+    assert_eq!(of("got"), set(&["Main$Value"]));
+    assert_eq!(of("fromOther"), set(&["Main$Other"]));
+    assert_eq!(of("viaEntry"), set(&["Main$Value"]));
+    assert_eq!(of("viaKeys"), set(&["Main$Key"]));
+    assert_eq!(of("copied"), set(&["Main$Value"]));
+    assert_eq!(of("asList"), set(&["Main$Other"]));
+    assert_eq!(of("inArray"), set(&["Main$Value"]));
+    assert_eq!(of("streamed"), set(&["Main$Value"]));
+    assert!(r.stats().modelled_calls > 0);
+    assert!(r.stats().config.contains("container models"));
+}
+
+/// The models call the application back as the containers' bytecode
+/// does: keys' `hashCode`/`equals`, `compareTo` of a sorted set's
+/// elements, a `LinkedHashMap` subclass's `removeEldestEntry`.
+#[test]
+fn container_models_call_the_application_back() {
+    let p = program(CONTENT);
+    let r = solve(&p, false, models(true));
+    for (class, name) in [
+        ("Main$Key", "hashCode"),
+        ("Main$Key", "equals"),
+        ("Main$Ranked", "compareTo"),
+        ("Main$Bounded", "removeEldestEntry"),
+    ] {
+        let m = method(&p, class, name);
+        assert!(r.call_graph().is_reachable(m), "{class}.{name}");
+    }
+}
+
+/// Without the models the same program past the bound mixes the maps:
+/// the reason for them.
+#[test]
+fn without_container_models_maps_past_the_bound_share_their_storage() {
+    let p = program(CONTENT);
+    let main = method(&p, "Main", "main");
+    let r = solve(&p, false, models(false));
+    let from_other = app_types(&r, &r.var(main, var(&p, main, "fromOther")));
+    assert!(from_other.contains("Main$Value"), "{from_other:?}");
+}
+
+/// The models keep the result a pure function of its inputs. (The naive
+/// `reference` solver does not implement them: only the fast solver is
+/// checked, run twice.)
+#[test]
+fn container_models_are_deterministic() {
+    let p = program(CONTENT);
+    let a = solve(&p, false, models(true)).canonical();
+    let b = solve(&p, false, models(true)).canonical();
+    assert_eq!(a, b);
+}

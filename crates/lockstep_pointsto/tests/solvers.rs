@@ -189,11 +189,13 @@ fn check_subset_of_rta(p: &Program, entries: &EntryPoints) -> usize {
                         | SiteKey::Vm(_)
                         | SiteKey::Entry(_)
                         | SiteKey::External { .. }
-                        | SiteKey::Constant(_) => false,
+                        | SiteKey::Constant(_)
+                        | SiteKey::ContainerPart { .. } => false,
                         // Never objects.
-                        SiteKey::Main(_) | SiteKey::OverBudget | SiteKey::OverBudgetCaller(_) => {
-                            false
-                        }
+                        SiteKey::Main(_)
+                        | SiteKey::OverBudget
+                        | SiteKey::OverBudgetCaller(_)
+                        | SiteKey::Modelled => false,
                     };
                     !known_to_rta
                 })
