@@ -745,8 +745,7 @@ impl Analysis<'_> {
         self.assign_programs(&mut roots);
         self.mark_multi_starts(&mut roots);
         if !self.open {
-            let (listeners, calls) =
-                crate::event_thread::listener_roots(self.program, &self.graph);
+            let (listeners, calls) = crate::event_thread::listener_roots(self.program, &self.graph);
             roots.extend(listeners);
             self.listener_calls = calls;
         }

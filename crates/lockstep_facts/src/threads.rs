@@ -611,11 +611,11 @@ pub fn concurrent_roots(
     b: (&[u32], &[u32]),
 ) -> Option<(u32, u32)> {
     let ((a_roots, a_ordered), (b_roots, b_ordered)) = (a, b);
-    let one_serial_thread = |ra: u32, rb: u32| match (roots.get(ra as usize), roots.get(rb as usize))
-    {
-        (Some(x), Some(y)) => x.serial.is_some() && x.serial == y.serial,
-        _ => false,
-    };
+    let one_serial_thread =
+        |ra: u32, rb: u32| match (roots.get(ra as usize), roots.get(rb as usize)) {
+            (Some(x), Some(y)) => x.serial.is_some() && x.serial == y.serial,
+            _ => false,
+        };
     if open && (a_roots.is_empty() || b_roots.is_empty()) {
         let r = a_roots.first().copied().unwrap_or(0);
         return Some((r, b_roots.first().copied().unwrap_or(0)));
