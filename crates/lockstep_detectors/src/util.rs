@@ -5,7 +5,7 @@
 //! with JDK frames folded.
 
 use lockstep_facts::locks::{HeldLock, LockObject};
-use lockstep_facts::threads::{Graph, Root, RootKind};
+use lockstep_facts::threads::{Graph, Root, RootKind, SerialThread};
 use lockstep_ir::StmtId;
 use lockstep_models::LockMode;
 use lockstep_pointsto::{ObjectId, PointsToResult, SiteKey};
@@ -155,6 +155,11 @@ pub fn root_label(
         RootKind::Main => "the main thread".to_string(),
         // A library's entries are all entered together, so no one entry
         // method names this thread.
+        RootKind::Harness(_) if root.serial == Some(SerialThread::EventDispatch) => {
+            // Swing's rule: it calls GUI code on the one event thread.
+            return "any caller from outside the analysed code, on the event dispatch thread"
+                .to_string();
+        }
         RootKind::Harness(_) => "any caller from outside the analysed code".to_string(),
         RootKind::ThreadSafeApi(m) => {
             format!("any caller of @ThreadSafe {}", short_method(program, *m))

@@ -815,6 +815,19 @@ fn single_thread_executors() {
     check("single_thread_executors", CLOSED);
 }
 
+/// Issue 14, point 3 (Swing): `invokeLater`/`invokeAndWait` tasks run one
+/// after another on the event dispatch thread, after what the poster did
+/// before the call (and `invokeAndWait`'s before what follows it); the
+/// harness calls GUI models and listener methods on that thread. Each
+/// silent shape has its twin reported: a worker writing what an
+/// event-thread task reads, a task beside a plain thread, main writing
+/// after `invokeLater`, a model changed by its own background thread, a
+/// public method of a listener class that is not a listener method.
+#[test]
+fn event_thread() {
+    check("event_thread", CLOSED);
+}
+
 /// Issue 14: a thread started in a helper the constructor calls last is
 /// ordered after what the constructor did before the call (jgroups'
 /// `TotalOrder`: the canvas is built, then `startReceiver()`); what it

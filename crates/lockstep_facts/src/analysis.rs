@@ -172,6 +172,10 @@ pub struct Analysis<'a> {
     path_fields: FieldTable,
     /// Methods whose rest runs once per receiver after a flag-under-lock gate.
     pub(crate) gates: crate::once_gate::Gates,
+    /// Calls from JDK code into GUI listener methods, sorted `(caller,
+    /// callee)` nodes: the event thread makes them, not the thread that
+    /// reaches the JDK code ([`crate::event_thread::listener_roots`]).
+    pub(crate) listener_calls: Vec<(u32, u32)>,
 }
 
 /// `pkg.Cls.name` for a target.
@@ -204,6 +208,7 @@ impl<'a> Analysis<'a> {
             site_locks: FxHashMap::default(),
             path_fields: FieldTable::default(),
             gates: Default::default(),
+            listener_calls: Vec::new(),
         }
     }
 
@@ -495,7 +500,10 @@ impl<'a> Analysis<'a> {
                     multi: true,
                     programs: None,
                     alternative: None,
-                    serial: None,
+                    // An open program's entries share one root: none is serial.
+                    serial: (!self.open)
+                        .then(|| crate::event_thread::harness_serial(self.program, m))
+                        .flatten(),
                 });
             }
         }
@@ -736,6 +744,11 @@ impl Analysis<'_> {
         let mut roots = self.roots();
         self.assign_programs(&mut roots);
         self.mark_multi_starts(&mut roots);
+        if !self.open {
+            let (listeners, calls) = crate::event_thread::listener_roots(self.program, &self.graph);
+            roots.extend(listeners);
+            self.listener_calls = calls;
+        }
         clock.lap("threads");
         roots
     }
@@ -746,10 +759,16 @@ impl Analysis<'_> {
     /// racing pairs are left empty.
     pub fn run_locks_only(mut self) -> RaceFacts {
         let mut clock = StepClock::start();
-        let roots = self.thread_roots(&mut clock);
+        let mut roots = self.thread_roots(&mut clock);
         let entry = self.entry_locks(&roots);
         clock.lap("entry locks");
-        let reach = self.reach_roots(&roots);
+        let mut reach = self.reach_roots(&roots);
+        crate::event_thread::harness_on_event_thread(
+            self.program,
+            &self.graph,
+            &mut roots,
+            &mut reach,
+        );
         let orderings = self.orderings(&roots, &reach);
         clock.lap("reach/ordering");
         RaceFacts {
@@ -772,11 +791,17 @@ impl Analysis<'_> {
     /// pairs and exempt accesses are recorded with their verdicts.
     pub fn run(mut self, explain: Option<&str>) -> RaceFacts {
         let mut clock = StepClock::start();
-        let roots = self.thread_roots(&mut clock);
+        let mut roots = self.thread_roots(&mut clock);
         let entry = self.entry_locks(&roots);
         self.entry_params = self.entry_param_locks(&roots);
         clock.lap("entry locks");
-        let reach = self.reach_roots(&roots);
+        let mut reach = self.reach_roots(&roots);
+        crate::event_thread::harness_on_event_thread(
+            self.program,
+            &self.graph,
+            &mut roots,
+            &mut reach,
+        );
         let orderings = self.orderings(&roots, &reach);
         clock.lap("reach/ordering");
         let escape = self.escaped();

@@ -7,6 +7,8 @@
 //!   `@ThreadSafe` APIs), which roots run more than once; `thread_targets`
 //!   (a plain `Thread` runs the `Runnable` it was made with) and
 //!   `one_alive` (a thread restarted only when the old one has ended);
+//!   `event_thread`: the harness entries Swing's rule puts on the event
+//!   dispatch thread (GUI classes and listener methods);
 //! - `happens_before`: the statements of a starting method ordered with
 //!   the task it starts (before the launch, after a wait for its end);
 //!   `start_descendants`: and the threads only that task starts;
@@ -60,6 +62,7 @@ mod block_solver;
 mod buckets;
 mod caller_locks;
 mod escape;
+mod event_thread;
 mod fresh;
 mod happens_before;
 pub mod harness_gates;

@@ -131,7 +131,7 @@ impl Analysis<'_> {
         // per node, the roots by (depth, index).
         let entries: Vec<&[u32]> = roots.iter().map(|r| r.entries.as_slice()).collect();
         let groups = root_groups(entries.len(), self.program.parallelism());
-        let successors = self.graph.successors();
+        let successors = self.graph.successors_without(&self.listener_calls);
         if groups.len() <= 1 {
             return nearest_first(&successors, &entries, self.graph.len());
         }

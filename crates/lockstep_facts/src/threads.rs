@@ -117,12 +117,19 @@ impl Graph {
     /// Each node's distinct callees, packed (what searches that ignore
     /// call sites follow).
     pub fn successors(&self) -> Successors {
+        self.successors_without(&[])
+    }
+
+    /// [`Self::successors`] without the edges `cut` lists (sorted
+    /// `(caller, callee)` pairs).
+    pub fn successors_without(&self, cut: &[(u32, u32)]) -> Successors {
         let mut offsets = Vec::with_capacity(self.nodes.len() + 1);
         let mut targets = Vec::new();
         offsets.push(0);
-        for list in &self.callees {
+        for (n, list) in self.callees.iter().enumerate() {
             let start = targets.len();
-            targets.extend(list.iter().map(|&(_, c)| c));
+            let kept = |c: u32| cut.is_empty() || cut.binary_search(&(n as u32, c)).is_err();
+            targets.extend(list.iter().map(|&(_, c)| c).filter(|&c| kept(c)));
             targets[start..].sort_unstable();
             let mut unique = start;
             for i in start..targets.len() {
@@ -594,7 +601,9 @@ pub fn periodic(start: &ThreadStart) -> bool {
 /// each given by the roots reaching it (nearest first) and the thread
 /// starts it is ordered with (before start / after join): two roots of
 /// one program not ordered by start/join, or one that runs more than
-/// once. In open programs every entry may run beside every other.
+/// once. In open programs every entry may run beside every other, except
+/// two that run on one serial thread (the harness's entries into GUI code
+/// and the tasks handed to the event dispatch thread).
 pub fn concurrent_roots(
     open: bool,
     roots: &[Root],
@@ -602,7 +611,12 @@ pub fn concurrent_roots(
     b: (&[u32], &[u32]),
 ) -> Option<(u32, u32)> {
     let ((a_roots, a_ordered), (b_roots, b_ordered)) = (a, b);
-    if open {
+    let one_serial_thread =
+        |ra: u32, rb: u32| match (roots.get(ra as usize), roots.get(rb as usize)) {
+            (Some(x), Some(y)) => x.serial.is_some() && x.serial == y.serial,
+            _ => false,
+        };
+    if open && (a_roots.is_empty() || b_roots.is_empty()) {
         let r = a_roots.first().copied().unwrap_or(0);
         return Some((r, b_roots.first().copied().unwrap_or(0)));
     }
@@ -610,12 +624,15 @@ pub fn concurrent_roots(
         return None;
     }
     let concurrent = |ra: u32, rb: u32| {
+        if one_serial_thread(ra, rb) {
+            return false;
+        }
+        if open {
+            return true;
+        }
         let (Some(x), Some(y)) = (roots.get(ra as usize), roots.get(rb as usize)) else {
             return false;
         };
-        if x.serial.is_some() && x.serial == y.serial {
-            return false;
-        }
         if ra == rb {
             return x.multi;
         }

@@ -286,7 +286,8 @@ fn ordering_calls(plan: &mut CallPlan, owner: &str, name: &str, desc: &str) {
         }
         QueuePut => plan.pre.push(CallEvent::Release(SyncKind::Queue)),
         QueueTake => plan.post.push(CallEvent::Acquire(SyncKind::Queue)),
-        Shutdown => {}
+        // The run-time checkers do not model the event dispatch thread.
+        Shutdown | InvokeAndWaitCompleted => {}
     }
 }
 

@@ -87,7 +87,7 @@ pub fn handoff(effect: OrderingEffect) -> HandOff {
         },
         AwaitTermination => h(Acquire, Executor),
         Shutdown => h(Neither, Executor),
-        InvokeAllCompleted => h(Acquire, OwnTasks),
+        InvokeAllCompleted | InvokeAndWaitCompleted => h(Acquire, OwnTasks),
         LatchCountDown | PhaserArrive => h(Release, Latch),
         LatchAwait => h(Acquire, Latch),
         BarrierAwait => h(Both, Latch),
@@ -151,6 +151,15 @@ mod tests {
         assert_eq!(wait, Some(h(Side::Acquire, Subject::Monitor)));
         assert_eq!(notify, Some(h(Side::Release, Subject::Monitor)));
         assert!(lock.is_some() && lock.and_then(monitor_handoff).is_none());
+    }
+
+    /// `invokeAndWait` returns after its own task ran, like `invokeAll`.
+    #[test]
+    fn invoke_and_wait_waits_for_its_own_task() {
+        for class in ["javax/swing/SwingUtilities", "java/awt/EventQueue"] {
+            let e = ordering_effect(class, "invokeAndWait", "(Ljava/lang/Runnable;)V");
+            assert_eq!(e.map(handoff), Some(h(Side::Acquire, Subject::OwnTasks)));
+        }
     }
 
     #[test]

@@ -8,7 +8,8 @@
 //! non-thread-safe container ([`containers`]), which results are views of
 //! or iterators over a thread-safe one ([`views`]), and which calls hint at thread
 //! confinement ([`confinement`]), which values a thread owns or cannot go
-//! stale ([`ownership`]), what natives and intrinsics do to the
+//! stale ([`ownership`]), which application code Swing's threading rule
+//! puts on the event dispatch thread ([`gui`]), what natives and intrinsics do to the
 //! heap for the points-to analysis ([`heap`]), and which JDK classes the
 //! analyses summarise instead of entering ([`boundary`]). Keeping all of this in one crate of static
 //! tables means a detector never hard-codes a JDK name, and a missing model
@@ -38,6 +39,8 @@ pub mod callbacks;
 pub mod confinement;
 pub mod containers;
 pub mod content;
+
+pub mod gui;
 pub mod handoff;
 pub mod heap;
 pub mod hierarchy;

@@ -6,7 +6,8 @@
 //! `ExecutorService.awaitTermination` (ordering only when it returns true),
 //! `shutdown`/`shutdownNow`/`close` (no ordering by themselves: listed so an
 //! analysis does not mistake them for a join), `invokeAll` (returns after
-//! every task is done), `CountDownLatch`, `CyclicBarrier`, `Phaser`,
+//! every task is done), `invokeAndWait` (returns after its task ran on the
+//! event dispatch thread), `CountDownLatch`, `CyclicBarrier`, `Phaser`,
 //! `Semaphore`, `Exchanger`, blocking-queue hand-off (`put`/`take`).
 //!
 //! Not modelled: `LockSupport.park/unpark`, `Object.wait/notify` (see
@@ -33,6 +34,9 @@ pub enum OrderingEffect {
     Shutdown,
     /// `ExecutorService.invokeAll`: every task of the argument has completed on return.
     InvokeAllCompleted,
+    /// `SwingUtilities.invokeAndWait`, `EventQueue.invokeAndWait`: the task
+    /// the call hands to the event dispatch thread has run on return.
+    InvokeAndWaitCompleted,
     /// `CountDownLatch.countDown` (release side).
     LatchCountDown,
     /// `CountDownLatch.await` (acquire side; timed form: only if it returned `true`).
@@ -96,6 +100,8 @@ static MODELS: &[OrderingModel] = &[
     o(ES, "shutdown", Shutdown),
     o(ES, "shutdownNow", Shutdown),
     o(ES, "invokeAll", InvokeAllCompleted),
+    o("javax/swing/SwingUtilities", "invokeAndWait", InvokeAndWaitCompleted),
+    o("java/awt/EventQueue", "invokeAndWait", InvokeAndWaitCompleted),
     o("java/util/concurrent/CountDownLatch", "countDown", LatchCountDown),
     o("java/util/concurrent/CountDownLatch", "await", LatchAwait),
     o("java/util/concurrent/CyclicBarrier", "await", BarrierAwait),
