@@ -39,7 +39,6 @@ pub mod callbacks;
 pub mod confinement;
 pub mod containers;
 pub mod content;
-
 pub mod gui;
 pub mod handoff;
 pub mod heap;
