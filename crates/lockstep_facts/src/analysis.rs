@@ -753,6 +753,15 @@ impl Analysis<'_> {
         roots
     }
 
+    /// What each root reaches, after the assumed caller's GUI entries and
+    /// the JDK's listener calls are moved onto the event dispatch thread
+    /// (which changes both the roots and what they reach).
+    fn reach_with_event_thread(&self, roots: &mut Vec<Root>) -> Vec<Vec<u32>> {
+        let mut reach = self.reach_roots(roots);
+        crate::event_thread::harness_on_event_thread(self.program, &self.graph, roots, &mut reach);
+        reach
+    }
+
     /// The steps the lock rules read (`deadlock`, `wait-notify`,
     /// `blocking-under-lock`): thread roots, the context call graph, entry
     /// locks and start orderings. Escape, ownership, access buckets and
@@ -762,13 +771,7 @@ impl Analysis<'_> {
         let mut roots = self.thread_roots(&mut clock);
         let entry = self.entry_locks(&roots);
         clock.lap("entry locks");
-        let mut reach = self.reach_roots(&roots);
-        crate::event_thread::harness_on_event_thread(
-            self.program,
-            &self.graph,
-            &mut roots,
-            &mut reach,
-        );
+        let reach = self.reach_with_event_thread(&mut roots);
         let orderings = self.orderings(&roots, &reach);
         clock.lap("reach/ordering");
         RaceFacts {
@@ -795,13 +798,7 @@ impl Analysis<'_> {
         let entry = self.entry_locks(&roots);
         self.entry_params = self.entry_param_locks(&roots);
         clock.lap("entry locks");
-        let mut reach = self.reach_roots(&roots);
-        crate::event_thread::harness_on_event_thread(
-            self.program,
-            &self.graph,
-            &mut roots,
-            &mut reach,
-        );
+        let reach = self.reach_with_event_thread(&mut roots);
         let orderings = self.orderings(&roots, &reach);
         clock.lap("reach/ordering");
         let escape = self.escaped();
