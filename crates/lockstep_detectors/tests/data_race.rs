@@ -1083,6 +1083,22 @@ fn clone_copy_shared() {
     check("clone_copy_shared", CLOSED);
 }
 
+/// Issue 14, cause 4 (session 19): the copy a JDK `clone()` returns is
+/// owned by the call that made it, like a `new`; the sessions fill their
+/// copies and then publish them to a reader thread: silent (reported on
+/// main at 4e95249). The static control races.
+#[test]
+fn clone_owned() {
+    check("clone_owned", CLOSED);
+}
+
+/// Twin of `clone_owned`: copies published before they are written race
+/// with the reader.
+#[test]
+fn clone_owned_shared() {
+    check("clone_owned_shared", CLOSED);
+}
+
 /// Issue 14, cause 4: boxes built past the bound on contexts per method;
 /// each session's box holds only its own item (constructors run in their
 /// receiver's context past the bound). Reported on main at c1f49a6.

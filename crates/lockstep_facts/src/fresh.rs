@@ -10,7 +10,7 @@
 //!
 //! A variable is *fresh* when it holds an object this call made (`new`,
 //! a copy or cast of a fresh variable, the result of reflective
-//! instantiation) or the receiver a deserializer made and hands to its
+//! instantiation or of a JDK `clone()`) or the receiver a deserializer made and hands to its
 //! `readExternal`/`readObject` hook, and since then the object was not
 //! stored into another object nor handed to application code (where it
 //! could end up inside an object some callee publishes by a path the
@@ -126,6 +126,19 @@ pub(crate) fn makes_fresh_object(class: &str, name: &str) -> bool {
     name == "newInstance" && matches!(class, "java/lang/Class" | "java/lang/reflect/Constructor")
 }
 
+/// A JDK `clone()` (`Object.clone` through `super.clone()`, an array's
+/// `clone()`, a JDK class's copy such as `BitSet.clone`): its result is a
+/// new object, a copy the caller alone holds, whatever the original is
+/// (h2's `ConnectionInfo.clone` fills the fields of its copy; its
+/// `TransactionStore` sets bits in a copy of the shared bit set before it
+/// publishes the copy by compare-and-set). The copy's fields hold the
+/// original's values; reading them stays under the published-anywhere
+/// backstop like any field read. An application override is judged by
+/// its own summary instead (its callers see whether it returns fresh).
+pub(crate) fn is_jdk_copy(name: &str, descriptor: &str) -> bool {
+    name == "clone" && descriptor.starts_with("()L")
+}
+
 /// A deserialization hook: the method the JDK's `ObjectInputStream` calls
 /// on an object it has just made (`Externalizable.readExternal`, a
 /// `Serializable` class's private `readObject`), to fill it.
@@ -168,5 +181,9 @@ mod tests {
         ));
         assert!(makes_fresh_object("java/lang/Class", "newInstance"));
         assert!(!makes_fresh_object("java/lang/Class", "forName"));
+        assert!(is_jdk_copy("clone", "()Ljava/lang/Object;"));
+        assert!(is_jdk_copy("clone", "()Ljava/util/BitSet;"));
+        assert!(!is_jdk_copy("clone", "(I)Ljava/lang/Object;"));
+        assert!(!is_jdk_copy("copyOf", "()Ljava/lang/Object;"));
     }
 }
