@@ -10,7 +10,7 @@
 //!
 //! A variable is *fresh* when it holds an object this call made (`new`,
 //! a copy or cast of a fresh variable, the result of reflective
-//! instantiation or of a JDK `clone()`) or the receiver a deserializer made and hands to its
+//! instantiation or of a JDK copy, `clone()` or `Arrays.copyOf`) or the receiver a deserializer made and hands to its
 //! `readExternal`/`readObject` hook, and since then the object was not
 //! stored into another object nor handed to application code (where it
 //! could end up inside an object some callee publishes by a path the
@@ -126,17 +126,22 @@ pub(crate) fn makes_fresh_object(class: &str, name: &str) -> bool {
     name == "newInstance" && matches!(class, "java/lang/Class" | "java/lang/reflect/Constructor")
 }
 
-/// A JDK `clone()` (`Object.clone` through `super.clone()`, an array's
-/// `clone()`, a JDK class's copy such as `BitSet.clone`): its result is a
-/// new object, a copy the caller alone holds, whatever the original is
-/// (h2's `ConnectionInfo.clone` fills the fields of its copy; its
-/// `TransactionStore` sets bits in a copy of the shared bit set before it
-/// publishes the copy by compare-and-set). The copy's fields hold the
-/// original's values; reading them stays under the published-anywhere
-/// backstop like any field read. An application override is judged by
-/// its own summary instead (its callers see whether it returns fresh).
-pub(crate) fn is_jdk_copy(name: &str, descriptor: &str) -> bool {
-    name == "clone" && descriptor.starts_with("()L")
+/// A JDK copy: `clone()` (`Object.clone` through `super.clone()`, an
+/// array's `clone()`, a JDK class's copy such as `BitSet.clone`) or
+/// `Arrays.copyOf`/`copyOfRange`. Its result is a new object that only
+/// the caller holds, whatever the original is (h2's `ConnectionInfo.clone`
+/// fills the fields of its copy; its `TransactionStore` sets bits in a
+/// copy of the shared bit set before it publishes the copy by
+/// compare-and-set). The copy holds the original's field values or
+/// elements; reading them stays under the published-anywhere backstop like
+/// any read. An application override of `clone()` is judged by its own
+/// summary instead (its callers see whether it returns fresh).
+pub(crate) fn is_jdk_copy(class: &str, name: &str, descriptor: &str) -> bool {
+    match name {
+        "clone" => descriptor.starts_with("()L"),
+        "copyOf" | "copyOfRange" => class == "java/util/Arrays",
+        _ => false,
+    }
 }
 
 /// A deserialization hook: the method the JDK's `ObjectInputStream` calls
@@ -181,9 +186,14 @@ mod tests {
         ));
         assert!(makes_fresh_object("java/lang/Class", "newInstance"));
         assert!(!makes_fresh_object("java/lang/Class", "forName"));
-        assert!(is_jdk_copy("clone", "()Ljava/lang/Object;"));
-        assert!(is_jdk_copy("clone", "()Ljava/util/BitSet;"));
-        assert!(!is_jdk_copy("clone", "(I)Ljava/lang/Object;"));
-        assert!(!is_jdk_copy("copyOf", "()Ljava/lang/Object;"));
+        assert!(is_jdk_copy("[I", "clone", "()Ljava/lang/Object;"));
+        assert!(is_jdk_copy("java/util/BitSet", "clone", "()Ljava/lang/Object;"));
+        assert!(!is_jdk_copy("java/util/BitSet", "clone", "(I)Ljava/lang/Object;"));
+        assert!(is_jdk_copy(
+            "java/util/Arrays",
+            "copyOf",
+            "([Ljava/lang/Object;I)[Ljava/lang/Object;"
+        ));
+        assert!(!is_jdk_copy("java/util/List", "copyOf", "(Ljava/util/Collection;)Ljava/util/List;"));
     }
 }

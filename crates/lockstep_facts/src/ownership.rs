@@ -15,8 +15,9 @@
 //! must-analysis over the CFG says which variables are owned before each
 //! statement:
 //! - a `new` (object or array) is owned, and so is the copy a JDK
-//!   `clone()` returns (`super.clone()`, an array's `clone()`: a new
-//!   object only the caller holds); copies and casts keep ownership;
+//!   `clone()` or `Arrays.copyOf` returns (`super.clone()`, an array's
+//!   `clone()`: a new object only the caller holds); copies and casts
+//!   keep ownership;
 //! - a field, element or container read of an owned object is owned when
 //!   that object's slot only ever received owned values while its holder
 //!   was owned (an owned container holds owned objects: a per-call
@@ -1453,7 +1454,7 @@ impl NodeWalk<'_, '_> {
             to_publish.extend(publish);
             made_fresh = app.is_empty()
                 && (fresh::makes_fresh_object(&call.method.class, &call.method.name)
-                    || fresh::is_jdk_copy(&call.method.name, &call.method.descriptor));
+                    || fresh::is_jdk_copy(&call.method.class, &call.method.name, &call.method.descriptor));
         }
         self.unfresh_operands(state, call, &app, &by_name, library);
         to_publish.sort_unstable();
@@ -1576,7 +1577,7 @@ impl NodeWalk<'_, '_> {
         }
         // A copy keeps no reference to its original (it holds the
         // original's field values, which points-to gives it).
-        if keeps_nothing(class, name) || fresh::is_jdk_copy(name, &call.method.descriptor) {
+        if keeps_nothing(class, name) || fresh::is_jdk_copy(class, name, &call.method.descriptor) {
             return (false, Vec::new());
         }
         if let Some(r) = recv {
