@@ -187,13 +187,25 @@ mod tests {
         assert!(makes_fresh_object("java/lang/Class", "newInstance"));
         assert!(!makes_fresh_object("java/lang/Class", "forName"));
         assert!(is_jdk_copy("[I", "clone", "()Ljava/lang/Object;"));
-        assert!(is_jdk_copy("java/util/BitSet", "clone", "()Ljava/lang/Object;"));
-        assert!(!is_jdk_copy("java/util/BitSet", "clone", "(I)Ljava/lang/Object;"));
+        assert!(is_jdk_copy(
+            "java/util/BitSet",
+            "clone",
+            "()Ljava/lang/Object;"
+        ));
+        assert!(!is_jdk_copy(
+            "java/util/BitSet",
+            "clone",
+            "(I)Ljava/lang/Object;"
+        ));
         assert!(is_jdk_copy(
             "java/util/Arrays",
             "copyOf",
             "([Ljava/lang/Object;I)[Ljava/lang/Object;"
         ));
-        assert!(!is_jdk_copy("java/util/List", "copyOf", "(Ljava/util/Collection;)Ljava/util/List;"));
+        assert!(!is_jdk_copy(
+            "java/util/List",
+            "copyOf",
+            "(Ljava/util/Collection;)Ljava/util/List;"
+        ));
     }
 }

@@ -1454,7 +1454,11 @@ impl NodeWalk<'_, '_> {
             to_publish.extend(publish);
             made_fresh = app.is_empty()
                 && (fresh::makes_fresh_object(&call.method.class, &call.method.name)
-                    || fresh::is_jdk_copy(&call.method.class, &call.method.name, &call.method.descriptor));
+                    || fresh::is_jdk_copy(
+                        &call.method.class,
+                        &call.method.name,
+                        &call.method.descriptor,
+                    ));
         }
         self.unfresh_operands(state, call, &app, &by_name, library);
         to_publish.sort_unstable();
