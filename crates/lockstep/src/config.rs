@@ -196,9 +196,8 @@ mod tests {
         use clap::Parser;
         let args_of = |flags: &[&str], file: &str| -> CheckArgs {
             let argv = ["lockstep", "check", "x.jar"].iter().chain(flags);
-            let crate::args::Command::Check(mut a) = crate::args::Cli::try_parse_from(argv)
-                .unwrap()
-                .command
+            let crate::args::Command::Check(mut a) =
+                crate::args::Cli::try_parse_from(argv).unwrap().command
             else {
                 panic!("not check")
             };

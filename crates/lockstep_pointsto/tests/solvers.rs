@@ -260,7 +260,10 @@ fn is_modelled_container_method(p: &Program, m: lockstep_program::MethodId) -> b
 fn is_cursor_method(p: &Program, m: lockstep_program::MethodId) -> bool {
     matches!(
         &*p.class(p.method(m).class).name,
-        "java/util/Iterator" | "java/util/ListIterator" | "java/util/Map$Entry" | "java/util/Spliterator"
+        "java/util/Iterator"
+            | "java/util/ListIterator"
+            | "java/util/Map$Entry"
+            | "java/util/Spliterator"
     ) && p.method(m).is_abstract()
 }
 
