@@ -153,9 +153,12 @@ pub struct CheckArgs {
     /// Points-to sensitivity for data-race: `2obj` (default: 2-object-sensitive, 1-object heap) or `insensitive` (cheaper, less precise, for very large programs).
     #[arg(long, value_name = "MODE", default_value = "2obj")]
     pub points_to: PointsToMode,
-    /// Points-to: summarise the non-thread-safe JDK containers (HashMap, ArrayList, ...) as content models, one set of contents per container object, instead of analysing their bytecode.
-    #[arg(long)]
+    /// Points-to: summarise the non-thread-safe JDK containers (HashMap, ArrayList, ...) as content models, one set of contents per container object, instead of analysing their bytecode (the default; kept for scripts that pass it).
+    #[arg(long, overrides_with = "no_container_models")]
     pub container_models: bool,
+    /// Points-to: analyse the JDK containers' bytecode instead of their content models (the behaviour before session 19; storage past the context bound is shared by every container).
+    #[arg(long, overrides_with = "container_models")]
+    pub no_container_models: bool,
     /// Print nothing but the report (no summary on stderr, no progress).
     #[arg(long, short = 'q')]
     pub quiet: bool,

@@ -149,7 +149,7 @@ fn settings(args: &CheckArgs, rules: RuleSet) -> CheckSettings {
         rules,
         open: args.open,
         points_to: lockstep_pointsto::Config {
-            container_models: args.container_models,
+            container_models: !args.no_container_models,
             ..match args.points_to {
                 PointsToMode::TwoObject => lockstep_pointsto::Config::default(),
                 PointsToMode::Insensitive => lockstep_pointsto::Config::insensitive(),

@@ -35,6 +35,9 @@ pub struct Config {
     fail_on_problems: Option<bool>,
     /// `--min-confidence`: `high`, `medium` or `low`.
     min_confidence: Option<String>,
+    /// `false`: `--no-container-models` (points-to analyses the JDK
+    /// containers' bytecode instead of their content models).
+    container_models: Option<bool>,
     baseline: Option<PathBuf>,
     #[serde(default)]
     rules: Rules,
@@ -120,6 +123,10 @@ pub fn merge(args: &mut CheckArgs, config: Config, path: &Path) -> Result<(), St
     }
     args.open |= config.open.unwrap_or(false);
     args.fail_on_problems |= config.fail_on_problems.unwrap_or(false);
+    // Either flag on the command line wins over the file.
+    if !args.container_models && !args.no_container_models {
+        args.no_container_models = config.container_models == Some(false);
+    }
     if args.min_confidence.is_none() {
         if let Some(name) = &config.min_confidence {
             let min = name
@@ -180,6 +187,30 @@ mod tests {
             .message()
             .to_string();
         assert!(err.contains("unknown field `clas`"), "{err}");
+    }
+
+    /// `container-models = false` switches the models off unless a flag
+    /// says either way.
+    #[test]
+    fn container_models_key_yields_to_flags() {
+        use clap::Parser;
+        let args_of = |flags: &[&str], file: &str| -> CheckArgs {
+            let argv = ["lockstep", "check", "x.jar"].iter().chain(flags);
+            let crate::args::Command::Check(mut a) =
+                crate::args::Cli::try_parse_from(argv).unwrap().command
+            else {
+                panic!("not check")
+            };
+            let config: Config = toml::from_str(file).unwrap();
+            merge(&mut a, config, Path::new("lockstep.toml")).unwrap();
+            a
+        };
+        assert!(!args_of(&[], "").no_container_models);
+        assert!(args_of(&[], "container-models = false").no_container_models);
+        assert!(!args_of(&[], "container-models = true").no_container_models);
+        let forced = args_of(&["--container-models"], "container-models = false");
+        assert!(!forced.no_container_models);
+        assert!(args_of(&["--no-container-models"], "container-models = true").no_container_models);
     }
 
     #[test]

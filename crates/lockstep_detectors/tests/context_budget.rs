@@ -22,12 +22,15 @@ fn races(fixture: &CompiledFixture, points_to: lockstep_pointsto::Config) -> Vec
     run_with_points_to(fixture, &DataRace, RULES, points_to)
 }
 
-/// A bound of `max` method contexts, `library` of them at most for the JDK.
+/// A bound of `max` method contexts, `library` of them at most for the
+/// JDK, with the JDK containers' bytecode analysed (no content models:
+/// what spends the bound here is their methods' contexts).
 fn bounded(max: u32, library: Option<u32>) -> lockstep_pointsto::Config {
     lockstep_pointsto::Config {
         max_contexts_per_method: None,
         max_contexts: Some(max),
         max_library_contexts: library,
+        container_models: false,
         ..lockstep_pointsto::Config::default()
     }
 }
@@ -54,6 +57,20 @@ fn without_the_jdk_share_the_over_budget_context_merges_them() {
         "{}",
         dump(&findings)
     );
+}
+
+/// With the container content models (the default) the containers'
+/// methods spend no contexts: the same bound without the cap keeps the
+/// threads' objects apart.
+#[test]
+fn container_models_leave_the_bound_to_the_application() {
+    let fixture = compile_fixture(FIXTURE);
+    let config = lockstep_pointsto::Config {
+        container_models: true,
+        ..bounded(BOUND, None)
+    };
+    let findings = races(&fixture, config);
+    assert_expectations(&expectations_for(&fixture, RULES), &actual(&findings));
 }
 
 /// Within the default bound the fixture is small: no merging either way.

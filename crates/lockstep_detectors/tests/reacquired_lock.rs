@@ -283,9 +283,21 @@ fn library_witnesses_filtered() {
 /// `hashCode` inside `HashMap.get`) are reported; the same callback cannot
 /// lock an argument whose static type rules the class out; a thread start
 /// is not a call.
+///
+/// With the JDK container content models (the default) the key's lock in
+/// `HashMap.get` is a known false negative (the fixture's `known-fn`): the
+/// models call `hashCode`/`equals` back from the `get` call's own site,
+/// and the rule does not map the callback's receiver to the key. Without
+/// the models the finding and its path are as before.
 #[test]
 fn callbacks_through_the_library() {
-    let findings = check_default("callbacks");
+    check_default("callbacks");
+    let fixture = common::compile_fixture("reacquired_lock/callbacks");
+    let bytecode = lockstep_pointsto::Config {
+        container_models: false,
+        ..lockstep_pointsto::Config::default()
+    };
+    let findings = common::run_with_points_to(&fixture, &ReacquiredLock, SINGLE, bytecode);
     let f = finding_in(&findings, "twoLookups");
     assert_eq!(f.lock.as_deref(), Some("key"));
     let deepest = &f.related[2].location;

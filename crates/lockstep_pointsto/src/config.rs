@@ -121,7 +121,8 @@ pub struct Config {
     /// own whatever the context bounds, views and iterators are objects
     /// per container sharing them, and the calls back into application
     /// code (`hashCode`, `equals`, `compareTo`, comparators, functional
-    /// arguments) are made from the container call's site.
+    /// arguments) are made from the container call's site. On by default
+    /// since session 19 (BENCHMARKS.md, "JDK container models by default").
     pub container_models: bool,
 }
 
@@ -144,7 +145,7 @@ impl Default for Config {
             merge_exceptions: true,
             merge_library_objects: true,
             budget: None,
-            container_models: false,
+            container_models: true,
         }
     }
 }
@@ -164,7 +165,7 @@ impl Config {
             merge_exceptions: true,
             merge_library_objects: true,
             budget: None,
-            container_models: false,
+            container_models: true,
         }
     }
 
@@ -183,7 +184,7 @@ impl Config {
             merge_exceptions: true,
             merge_library_objects: true,
             budget: None,
-            container_models: false,
+            container_models: true,
         }
     }
 
@@ -225,8 +226,8 @@ impl Config {
         if k > 0 && !self.constructors_per_object {
             s.push_str(", constructors within the bounds");
         }
-        if self.container_models {
-            s.push_str(", container models");
+        if !self.container_models {
+            s.push_str(", no container models");
         }
         if !self.exceptions {
             s.push_str(", no exceptions");

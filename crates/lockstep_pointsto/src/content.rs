@@ -565,6 +565,23 @@ impl Solver<'_> {
         a
     }
 
+    /// The call graph's edge from `site`, a call of `name desc` declared on
+    /// `class` whose receiver is a cursor, to the JDK method it names
+    /// (`Iterator.next`, `Map$Entry.getValue`, ...): without it the call
+    /// would have no callee, and readers of the call graph would take the
+    /// value it returns for one the calling code made or read itself
+    /// (`lockstep_facts::instance_confined` looks for results of JDK
+    /// calls). Into the [`SiteKey::Modelled`] context, as for containers.
+    pub(super) fn cursor_edge(&mut self, site: Site, class: ClassId, name: &str, desc: &str) {
+        let p = self.r.p;
+        let named = std::iter::once(class)
+            .chain(p.supertypes(class).iter().copied())
+            .find_map(|k| p.class(k).declared_method(name, desc));
+        if let Some(m) = named {
+            self.modelled_edge(site, m);
+        }
+    }
+
     /// A call on cursor `c` (the model answers every one).
     pub(super) fn cursor_call(
         &mut self,

@@ -45,11 +45,13 @@
 //! the result is a pure function of program, entry points and
 //! configuration (one thread; worklists in first-seen order; parallel
 //! lowering only warms the body cache); the call edges are a subset of
-//! RTA's, except, with [`Config::container_models`], the container
-//! models' calls back into the program (a key's `hashCode`, a
+//! RTA's, except, with [`Config::container_models`] (the default), the
+//! container models' calls back into the program (a key's `hashCode`, a
 //! comparator, a functional argument), which leave from the container
 //! call's own site (RTA's edge from that site enters the JDK method that
-//! would make them); no I/O.
+//! would make them), and calls on the models' iterators and entries,
+//! whose edge goes to the interface method they name (`Iterator.next`;
+//! RTA's go to the JDK's iterator classes); no I/O.
 
 #![cfg_attr(
     not(test),

@@ -1214,11 +1214,15 @@ impl<'p> Solver<'p> {
     /// A virtual call site gets a container model's cursor `c` as its receiver.
     fn call_on_cursor(&mut self, ci: u32, c: ObjId, kind: lockstep_models::CursorKind) {
         let inst = &self.calls[ci as usize];
-        let Target::Virtual { name, .. } = &inst.tpl.calls[inst.index as usize].target else {
+        let Target::Virtual {
+            class, name, desc, ..
+        } = &inst.tpl.calls[inst.index as usize].target
+        else {
             return;
         };
-        let name = name.clone();
+        let (class, name, desc) = (*class, name.clone(), desc.clone());
         let (site, args, result) = (inst.site, inst.args.clone(), inst.result);
+        self.cursor_edge(site, class, &name, &desc);
         self.cursor_call(site, c, kind, &name, &args, result);
     }
 
@@ -1403,6 +1407,7 @@ impl<'p> Solver<'p> {
                     self.lambda_invoke(site, r, &lf, &name, &desc, None, args, result);
                 } else if let Some(kind) = self.cursor_kind(r).filter(|_| models) {
                     // A method reference on a container model's cursor.
+                    self.cursor_edge(site, class, &name, &desc);
                     self.cursor_call(site, r, kind, &name, &args, result);
                 } else if let Some(t) = self.r.dispatch(ty, sig) {
                     // A method reference on a modelled container (`list::add`).

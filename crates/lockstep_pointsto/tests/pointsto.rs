@@ -94,10 +94,19 @@ fn jdk_containers_keep_application_lists_apart() {
     let os = solve(&p, false, Config::default());
     assert_eq!(types(&os, &os.var(main, e1)), set(&["Main$Item"]));
     assert_eq!(types(&os, &os.var(main, e2)), set(&["Main$Other"]));
-    // Without contexts every list shares one element array (and so does the JDK).
-    let ci = solve(&p, false, Config::insensitive());
+    // Without contexts, analysing the lists' bytecode, every list shares
+    // one element array (and so does the JDK).
+    let bytecode = Config {
+        container_models: false,
+        ..Config::insensitive()
+    };
+    let ci = solve(&p, false, bytecode);
     let merged = types(&ci, &ci.var(main, e1));
     assert!(merged.contains("Main$Item") && merged.contains("Main$Other"));
+    // The content models (the default) keep each list's elements even then.
+    let cm = solve(&p, false, Config::insensitive());
+    assert_eq!(types(&cm, &cm.var(main, e1)), set(&["Main$Item"]));
+    assert_eq!(types(&cm, &cm.var(main, e2)), set(&["Main$Other"]));
 }
 
 const HEAP: &str = include_str!("fixtures/heap.java");
@@ -433,13 +442,16 @@ const BUDGET: &str = include_str!("fixtures/budget.java");
 /// methods, no per-method bound (the containers' sites stay apart).
 /// Constructors within the bounds: the printers' constructors count
 /// against the bound as the test's arithmetic expects (outside them, the
-/// bound of 16 is no longer spent before `show`).
+/// bound of 16 is no longer spent before `show`). The containers'
+/// bytecode is analysed (no content models): what spends the bound here
+/// is their JDK methods' contexts.
 fn bounded(max: u32, library: Option<u32>) -> Config {
     Config {
         max_contexts_per_method: None,
         max_contexts: Some(max),
         max_library_contexts: library,
         constructors_per_object: false,
+        container_models: false,
         ..Config::default()
     }
 }
@@ -953,7 +965,11 @@ fn container_models_keep_contents_per_container() {
     assert_eq!(of("inArray"), set(&["Main$Value"]));
     assert_eq!(of("streamed"), set(&["Main$Value"]));
     assert!(r.stats().modelled_calls > 0);
-    assert!(r.stats().config.contains("container models"));
+    assert!(!r.stats().config.contains("container models"));
+    assert!(solve(&p, false, models(false))
+        .stats()
+        .config
+        .contains("no container models"));
 }
 
 /// The models call the application back as the containers' bytecode
@@ -985,9 +1001,7 @@ fn without_container_models_maps_past_the_bound_share_their_storage() {
     assert!(from_other.contains("Main$Value"), "{from_other:?}");
 }
 
-/// The models keep the result a pure function of its inputs. (The naive
-/// `reference` solver does not implement them: only the fast solver is
-/// checked, run twice.)
+/// The models keep the result a pure function of its inputs, run twice.
 #[test]
 fn container_models_are_deterministic() {
     let p = program(CONTENT);
