@@ -630,9 +630,7 @@ impl RootBits {
     }
 
     fn level(&self, node: u32) -> &[u64] {
-        self.bits
-            .get(self.place(node, self.current))
-            .unwrap_or(&[])
+        self.bits.get(self.place(node, self.current)).unwrap_or(&[])
     }
 
     fn seen_has(&self, node: u32, ri: usize) -> bool {
