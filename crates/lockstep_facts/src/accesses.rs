@@ -17,7 +17,7 @@ use lockstep_classfile::access;
 use lockstep_ir::{
     access_path, AccessPath, Body, MemberRef, Operand, Rvalue, StmtId, StmtKind, VarId,
 };
-use lockstep_models::ContainerAccess;
+use lockstep_models::{ContainerAccess, ContainerFamily};
 use lockstep_program::{MethodId, Program};
 use rustc_hash::FxHashMap;
 
@@ -118,6 +118,13 @@ pub struct FieldFacts {
 pub struct FieldTable {
     cache: FxHashMap<(Arc<str>, Arc<str>), Option<FieldFacts>>,
     init: InitFacts,
+    /// What a call `class.name` does to a container, per (class, name):
+    /// the model asks the hierarchy about a dozen supertypes, and every
+    /// call statement of every body asks. A class's answer never changes
+    /// once it is loaded, and the first ask loads what it always loaded.
+    container_calls: FxHashMap<(Arc<str>, Arc<str>), Option<ContainerAccess>>,
+    /// The container family of a class, for the container calls.
+    families: FxHashMap<Arc<str>, Option<ContainerFamily>>,
 }
 
 impl FieldTable {
@@ -147,6 +154,29 @@ impl FieldTable {
         })();
         self.cache.insert(key, facts.clone());
         facts
+    }
+
+    /// [`lockstep_models::container_access_via`] of a call, cached.
+    fn container_access(&mut self, program: &Program, m: &MemberRef) -> Option<ContainerAccess> {
+        let key = (m.class.clone(), m.name.clone());
+        if let Some(&v) = self.container_calls.get(&key) {
+            return v;
+        }
+        let is_subtype = |a: &str, b: &str| program.is_subtype_name(a, b);
+        let v = lockstep_models::container_access_via(&m.class, &m.name, &is_subtype);
+        self.container_calls.insert(key, v);
+        v
+    }
+
+    /// [`lockstep_models::container_family_via`] of a class, cached.
+    fn container_family(&mut self, program: &Program, class: &Arc<str>) -> Option<ContainerFamily> {
+        if let Some(&v) = self.families.get(class) {
+            return v;
+        }
+        let is_subtype = |a: &str, b: &str| program.is_subtype_name(a, b);
+        let v = lockstep_models::container_family_via(class, &is_subtype);
+        self.families.insert(class.clone(), v);
+        v
     }
 }
 
@@ -362,7 +392,6 @@ pub fn collect(
     // Constructor helpers run on the object under construction too.
     let in_init = fields.init.runs_in_constructor(program, method);
     let in_clinit = data.is_class_initializer();
-    let is_subtype = |a: &str, b: &str| program.is_subtype_name(a, b);
     for (i, stmt) in body.stmts.iter().enumerate() {
         let s = StmtId(i as u32);
         let (field, object, kind, is_static): (Option<&MemberRef>, Option<&Operand>, Kind, bool) =
@@ -389,9 +418,7 @@ pub fn collect(
                         continue;
                     };
                     let m = &call.method;
-                    let Some(acc) =
-                        lockstep_models::container_access_via(&m.class, &m.name, &is_subtype)
-                    else {
+                    let Some(acc) = fields.container_access(program, m) else {
                         continue;
                     };
                     let kind = match acc {
@@ -402,8 +429,8 @@ pub fn collect(
                     // A builder reached through a call result is a
                     // chained `append` on a local temporary: the points-to
                     // analysis merges the `this` every `append` returns.
-                    let builder = lockstep_models::container_family_via(&m.class, &is_subtype)
-                        == Some(lockstep_models::ContainerFamily::StringBuilder);
+                    let builder = fields.container_family(program, &m.class)
+                        == Some(ContainerFamily::StringBuilder);
                     let holder = holder_of(body, *recv, fields, program);
                     if builder && holder.is_none() {
                         // Builders passed around as parameters or chained

@@ -459,7 +459,7 @@ fn nearest_first(
     let mut reach: Vec<Vec<u32>> = vec![Vec::new(); len];
     search_levels(successors, entries, len, |n, _, level| {
         if let Some(r) = reach.get_mut(n as usize) {
-            level.push_roots(n, r);
+            push_roots(level, r);
         }
     });
     reach
@@ -479,7 +479,7 @@ fn nearest_first_levels(
     let mut levels: Vec<Vec<(u32, u32)>> = vec![Vec::new(); len];
     search_levels(successors, entries, len, |n, depth, level| {
         if let (Some(r), Some(l)) = (reach.get_mut(n as usize), levels.get_mut(n as usize)) {
-            level.push_roots(n, r);
+            push_roots(level, r);
             l.push((depth, r.len() as u32));
         }
     });
@@ -558,53 +558,59 @@ fn merge_levels(
 
 /// The breadth-first searches of all `entries` at once, one level at a
 /// time: `visit(node, depth, level)` for every node some root reaches
-/// first at `depth`, with those roots in `level`'s row of the node.
+/// first at `depth`, with those roots in `level` (the node's row of bits).
 fn search_levels(
     successors: &threads::Successors,
     entries: &[&[u32]],
     len: usize,
-    mut visit: impl FnMut(u32, u32, &RootBits),
+    mut visit: impl FnMut(u32, u32, &[u64]),
 ) {
     let mut depth = 0u32;
-    let mut seen = RootBits::new(entries.len(), len);
-    let mut level = RootBits::new(entries.len(), len);
-    let mut next = RootBits::new(entries.len(), len);
+    let mut bits = RootBits::new(entries.len(), len);
     let mut active: Vec<u32> = Vec::new();
     let mut next_active: Vec<u32> = Vec::new();
     for (ri, root_entries) in entries.iter().enumerate() {
         for &e in *root_entries {
-            if (e as usize) < len && !seen.get(e, ri) {
-                seen.set(e, ri);
-                level.set_listed(e, ri, &mut active);
+            if (e as usize) < len && !bits.seen_has(e, ri) {
+                bits.enter(e, ri, &mut active);
             }
         }
     }
+    // The level's row of the node being expanded, copied once per node:
+    // a call to itself writes the next level of the same row.
+    let mut from: Vec<u64> = vec![0; bits.words];
     while !active.is_empty() {
         for &n in &active {
-            visit(n, depth, &level);
+            visit(n, depth, bits.level(n));
         }
         depth += 1;
         for &n in &active {
+            from.copy_from_slice(bits.level(n));
             for &c in successors.of(n) {
-                next.add_unseen(c, level.row(n), seen.row(c), &mut next_active);
+                bits.add_unseen(c, &from, &mut next_active);
             }
         }
         for &c in &next_active {
-            seen.or_row(c, next.row(c));
+            bits.see_next(c);
         }
         for &n in &active {
-            level.clear_row(n);
+            bits.clear_level(n);
         }
-        std::mem::swap(&mut level, &mut next);
+        bits.advance();
         std::mem::swap(&mut active, &mut next_active);
         next_active.clear();
     }
 }
 
-/// One set of roots per node, as bits (`words` words a node).
+/// Per node, three sets of roots as bits, side by side (`words` words
+/// each): the roots seen so far, and the roots of the current and of the
+/// next level, whose places swap at each level. An edge reads and writes
+/// one node's row, one stretch of memory rather than three apart.
 struct RootBits {
     words: usize,
     bits: Vec<u64>,
+    /// Which of the places 1 and 2 holds the current level.
+    current: usize,
 }
 
 impl RootBits {
@@ -612,74 +618,100 @@ impl RootBits {
         let words = roots.div_ceil(64);
         RootBits {
             words,
-            bits: vec![0; words.saturating_mul(nodes)],
+            bits: vec![0; words.saturating_mul(3).saturating_mul(nodes)],
+            current: 1,
         }
     }
 
-    fn row(&self, node: u32) -> &[u64] {
-        let at = node as usize * self.words;
-        self.bits.get(at..at + self.words).unwrap_or(&[])
+    /// The words of place `place` of `node`'s row.
+    fn place(&self, node: u32, place: usize) -> std::ops::Range<usize> {
+        let at = (node as usize * 3 + place) * self.words;
+        at..at + self.words
     }
 
-    fn row_mut(&mut self, node: u32) -> &mut [u64] {
-        let at = node as usize * self.words;
-        self.bits.get_mut(at..at + self.words).unwrap_or(&mut [])
+    fn level(&self, node: u32) -> &[u64] {
+        self.bits.get(self.place(node, self.current)).unwrap_or(&[])
     }
 
-    fn get(&self, node: u32, ri: usize) -> bool {
-        self.row(node)
-            .get(ri / 64)
+    fn seen_has(&self, node: u32, ri: usize) -> bool {
+        self.bits
+            .get(self.place(node, 0))
+            .and_then(|row| row.get(ri / 64))
             .is_some_and(|w| w & (1 << (ri % 64)) != 0)
     }
 
-    fn set(&mut self, node: u32, ri: usize) {
-        if let Some(w) = self.row_mut(node).get_mut(ri / 64) {
-            *w |= 1 << (ri % 64);
-        }
-    }
-
-    /// Sets a bit, listing the node in `listed` when its row was empty.
-    fn set_listed(&mut self, node: u32, ri: usize, listed: &mut Vec<u32>) {
-        if self.row(node).iter().all(|&w| w == 0) {
+    /// Marks root `ri` as seen at `node` and in the current level, listing
+    /// the node in `listed` when its level was empty.
+    fn enter(&mut self, node: u32, ri: usize, listed: &mut Vec<u32>) {
+        if self.level(node).iter().all(|&w| w == 0) {
             listed.push(node);
         }
-        self.set(node, ri);
+        for place in [0, self.current] {
+            let range = self.place(node, place);
+            if let Some(w) = self.bits.get_mut(range).and_then(|r| r.get_mut(ri / 64)) {
+                *w |= 1 << (ri % 64);
+            }
+        }
     }
 
-    /// Adds to `node`'s row the roots of `from` not in `seen`, listing
-    /// the node in `listed` when its row was empty and gains a root.
-    fn add_unseen(&mut self, node: u32, from: &[u64], seen: &[u64], listed: &mut Vec<u32>) {
-        let row = self.row_mut(node);
-        let was_empty = row.iter().all(|&w| w == 0);
+    /// Adds to `node`'s next level the roots of `from` it has not seen,
+    /// listing the node in `listed` when that level was empty and gains
+    /// a root.
+    fn add_unseen(&mut self, node: u32, from: &[u64], listed: &mut Vec<u32>) {
+        let w = self.words;
+        let next = 3 - self.current;
+        let at = node as usize * 3 * w;
+        let Some(row) = self.bits.get_mut(at..at + 3 * w) else {
+            return;
+        };
+        let (seen, levels) = row.split_at_mut(w);
+        let next_row = &mut levels[(next - 1) * w..next * w];
+        let was_empty = next_row.iter().all(|&x| x == 0);
         let mut added = false;
-        for ((w, &f), &s) in row.iter_mut().zip(from).zip(seen) {
+        for ((x, &f), &s) in next_row.iter_mut().zip(from).zip(seen.iter()) {
             let new = f & !s;
             added |= new != 0;
-            *w |= new;
+            *x |= new;
         }
         if was_empty && added {
             listed.push(node);
         }
     }
 
-    fn or_row(&mut self, node: u32, from: &[u64]) {
-        for (w, &f) in self.row_mut(node).iter_mut().zip(from) {
-            *w |= f;
+    /// Adds `node`'s next level to what it has seen.
+    fn see_next(&mut self, node: u32) {
+        let w = self.words;
+        let next = 3 - self.current;
+        let at = node as usize * 3 * w;
+        let Some(row) = self.bits.get_mut(at..at + 3 * w) else {
+            return;
+        };
+        let (seen, levels) = row.split_at_mut(w);
+        for (s, &x) in seen.iter_mut().zip(&levels[(next - 1) * w..next * w]) {
+            *s |= x;
         }
     }
 
-    fn clear_row(&mut self, node: u32) {
-        self.row_mut(node).fill(0);
+    fn clear_level(&mut self, node: u32) {
+        let range = self.place(node, self.current);
+        if let Some(row) = self.bits.get_mut(range) {
+            row.fill(0);
+        }
     }
 
-    /// Appends the roots of `node`'s row to `out`, in index order.
-    fn push_roots(&self, node: u32, out: &mut Vec<u32>) {
-        for (k, &w) in self.row(node).iter().enumerate() {
-            let mut w = w;
-            while w != 0 {
-                out.push((k * 64) as u32 + w.trailing_zeros());
-                w &= w - 1;
-            }
+    /// The next level becomes the current one.
+    fn advance(&mut self) {
+        self.current = 3 - self.current;
+    }
+}
+
+/// Appends the roots of a row of bits to `out`, in index order.
+fn push_roots(row: &[u64], out: &mut Vec<u32>) {
+    for (k, &w) in row.iter().enumerate() {
+        let mut w = w;
+        while w != 0 {
+            out.push((k * 64) as u32 + w.trailing_zeros());
+            w &= w - 1;
         }
     }
 }

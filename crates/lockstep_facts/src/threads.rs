@@ -395,6 +395,15 @@ pub fn run_counts(
         count[s as usize] = count[s as usize].max(c);
     }
     let base = count.clone();
+    // Whether each edge's call site is in a loop, by edge (the callees
+    // lists laid end to end): asked of `loop_sites` once, not once a round.
+    let mut first_edge = Vec::with_capacity(n);
+    let mut edges_total = 0usize;
+    for edges in &graph.callees {
+        first_edge.push(edges_total);
+        edges_total += edges.len();
+    }
+    let mut looped_at: Vec<Option<bool>> = vec![None; edges_total];
     for _round in 0..64 {
         let mut next = base.clone();
         let mut incoming = vec![0u8; n];
@@ -403,10 +412,21 @@ pub fn run_counts(
                 continue;
             }
             let m = graph.nodes[a].method;
-            for &(site, b) in edges {
-                let looped = *loop_sites
-                    .entry((m, site))
-                    .or_insert_with(|| program.body(m).is_some_and(|body| in_loop(&body, site)));
+            let at = first_edge.get(a).copied().unwrap_or(0);
+            for (k, &(site, b)) in edges.iter().enumerate() {
+                let slot = looped_at.get_mut(at + k);
+                let looped = match slot.as_deref() {
+                    Some(Some(known)) => *known,
+                    _ => {
+                        let l = *loop_sites.entry((m, site)).or_insert_with(|| {
+                            program.body(m).is_some_and(|body| in_loop(&body, site))
+                        });
+                        if let Some(slot) = slot {
+                            *slot = Some(l);
+                        }
+                        l
+                    }
+                };
                 let add = if looped { 2 } else { count[a] };
                 incoming[b as usize] = incoming[b as usize].saturating_add(add).min(2);
             }

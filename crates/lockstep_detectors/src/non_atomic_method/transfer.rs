@@ -327,6 +327,10 @@ pub struct Builder<'a> {
     owner_locks: rustc_hash::FxHashMap<super::guards::FieldName, Option<Vec<GuardLock>>>,
     /// Each body's local locks, computed once for both passes.
     body_locks: rustc_hash::FxHashMap<MethodId, Arc<local_locks::BodyLocks>>,
+    /// [`lockstep_models::thread_safety_via`] per class: every JDK call
+    /// asks the hierarchy about a dozen supertypes, and the answer of a
+    /// loaded class never changes (the first ask loads what it did).
+    safety: std::cell::RefCell<rustc_hash::FxHashMap<Arc<str>, Option<ThreadSafety>>>,
 }
 
 /// `held` relative to `holder`: the holder itself, one of its fields, a
@@ -357,7 +361,19 @@ impl<'a> Builder<'a> {
             owned_fields: Default::default(),
             owner_locks: Default::default(),
             body_locks: Default::default(),
+            safety: Default::default(),
         }
+    }
+
+    /// The thread safety of a class through its hierarchy, cached.
+    fn thread_safety(&self, class: &Arc<str>) -> Option<ThreadSafety> {
+        if let Some(&known) = self.safety.borrow().get(class) {
+            return known;
+        }
+        let is_subtype = |a: &str, b: &str| self.program.is_subtype_name(a, b);
+        let safety = lockstep_models::thread_safety_via(class, &is_subtype);
+        self.safety.borrow_mut().insert(class.clone(), safety);
+        safety
     }
 
     fn locks_of(&mut self, m: MethodId, body: &Body) -> Arc<local_locks::BodyLocks> {
@@ -386,10 +402,9 @@ impl<'a> Builder<'a> {
     }
 
     fn thread_safe_receiver(&self, call: &lockstep_ir::Call) -> bool {
-        let is_subtype = |a: &str, b: &str| self.program.is_subtype_name(a, b);
         lockstep_models::is_jdk_class(&call.method.class)
             && matches!(
-                lockstep_models::thread_safety_via(&call.method.class, &is_subtype),
+                self.thread_safety(&call.method.class),
                 Some(
                     ThreadSafety::SelfSynchronized
                         | ThreadSafety::Atomic
@@ -911,8 +926,7 @@ impl<'a> Builder<'a> {
         if *local || &*call.method.name == "<init>" {
             return Atom::basic(Basic::Mover);
         }
-        let is_subtype = |a: &str, b: &str| self.program.is_subtype_name(a, b);
-        match lockstep_models::thread_safety_via(&call.method.class, &is_subtype) {
+        match self.thread_safety(&call.method.class) {
             Some(ThreadSafety::SelfSynchronized) => {
                 if held.contains(path) {
                     Atom::basic(Basic::Mover)

@@ -98,14 +98,28 @@ impl<'a> LockIdentity<'a> {
     }
 
     /// The contexts of `chain`'s first method from which every call of
-    /// the chain has an edge in the context call graph (memoised).
-    fn starts(&mut self, chain: &Chain<MethodId>) -> Option<Vec<MethodContext>> {
-        if let Some(known) = self.starts.get(chain.as_slice()) {
-            return known.clone();
+    /// the chain has an edge in the context call graph (memoised). Every
+    /// suffix of the chain is memoised too: the paths of a method's
+    /// witnesses share the calls down to their acquisitions, so most of
+    /// a new chain's walk was done for another one.
+    fn starts(&mut self, chain: &[Hop<MethodId>]) -> Option<Vec<MethodContext>> {
+        let last = chain.len().checked_sub(1)?;
+        // The longest suffix already known, or the last hop alone.
+        let known_at = (0..chain.len()).find(|&i| self.starts.contains_key(&chain[i..]));
+        let (mut i, mut reached) = match known_at {
+            Some(i) => (i, self.starts.get(&chain[i..]).cloned().flatten()),
+            None => {
+                let own = Some(contexts(self.pt, chain[last].method));
+                self.starts.insert(chain[last..].to_vec(), own.clone());
+                (last, own)
+            }
+        };
+        while i > 0 {
+            i -= 1;
+            reached = step_back(self.pt, &chain[i..], reached);
+            self.starts.insert(chain[i..].to_vec(), reached.clone());
         }
-        let computed = realizable_starts(self.pt, chain);
-        self.starts.insert(chain.to_vec(), computed.clone());
-        computed
+        reached
     }
 
     /// May the acquisition at the end of `chain` lock an object that
@@ -220,20 +234,29 @@ impl<'a> LockIdentity<'a> {
     }
 }
 
-/// Walks `chain` backwards through the context call graph: a context of
-/// a hop's method is kept when its call at the hop's statement reaches a
-/// kept context of the next method, or when that call has no edge at all
-/// in it (its receiver's points-to set is empty there: objects the
-/// analysis does not see, such as log4j's appenders that a configuration
-/// file attaches by reflection; as elsewhere, nothing known rules nothing
-/// out). `None` when a hop names no call statement (not a path the
-/// analysis builds).
-fn realizable_starts(pt: &PointsToResult, chain: &[Hop<MethodId>]) -> Option<Vec<MethodContext>> {
-    let last = chain.last()?;
-    let mut reached = contexts(pt, last.method);
-    for step in chain.windows(2).rev() {
-        let (caller, site, callee) = (step[0].method, step[0].stmt?, step[1].method);
-        reached = contexts(pt, caller)
+/// One step of the walk of `chain` backwards through the context call
+/// graph: `reached` are the kept contexts of `chain[1..]` (its starts),
+/// and the result those of `chain`. A context of the first hop's method is
+/// kept when its call at the hop's statement reaches a kept context of
+/// the next method, or when that call has no edge at all in it (its
+/// receiver's points-to set is empty there: objects the analysis does not
+/// see, such as log4j's appenders that a configuration file attaches by
+/// reflection; as elsewhere, nothing known rules nothing out). `None`
+/// when a hop names no call statement (not a path the analysis builds);
+/// once no context is kept below the last call, none is above it.
+fn step_back(
+    pt: &PointsToResult,
+    chain: &[Hop<MethodId>],
+    reached: Option<Vec<MethodContext>>,
+) -> Option<Vec<MethodContext>> {
+    let reached = reached?;
+    if reached.is_empty() && chain.len() > 2 {
+        return Some(reached);
+    }
+    let (first, next) = (chain.first()?, chain.get(1)?);
+    let (caller, site, callee) = (first.method, first.stmt?, next.method);
+    Some(
+        contexts(pt, caller)
             .into_iter()
             .filter(|&mc| {
                 let edges = edges_at(pt, mc, site);
@@ -245,12 +268,8 @@ fn realizable_starts(pt: &PointsToResult, chain: &[Hop<MethodId>]) -> Option<Vec
                             && reached.binary_search(&e.callee).is_ok()
                     })
             })
-            .collect();
-        if reached.is_empty() {
-            break;
-        }
-    }
-    Some(reached)
+            .collect(),
+    )
 }
 
 /// The edges of context `mc` at call statement `site` (the context's

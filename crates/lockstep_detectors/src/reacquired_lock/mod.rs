@@ -59,10 +59,18 @@ struct ProgramView<'a> {
     /// because the program view is shared with the parallel per-method
     /// analysis; only the sequential re-entry check uses it.
     objects: Mutex<ObjectsMemo>,
+    /// The same for taken locks, filled one context at a time as
+    /// [`LockProgram::same_lock`] asks: a lock is compared with every
+    /// lock held around it, in every block of the method.
+    taken: Mutex<TakenMemo>,
 }
 
 /// Per (method, lock expression): its [`ContextObject`]s.
 type ObjectsMemo = FxHashMap<(MethodId, AccessPath), Arc<[ContextObject]>>;
+
+/// Per (method, lock expression): its [`ContextObject`] in each context
+/// resolved so far.
+type TakenMemo = FxHashMap<(MethodId, AccessPath), Vec<Option<ContextObject>>>;
 
 impl ProgramView<'_> {
     /// [`ContextObject`]s of `path` in `m`, from the memo or resolved now.
@@ -141,9 +149,22 @@ impl LockProgram for ProgramView<'_> {
     fn same_lock(&self, m: MethodId, held: &AccessPath, taken: &AccessPath) -> bool {
         let held = self.context_objects(m, held);
         let contexts = self.pt.contexts_of(m);
-        lock_identity::same_object_everywhere_lazy(&held, |i| match contexts.get(i) {
-            Some(&c) => lock_identity::context_object(self.program, self.pt, m, c, taken),
-            None => ContextObject::Unresolved,
+        let mut memo = self.taken.lock().unwrap_or_else(|e| e.into_inner());
+        let known = memo
+            .entry((m, taken.clone()))
+            .or_insert_with(|| vec![None; contexts.len()]);
+        lock_identity::same_object_everywhere_lazy(&held, |i| {
+            if let Some(Some(object)) = known.get(i) {
+                return *object;
+            }
+            let object = match contexts.get(i) {
+                Some(&c) => lock_identity::context_object(self.program, self.pt, m, c, taken),
+                None => ContextObject::Unresolved,
+            };
+            if let Some(slot) = known.get_mut(i) {
+                *slot = Some(object);
+            }
+            object
         })
     }
     fn is_library(&self, m: MethodId) -> bool {
@@ -181,6 +202,7 @@ impl Detector for ReacquiredLock {
             graph: cx.facts.points_to().call_graph(),
             pt: cx.facts.points_to(),
             objects: Mutex::default(),
+            taken: Mutex::default(),
         };
         let methods = view.graph.reachable.clone();
         let analysis = Analysis::new(
