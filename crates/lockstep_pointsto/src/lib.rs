@@ -67,6 +67,7 @@ mod config;
 mod external;
 mod facts;
 mod filters;
+mod hybrid;
 mod ids;
 mod intern;
 mod keys;

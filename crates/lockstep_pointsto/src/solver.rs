@@ -51,6 +51,7 @@ use crate::config::Config;
 use crate::external;
 use crate::facts::{self, Fact, LambdaFact, LambdaImpl, Target, Template};
 use crate::filters::Filters;
+use crate::hybrid::HybridSet;
 use crate::ids::{CtxId, FieldId, MCtxId, ObjId, PtrId, SiteId, Slot, TypeId};
 use crate::intern::Interner;
 use crate::keys::SiteKey;
@@ -200,7 +201,7 @@ pub(crate) struct Solver<'p> {
     /// The time budget stopped the solve: pointers still queued then.
     stopped_with: Option<usize>,
 
-    pts: Vec<IdSet>,
+    pts: Vec<HybridSet>,
     diff: Vec<IdSet>,
     /// The words a propagation added (reused: no allocation per propagation).
     delta: Vec<(u32, u64)>,
@@ -424,7 +425,7 @@ impl<'p> Solver<'p> {
     fn new_typed_ptr(&mut self, kind: PtrKind, filter: u32) -> PtrId {
         let id = PtrId(self.pts.len() as u32);
         self.ptr_filter.push(filter);
-        self.pts.push(IdSet::new());
+        self.pts.push(HybridSet::new());
         self.diff.push(IdSet::new());
         self.succ.push(Vec::new());
         self.uses.push(Vec::new());
@@ -684,7 +685,7 @@ impl<'p> Solver<'p> {
 
     /// Adds `set` to `dst`, keeping only what the edge's filter and the
     /// pointer's declared type allow, and queues what is new.
-    fn propagate(&mut self, set: &IdSet, dst: PtrId, filter: u32) {
+    fn propagate(&mut self, set: impl Iterator<Item = (u32, u64)>, dst: PtrId, filter: u32) {
         let own = self.ptr_filter[dst.index()];
         let masks = &self.filters.masks;
         let m1 = (filter != NO_FILTER).then(|| &masks[filter as usize]);
@@ -715,7 +716,7 @@ impl<'p> Solver<'p> {
         if !self.pts[src.index()].is_empty() {
             // Take the set out so `propagate` can borrow `self` mutably; `dst != src`.
             let set = std::mem::take(&mut self.pts[src.index()]);
-            self.propagate(&set, dst, filter);
+            self.propagate(set.words(), dst, filter);
             self.pts[src.index()] = set;
         }
     }
@@ -760,7 +761,7 @@ impl<'p> Solver<'p> {
         let n = self.succ[p.index()].len();
         for i in 0..n {
             let (q, f) = self.succ[p.index()][i];
-            self.propagate(&d, q, f);
+            self.propagate(d.words().iter().copied(), q, f);
         }
         let nu = self.uses[p.index()].len();
         for i in 0..nu {
@@ -1805,7 +1806,7 @@ impl<'p> Solver<'p> {
             method_contexts: mctxs.into_keys(),
             mctx_base,
             var_slots,
-            pts,
+            pts: pts.into_iter().map(HybridSet::into_idset).collect(),
             kinds,
             field_ptr,
             static_ptr,
