@@ -333,10 +333,16 @@ mod tests {
             for step in 0..40u64 {
                 let max = [300, 2_000, 20_000][((seed + step) % 3) as usize];
                 let base = (seed as u32 * 37 + step as u32 * 101) % 5_000;
-                let batch: Vec<u32> = numbers(seed * 1_000 + step, (step % 23) as usize, max)
-                    .into_iter()
-                    .map(|x| x + base)
-                    .collect();
+                // Every third batch a run of close ids (the dense form's
+                // case), the others scattered.
+                let batch: Vec<u32> = if step % 3 == 0 {
+                    (0..(step as u32 * 7) % 90).map(|i| base + i * 3).collect()
+                } else {
+                    numbers(seed * 1_000 + step, (step % 23) as usize, max)
+                        .into_iter()
+                        .map(|x| x + base)
+                        .collect()
+                };
                 if step % 5 == 0 {
                     for &x in &batch {
                         assert_eq!(set.insert(x), model.insert(x));
