@@ -25,6 +25,10 @@ use crate::pts::{merge_words, seek, IdSet, Mask};
 /// (below it the search is a probe or two anyway).
 const DENSE_MIN_WORDS: usize = 8;
 
+/// A large sparse set turns dense when its block range is at most this
+/// many times its number of words, and back when it grows to twice that.
+const DENSE_SPAN: usize = 4;
+
 /// A set of object ids, sparse or dense (see the module documentation).
 #[derive(Debug, Clone)]
 pub enum HybridSet {
@@ -183,7 +187,7 @@ impl HybridSet {
             return;
         };
         let span = (hi - lo) as usize + 1;
-        if words.len() < DENSE_MIN_WORDS || span > 2 * words.len() {
+        if words.len() < DENSE_MIN_WORDS || span > DENSE_SPAN * words.len() {
             return;
         }
         let mut dense = vec![0u64; span];
@@ -211,7 +215,7 @@ impl HybridSet {
         let new_last = hi.max(old_last);
         let span = (new_last - new_first) as usize + 1;
         let filled = words.iter().filter(|&&w| w != 0).count() + add.len();
-        if span > 4 * filled {
+        if span > 2 * DENSE_SPAN * filled {
             let mut sparse: Vec<(u32, u64)> = self.words().collect();
             merge_words(&mut sparse, add);
             *self = HybridSet::Sparse(sparse);
