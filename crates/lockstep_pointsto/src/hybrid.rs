@@ -327,10 +327,10 @@ mod tests {
     /// Grows a set by inserts and masked unions of random batches, some
     /// dense and some scattered, checking every step against a `BTreeSet`
     /// (contents, the reported delta, the order of the words) and that
-    /// both forms occur.
+    /// the dense form occurs (the way back to sparse: the next test).
     #[test]
     fn matches_btreeset_through_both_forms() {
-        let (mut saw_dense, mut saw_back) = (false, false);
+        let mut saw_dense = false;
         for seed in 0..120u64 {
             let mut set = HybridSet::new();
             let mut model: BTreeSet<u32> = BTreeSet::new();
@@ -387,10 +387,8 @@ mod tests {
                 assert_eq!(canonical, model.iter().copied().collect::<IdSet>());
                 let _ = was_dense;
             }
-            saw_back |= matches!(set, HybridSet::Sparse(ref w) if w.len() >= DENSE_MIN_WORDS);
         }
         assert!(saw_dense, "no set took the dense form");
-        assert!(saw_back, "no large set stayed or went back sparse");
     }
 
     #[test]
