@@ -82,6 +82,18 @@ fn peak_rss_mib() -> Option<u64> {
     Some(kb / 1024)
 }
 
+/// The process's CPU time (user + system) so far, in seconds, from
+/// `/proc/self/stat` (clock ticks of 10 ms): on a loaded machine the
+/// solve's wall time says little.
+fn cpu_seconds() -> Option<f64> {
+    let s = std::fs::read_to_string("/proc/self/stat").ok()?;
+    // The fields after the command name, which is in parentheses.
+    let rest = s.get(s.rfind(')')? + 2..)?;
+    let f: Vec<&str> = rest.split_whitespace().collect();
+    let ticks: u64 = f.get(11)?.parse::<u64>().ok()? + f.get(12)?.parse::<u64>().ok()?;
+    Some(ticks as f64 / 100.0)
+}
+
 fn main() {
     let mut args = std::env::args().skip(1);
     let mut jar: Option<PathBuf> = None;
@@ -159,15 +171,18 @@ fn main() {
         let p = Program::new(app.clone(), provider);
         let entries = entry_points(&p, open);
         let t = Instant::now();
+        let cpu0 = cpu_seconds().unwrap_or(0.0);
         let r = PointsTo::solve(&p, &entries, config);
         let solve = t.elapsed();
+        let solve_cpu = cpu_seconds().unwrap_or(0.0) - cpu0;
         let s = r.stats();
         println!(
-            "[{name}] {}: {} entries ({}), solve {:.2} s",
+            "[{name}] {}: {} entries ({}), solve {:.2} s, cpu {:.2} s",
             s.config,
             entries.methods.len(),
             entries.mode.describe(),
-            solve.as_secs_f64()
+            solve.as_secs_f64(),
+            solve_cpu
         );
         println!(
             "  reachable methods {}, method contexts {}, contexts {}, objects {} ({} sites), pointers {}, points-to facts {}, copy edges {}, call edges {} ({} with contexts), iterations {}, budget fallbacks {}, set memory {} MiB, peak RSS {} MiB",

@@ -69,6 +69,7 @@ mod config;
 mod external;
 mod facts;
 mod filters;
+mod hybrid;
 mod ids;
 mod intern;
 mod keys;

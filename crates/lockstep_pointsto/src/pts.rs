@@ -28,6 +28,18 @@ impl IdSet {
         self.words.is_empty()
     }
 
+    /// A set of these sorted, block-unique, non-zero `(block, bits)` words.
+    pub(crate) fn from_words(words: Vec<(u32, u64)>) -> IdSet {
+        debug_assert!(words.windows(2).all(|w| w[0].0 < w[1].0));
+        debug_assert!(words.iter().all(|w| w.1 != 0));
+        IdSet { words }
+    }
+
+    /// The `(block, bits)` words in increasing block order.
+    pub(crate) fn words(&self) -> &[(u32, u64)] {
+        &self.words
+    }
+
     pub fn len(&self) -> usize {
         self.words.iter().map(|w| w.1.count_ones() as usize).sum()
     }
@@ -177,7 +189,7 @@ impl IdSet {
 /// The first index `>= from` whose block is `>= block` in sorted `words`:
 /// galloping (exponential steps, then a binary search), so a cursor that
 /// moves forward through a large set costs the log of the distance.
-fn seek(words: &[(u32, u64)], from: usize, block: u32) -> usize {
+pub(crate) fn seek(words: &[(u32, u64)], from: usize, block: u32) -> usize {
     let n = words.len();
     if from >= n || words[from].0 >= block {
         return from;
@@ -198,7 +210,7 @@ fn seek(words: &[(u32, u64)], from: usize, block: u32) -> usize {
 /// `words ∪= add` in place (both sorted, block-unique): appends when
 /// `add` lies past the end, else merges from the back after growing
 /// `words` by the number of blocks it lacks.
-fn merge_words(words: &mut Vec<(u32, u64)>, add: &[(u32, u64)]) {
+pub(crate) fn merge_words(words: &mut Vec<(u32, u64)>, add: &[(u32, u64)]) {
     let Some(&(first, _)) = add.first() else {
         return;
     };
