@@ -20,7 +20,7 @@
 //! iterate them in increasing order, so the solve does the same work in
 //! the same order either way.
 
-use crate::pts::{merge_words, seek, IdSet, Mask};
+use crate::pts::{merge_word, merge_words, IdSet, Mask};
 
 /// Sparse sets of at least this many words are considered for the dense form
 /// (below it the search is a probe or two anyway).
@@ -251,21 +251,8 @@ fn union_sparse(
 ) -> bool {
     let mut missing = false;
     let mut j = 0;
-    for (block, bits) in src {
-        j = seek(words, j, block);
-        match words.get_mut(j) {
-            Some(w) if w.0 == block => {
-                let new = bits & !w.1;
-                if new != 0 {
-                    w.1 |= new;
-                    delta.push((block, new));
-                }
-            }
-            _ => {
-                missing = true;
-                delta.push((block, bits));
-            }
-        }
+    for word in src {
+        missing |= !merge_word(words, &mut j, word, delta);
     }
     missing
 }

@@ -126,20 +126,7 @@ impl IdSet {
             if bits == 0 {
                 continue;
             }
-            j = seek(words, j, block);
-            match words.get_mut(j) {
-                Some(w) if w.0 == block => {
-                    let new = bits & !w.1;
-                    if new != 0 {
-                        w.1 |= new;
-                        delta.push((block, new));
-                    }
-                }
-                _ => {
-                    missing_blocks = true;
-                    delta.push((block, bits));
-                }
-            }
+            missing_blocks |= !merge_word(words, &mut j, (block, bits), delta);
         }
         if missing_blocks {
             // Words of blocks already present were merged in place above;
@@ -183,6 +170,34 @@ impl IdSet {
             }
         }
         false
+    }
+}
+
+/// Merges one word into the sorted, block-unique `words`, searching from
+/// `*j` on (left at the block's place): the bits the block lacked go into
+/// `delta`. `false` when the block is missing; its whole word is then in
+/// `delta`, for the caller to merge.
+#[inline]
+pub(crate) fn merge_word(
+    words: &mut [(u32, u64)],
+    j: &mut usize,
+    (block, bits): (u32, u64),
+    delta: &mut Vec<(u32, u64)>,
+) -> bool {
+    *j = seek(words, *j, block);
+    match words.get_mut(*j) {
+        Some(w) if w.0 == block => {
+            let new = bits & !w.1;
+            if new != 0 {
+                w.1 |= new;
+                delta.push((block, new));
+            }
+            true
+        }
+        _ => {
+            delta.push((block, bits));
+            false
+        }
     }
 }
 
