@@ -658,14 +658,9 @@ impl RootBits {
     /// listing the node in `listed` when that level was empty and gains
     /// a root.
     fn add_unseen(&mut self, node: u32, from: &[u64], listed: &mut Vec<u32>) {
-        let w = self.words;
-        let next = 3 - self.current;
-        let at = node as usize * 3 * w;
-        let Some(row) = self.bits.get_mut(at..at + 3 * w) else {
+        let Some((seen, next_row)) = self.seen_and_next(node) else {
             return;
         };
-        let (seen, levels) = row.split_at_mut(w);
-        let next_row = &mut levels[(next - 1) * w..next * w];
         let was_empty = next_row.iter().all(|&x| x == 0);
         let mut added = false;
         for ((x, &f), &s) in next_row.iter_mut().zip(from).zip(seen.iter()) {
@@ -680,16 +675,22 @@ impl RootBits {
 
     /// Adds `node`'s next level to what it has seen.
     fn see_next(&mut self, node: u32) {
+        let Some((seen, next_row)) = self.seen_and_next(node) else {
+            return;
+        };
+        for (s, &x) in seen.iter_mut().zip(next_row.iter()) {
+            *s |= x;
+        }
+    }
+
+    /// `node`'s seen row and its next level, side by side in its row.
+    fn seen_and_next(&mut self, node: u32) -> Option<(&mut [u64], &mut [u64])> {
         let w = self.words;
         let next = 3 - self.current;
         let at = node as usize * 3 * w;
-        let Some(row) = self.bits.get_mut(at..at + 3 * w) else {
-            return;
-        };
+        let row = self.bits.get_mut(at..at + 3 * w)?;
         let (seen, levels) = row.split_at_mut(w);
-        for (s, &x) in seen.iter_mut().zip(&levels[(next - 1) * w..next * w]) {
-            *s |= x;
-        }
+        Some((seen, &mut levels[(next - 1) * w..next * w]))
     }
 
     fn clear_level(&mut self, node: u32) {

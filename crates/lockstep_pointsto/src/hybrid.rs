@@ -20,7 +20,7 @@
 //! iterate them in increasing order, so the solve does the same work in
 //! the same order either way.
 
-use crate::pts::{merge_word, merge_words, IdSet, Mask};
+use crate::pts::{merge_word, merge_words, word_ids, IdSet, Mask};
 
 /// Sparse sets of at least this many words are considered for the dense form
 /// (below it the search is a probe or two anyway).
@@ -71,17 +71,7 @@ impl HybridSet {
 
     /// The ids in increasing order.
     pub fn iter(&self) -> impl Iterator<Item = u32> + '_ {
-        self.words().flat_map(|(block, bits)| {
-            let mut rest = bits;
-            std::iter::from_fn(move || {
-                if rest == 0 {
-                    return None;
-                }
-                let i = rest.trailing_zeros();
-                rest &= rest - 1;
-                Some(block * 64 + i)
-            })
-        })
+        word_ids(self.words())
     }
 
     /// Adds `x`; `true` if it was new.

@@ -75,17 +75,7 @@ impl IdSet {
 
     /// The ids in increasing order.
     pub fn iter(&self) -> impl Iterator<Item = u32> + '_ {
-        self.words.iter().flat_map(|&(block, bits)| {
-            let mut rest = bits;
-            std::iter::from_fn(move || {
-                if rest == 0 {
-                    return None;
-                }
-                let i = rest.trailing_zeros();
-                rest &= rest - 1;
-                Some(block * 64 + i)
-            })
-        })
+        word_ids(self.words.iter().copied())
     }
 
     /// `self ∪= other`; returns the ids that were new (empty if none, in
@@ -171,6 +161,22 @@ impl IdSet {
         }
         false
     }
+}
+
+/// The ids of `(block, bits)` words, in the words' order (increasing
+/// within a word).
+pub(crate) fn word_ids(words: impl Iterator<Item = (u32, u64)>) -> impl Iterator<Item = u32> {
+    words.flat_map(|(block, bits)| {
+        let mut rest = bits;
+        std::iter::from_fn(move || {
+            if rest == 0 {
+                return None;
+            }
+            let i = rest.trailing_zeros();
+            rest &= rest - 1;
+            Some(block * 64 + i)
+        })
+    })
 }
 
 /// Merges one word into the sorted, block-unique `words`, searching from
