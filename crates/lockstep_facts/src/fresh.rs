@@ -10,7 +10,8 @@
 //!
 //! A variable is *fresh* when it holds an object this call made (`new`,
 //! a copy or cast of a fresh variable, the result of reflective
-//! instantiation or of a JDK copy, `clone()` or `Arrays.copyOf`) or the receiver a deserializer made and hands to its
+//! instantiation or of a JDK copy, `clone()` or `Arrays.copyOf`) or the
+//! receiver a deserializer made and hands to its
 //! `readExternal`/`readObject` hook, and since then the object was not
 //! stored into another object nor handed to application code (where it
 //! could end up inside an object some callee publishes by a path the
