@@ -21,6 +21,9 @@
 //! spliterators are *cursors*, typed by their interface, every call on
 //! which the model answers.
 //!
+//! Only library classes are modelled: a modelled class the application
+//! itself declares (the JDK analysed as the program) runs its bytecode.
+//!
 //! Calls back into the program (a key's `hashCode`/`equals`/`compareTo`,
 //! the comparator, functional arguments, `toArray`/`entrySet` on
 //! containers the model does not know, to copy from them) are made from
@@ -124,16 +127,20 @@ impl Solver<'_> {
         }
     }
 
-    /// The modelled class `ty` is an instance of, if any.
+    /// The modelled class `ty` is an instance of, if any. A model stands
+    /// for library code only: when the analysed application is the JDK
+    /// itself (a `java.base` jmod), its containers are the subject of the
+    /// check and run their own bytecode.
     fn content_class_of(&mut self, ty: TypeId) -> Option<(ClassId, ContentClass)> {
         if let Some(c) = self.content.classes.get(&ty) {
             return *c;
         }
         let p = self.r.p;
         let found = self.r.t.types.dispatch_class(ty).and_then(|c| {
-            p.superclasses(c)
-                .iter()
-                .find_map(|&k| content_class(&p.class(k).name).map(|cc| (k, *cc)))
+            p.superclasses(c).iter().find_map(|&k| {
+                let cc = content_class(&p.class(k).name)?;
+                (!p.is_application(k)).then_some((k, *cc))
+            })
         });
         self.content.classes.insert(ty, found);
         found

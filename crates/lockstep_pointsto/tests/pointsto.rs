@@ -1001,6 +1001,31 @@ fn without_container_models_maps_past_the_bound_share_their_storage() {
     assert!(from_other.contains("Main$Value"), "{from_other:?}");
 }
 
+/// A model stands for library code: when the application itself declares
+/// a modelled class (the JDK analysed as the program), that class runs its
+/// bytecode, so past the bound its maps share their storage again, while
+/// the library's other containers stay modelled.
+#[test]
+fn container_models_leave_the_applications_own_containers_alone() {
+    let fixture = compile_sources(&[("Main.java", CONTENT)]);
+    let mut app = lockstep_testkit_program::parse_fixture(&fixture);
+    let bytes = lockstep_testkit_program::jdk()
+        .load("java/util/HashMap")
+        .expect("the JDK has java.util.HashMap")
+        .expect("java.util.HashMap reads");
+    let file = lockstep_classfile::parse(&bytes.bytes).expect("java.util.HashMap parses");
+    app.push(("java/util/HashMap.class".to_string(), file));
+    let p = lockstep_program::Program::new(app, lockstep_testkit_program::jdk_provider());
+    let main = method(&p, "Main", "main");
+    let r = solve(&p, false, models(true));
+    let from_other = app_types(&r, &r.var(main, var(&p, main, "fromOther")));
+    assert!(from_other.contains("Main$Value"), "{from_other:?}");
+    assert!(
+        r.stats().modelled_calls > 0,
+        "ArrayList and TreeSet stay modelled"
+    );
+}
+
 /// The models keep the result a pure function of its inputs, run twice.
 #[test]
 fn container_models_are_deterministic() {
