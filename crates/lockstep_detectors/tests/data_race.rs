@@ -1106,6 +1106,24 @@ fn clone_owned_shared() {
     check("clone_owned_shared", CLOSED);
 }
 
+/// Issue 14, cause 5 (session 20): the harness's receiver object of a
+/// class was made by one of its constructors, so its `final` lock field
+/// holds the constructor's object even when no constructor is an entry
+/// (every `new` is reached from `main`): the locked accesses are silent
+/// (reported on main at 39d32bb; jgroups' `Queue`, jg-1 of the seventh
+/// sample).
+#[test]
+fn harness_constructed() {
+    check("harness_constructed", CLOSED);
+}
+
+/// Twin of `harness_constructed`: an unlocked read of the count races
+/// with the locked writes.
+#[test]
+fn harness_constructed_shared() {
+    check("harness_constructed_shared", CLOSED);
+}
+
 /// Issue 14, cause 4: boxes built past the bound on contexts per method;
 /// each session's box holds only its own item (constructors run in their
 /// receiver's context past the bound). Reported on main at c1f49a6.

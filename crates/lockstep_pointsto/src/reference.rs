@@ -187,7 +187,7 @@ impl Ref<'_> {
             let site = self.r.t.named_site(p, SiteKey::Vm(f.value_class.into()));
             self.add(&P::Static(field), (site, Vec::new()));
         }
-        for &m in &entries.methods {
+        for m in self.r.seeds(&entries.methods) {
             let Some(md) = p.try_method(m) else {
                 continue;
             };

@@ -337,6 +337,36 @@ impl<'p> Rules<'p> {
         b
     }
 
+    /// The methods the solvers seed: the entry points, and for every
+    /// class whose instance methods the harness enters, that class's
+    /// constructors (in declaration order, after the entries). The
+    /// harness's receiver object of a class stands for an object some
+    /// outside caller made, so one of its constructors ran on it: its
+    /// `final Object lock = new Object()` fields hold their objects even
+    /// when every constructor call of the program is reached from a
+    /// `main` and none is an entry itself.
+    pub(crate) fn seeds(&self, entries: &[MethodId]) -> Vec<MethodId> {
+        let p = self.p;
+        let mut out = entries.to_vec();
+        let mut seen: rustc_hash::FxHashSet<MethodId> = entries.iter().copied().collect();
+        let mut classes: rustc_hash::FxHashSet<ClassId> = rustc_hash::FxHashSet::default();
+        for &m in entries {
+            let Some(md) = p.try_method(m) else {
+                continue;
+            };
+            if md.is_static() || !classes.insert(md.class) {
+                continue;
+            }
+            for &k in &p.class(md.class).methods {
+                let kd = p.method(k);
+                if kd.is_constructor() && !kd.is_abstract() && !kd.is_native() && seen.insert(k) {
+                    out.push(k);
+                }
+            }
+        }
+        out
+    }
+
     /// The context of a static entry method (`main`): none when the
     /// analysis has no contexts, else its class's `SiteKey::Main`. Not
     /// the empty context, which the JDK code without contexts runs in: the

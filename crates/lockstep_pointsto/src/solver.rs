@@ -317,7 +317,7 @@ impl<'p> Solver<'p> {
     pub(crate) fn solve(mut self, entries: &EntryPoints) -> RawResult {
         let start = Instant::now();
         self.seed_vm_statics();
-        for &m in &entries.methods {
+        for m in self.r.seeds(&entries.methods) {
             self.seed_entry(m);
         }
         loop {
