@@ -187,14 +187,18 @@ impl Ref<'_> {
             let site = self.r.t.named_site(p, SiteKey::Vm(f.value_class.into()));
             self.add(&P::Static(field), (site, Vec::new()));
         }
-        for m in self.r.seeds(&entries.methods) {
+        for &m in &entries.methods {
             let Some(md) = p.try_method(m) else {
                 continue;
             };
             self.initialize(md.class);
             let this = (!md.is_static()).then(|| {
                 let name = p.class(md.class).name.clone();
-                self.outside_obj(SiteKey::Entry(name))
+                let o = self.outside_obj(SiteKey::Entry(name));
+                for &(f, site) in self.r.constructor_locks(md.class).iter() {
+                    self.add(&P::Field(o.clone(), f), (site, Vec::new()));
+                }
+                o
             });
             let ctx = match (&this, self.r.static_entry_context(m)) {
                 (Some(o), _) => self.callee_ctx(m, o),

@@ -19,7 +19,7 @@ use rustc_hash::FxHashMap;
 
 use crate::config::{Config, LibraryContexts};
 use crate::external::Externals;
-use crate::facts::{self, LambdaFact, Template};
+use crate::facts::{self, Fact, LambdaFact, Template};
 use crate::ids::{FieldId, SiteId, TypeId};
 use crate::keys::{FieldKey, SiteKey};
 use crate::tables::Tables;
@@ -60,6 +60,8 @@ pub(crate) struct Rules<'p> {
     anywhere: FxHashMap<TypeId, Arc<[FieldId]>>,
     class_types: FxHashMap<ClassId, TypeId>,
     externals: Externals,
+    /// Per class: the lock objects its constructors store into `this`.
+    constructor_locks: FxHashMap<ClassId, Arc<[(FieldId, SiteId)]>>,
     /// Methods whose templates were asked for (for prefetching).
     pub templates_built: usize,
 }
@@ -86,6 +88,7 @@ impl<'p> Rules<'p> {
             anywhere: FxHashMap::default(),
             class_types: FxHashMap::default(),
             externals: Externals::default(),
+            constructor_locks: FxHashMap::default(),
             templates_built: 0,
         }
     }
@@ -337,34 +340,78 @@ impl<'p> Rules<'p> {
         b
     }
 
-    /// The methods the solvers seed: the entry points, and for every
-    /// class whose instance methods the harness enters, that class's
-    /// constructors (in declaration order, after the entries). The
-    /// harness's receiver object of a class stands for an object some
-    /// outside caller made, so one of its constructors ran on it: its
-    /// `final Object lock = new Object()` fields hold their objects even
-    /// when every constructor call of the program is reached from a
-    /// `main` and none is an entry itself.
-    pub(crate) fn seeds(&self, entries: &[MethodId]) -> Vec<MethodId> {
+    /// The lock objects the constructors of `class` (and of its
+    /// application superclasses) store into fields of `this`: a `new` of
+    /// a plain lock class (`Object`, `ReentrantLock`,
+    /// `ReentrantReadWriteLock`) stored straight into a field, as in
+    /// `private final Object mutex = new Object()`. The harness's receiver
+    /// object of a class stands for an object some outside caller made,
+    /// so one of its constructors ran on it; when every `new` of the
+    /// class is reached from a `main`, no constructor runs on the
+    /// harness's object, its lock fields point nowhere, and its entries'
+    /// locks name no object (jgroups' `Queue`). Only the lock objects are
+    /// given to it: running the whole constructors on every harness
+    /// object costs h2 40% more points-to facts and merges contexts past
+    /// their bounds (measured in session 20).
+    pub(crate) fn constructor_locks(&mut self, class: ClassId) -> Arc<[(FieldId, SiteId)]> {
+        if let Some(found) = self.constructor_locks.get(&class) {
+            return found.clone();
+        }
         let p = self.p;
-        let mut out = entries.to_vec();
-        let mut seen: rustc_hash::FxHashSet<MethodId> = entries.iter().copied().collect();
-        let mut classes: rustc_hash::FxHashSet<ClassId> = rustc_hash::FxHashSet::default();
-        for &m in entries {
-            let Some(md) = p.try_method(m) else {
-                continue;
-            };
-            if md.is_static() || !classes.insert(md.class) {
-                continue;
+        let mut out = Vec::new();
+        for &k in p.superclasses(class) {
+            if !p.class(k).is_application {
+                break;
             }
-            for &k in &p.class(md.class).methods {
-                let kd = p.method(k);
-                if kd.is_constructor() && !kd.is_abstract() && !kd.is_native() && seen.insert(k) {
-                    out.push(k);
+            for &m in &p.class(k).methods {
+                if !p.method(m).is_constructor() {
+                    continue;
+                }
+                if let Some(t) = self.template(m) {
+                    out.extend(self.lock_stores(&t));
                 }
             }
         }
-        out
+        out.sort_unstable();
+        out.dedup();
+        let found: Arc<[(FieldId, SiteId)]> = out.into();
+        self.constructor_locks.insert(class, found.clone());
+        found
+    }
+
+    /// `this.f = new L()` stores of template `t` whose `L` is a plain lock
+    /// class.
+    fn lock_stores(&self, t: &Template) -> Vec<(FieldId, SiteId)> {
+        let Some(this) = t.this_slot else {
+            return Vec::new();
+        };
+        let allocated: FxHashMap<u32, SiteId> = t
+            .facts
+            .iter()
+            .filter_map(|f| match f {
+                Fact::New { dst, site } if self.is_plain_lock(*site) => Some((*dst, *site)),
+                _ => None,
+            })
+            .collect();
+        t.facts
+            .iter()
+            .filter_map(|f| match f {
+                Fact::Store { base, field, src } if *base == this => {
+                    allocated.get(src).map(|&site| (*field, site))
+                }
+                _ => None,
+            })
+            .collect()
+    }
+
+    fn is_plain_lock(&self, site: SiteId) -> bool {
+        const PLAIN_LOCKS: &[&str] = &[
+            "java/lang/Object",
+            "java/util/concurrent/locks/ReentrantLock",
+            "java/util/concurrent/locks/ReentrantReadWriteLock",
+        ];
+        let name = self.t.types.name(self.p, self.site_type(site));
+        PLAIN_LOCKS.contains(&&*name)
     }
 
     /// The context of a static entry method (`main`): none when the

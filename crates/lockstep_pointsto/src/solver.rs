@@ -317,7 +317,7 @@ impl<'p> Solver<'p> {
     pub(crate) fn solve(mut self, entries: &EntryPoints) -> RawResult {
         let start = Instant::now();
         self.seed_vm_statics();
-        for m in self.r.seeds(&entries.methods) {
+        for &m in &entries.methods {
             self.seed_entry(m);
         }
         loop {
@@ -916,6 +916,17 @@ impl<'p> Solver<'p> {
         o
     }
 
+    /// The harness's receiver `o` of `class` holds the lock objects the
+    /// class's constructors store into `this`
+    /// ([`crate::rules::Rules::constructor_locks`]).
+    fn give_constructor_locks(&mut self, o: ObjId, class: ClassId) {
+        for &(f, site) in self.r.constructor_locks(class).iter() {
+            let lock = self.obj(site, CtxId::EMPTY);
+            let fp = self.field_ptr(o, f);
+            self.add_obj(fp, lock);
+        }
+    }
+
     fn seed_entry(&mut self, m: MethodId) {
         let p = self.r.p;
         let Some(md) = p.try_method(m) else {
@@ -932,7 +943,9 @@ impl<'p> Solver<'p> {
             None
         } else {
             let name = p.class(md.class).name.clone();
-            Some(self.outside_obj(SiteKey::Entry(name)))
+            let o = self.outside_obj(SiteKey::Entry(name));
+            self.give_constructor_locks(o, md.class);
+            Some(o)
         };
         let ctx = match (this, self.r.static_entry_context(m)) {
             (Some(o), _) => self.callee_ctx(m, o),
