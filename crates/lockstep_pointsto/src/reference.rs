@@ -195,8 +195,10 @@ impl Ref<'_> {
             let this = (!md.is_static()).then(|| {
                 let name = p.class(md.class).name.clone();
                 let o = self.outside_obj(SiteKey::Entry(name));
-                for &(f, site) in self.r.constructor_locks(md.class).iter() {
-                    self.add(&P::Field(o.clone(), f), (site, Vec::new()));
+                for &(ctor, f, site) in self.r.constructor_locks(md.class).iter() {
+                    let ctx = self.callee_ctx(ctor, &o);
+                    let h = heap_context(self.r.h, &ctx);
+                    self.add(&P::Field(o.clone(), f), (site, h));
                 }
                 o
             });

@@ -61,7 +61,7 @@ pub(crate) struct Rules<'p> {
     class_types: FxHashMap<ClassId, TypeId>,
     externals: Externals,
     /// Per class: the lock objects its constructors store into `this`.
-    constructor_locks: FxHashMap<ClassId, Arc<[(FieldId, SiteId)]>>,
+    constructor_locks: FxHashMap<ClassId, Arc<[(MethodId, FieldId, SiteId)]>>,
     /// Methods whose templates were asked for (for prefetching).
     pub templates_built: usize,
 }
@@ -349,11 +349,16 @@ impl<'p> Rules<'p> {
     /// so one of its constructors ran on it; when every `new` of the
     /// class is reached from a `main`, no constructor runs on the
     /// harness's object, its lock fields point nowhere, and its entries'
-    /// locks name no object (jgroups' `Queue`). Only the lock objects are
+    /// locks name no object (jgroups' `Queue`). Each comes with the
+    /// constructor that makes it, so the solvers give it the heap context
+    /// that constructor would on the harness's object. Only the lock objects are
     /// given to it: running the whole constructors on every harness
     /// object costs h2 40% more points-to facts and merges contexts past
     /// their bounds (measured in session 20).
-    pub(crate) fn constructor_locks(&mut self, class: ClassId) -> Arc<[(FieldId, SiteId)]> {
+    pub(crate) fn constructor_locks(
+        &mut self,
+        class: ClassId,
+    ) -> Arc<[(MethodId, FieldId, SiteId)]> {
         if let Some(found) = self.constructor_locks.get(&class) {
             return found.clone();
         }
@@ -368,13 +373,17 @@ impl<'p> Rules<'p> {
                     continue;
                 }
                 if let Some(t) = self.template(m) {
-                    out.extend(self.lock_stores(&t));
+                    out.extend(
+                        self.lock_stores(&t)
+                            .into_iter()
+                            .map(|(f, site)| (m, f, site)),
+                    );
                 }
             }
         }
         out.sort_unstable();
         out.dedup();
-        let found: Arc<[(FieldId, SiteId)]> = out.into();
+        let found: Arc<[(MethodId, FieldId, SiteId)]> = out.into();
         self.constructor_locks.insert(class, found.clone());
         found
     }

@@ -920,8 +920,10 @@ impl<'p> Solver<'p> {
     /// class's constructors store into `this`
     /// ([`crate::rules::Rules::constructor_locks`]).
     fn give_constructor_locks(&mut self, o: ObjId, class: ClassId) {
-        for &(f, site) in self.r.constructor_locks(class).iter() {
-            let lock = self.obj(site, CtxId::EMPTY);
+        for &(ctor, f, site) in self.r.constructor_locks(class).iter() {
+            let ctx = self.callee_ctx(ctor, o);
+            let h = self.heap_ctx(ctx);
+            let lock = self.obj(site, h);
             let fp = self.field_ptr(o, f);
             self.add_obj(fp, lock);
         }
