@@ -343,19 +343,6 @@ impl Collector<'_> {
         let entry = entry.clone();
         let gated = self.gated_entry(node, &entry);
         let mc = self.races.graph.nodes[node as usize];
-        if std::env::var_os("LS_DBG").is_some() {
-            let name = &self.program.method(mc.method).name;
-            if std::env::var("LS_DBG").unwrap_or_default().split(',').any(|n| n == &**name) {
-                eprintln!("DBG node {node} {name} ctx {:?} entry {entry:?}", mc.context);
-                for &(c, site) in self.callers.get(node as usize).cloned().unwrap_or_default().iter() {
-                    let cm = self.races.graph.nodes[c as usize].method;
-                    let cn = self.program.method(cm).name.clone();
-                    let el = self.races.entry_locks.get(c as usize).cloned();
-                    let bl = self.program.body(cm).map(|b| { let l = self.body_locks(cm, &b); let at = l.at(site).to_vec(); let r = self.resolver.resolve(cm, self.races.graph.nodes[c as usize].context, &b, &at); format!("{at:?} -> {r:?}") });
-                    eprintln!("   caller {c} {cn} at {site:?} entry {el:?} body {bl:?}");
-                }
-            }
-        }
         let data = self.program.method(mc.method);
         let Some(body) = self.program.body(mc.method) else {
             return;
@@ -480,13 +467,6 @@ impl Collector<'_> {
                     .caller_path
                     .as_ref()
                     .map(|p| self.back_links.normalize(&mut self.resolver, p));
-                if std::env::var_os("LS_DBG").is_some() {
-                    let name = &self.program.method(method).name;
-                    if std::env::var("LS_DBG").unwrap_or_default().split(',').any(|n| n == &**name) {
-                        let ep: Vec<String> = entry_paths.iter().map(|e| format!("{}", e.path)).collect();
-                        eprintln!("DBGC node {node} {name} at {s:?} lock {:?} caller_path {:?} norm {:?} entry_paths {ep:?}", c.lock, c.caller_path.as_ref().map(|p| p.to_string()), path.as_ref().map(|p| p.to_string()));
-                    }
-                }
                 // Every caller holds that lock on entry, by the same path
                 // of this body: a re-entry (the objects of a context that
                 // merges several owners would not show it).
