@@ -266,7 +266,11 @@ fn fields_set_from(program: &Program, ctor: &Body, k: usize, depth: u8) -> Vec<A
             {
                 let target = program
                     .class_by_name(&call.method.class)
-                    .and_then(|id| program.class(id).declared_method("<init>", &call.method.descriptor))
+                    .and_then(|id| {
+                        program
+                            .class(id)
+                            .declared_method("<init>", &call.method.descriptor)
+                    })
                     .and_then(|m| program.body(m));
                 for (j, a) in call.args.iter().enumerate() {
                     if let (Some(b), Some(arg_var)) = (&target, a.var()) {

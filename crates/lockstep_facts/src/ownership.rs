@@ -1333,13 +1333,15 @@ impl NodeWalk<'_, '_> {
     /// Records whether `this` is owned at the entry of an instance method
     /// (as accesses count it: owned, and fresh or of no published object).
     fn note_receiver(&mut self, at_entry: &[Option<Vec<bool>>]) {
-        let (false, Some(&this), Some(Some(state))) =
-            (self.body.is_static, self.body.params.first(), at_entry.first())
-        else {
+        let (false, Some(&this), Some(Some(state))) = (
+            self.body.is_static,
+            self.body.params.first(),
+            at_entry.first(),
+        ) else {
             return;
         };
-        self.out.owned_receiver = self.owned(state, this)
-            && (self.fresh(state, this) || self.none_published(this));
+        self.out.owned_receiver =
+            self.owned(state, this) && (self.fresh(state, this) || self.none_published(this));
     }
 
     fn step_stmt(&mut self, s: StmtId, state: &mut [bool]) {
