@@ -292,6 +292,30 @@ fn back_link_through_a_field_of_an_interface_type() {
     );
 }
 
+/// h2 2.1.214's `MVStore` (sample #52–#54): a method every caller of
+/// which holds the store lock, one of them through the true branch of a
+/// timed `tryLock`, takes the chunk lock and re-enters the store lock
+/// through calls: no chunk → store order (silent). The loose twin enters
+/// the same shape without the store lock (reported).
+#[test]
+fn store_lock_held_through_a_timed_try_lock() {
+    let findings = check("timed_try_lock");
+    assert_complete(&findings);
+    assert_eq!(findings.len(), 1, "{}", dump(&findings));
+}
+
+/// A lock object the acquiring thread still owns (made by it, not yet
+/// published: c3p0's `createPool` locking the pool its constructor
+/// builds) is one no other thread can hold: no order through it
+/// (silent). The twin publishes the pool into the factory before
+/// locking it (reported).
+#[test]
+fn lock_of_an_object_no_other_thread_can_hold() {
+    let findings = check("fresh_lock");
+    assert_complete(&findings);
+    assert_eq!(findings.len(), 1, "{}", dump(&findings));
+}
+
 /// Checks an open-program fixture and expects exactly one cycle (the
 /// buggy twin's) with every field of the finding filled in.
 fn assert_one_cycle_in_open_fixture(fixture: &str) -> Vec<Finding> {

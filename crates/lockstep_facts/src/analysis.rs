@@ -127,6 +127,14 @@ pub struct RaceFacts {
     /// makes concurrent and that shows no concurrent intent
     /// ([`Verdict::NoIntent`]), and how many of them race with nothing.
     pub no_intent: (usize, usize),
+    /// The statements (and entries) of each node whose object the running
+    /// thread still owns ([`crate::ownership`]): the lock-order facts drop
+    /// acquisitions of such objects, which no other thread can hold.
+    pub(crate) owned: crate::ownership::Owned,
+    /// Per node: the locks every caller holds on its parameters by stable
+    /// path ([`lock_paths::ParamLock`]; `None`: not reached), which hold
+    /// whatever objects the node's context merges.
+    pub(crate) entry_params: Vec<Option<Arc<[ParamLock]>>>,
 }
 
 impl RaceFacts {
@@ -764,16 +772,22 @@ impl Analysis<'_> {
 
     /// The steps the lock rules read (`deadlock`, `wait-notify`,
     /// `blocking-under-lock`): thread roots, the context call graph, entry
-    /// locks and start orderings. Escape, ownership, access buckets and
-    /// racing pairs are left empty.
+    /// locks, start orderings and ownership (locks on owned objects never
+    /// wait). Access buckets and racing pairs are left empty.
     pub fn run_locks_only(mut self) -> RaceFacts {
         let mut clock = StepClock::start();
         let mut roots = self.thread_roots(&mut clock);
         let entry = self.entry_locks(&roots);
+        let entry_params = self.entry_param_locks(&roots);
         clock.lap("entry locks");
         let reach = self.reach_with_event_thread(&mut roots);
         let orderings = self.orderings(&roots, &reach);
         clock.lap("reach/ordering");
+        let escape = self.escaped();
+        clock.lap("escape");
+        let reached: Vec<bool> = reach.iter().map(|r| !r.is_empty()).collect();
+        let owned = self.ownership(&roots, &reached, &escape.seeds());
+        clock.lap("ownership");
         RaceFacts {
             races: Vec::new(),
             roots,
@@ -787,6 +801,8 @@ impl Analysis<'_> {
             orderings,
             timings: clock.laps,
             no_intent: (0, 0),
+            owned,
+            entry_params,
         }
     }
 
@@ -840,6 +856,8 @@ impl Analysis<'_> {
             set_aside.len(),
             set_aside.iter().filter(|s| !racy.contains(s)).count(),
         );
+        let owned = std::mem::take(&mut self.owned);
+        let entry_params = std::mem::take(&mut self.entry_params);
         RaceFacts {
             races,
             roots,
@@ -853,6 +871,8 @@ impl Analysis<'_> {
             orderings,
             timings: clock.laps,
             no_intent,
+            owned,
+            entry_params,
         }
     }
 }

@@ -226,27 +226,63 @@ fn this_argument(body: &Body, v: VarId, this: Option<VarId>) -> Option<(Arc<str>
     })
 }
 
+/// Constructors followed through `this(..)` / `super(..)` delegation
+/// (h2's `MVMap(store, id, ..)` hands `store` to the constructor that
+/// keeps it).
+const MAX_DELEGATION: u8 = 4;
+
 /// The `final` instance fields of the constructor's class it stores its
-/// argument `k` into, on `this` (sorted).
+/// argument `k` into, on `this`, itself or through the constructor it
+/// delegates to (sorted).
 fn final_fields_set_from(program: &Program, ctor: &Body, k: usize) -> Vec<Arc<str>> {
+    let mut out = fields_set_from(program, ctor, k, MAX_DELEGATION);
+    out.retain(|g| own_final_field(program, &ctor.class, g));
+    out.sort();
+    out.dedup();
+    out
+}
+
+/// The instance fields constructor `ctor` stores its argument `k` into,
+/// on `this`, directly or through `this(..)`/`super(..)` (`depth` more
+/// delegations followed).
+fn fields_set_from(program: &Program, ctor: &Body, k: usize, depth: u8) -> Vec<Arc<str>> {
     let (Some(&this), Some(&arg)) = (ctor.params.first(), ctor.params.get(k + 1)) else {
         return Vec::new();
     };
-    let mut out: Vec<Arc<str>> = ctor
-        .stmts
-        .iter()
-        .filter_map(|st| match &st.kind {
+    let mut out = Vec::new();
+    for st in &ctor.stmts {
+        match &st.kind {
             StmtKind::FieldStore {
                 object,
                 field,
                 value,
-            } if object.var() == Some(this) && value.var() == Some(arg) => Some(field.name.clone()),
-            _ => None,
-        })
-        .filter(|g| own_final_field(program, &ctor.class, g))
-        .collect();
-    out.sort();
-    out.dedup();
+            } if object.var() == Some(this) && value.var() == Some(arg) => {
+                out.push(field.name.clone());
+            }
+            StmtKind::Invoke { call, .. }
+                if depth > 0
+                    && &*call.method.name == "<init>"
+                    && call.receiver.as_ref().and_then(|r| r.var()) == Some(this) =>
+            {
+                let target = program
+                    .class_by_name(&call.method.class)
+                    .and_then(|id| {
+                        program
+                            .class(id)
+                            .declared_method("<init>", &call.method.descriptor)
+                    })
+                    .and_then(|m| program.body(m));
+                for (j, a) in call.args.iter().enumerate() {
+                    if let (Some(b), Some(arg_var)) = (&target, a.var()) {
+                        if arg_var == arg {
+                            out.extend(fields_set_from(program, b, j, depth - 1));
+                        }
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
     out
 }
 

@@ -146,6 +146,15 @@ fn held_by_param(local: &[LocalHeld]) -> bool {
     local.iter().any(|l| is_param(&l.named))
 }
 
+/// A lock every caller of a method context holds on entry, named by a
+/// stable path of the body ([`crate::lock_paths::ParamLock`]).
+struct EntryPath {
+    path: AccessPath,
+    mode: lockstep_models::LockMode,
+    /// A monitor (`synchronized`), not a `java.util.concurrent` lock.
+    monitor: bool,
+}
+
 /// What a monitor or condition operation does.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum MonitorOpKind {
@@ -304,6 +313,9 @@ struct Here<'b> {
     body: &'b Body,
     entry: &'b [HeldLock],
     locks: &'b BodyLocks,
+    /// The locks every caller holds on entry by stable path of the body
+    /// (back links followed), with their modes.
+    entry_paths: &'b [EntryPath],
 }
 
 impl Collector<'_> {
@@ -335,7 +347,7 @@ impl Collector<'_> {
         let Some(body) = self.program.body(mc.method) else {
             return;
         };
-        if data.is_synchronized() {
+        if data.is_synchronized() && !self.races.owned.receiver_at_entry(node) {
             let locks =
                 self.resolver
                     .resolve(mc.method, mc.context, &body, &[LocalLock::SyncMethod]);
@@ -358,6 +370,7 @@ impl Collector<'_> {
             return;
         }
         let locks = self.body_locks(mc.method, &body);
+        let entry_paths = self.entry_paths(node, &body);
         let here = Here {
             node,
             method: mc.method,
@@ -365,6 +378,7 @@ impl Collector<'_> {
             body: &body,
             entry: &entry,
             locks: &locks,
+            entry_paths: &entry_paths,
         };
         for (i, stmt) in body.stmts.iter().enumerate() {
             let s = StmtId(i as u32);
@@ -379,7 +393,7 @@ impl Collector<'_> {
                 StmtKind::Invoke { call, .. } => {
                     self.call(&here, s, call);
                     let named = self.named_local(&here, s);
-                    self.through_calls((node, mc.method, &gated), s, &named);
+                    self.through_calls((node, mc.method, &gated), s, &named, &entry_paths);
                 }
                 _ => {}
             }
@@ -420,6 +434,7 @@ impl Collector<'_> {
         (node, method, entry): (u32, MethodId, &[HeldLock]),
         s: StmtId,
         local: &[LocalHeld],
+        entry_paths: &[EntryPath],
     ) {
         if local.is_empty() || !lock_summary::precise_site(self.races, node, s) {
             return;
@@ -452,6 +467,15 @@ impl Collector<'_> {
                     .caller_path
                     .as_ref()
                     .map(|p| self.back_links.normalize(&mut self.resolver, p));
+                // Every caller holds that lock on entry, by the same path
+                // of this body: a re-entry (the objects of a context that
+                // merges several owners would not show it).
+                if entry_paths
+                    .iter()
+                    .any(|e| Some(&e.path) == path.as_ref() && e.mode == c.lock.mode)
+                {
+                    continue;
+                }
                 let reentry = reentered(local, &c, path.as_ref());
                 let distinct_alias = reentry.is_none()
                     && c.caller_named
@@ -474,6 +498,32 @@ impl Collector<'_> {
                 });
             }
         }
+    }
+
+    /// The locks every caller of `node` holds on its parameters
+    /// ([`RaceFacts::entry_params`]), as paths of `body` with back links
+    /// followed, and their modes.
+    fn entry_paths(&mut self, node: u32, body: &Body) -> Vec<EntryPath> {
+        let Some(Some(locks)) = self.races.entry_params.get(node as usize) else {
+            return Vec::new();
+        };
+        let mut out = Vec::new();
+        for l in locks.iter() {
+            let Some(&root) = body.params.get(usize::from(l.param)) else {
+                continue;
+            };
+            let mut path = lockstep_ir::access_path(body, root);
+            for (_, name) in l.fields.iter() {
+                path = AccessPath::Field(Arc::new(path), name.clone());
+            }
+            let path = self.back_links.normalize(&mut self.resolver, &path);
+            out.push(EntryPath {
+                path,
+                mode: l.mode,
+                monitor: l.monitor,
+            });
+        }
+        out
     }
 
     /// The entry lockset of a node for its acquisitions: with the gate
@@ -594,7 +644,25 @@ impl Collector<'_> {
     }
 
     fn acquire(&mut self, here: &Here<'_>, s: StmtId, lock: LocalLock) {
+        if self.races.owned.at(here.node, s) {
+            // The lock object is this thread's own there: no other
+            // thread can hold it, so taking it never waits.
+            return;
+        }
         let named = lock.path(here.body);
+        let (mode, monitor) = match &lock {
+            LocalLock::Juc { mode, .. } => (*mode, false),
+            _ => (lockstep_models::LockMode::Exclusive, true),
+        };
+        let normalized = self.back_links.normalize(&mut self.resolver, &named);
+        if here
+            .entry_paths
+            .iter()
+            .any(|e| e.path == normalized && e.mode == mode && e.monitor == monitor)
+        {
+            // Every caller holds it on entry by this path: a re-entry.
+            return;
+        }
         let locks: Vec<HeldLock> = self
             .resolver
             .resolve(

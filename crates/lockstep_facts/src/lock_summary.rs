@@ -457,13 +457,20 @@ impl Builder<'_, '_, '_> {
         let Some(body) = program.body(mc.method) else {
             return;
         };
+        // A lock object this thread owns there (made by it, not yet
+        // published: [`crate::ownership`]) is one no other thread can
+        // hold, so taking it never waits and orders nothing.
+        let owned = &self.tr.races.owned;
         let mut found: Vec<(LocalLock, Option<StmtId>)> = Vec::new();
-        if data.is_synchronized() {
+        if data.is_synchronized() && !owned.receiver_at_entry(node) {
             found.push((LocalLock::SyncMethod, None));
         }
         if program.is_application(data.class) {
             for i in 0..body.stmts.len() {
                 let s = StmtId(i as u32);
+                if owned.at(node, s) {
+                    continue;
+                }
                 if let Some(l) = stmt_lock(program, &body, s) {
                     found.push((l, Some(s)));
                 }

@@ -94,15 +94,25 @@ enum Slot {
     Contents,
 }
 
-/// The result: per node, the statements whose accessed object is owned.
+/// The result: per node, the statements whose accessed object is owned,
+/// and the nodes whose receiver is owned on entry.
 #[derive(Debug, Default)]
-pub struct Owned(FxHashSet<(u32, StmtId)>);
+pub struct Owned(FxHashSet<(u32, StmtId)>, FxHashSet<u32>);
 
 impl Owned {
     /// Is the object that `stmt` of `node` accesses (field, element or
-    /// container) owned by the running thread there?
+    /// container), calls a method on, or locks (`synchronized (x)`) owned
+    /// by the running thread there?
     pub fn at(&self, node: u32, stmt: StmtId) -> bool {
         self.0.contains(&(node, stmt))
+    }
+
+    /// Is the receiver of `node` (`this` of an instance method) owned by
+    /// the running thread on entry: every caller passes an object no
+    /// other thread can reach yet (the monitor a `synchronized` method
+    /// takes on entry is then one no other thread can hold)?
+    pub fn receiver_at_entry(&self, node: u32) -> bool {
+        self.1.contains(&node)
     }
 }
 
@@ -146,6 +156,8 @@ struct NodeOut {
     published: Vec<ObjectId>,
     mixed: Vec<(ObjectId, Slot)>,
     owned_bases: Vec<StmtId>,
+    /// The receiver is owned on entry (recorded with `owned_bases`).
+    owned_receiver: bool,
 }
 
 impl NodeOut {
@@ -271,6 +283,9 @@ impl Analysis<'_> {
                 if let Some(body) = bodies.get(&x) {
                     let (out, _) = self.analyse_node(x, body, facts, true, warm, None);
                     owned.0.extend(out.owned_bases.iter().map(|&s| (x, s)));
+                    if out.owned_receiver {
+                        owned.1.insert(x);
+                    }
                 }
             }
             return owned;
@@ -278,14 +293,17 @@ impl Analysis<'_> {
         let warm = &*warm;
         let per_node = self.program.map_in_order(nodes, |&x| {
             let Some(body) = bodies.get(&x) else {
-                return Vec::new();
+                return (Vec::new(), false);
             };
             let mut own = ReachCache::default();
             let (out, _) = self.analyse_node(x, body, facts, true, &mut own, Some(warm));
-            out.owned_bases
+            (out.owned_bases, out.owned_receiver)
         });
-        for (&x, bases) in nodes.iter().zip(per_node) {
+        for (&x, (bases, receiver)) in nodes.iter().zip(per_node) {
             owned.0.extend(bases.into_iter().map(|s| (x, s)));
+            if receiver {
+                owned.1.insert(x);
+            }
         }
         owned
     }
@@ -626,6 +644,7 @@ impl Analysis<'_> {
             return (w.out, w.pts);
         };
         if record {
+            w.note_receiver(&at_entry);
             // Replay every block once with its final entry state: a
             // statement's base counts as owned only in that state.
             w.record = true;
@@ -1311,6 +1330,20 @@ impl NodeWalk<'_, '_> {
         }
     }
 
+    /// Records whether `this` is owned at the entry of an instance method
+    /// (as accesses count it: owned, and fresh or of no published object).
+    fn note_receiver(&mut self, at_entry: &[Option<Vec<bool>>]) {
+        let (false, Some(&this), Some(Some(state))) = (
+            self.body.is_static,
+            self.body.params.first(),
+            at_entry.first(),
+        ) else {
+            return;
+        };
+        self.out.owned_receiver =
+            self.owned(state, this) && (self.fresh(state, this) || self.none_published(this));
+    }
+
     fn step_stmt(&mut self, s: StmtId, state: &mut [bool]) {
         let Some(stmt) = self.body.stmts.get(s.index()) else {
             return;
@@ -1338,6 +1371,9 @@ impl NodeWalk<'_, '_> {
                     self.publish(state, v);
                 }
             }
+            // The monitor a thread takes on an object it owns is one no
+            // other thread can hold (`lock_order` drops such acquisitions).
+            StmtKind::MonitorEnter(op) => self.note_base(s, state, op.var()),
             StmtKind::Invoke { result, call } => {
                 self.note_base(s, state, call.receiver.as_ref().and_then(Operand::var));
                 self.invoke(s, state, *result, call);
