@@ -24,7 +24,7 @@ fn races(fixture: &CompiledFixture, points_to: lockstep_pointsto::Config) -> Vec
     run_with_points_to(fixture, &DataRace, RULES, points_to)
 }
 
-/// Off by default: on hsqldb it costs 42% more points-to facts for three
+/// Off by default: on hsqldb it costs 30% more points-to facts for two
 /// fewer data races (BENCHMARKS.md, "Application containers past the bound").
 #[test]
 fn off_by_default() {

@@ -19,9 +19,11 @@
 //! - it stores one of its parameters into an element, at an index that is
 //!   not a constant, of an array read from a field of `this` (`add`,
 //!   `set`, `put`: `elementData[elementCount] = element`);
-//! - it stores into a reference-array field of `this` (growing: `resize`,
-//!   `elementData = newArray`, whose copy of the elements must be the
-//!   list's own);
+//! - it stores a new array (allocated here, or returned by a call such as
+//!   `ArrayUtil.resizeArray`) into a reference-array field of `this`
+//!   (growing: `resize`, `elementData = newArray`, whose copy of the
+//!   elements must be the list's own; not `nodes = emptyArray`, which every
+//!   expression node's `setAsConstantValue` does);
 //! - it returns an element, at an index that is not a constant, of an
 //!   array read from a field (`get`, an iterator's `next` reading its
 //!   list's array);
@@ -80,8 +82,8 @@ fn recognised(p: &Program, m: MethodId, depth: u32) -> bool {
         StmtKind::FieldStore {
             object: Operand::Var(o),
             field,
-            value: Operand::Var(_),
-        } => *o == this && is_reference_array(&field.descriptor),
+            value: Operand::Var(v),
+        } => *o == this && is_reference_array(&field.descriptor) && is_new_array(&body, *v),
         StmtKind::Return(Some(Operand::Var(r))) => returns_element(&body, *r),
         StmtKind::Invoke { call, .. } => {
             depth > 0 && forwards_parameter(p, m, call, this, params, depth - 1)
@@ -125,6 +127,27 @@ fn array_field_of(body: &Body, a: VarId, owner: Option<VarId>) -> bool {
             ..
         }) if owner.is_none_or(|w| w == *o) && is_reference_array(&field.descriptor)
     )
+}
+
+/// Is `v` (through at most one cast or copy) an array allocated here or
+/// the result of a call?
+fn is_new_array(body: &Body, v: VarId) -> bool {
+    let mut v = v;
+    for _ in 0..2 {
+        match unique_def(body, v) {
+            Some(StmtKind::Assign {
+                value: Rvalue::NewArray(..),
+                ..
+            })
+            | Some(StmtKind::Invoke { .. }) => return true,
+            Some(StmtKind::Assign {
+                value: Rvalue::Cast(Operand::Var(w), _) | Rvalue::Use(Operand::Var(w)),
+                ..
+            }) => v = *w,
+            _ => return false,
+        }
+    }
+    false
 }
 
 /// Is `r` (through at most one cast or copy) an element, at an index that

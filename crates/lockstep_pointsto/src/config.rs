@@ -102,8 +102,8 @@ pub struct Config {
     /// above: past the per-method bound one copy of `add` stored every
     /// list's elements into every list's array (hsqldb's `HsqlArrayList`,
     /// `BaseHashMap`). The methods are recognised by their bodies
-    /// (`app_containers`). Off by default: on hsqldb it costs 42% more
-    /// points-to facts and removes three data races of 3,878; the 350 on
+    /// (`app_containers`). Off by default: on hsqldb it costs 30% more
+    /// points-to facts and removes two data races of 3,878; the 350 on
     /// `Expression.dataType` stay (BENCHMARKS.md, "Application containers
     /// past the bound").
     pub containers_per_object: bool,
