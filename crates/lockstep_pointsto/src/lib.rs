@@ -64,6 +64,7 @@
     )
 )]
 
+mod app_containers;
 mod breakdown;
 mod config;
 mod external;

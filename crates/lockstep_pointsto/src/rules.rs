@@ -17,6 +17,7 @@ use lockstep_models::{
 use lockstep_program::{ClassId, MethodId, Program};
 use rustc_hash::FxHashMap;
 
+use crate::app_containers;
 use crate::config::{Config, LibraryContexts};
 use crate::external::Externals;
 use crate::facts::{self, Fact, LambdaFact, Template};
@@ -52,6 +53,9 @@ pub(crate) struct Rules<'p> {
     /// Per class, once: how its methods get contexts.
     context_policy: FxHashMap<ClassId, ContextPolicy>,
     caller_context: FxHashMap<MethodId, bool>,
+    /// Per method, once: is it an application container's
+    /// ([`Rules::is_app_container_method`])?
+    app_containers: FxHashMap<MethodId, bool>,
     app_sites: FxHashMap<SiteId, bool>,
     field_types: FxHashMap<FieldId, Option<TypeId>>,
     field_owners: FxHashMap<FieldId, Option<ClassId>>,
@@ -80,6 +84,7 @@ impl<'p> Rules<'p> {
             dispatch_cache: FxHashMap::default(),
             context_policy: FxHashMap::default(),
             caller_context: FxHashMap::default(),
+            app_containers: FxHashMap::default(),
             app_sites: FxHashMap::default(),
             field_types: FxHashMap::default(),
             field_owners: FxHashMap::default(),
@@ -318,9 +323,23 @@ impl<'p> Rules<'p> {
         let class = &self.p.class(md.class).name;
         if is_jdk_class(class) {
             builds_lock_parts(class, &md.name)
+        } else if self.cfg.constructors_per_object && &*md.name == "<init>" {
+            true
         } else {
-            self.cfg.constructors_per_object && &*md.name == "<init>"
+            self.cfg.containers_per_object && self.is_app_container_method(m)
         }
+    }
+
+    /// Is `m` a method of an application container that keeps its
+    /// receiver's context over the bounds ([`crate::app_containers`])?
+    /// Decided once per method.
+    fn is_app_container_method(&mut self, m: MethodId) -> bool {
+        if let Some(&b) = self.app_containers.get(&m) {
+            return b;
+        }
+        let b = app_containers::keeps_receiver_context(self.p, m);
+        self.app_containers.insert(m, b);
+        b
     }
 
     /// Does `m` run in the context of the method calling it, whatever its
