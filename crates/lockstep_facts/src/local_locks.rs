@@ -89,18 +89,7 @@ impl BodyLocks {
 
 /// What a call does to `java.util.concurrent` locks, resolved through the models.
 pub fn juc_effect(program: &Program, call: &lockstep_ir::Call) -> Option<LockEffect> {
-    let m = &call.method;
-    if !lockstep_models::is_jdk_class(&m.class) && !m.class.starts_with('[') {
-        // Application classes implementing `Lock` are not modelled: their
-        // `lock()` is analysed as code.
-        let is_lock = program.is_subtype_name(&m.class, lockstep_models::LOCK_INTERFACE);
-        if !is_lock {
-            return None;
-        }
-    }
-    lockstep_models::lock_effect_via(&m.class, &m.name, &m.descriptor, &|a, b| {
-        program.is_subtype_name(a, b)
-    })
+    lockstep_program::juc_effect(program, call)
 }
 
 /// The path naming a lock operand: a view of a read-write lock

@@ -806,13 +806,7 @@ impl<'a> Builder<'a> {
             target.name
         ));
         // java.util.concurrent locks and monitor waits.
-        let is_subtype = |a: &str, b: &str| self.program.is_subtype_name(a, b);
-        if let Some(effect) = lockstep_models::lock_effect_via(
-            &target.class,
-            &target.name,
-            &target.descriptor,
-            &is_subtype,
-        ) {
+        if let Some(effect) = lockstep_program::call_effect(self.program, target) {
             // `rw.readLock().lock()` is named by the read-write lock, as
             // the data-race analysis names it.
             let p = match call.receiver.as_ref() {
