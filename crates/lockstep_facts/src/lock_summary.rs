@@ -175,6 +175,7 @@ pub fn juc_lock(program: &Program, body: &Body, call: &lockstep_ir::Call) -> Opt
         var: *recv,
         path,
         mode: view.unwrap_or(mode),
+        field: None,
     })
 }
 

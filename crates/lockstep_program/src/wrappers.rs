@@ -71,7 +71,8 @@ impl LockWrappers {
 
     /// Every wrapper, in method id order (for tests and `debug`).
     pub fn all(&self) -> Vec<(MethodId, &Wrapper)> {
-        let mut v: Vec<(MethodId, &Wrapper)> = self.by_method.iter().map(|(m, w)| (*m, w)).collect();
+        let mut v: Vec<(MethodId, &Wrapper)> =
+            self.by_method.iter().map(|(m, w)| (*m, w)).collect();
         v.sort_by_key(|x| x.0);
         v
     }
@@ -79,7 +80,9 @@ impl LockWrappers {
     /// The wrapper `call` runs, when it resolves to exactly one.
     pub fn exact(&self, program: &Program, call: &Call) -> Option<&Wrapper> {
         let m = &call.method;
-        if !self.names.contains(&m.name) || matches!(call.kind, CallKind::Interface | CallKind::Static) {
+        if !self.names.contains(&m.name)
+            || matches!(call.kind, CallKind::Interface | CallKind::Static)
+        {
             return None;
         }
         let target = self.resolve_exactly(program, m, call.kind == CallKind::Special)?;
@@ -130,7 +133,12 @@ fn app_class(program: &Program, name: &str) -> Option<ClassId> {
 
 /// The first declaration of `name desc` in `r` or its application
 /// superclasses, with its class; `None` when it is abstract or static.
-fn declared_above(program: &Program, r: ClassId, name: &str, desc: &str) -> Option<(ClassId, MethodId)> {
+fn declared_above(
+    program: &Program,
+    r: ClassId,
+    name: &str,
+    desc: &str,
+) -> Option<(ClassId, MethodId)> {
     let mut cur = r;
     for _ in 0..64 {
         let info = program.class(cur);
@@ -203,7 +211,8 @@ fn shape(program: &Program, body: &Body, depth: u8) -> Option<Shape> {
         },
     );
     let mut out = Shape::default();
-    let of = |sym: &FxHashMap<VarId, Sym>, op: &Operand| op.var().and_then(|v| sym.get(&v).cloned());
+    let of =
+        |sym: &FxHashMap<VarId, Sym>, op: &Operand| op.var().and_then(|v| sym.get(&v).cloned());
     for s in &body.stmts {
         match &s.kind {
             StmtKind::Assign { dst, value } => {
@@ -271,7 +280,12 @@ fn invoke(
         v.fields.extend(got.fields);
         return Some(Some(v));
     }
-    let recv = call.receiver.as_ref()?.var().and_then(|v| sym.get(&v))?.clone();
+    let recv = call
+        .receiver
+        .as_ref()?
+        .var()
+        .and_then(|v| sym.get(&v))?
+        .clone();
     let effect = lockstep_models::lock_effect_via(
         &m.class,
         &m.name,
@@ -320,7 +334,11 @@ fn declaring(program: &Program, f: &MemberRef) -> Arc<str> {
         {
             return info.name.clone();
         }
-        cur = info.file.super_class.as_deref().and_then(|s| app_class(program, s));
+        cur = info
+            .file
+            .super_class
+            .as_deref()
+            .and_then(|s| app_class(program, s));
     }
     f.class.clone()
 }
