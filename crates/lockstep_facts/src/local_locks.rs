@@ -158,12 +158,7 @@ struct State {
 
 fn meet(a: &State, b: &State) -> State {
     State {
-        held: a
-            .held
-            .iter()
-            .filter(|x| b.held.contains(x))
-            .cloned()
-            .collect(),
+        held: a.held.iter().filter_map(|x| held_on_both(x, b)).collect(),
         pending: a
             .pending
             .iter()
@@ -171,6 +166,29 @@ fn meet(a: &State, b: &State) -> State {
             .cloned()
             .collect(),
     }
+}
+
+/// `x` (held on one path) if the other path holds it too. A lock a
+/// wrapper took is one lock whatever variable its receiver was read
+/// into: two wrapper calls on `this._locker` in a loop name the same
+/// lock through two loads, so the paths meet by name, field and mode
+/// (the lower variable stands for both; either holds `this._locker`).
+fn held_on_both(x: &JucLock, other: &State) -> Option<JucLock> {
+    if other.held.contains(x) {
+        return Some(x.clone());
+    }
+    if x.3.is_none() {
+        return None;
+    }
+    let same = other
+        .held
+        .iter()
+        .find(|h| h.0 == x.0 && h.2 == x.2 && h.3 == x.3)?;
+    Some(if same.1 < x.1 {
+        same.clone()
+    } else {
+        x.clone()
+    })
 }
 
 /// Applies one statement; returns the state after it.
