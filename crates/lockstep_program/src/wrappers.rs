@@ -232,12 +232,8 @@ fn shape(program: &Program, body: &Body, depth: u8) -> Option<Shape> {
             }
             StmtKind::Invoke { result, call } => {
                 let got = invoke(program, call, &sym, depth, &mut out)?;
-                match (result, got) {
-                    (Some(r), Some(v)) => {
-                        sym.insert(*r, v);
-                    }
-                    (_, None) => {}
-                    (None, Some(_)) => {}
+                if let (Some(r), Some(v)) = (result, got) {
+                    sym.insert(*r, v);
                 }
             }
             StmtKind::Return(Some(op)) => out.returns = Some(of(&sym, op)?),
