@@ -177,9 +177,8 @@ fn held_on_both(x: &JucLock, other: &State) -> Option<JucLock> {
     if other.held.contains(x) {
         return Some(x.clone());
     }
-    if x.3.is_none() {
-        return None;
-    }
+    // Only a wrapper's lock (with its field) meets by name.
+    x.3.as_ref()?;
     let same = other
         .held
         .iter()
