@@ -363,6 +363,21 @@ fn read_write_lock() {
     check("read_write_lock", OPEN);
 }
 
+/// Locks taken through wrapper methods (`store.lock()` around
+/// `writeLock.lock()`) guard what runs until the matching wrapper
+/// unlock; a wrapper a subclass overrides without locking is no wrapper.
+#[test]
+fn lock_wrapper() {
+    check("lock_wrapper", CLOSED);
+}
+
+/// jetty's `Locker`: a wrapper returning a handle whose `close()`
+/// releases the lock, used as try-with-resources.
+#[test]
+fn lock_handle() {
+    check("lock_handle", CLOSED);
+}
+
 /// Modern: volatile fields and atomics are silent; a plain field races
 /// (plain harness: nothing else says the field is meant to be shared).
 #[test]

@@ -115,6 +115,24 @@ fn reentrant_locks_reentrancy_and_try_lock() {
     assert_complete(&check("reentrant_lock"));
 }
 
+/// A lock order whose first lock is taken by a wrapper method.
+#[test]
+fn lock_taken_by_a_wrapper() {
+    let findings = check("lock_wrapper");
+    assert_complete(&findings);
+    assert_eq!(findings.len(), 1, "{}", dump(&findings));
+}
+
+/// hsqldb's #51 shape: the wrapper takes the LOB lock before the
+/// logger's monitor, so the acquisition under the monitor is a re-entry;
+/// the twin without the wrapper call is a cycle.
+#[test]
+fn wrapper_lock_taken_first() {
+    let findings = check("wrapper_first");
+    assert_complete(&findings);
+    assert_eq!(findings.len(), 1, "{}", dump(&findings));
+}
+
 /// Known limit: the order between two `Vector`s is inside the JDK
 /// (`Vector.equals` → `AbstractList.equals` → the other vector's
 /// synchronized `listIterator`); today it is not found.

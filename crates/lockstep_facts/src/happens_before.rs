@@ -132,8 +132,7 @@ impl StartSite<'_> {
         {
             return Some(lockstep_models::handoff(e));
         }
-        lockstep_models::lock_effect_via(&m.class, &m.name, &m.descriptor, &subtype)
-            .and_then(lockstep_models::monitor_handoff)
+        lockstep_program::call_effect(self.program, m).and_then(lockstep_models::monitor_handoff)
     }
 
     /// Does the hand-off call at `at` of `body` (in `mc`) wait for the end

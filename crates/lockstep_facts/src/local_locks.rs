@@ -17,6 +17,9 @@ use lockstep_ir::{access_path, AccessPath, Body, Cond, ConstValue, Operand, Stmt
 use lockstep_models::{LockEffect, LockMode};
 use lockstep_program::Program;
 
+/// A field by declaring class and name.
+pub use lockstep_program::lock_calls::FieldName;
+
 /// A lock a statement runs under, as the method names it.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum LocalLock {
@@ -28,11 +31,14 @@ pub enum LocalLock {
         path: AccessPath,
     },
     /// A `java.util.concurrent` lock acquired through `var` (the receiver
-    /// of `lock()`), named `path`, in `mode`.
+    /// of `lock()`), named `path`, in `mode`; when taken by a lock
+    /// wrapper (`lockstep_program::lock_calls`), the lock is the object's
+    /// `field`, not the object `var` holds.
     Juc {
         var: VarId,
         path: AccessPath,
         mode: LockMode,
+        field: Option<FieldName>,
     },
 }
 
@@ -71,8 +77,12 @@ impl LocalLock {
     }
 }
 
+/// A `java.util.concurrent` lock held: its path, the variable it is
+/// reached from, its mode and the wrapper's field of that variable.
+pub type JucLock = (AccessPath, VarId, LockMode, Option<FieldName>);
+
 /// The `java.util.concurrent` locks held before each statement.
-pub type JucState = Vec<(AccessPath, VarId, LockMode)>;
+pub type JucState = Vec<JucLock>;
 
 /// The locks held before every statement of a body.
 #[derive(Debug, Default)]
@@ -89,18 +99,7 @@ impl BodyLocks {
 
 /// What a call does to `java.util.concurrent` locks, resolved through the models.
 pub fn juc_effect(program: &Program, call: &lockstep_ir::Call) -> Option<LockEffect> {
-    let m = &call.method;
-    if !lockstep_models::is_jdk_class(&m.class) && !m.class.starts_with('[') {
-        // Application classes implementing `Lock` are not modelled: their
-        // `lock()` is analysed as code.
-        let is_lock = program.is_subtype_name(&m.class, lockstep_models::LOCK_INTERFACE);
-        if !is_lock {
-            return None;
-        }
-    }
-    lockstep_models::lock_effect_via(&m.class, &m.name, &m.descriptor, &|a, b| {
-        program.is_subtype_name(a, b)
-    })
+    lockstep_program::juc_effect(program, call)
 }
 
 /// The path naming a lock operand: a view of a read-write lock
@@ -123,8 +122,33 @@ pub fn lock_name(program: &Program, body: &Body, v: VarId) -> (AccessPath, Optio
     (access_path(body, v), None)
 }
 
+/// The path naming the lock of a lock call, the mode of the view it is
+/// taken through, and the wrapper's field: a JDK call's lock is named by
+/// [`lock_name`], a wrapper's by the field of its receiver
+/// (`lobManager.writeLock` for `lobManager.lock()`).
+pub fn call_lock_name(
+    program: &Program,
+    body: &Body,
+    lc: &lockstep_program::LockCall,
+) -> (AccessPath, Option<LockMode>, Option<FieldName>) {
+    match &lc.field {
+        None => {
+            let (path, view) = lock_name(program, body, lc.base);
+            (path, view, None)
+        }
+        Some(f) => {
+            let base = access_path(body, lc.base);
+            let path = match base {
+                AccessPath::Unknown => AccessPath::Unknown,
+                b => AccessPath::Field(Arc::new(b), f.1.clone()),
+            };
+            (path, None, Some(f.clone()))
+        }
+    }
+}
+
 /// A pending `tryLock()`: the variable holding its result, and the lock it takes if true.
-type Pending = Vec<(VarId, AccessPath, VarId, LockMode)>;
+type Pending = Vec<(VarId, JucLock)>;
 
 #[derive(Clone, PartialEq)]
 struct State {
@@ -134,12 +158,7 @@ struct State {
 
 fn meet(a: &State, b: &State) -> State {
     State {
-        held: a
-            .held
-            .iter()
-            .filter(|x| b.held.contains(x))
-            .cloned()
-            .collect(),
+        held: a.held.iter().filter_map(|x| held_on_both(x, b)).collect(),
         pending: a
             .pending
             .iter()
@@ -149,25 +168,46 @@ fn meet(a: &State, b: &State) -> State {
     }
 }
 
+/// `x` (held on one path) if the other path holds it too. A lock a
+/// wrapper took is one lock whatever variable its receiver was read
+/// into: two wrapper calls on `this._locker` in a loop name the same
+/// lock through two loads, so the paths meet by name, field and mode
+/// (the lower variable stands for both; either holds `this._locker`).
+fn held_on_both(x: &JucLock, other: &State) -> Option<JucLock> {
+    if other.held.contains(x) {
+        return Some(x.clone());
+    }
+    // Only a wrapper's lock (with its field) meets by name.
+    x.3.as_ref()?;
+    let same = other
+        .held
+        .iter()
+        .find(|h| h.0 == x.0 && h.2 == x.2 && h.3 == x.3)?;
+    Some(if same.1 < x.1 {
+        same.clone()
+    } else {
+        x.clone()
+    })
+}
+
 /// Applies one statement; returns the state after it.
 fn transfer(program: &Program, body: &Body, kind: &StmtKind, st: &mut State) {
     match kind {
         StmtKind::Invoke { result, call } => {
-            let Some(effect) = juc_effect(program, call) else {
+            let Some(lc) = lockstep_program::lock_call(program, body, call) else {
                 if let Some(r) = result {
                     st.pending.retain(|p| p.0 != *r);
                 }
                 return;
             };
-            let Some(Operand::Var(recv)) = call.receiver.as_ref() else {
-                return;
-            };
-            let (path, view) = lock_name(program, body, *recv);
+            let effect = lc.effect;
+            let (path, view, field) = call_lock_name(program, body, &lc);
+            let recv = &lc.base;
             match effect {
                 LockEffect::Lock(mode) => {
                     let mode = view.unwrap_or(mode);
                     if !st.held.iter().any(|h| h.0 == path && h.2 == mode) {
-                        st.held.push((path, *recv, mode));
+                        st.held.push((path, *recv, mode, field));
                         st.held.sort();
                     }
                 }
@@ -184,7 +224,8 @@ fn transfer(program: &Program, body: &Body, kind: &StmtKind, st: &mut State) {
                 LockEffect::LockedIfTrue(mode) => {
                     if let Some(r) = result {
                         st.pending.retain(|p| p.0 != *r);
-                        st.pending.push((*r, path, *recv, view.unwrap_or(mode)));
+                        st.pending
+                            .push((*r, (path, *recv, view.unwrap_or(mode), field)));
                     }
                 }
                 _ => {}
@@ -197,7 +238,7 @@ fn transfer(program: &Program, body: &Body, kind: &StmtKind, st: &mut State) {
                     .pending
                     .iter()
                     .find(|p| p.0 == *src)
-                    .map(|p| (*dst, p.1.clone(), p.2, p.3)),
+                    .map(|p| (*dst, p.1.clone())),
                 _ => None,
             };
             st.pending.retain(|p| p.0 != *dst);
@@ -211,7 +252,7 @@ fn transfer(program: &Program, body: &Body, kind: &StmtKind, st: &mut State) {
 
 /// For an `If` testing a pending `tryLock` result against 0: which of the
 /// two successors (fall-through, target) has the lock.
-fn try_lock_branch(kind: &StmtKind, st: &State) -> Option<(usize, (AccessPath, VarId, LockMode))> {
+fn try_lock_branch(kind: &StmtKind, st: &State) -> Option<(usize, JucLock)> {
     let StmtKind::If { cond, lhs, rhs, .. } = kind else {
         return None;
     };
@@ -229,7 +270,7 @@ fn try_lock_branch(kind: &StmtKind, st: &State) -> Option<(usize, (AccessPath, V
         Cond::Ne => 1,
         _ => return None,
     };
-    Some((locked_succ, (p.1.clone(), p.2, p.3)))
+    Some((locked_succ, p.1.clone()))
 }
 
 /// Must-held locks before each statement of `body`.
@@ -237,7 +278,7 @@ pub fn analyse(program: &Program, body: &Body) -> BodyLocks {
     let n_blocks = body.blocks.len();
     let mut block_in: Vec<Option<State>> = vec![None; n_blocks];
     let has_juc = body.stmts.iter().any(|s| match &s.kind {
-        StmtKind::Invoke { call, .. } => juc_effect(program, call).is_some(),
+        StmtKind::Invoke { call, .. } => lockstep_program::lock_call(program, body, call).is_some(),
         _ => false,
     });
     let mut juc_before: Vec<JucState> = vec![Vec::new(); body.stmts.len()];
@@ -325,11 +366,12 @@ pub fn analyse(program: &Program, body: &Body) -> BodyLocks {
                 },
             });
         }
-        for (path, var, mode) in juc {
+        for (path, var, mode, field) in juc {
             locks.push(LocalLock::Juc {
                 var: *var,
                 path: path.clone(),
                 mode: *mode,
+                field: field.clone(),
             });
         }
         let arc = match &last {

@@ -68,12 +68,19 @@ impl LockOwners {
         body: &Body,
         lock: &LocalLock,
     ) -> Option<Owners> {
-        let var = match lock {
-            LocalLock::Monitor { var, .. } => (*var)?,
-            LocalLock::Juc { var, .. } => *var,
+        let (base, field) = match lock {
+            LocalLock::Monitor { var, .. } => field_read(body, (*var)?, MAX_VIEW_DEPTH)?,
+            LocalLock::Juc {
+                var, field: None, ..
+            } => field_read(body, *var, MAX_VIEW_DEPTH)?,
+            // A wrapper's lock: the field of the object `var` holds.
+            LocalLock::Juc {
+                var,
+                field: Some(f),
+                ..
+            } => (*var, f.1.clone()),
             LocalLock::SyncMethod => return None,
         };
-        let (base, field) = field_read(body, var, MAX_VIEW_DEPTH)?;
         if !self.is_owned(program, &field) {
             return None;
         }

@@ -727,8 +727,7 @@ impl Collector<'_> {
         let Some(Operand::Var(recv)) = call.receiver.as_ref() else {
             return;
         };
-        let effect =
-            lockstep_models::lock_effect_via(&m.class, &m.name, &m.descriptor, &is_subtype);
+        let effect = lockstep_program::call_effect(program, m);
         let timed = &*m.descriptor != "()V";
         let kind = match effect {
             Some(LockEffect::MonitorWait) => MonitorOpKind::Wait { timed },

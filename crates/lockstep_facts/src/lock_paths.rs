@@ -196,6 +196,26 @@ fn stable_path(
     })
 }
 
+/// The stable path of a body's lock: its variable's, then the wrapper's
+/// field when a lock wrapper took it (that field must be stable too).
+fn lock_path(
+    program: &Program,
+    body: &Body,
+    fields: &mut FieldTable,
+    stable: &mut StableFields,
+    l: &LocalLock,
+) -> Option<StablePath> {
+    let v = lock_var(body, l)?;
+    let mut path = stable_path(program, body, fields, stable, v)?;
+    if let LocalLock::Juc { field: Some(f), .. } = l {
+        if !stable.is_stable(program, &f.0, &f.1) {
+            return None;
+        }
+        path.fields.push(f.clone());
+    }
+    Some(path)
+}
+
 /// The variable a body's lock is taken through (`this` for a
 /// `synchronized` instance method; none for static ones).
 fn lock_var(body: &Body, l: &LocalLock) -> Option<VarId> {
@@ -294,8 +314,7 @@ fn path_locks(
 ) -> Vec<PathLock> {
     let mut out = Vec::new();
     for l in locals {
-        let Some(v) = lock_var(body, l) else { continue };
-        if let Some(path) = stable_path(program, body, fields, stable, v) {
+        if let Some(path) = lock_path(program, body, fields, stable, l) {
             out.push(PathLock {
                 path,
                 monitor: !matches!(l, LocalLock::Juc { .. }),

@@ -165,9 +165,7 @@ pub fn juc_lock(program: &Program, body: &Body, call: &lockstep_ir::Call) -> Opt
     let Some(Operand::Var(recv)) = call.receiver.as_ref() else {
         return None;
     };
-    let m = &call.method;
-    let is_subtype = |a: &str, b: &str| program.is_subtype_name(a, b);
-    let effect = lockstep_models::lock_effect_via(&m.class, &m.name, &m.descriptor, &is_subtype);
+    let effect = lockstep_program::call_effect(program, &call.method);
     let Some(lockstep_models::LockEffect::Lock(mode)) = effect else {
         return None;
     };
@@ -177,6 +175,7 @@ pub fn juc_lock(program: &Program, body: &Body, call: &lockstep_ir::Call) -> Opt
         var: *recv,
         path,
         mode: view.unwrap_or(mode),
+        field: None,
     })
 }
 

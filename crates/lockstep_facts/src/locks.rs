@@ -177,6 +177,22 @@ impl<'a> LockResolver<'a> {
         self.pt.var_in(m, c, v)
     }
 
+    /// The objects the field `f` of the objects `v` holds may hold (a
+    /// lock a wrapper takes on a field of its receiver).
+    fn field_objects(
+        &self,
+        m: MethodId,
+        c: ContextId,
+        v: lockstep_ir::VarId,
+        f: &crate::local_locks::FieldName,
+    ) -> ObjectSet {
+        let mut out = ObjectSet::new();
+        for o in self.pt.var_in(m, c, v).iter() {
+            out.union_with(&self.pt.field(o, &f.0, &f.1));
+        }
+        out
+    }
+
     /// The lock objects of the locks `locals` in method `m`, context `c`.
     pub fn resolve(
         &mut self,
@@ -210,8 +226,14 @@ impl<'a> LockResolver<'a> {
                         (o.map(LockObject::Object), LockMode::Exclusive)
                     }
                 }
-                LocalLock::Juc { var, mode, .. } => {
-                    match Self::single(&self.var_objects(m, c, *var)) {
+                LocalLock::Juc {
+                    var, mode, field, ..
+                } => {
+                    let objects = match field {
+                        None => self.var_objects(m, c, *var),
+                        Some(f) => self.field_objects(m, c, *var, f),
+                    };
+                    match Self::single(&objects) {
                         Some(o) => {
                             let (owner, view_mode) = self.canonical(o);
                             (Some(LockObject::Object(owner)), view_mode.unwrap_or(*mode))

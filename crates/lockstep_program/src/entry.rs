@@ -326,15 +326,9 @@ pub fn shows_concurrent_use(
 /// Does the body call a modelled lock acquisition (`lock()` of a
 /// `java.util.concurrent` lock or one of its views)?
 pub fn takes_lock(program: &Program, body: &Body) -> bool {
-    let is_subtype = |a: &str, b: &str| program.is_subtype_name(a, b);
     body.stmts.iter().any(|s| match &s.kind {
         StmtKind::Invoke { call, .. } => matches!(
-            lockstep_models::lock_effect_via(
-                &call.method.class,
-                &call.method.name,
-                &call.method.descriptor,
-                &is_subtype
-            ),
+            crate::lock_calls::call_effect(program, &call.method),
             Some(lockstep_models::LockEffect::Lock(_))
         ),
         _ => false,

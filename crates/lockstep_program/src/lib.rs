@@ -24,12 +24,14 @@ pub mod cfg;
 pub mod entry;
 mod hierarchy;
 pub mod lambda;
+pub mod lock_calls;
 mod lower;
 pub mod program;
 pub mod provider;
 pub mod reach_profile;
 mod tasks;
 mod window;
+mod wrappers;
 
 use std::fmt;
 
@@ -43,6 +45,7 @@ pub use entry::{
     EntryPoints, Scope,
 };
 pub use lambda::{decode_lambda, LambdaShape};
+pub use lock_calls::{call_effect, juc_effect, lock_call, LockCall, LockWrappers, Wrapper};
 pub use program::{
     ClassId, ClassInfo, LowerStats, MethodData, MethodId, Problem, Program, ProgramStats,
 };

@@ -224,6 +224,8 @@ pub struct Program {
     bodies: AtomicUsize,
     failures: AtomicUsize,
     statements: AtomicU64,
+    /// The program's lock wrappers, found on first use.
+    lock_wrappers: OnceLock<crate::wrappers::LockWrappers>,
 }
 
 /// Used as `origin` of library classes.
@@ -247,6 +249,7 @@ impl Program {
             bodies: AtomicUsize::new(0),
             failures: AtomicUsize::new(0),
             statements: AtomicU64::new(0),
+            lock_wrappers: OnceLock::new(),
         };
         let mut app = app;
         // Stable: for equal names the order given decides who wins.
@@ -430,6 +433,18 @@ impl Program {
         self.names_write().insert(Arc::from(internal), id);
         drop(guard);
         id
+    }
+
+    /// The class named `internal` if it is loaded already (never loads).
+    pub fn loaded_class(&self, internal: &str) -> Option<ClassId> {
+        self.names_read().get(internal).copied().flatten()
+    }
+
+    /// The program's lock wrapper methods (`crate::wrappers`), found
+    /// from the application classes on first use; loads no class.
+    pub fn lock_wrappers(&self) -> &crate::wrappers::LockWrappers {
+        self.lock_wrappers
+            .get_or_init(|| crate::wrappers::LockWrappers::build(self))
     }
 
     /// A loaded class. Ids come from this program, so this only fails

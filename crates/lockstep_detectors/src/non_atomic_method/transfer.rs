@@ -806,17 +806,20 @@ impl<'a> Builder<'a> {
             target.name
         ));
         // java.util.concurrent locks and monitor waits.
-        let is_subtype = |a: &str, b: &str| self.program.is_subtype_name(a, b);
-        if let Some(effect) = lockstep_models::lock_effect_via(
-            &target.class,
-            &target.name,
-            &target.descriptor,
-            &is_subtype,
-        ) {
+        // A lock wrapper's call (`lobManager.lock()`) is its inner call
+        // on the receiver's field.
+        let wrapped =
+            lockstep_program::lock_call(self.program, body, call).filter(|l| l.is_wrapped());
+        let effect = match &wrapped {
+            Some(l) => Some(l.effect),
+            None => lockstep_program::call_effect(self.program, target),
+        };
+        if let Some(effect) = effect {
             // `rw.readLock().lock()` is named by the read-write lock, as
             // the data-race analysis names it.
-            let p = match call.receiver.as_ref() {
-                Some(Operand::Var(r)) => local_locks::lock_name(self.program, body, *r).0,
+            let p = match (&wrapped, call.receiver.as_ref()) {
+                (Some(l), _) => local_locks::call_lock_name(self.program, body, l).0,
+                (None, Some(Operand::Var(r))) => local_locks::lock_name(self.program, body, *r).0,
                 _ => AccessPath::Unknown,
             };
             let lock = in_scope(&p).then(|| LockVar::Held(p.clone()));

@@ -253,10 +253,7 @@ impl Facts {
 
 /// The lock effect of a call from the models layer.
 pub fn call_effect(program: &Program, call: &Call) -> Option<Effect> {
-    let m = &call.method;
-    let e = lockstep_models::lock_effect_via(&m.class, &m.name, &m.descriptor, &|a, b| {
-        program.is_subtype_name(a, b)
-    })?;
+    let e = lockstep_program::call_effect(program, &call.method)?;
     locks::effect(e)
 }
 
