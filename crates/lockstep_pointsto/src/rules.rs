@@ -39,6 +39,11 @@ enum ContextPolicy {
     ApplicationReceivers,
 }
 
+/// The lock objects a class's constructors store into `this`: the
+/// constructor, the field and the allocation site
+/// ([`Rules::constructor_locks`]).
+pub(crate) type ConstructorLocks = Arc<[(MethodId, FieldId, SiteId)]>;
+
 /// Shared semantics over one program and configuration.
 pub(crate) struct Rules<'p> {
     pub p: &'p Program,
@@ -65,7 +70,7 @@ pub(crate) struct Rules<'p> {
     class_types: FxHashMap<ClassId, TypeId>,
     externals: Externals,
     /// Per class: the lock objects its constructors store into `this`.
-    constructor_locks: FxHashMap<ClassId, Arc<[(MethodId, FieldId, SiteId)]>>,
+    constructor_locks: FxHashMap<ClassId, ConstructorLocks>,
     /// Methods whose templates were asked for (for prefetching).
     pub templates_built: usize,
 }
@@ -374,10 +379,7 @@ impl<'p> Rules<'p> {
     /// given to it: running the whole constructors on every harness
     /// object costs h2 40% more points-to facts and merges contexts past
     /// their bounds (measured in session 20).
-    pub(crate) fn constructor_locks(
-        &mut self,
-        class: ClassId,
-    ) -> Arc<[(MethodId, FieldId, SiteId)]> {
+    pub(crate) fn constructor_locks(&mut self, class: ClassId) -> ConstructorLocks {
         if let Some(found) = self.constructor_locks.get(&class) {
             return found.clone();
         }
@@ -402,7 +404,7 @@ impl<'p> Rules<'p> {
         }
         out.sort_unstable();
         out.dedup();
-        let found: Arc<[(MethodId, FieldId, SiteId)]> = out.into();
+        let found: ConstructorLocks = out.into();
         self.constructor_locks.insert(class, found.clone());
         found
     }
