@@ -37,6 +37,7 @@ use std::sync::Arc;
 
 use rayon::prelude::*;
 
+use lockstep_facts::dispatch::Dispatch;
 use lockstep_ir::{
     AccessPath, Body, Call, CallKind, ConstValue, Operand, Rvalue, StmtId, StmtKind, Type, VarId,
 };
@@ -361,6 +362,7 @@ fn is_library(program: &Program, m: MethodId) -> bool {
 pub fn facts(
     program: &Program,
     cg: &CallGraph,
+    dispatch: &Dispatch<'_>,
     stable: &StableFields,
     value_types: &ValueTypes,
     methods: &[MethodId],
@@ -497,6 +499,14 @@ pub fn facts(
                 while let Some(e) = edges.next_if(|e| e.site == sid) {
                     if e.kind != EdgeKind::TaskLaunch {
                         all.push(e.callee);
+                    }
+                }
+                // RTA sends a `Vector` call to every live subclass
+                // overriding the method; the receiver's objects say which
+                // can run (`lockstep_facts::dispatch`).
+                if all.len() > 1 {
+                    if let Some(r) = dispatch.receivers(program, m, call) {
+                        r.narrow(program, &mut all);
                     }
                 }
                 narrow_to_allocations(program, stable, &body, call, &mut all);
@@ -1239,6 +1249,7 @@ impl Summaries {
     pub fn compute(
         program: &Program,
         cg: &CallGraph,
+        dispatch: &Dispatch<'_>,
         stable: &StableFields,
         value_types: &ValueTypes,
         unknown_callees: UnknownCallees,
@@ -1265,6 +1276,7 @@ impl Summaries {
                 facts(
                     program,
                     cg,
+                    dispatch,
                     stable,
                     value_types,
                     &methods,
