@@ -178,13 +178,4 @@ impl Receivers {
         self.open.iter().any(related)
             || (!program.is_application(declaring) && self.library_open.iter().any(related))
     }
-
-    /// Keeps of `targets` those the receivers admit; unchanged when none
-    /// would be left (the call graph and points-to disagree: trust the
-    /// call graph).
-    pub fn narrow(&self, program: &Program, targets: &mut Vec<MethodId>) {
-        if targets.iter().any(|&t| self.admits(program, t)) {
-            targets.retain(|&t| self.admits(program, t));
-        }
-    }
 }

@@ -24,6 +24,11 @@
 //! call without a target that resolves to a method with code is summarised
 //! by that method ([`Callee::Resolved`]), from its own code.
 //!
+//! A call's targets are the call graph's (RTA), less the program's
+//! overrides that no object its receiver may hold selects (points-to,
+//! [`narrow_by_points_to`]) and, on a field whose every store allocates,
+//! those the allocated classes do not select.
+//!
 //! Summaries of every reachable method (application and library) are
 //! computed once, as the least fixed point over the call graph (which
 //! handles recursion, §4), with a worklist ordered by method id. Each
@@ -501,14 +506,7 @@ pub fn facts(
                         all.push(e.callee);
                     }
                 }
-                // RTA sends a `Vector` call to every live subclass
-                // overriding the method; the receiver's objects say which
-                // can run (`lockstep_facts::dispatch`).
-                if all.len() > 1 {
-                    if let Some(r) = dispatch.receivers(program, m, call) {
-                        r.narrow(program, &mut all);
-                    }
-                }
+                narrow_by_points_to(program, dispatch, m, call, &mut all);
                 narrow_to_allocations(program, stable, &body, call, &mut all);
                 // Only a result can carry a stale value; the JDK is
                 // summarised by its receiver's locks alone (`locks::keep`).
@@ -619,6 +617,37 @@ pub fn facts(
         returned_calls: slice.calls,
         locked_calls: slice.locked_calls,
         fresh_calls,
+    }
+}
+
+/// Drops, of the targets of a virtual call, the program's methods that no
+/// object its receiver may hold selects (points-to,
+/// `lockstep_facts::dispatch`): RTA sends a `Vector` call to every live
+/// class of the program overriding the method (jgroups'
+/// `UnmodifiableVector`, whose methods also lock the vector they wrap),
+/// whether the receiver can be one or not. The JDK's targets stay: a
+/// polymorphic call into the JDK is judged by the method its declared
+/// type names ([`considered`]), not by the one class points-to may pin it
+/// to (a `Collections.synchronizedMap` whose `mutex` is the map itself,
+/// a channel's socket adaptor). Unchanged when points-to cannot say or
+/// nothing would be left.
+fn narrow_by_points_to(
+    program: &Program,
+    dispatch: &Dispatch<'_>,
+    m: MethodId,
+    call: &Call,
+    all: &mut Vec<MethodId>,
+) {
+    let program_targets = all.iter().filter(|&&t| !is_library(program, t)).count();
+    if program_targets == 0 || all.len() <= 1 {
+        return;
+    }
+    let Some(receivers) = dispatch.receivers(program, m, call) else {
+        return;
+    };
+    let possible = |t: &MethodId| is_library(program, *t) || receivers.admits(program, *t);
+    if all.iter().any(possible) {
+        all.retain(possible);
     }
 }
 
