@@ -506,8 +506,15 @@ pub fn facts(
                         all.push(e.callee);
                     }
                 }
-                narrow_by_points_to(program, dispatch, m, call, &mut all);
+                all.sort();
+                all.dedup();
                 narrow_to_allocations(program, stable, &body, call, &mut all);
+                // Whether the JDK's targets are a polymorphic set
+                // (`considered`), judged before points-to drops the
+                // program's impossible overrides: it changes nothing for
+                // the JDK's.
+                let rta_targets = all.len();
+                narrow_by_points_to(program, dispatch, m, call, &mut all);
                 // Only a result can carry a stale value; the JDK is
                 // summarised by its receiver's locks alone (`locks::keep`).
                 // In a method the call graph did not reach no call has a
@@ -537,7 +544,10 @@ pub fn facts(
                 };
                 let (considered, library_unshared) = match unknown {
                     Some(_) => (Vec::new(), false),
-                    None => considered(program, &body, call, &all),
+                    None => {
+                        let polymorphic = rta_targets > 1 || all.len() > 1;
+                        considered(program, &body, call, &all, polymorphic)
+                    }
                 };
                 let all_range = push(&all);
                 let callees = if considered == all {
@@ -638,8 +648,7 @@ fn narrow_by_points_to(
     call: &Call,
     all: &mut Vec<MethodId>,
 ) {
-    let program_targets = all.iter().filter(|&&t| !is_library(program, t)).count();
-    if program_targets == 0 || all.len() <= 1 {
+    if all.len() <= 1 || all.iter().all(|&t| is_library(program, t)) {
         return;
     }
     let Some(receivers) = dispatch.receivers(program, m, call) else {
@@ -909,13 +918,19 @@ struct Exempt<'a> {
 /// synchronized class of the program among the targets (jgroups'
 /// `UnmodifiableVector`, a `Vector` that `List.isEmpty` dispatches to for
 /// every `LinkedList`) does not make the call a locked read on its own.
+///
+/// `polymorphic`: the call graph gave the site several targets, before
+/// points-to dropped the program's overrides no receiver selects
+/// ([`narrow_by_points_to`]); a `FileChannel.size()` left with the JDK's
+/// one live implementation is still judged by `FileChannel.size`.
 fn considered(
     program: &Program,
     body: &Body,
     call: &Call,
     all: &[MethodId],
+    polymorphic: bool,
 ) -> (Vec<MethodId>, bool) {
-    if all.len() <= 1 || matches!(call.kind, CallKind::Static | CallKind::Special) {
+    if !polymorphic || matches!(call.kind, CallKind::Static | CallKind::Special) {
         return (all.to_vec(), false);
     }
     let mut out: Vec<MethodId> = all
