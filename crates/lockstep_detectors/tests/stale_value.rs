@@ -269,6 +269,28 @@ fn false_causes_of_the_second_sample() {
     );
 }
 
+/// Session 20 (stale-value sample 5 #4): a program's `Vector` subclass
+/// whose methods lock the vector they wrap is a target of every `Vector`
+/// call in the call graph; points-to says a vector made as a plain
+/// `new Vector()` (a local, or a helper's parameter every caller fills
+/// so) runs `Vector`'s methods only, which lock this thread's own vector:
+/// silent. The twins, on a view of the shared vector, stay reported,
+/// naming the view's method.
+#[test]
+fn calls_dispatch_by_the_receivers_objects() {
+    let findings = check("dispatch");
+    assert_message(
+        &findings,
+        "lastOfView",
+        "computed while `Wrapped$GuardedView.size` held",
+    );
+    assert_message(
+        &findings,
+        "parseView",
+        "computed while `Wrapped$GuardedView.size` held",
+    );
+}
+
 /// Reservations (session 13): a critical section that updates what it
 /// read hands the value to its thread (a claimed id, `next++`, a won
 /// flag, a popped node, a drained count); the twins (a peeked id, a plain

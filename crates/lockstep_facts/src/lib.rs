@@ -32,6 +32,8 @@
 //!   static initializers allocate before publication;
 //! - [`thread_local`]: the objects no other thread can reach (escape
 //!   over points-to alone, allocation sites only);
+//! - [`dispatch`]: which of a call graph's targets of a virtual call the
+//!   objects its receiver may hold can run;
 //! - [`annotations`]: `@GuardedBy`, `@ThreadSafe`, `@NotThreadSafe`, `@Immutable`;
 //! - `intent`: which pairs that only the harness makes concurrent are
 //!   judged (the field locked somewhere, a method that locks, annotations);
@@ -61,6 +63,7 @@ mod back_links;
 mod block_solver;
 mod buckets;
 mod caller_locks;
+pub mod dispatch;
 mod escape;
 mod event_thread;
 mod fresh;

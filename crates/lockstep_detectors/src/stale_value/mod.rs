@@ -37,6 +37,7 @@ use confined::Confinement;
 use fields::StableFields;
 use flow::{CallFact, CallSummary, End, Origin, Prepared, ReadKind, Site, StaleUse};
 use locks::{short, translate, Effect, LockKey, LockKind, Translated};
+use lockstep_facts::dispatch::Dispatch;
 use summary::{Facts, Hop, Summaries};
 pub use summary::{Unknown, UnknownCallees};
 use values::ValueTypes;
@@ -127,9 +128,11 @@ fn run(cx: &Context<'_>, settings: &Settings) -> Output {
         pt: cx.facts.points_to(),
         local: cx.facts.thread_local(),
     };
+    let dispatch = Dispatch::compute(program, confinement.pt);
     let summaries = Summaries::compute(
         program,
         cx.call_graph,
+        &dispatch,
         &stable,
         &value_types,
         settings.unknown_callees,

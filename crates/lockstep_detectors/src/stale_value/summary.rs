@@ -24,6 +24,11 @@
 //! call without a target that resolves to a method with code is summarised
 //! by that method ([`Callee::Resolved`]), from its own code.
 //!
+//! A call's targets are the call graph's (RTA), less the program's
+//! overrides that no object its receiver may hold selects (points-to,
+//! [`narrow_by_points_to`]) and, on a field whose every store allocates,
+//! those the allocated classes do not select.
+//!
 //! Summaries of every reachable method (application and library) are
 //! computed once, as the least fixed point over the call graph (which
 //! handles recursion, §4), with a worklist ordered by method id. Each
@@ -37,6 +42,7 @@ use std::sync::Arc;
 
 use rayon::prelude::*;
 
+use lockstep_facts::dispatch::Dispatch;
 use lockstep_ir::{
     AccessPath, Body, Call, CallKind, ConstValue, Operand, Rvalue, StmtId, StmtKind, Type, VarId,
 };
@@ -358,6 +364,7 @@ fn is_library(program: &Program, m: MethodId) -> bool {
 pub fn facts(
     program: &Program,
     cg: &CallGraph,
+    dispatch: &Dispatch<'_>,
     stable: &StableFields,
     value_types: &ValueTypes,
     methods: &[MethodId],
@@ -496,7 +503,15 @@ pub fn facts(
                         all.push(e.callee);
                     }
                 }
+                all.sort();
+                all.dedup();
                 narrow_to_allocations(program, stable, &body, call, &mut all);
+                // Whether the JDK's targets are a polymorphic set
+                // (`considered`), judged before points-to drops the
+                // program's impossible overrides: it changes nothing for
+                // the JDK's.
+                let rta_targets = all.len();
+                narrow_by_points_to(program, dispatch, m, call, &mut all);
                 // Only a result can carry a stale value; the JDK is
                 // summarised by its receiver's locks alone (`locks::keep`).
                 // In a method the call graph did not reach no call has a
@@ -526,7 +541,10 @@ pub fn facts(
                 };
                 let (considered, library_unshared) = match unknown {
                     Some(_) => (Vec::new(), false),
-                    None => considered(program, &body, call, &all),
+                    None => {
+                        let polymorphic = rta_targets > 1 || all.len() > 1;
+                        considered(program, &body, call, &all, polymorphic)
+                    }
                 };
                 let all_range = push(&all);
                 let callees = if considered == all {
@@ -606,6 +624,36 @@ pub fn facts(
         returned_calls: slice.calls,
         locked_calls: slice.locked_calls,
         fresh_calls,
+    }
+}
+
+/// Drops, of the targets of a virtual call, the program's methods that no
+/// object its receiver may hold selects (points-to,
+/// `lockstep_facts::dispatch`): RTA sends a `Vector` call to every live
+/// class of the program overriding the method (jgroups'
+/// `UnmodifiableVector`, whose methods also lock the vector they wrap),
+/// whether the receiver can be one or not. The JDK's targets stay: a
+/// polymorphic call into the JDK is judged by the method its declared
+/// type names ([`considered`]), not by the one class points-to may pin it
+/// to (a `Collections.synchronizedMap` whose `mutex` is the map itself,
+/// a channel's socket adaptor). Unchanged when points-to cannot say or
+/// nothing would be left.
+fn narrow_by_points_to(
+    program: &Program,
+    dispatch: &Dispatch<'_>,
+    m: MethodId,
+    call: &Call,
+    all: &mut Vec<MethodId>,
+) {
+    if all.len() <= 1 || all.iter().all(|&t| is_library(program, t)) {
+        return;
+    }
+    let Some(receivers) = dispatch.receivers(program, m, call) else {
+        return;
+    };
+    let possible = |t: &MethodId| is_library(program, *t) || receivers.admits(program, *t);
+    if all.iter().any(possible) {
+        all.retain(possible);
     }
 }
 
@@ -867,13 +915,19 @@ struct Exempt<'a> {
 /// synchronized class of the program among the targets (jgroups'
 /// `UnmodifiableVector`, a `Vector` that `List.isEmpty` dispatches to for
 /// every `LinkedList`) does not make the call a locked read on its own.
+///
+/// `polymorphic`: the call graph gave the site several targets, before
+/// points-to dropped the program's overrides no receiver selects
+/// ([`narrow_by_points_to`]); a `FileChannel.size()` left with the JDK's
+/// one live implementation is still judged by `FileChannel.size`.
 fn considered(
     program: &Program,
     body: &Body,
     call: &Call,
     all: &[MethodId],
+    polymorphic: bool,
 ) -> (Vec<MethodId>, bool) {
-    if all.len() <= 1 || matches!(call.kind, CallKind::Static | CallKind::Special) {
+    if !polymorphic || matches!(call.kind, CallKind::Static | CallKind::Special) {
         return (all.to_vec(), false);
     }
     let mut out: Vec<MethodId> = all
@@ -1236,6 +1290,7 @@ impl Summaries {
     pub fn compute(
         program: &Program,
         cg: &CallGraph,
+        dispatch: &Dispatch<'_>,
         stable: &StableFields,
         value_types: &ValueTypes,
         unknown_callees: UnknownCallees,
@@ -1262,6 +1317,7 @@ impl Summaries {
                 facts(
                     program,
                     cg,
+                    dispatch,
                     stable,
                     value_types,
                     &methods,
