@@ -77,7 +77,7 @@ pub use heap::{
 };
 pub use hierarchy::{is_jdk_subtype, jdk_supertypes};
 pub use locks::{
-    builds_lock_parts, is_concurrent_field_type, lock_effect, lock_effect_via,
+    builds_lock_parts, is_concurrent_field_type, is_plain_lock_class, lock_effect, lock_effect_via,
     monitor_wait_argument, read_write_view, LockEffect, LockMode, LOCK_INTERFACE, READ_WRITE_LOCK,
     READ_WRITE_VIEW_OWNER_FIELD,
 };

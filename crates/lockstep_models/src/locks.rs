@@ -233,6 +233,18 @@ pub const READ_WRITE_VIEW_OWNER_FIELD: &str = "sync";
 /// its synchronizer (the application's allocation).
 pub const READ_WRITE_LOCK: &str = "java/util/concurrent/locks/ReentrantReadWriteLock";
 
+/// Is this class a plain lock object, made with `new` for nothing but
+/// locking: `Object` (a monitor), `ReentrantLock`, `ReentrantReadWriteLock`?
+/// Points-to gives the harness's receiver of a class the plain locks its
+/// constructors store into `this` (`private final Object mutex = new
+/// Object()`), so that its entries' locks name an object.
+pub fn is_plain_lock_class(class: &str) -> bool {
+    matches!(
+        class,
+        "java/lang/Object" | "java/util/concurrent/locks/ReentrantLock" | READ_WRITE_LOCK
+    )
+}
+
 /// Does a JDK lock-class method build or hand out the parts of the lock
 /// it is called on: a constructor of a class of
 /// `java.util.concurrent.locks` (a `ReentrantReadWriteLock` allocates its

@@ -435,13 +435,8 @@ impl<'p> Rules<'p> {
     }
 
     fn is_plain_lock(&self, site: SiteId) -> bool {
-        const PLAIN_LOCKS: &[&str] = &[
-            "java/lang/Object",
-            "java/util/concurrent/locks/ReentrantLock",
-            "java/util/concurrent/locks/ReentrantReadWriteLock",
-        ];
         let name = self.t.types.name(self.p, self.site_type(site));
-        PLAIN_LOCKS.contains(&&*name)
+        lockstep_models::is_plain_lock_class(&name)
     }
 
     /// The context of a static entry method (`main`): none when the
