@@ -280,18 +280,7 @@ mod tests {
     use super::*;
     use std::collections::BTreeSet;
 
-    /// A small deterministic generator (no external crates for tests).
-    fn numbers(seed: u64, n: usize, max: u32) -> Vec<u32> {
-        let mut s = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
-        (0..n)
-            .map(|_| {
-                s = s
-                    .wrapping_mul(6364136223846793005)
-                    .wrapping_add(1442695040888963407);
-                ((s >> 33) as u32) % max
-            })
-            .collect()
-    }
+    use crate::pts::tests::numbers;
 
     fn mask(ids: &[u32]) -> Mask {
         let mut m = Mask::new();

@@ -322,12 +322,13 @@ impl FromIterator<u32> for IdSet {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use std::collections::BTreeSet;
 
-    /// A small deterministic generator (no external crates for tests).
-    fn numbers(seed: u64, n: usize, max: u32) -> Vec<u32> {
+    /// A small deterministic generator (no external crates for tests;
+    /// the hybrid sets' tests use it too).
+    pub(crate) fn numbers(seed: u64, n: usize, max: u32) -> Vec<u32> {
         let mut s = seed
             .wrapping_mul(6364136223846793005)
             .wrapping_add(1442695040888963407);
