@@ -444,6 +444,56 @@ fn containers() {
     assert_no_related_in(&findings, "main");
 }
 
+/// `--explain` on a field holding a container explains the container's
+/// contents too (the finding says "the contents of `Registry.plain`"):
+/// the racing `put`s, the `put`/`get` pair, and the reads after the
+/// joins; the field itself is final. A container used under a common
+/// lock is explained as safe with that lock.
+#[test]
+fn explain_container_contents() {
+    let fixture = compile_fixture("data_race/containers");
+    let explain = |field: &str| {
+        let options = Options {
+            explain_field: Some(field.into()),
+            ..Options::default()
+        };
+        with_context(&fixture, RULES, &options, CLOSED, |cx| {
+            DataRace.run(cx).explanation
+        })
+        .join("\n")
+    };
+    let put = line_of(&fixture, "Registry.java", "plain.put(k, 1);");
+    let get = line_of(&fixture, "Registry.java", "plain.get(k);");
+    let text = explain("containers.Registry.plain");
+    let put_text =
+        format!("modification of the contents in Registry.register (Registry.java:{put})");
+    assert!(
+        text.contains(&format!("{put_text} / {put_text}: RACE")),
+        "{text}"
+    );
+    assert!(
+        text.contains(&format!(
+            "{put_text} / read of the contents in Registry.lookup (Registry.java:{get}): RACE"
+        )),
+        "{text}"
+    );
+    assert!(text.contains("cannot race: the field is final"), "{text}");
+    let after_join = line_of(
+        &fixture,
+        "Registry.java",
+        "System.out.println(r.plain.size()",
+    );
+    assert!(
+        text.contains(&format!(
+            "{put_text} / read of the contents in Registry.main (Registry.java:{after_join}): safe: never run by two threads at once"
+        )),
+        "{text}"
+    );
+    let guarded = explain("containers.Registry.guarded");
+    assert!(guarded.contains("safe: both hold"), "{guarded}");
+    assert!(!guarded.contains("RACE"), "{guarded}");
+}
+
 /// Annotations: `@GuardedBy` vouches for locks the analysis cannot prove
 /// equal, accesses without the lock still race; `@NotThreadSafe` and
 /// `@Immutable` classes are not reported; a `@ThreadSafe` class's public

@@ -82,9 +82,21 @@ pub enum Verdict {
 /// An access statement and its kind.
 pub type AccessSite = (MethodId, StmtId, Kind);
 
+/// What memory of the explained field an access touches: the field
+/// itself, or the elements of an array / the contents of a JDK container
+/// the field holds (a finding on "the contents of `Cls.f`" is explained by
+/// `--explain pkg.Cls.f` too).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Memory {
+    Field,
+    Elements,
+    Contents,
+}
+
 /// One line of an explanation.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
 pub struct ExplainedPair {
+    pub memory: Memory,
     pub first: (MethodId, StmtId, Kind),
     pub second: (MethodId, StmtId, Kind),
     pub verdict: Verdict,
@@ -96,9 +108,47 @@ pub struct Explanation {
     pub field: String,
     pub pairs: BTreeSet<ExplainedPair>,
     /// Accesses dropped before pairing, with the reason.
-    pub exempt: BTreeSet<(MethodId, StmtId, Kind, String)>,
+    pub exempt: BTreeSet<(Memory, MethodId, StmtId, Kind, String)>,
     /// How each object the field's accesses touch escapes its thread.
     pub escapes: BTreeSet<String>,
+}
+
+impl Explanation {
+    /// Which memory of the explained field an access of `target` touches,
+    /// given the field its object was read from (`holder`); `None` when
+    /// the access is not about the field.
+    pub fn memory(&self, target: &Target, holder: Option<&(Arc<str>, Arc<str>)>) -> Option<Memory> {
+        let held_here = || {
+            holder.is_some_and(|(class, name)| {
+                is_field_name(&self.field, &crate::util::dotted(class), name)
+            })
+        };
+        match target {
+            Target::Field { .. } | Target::Static { .. } => {
+                (target_name(target).as_deref() == Some(&self.field)).then_some(Memory::Field)
+            }
+            Target::Element => held_here().then_some(Memory::Elements),
+            Target::Container => held_here().then_some(Memory::Contents),
+        }
+    }
+
+    /// Does some access of `list` touch the explained field's memory?
+    pub fn covers(&self, target: &Target, list: &[Access]) -> bool {
+        match target {
+            Target::Field { .. } | Target::Static { .. } => self.memory(target, None).is_some(),
+            Target::Element | Target::Container => list
+                .iter()
+                .any(|a| self.memory(target, a.holder.as_ref()).is_some()),
+        }
+    }
+}
+
+/// `full == "{class}.{name}"`, without building the string.
+fn is_field_name(full: &str, class: &str, name: &str) -> bool {
+    full.len() == class.len() + 1 + name.len()
+        && full.starts_with(class)
+        && full[class.len()..].starts_with('.')
+        && full.ends_with(name)
 }
 
 pub struct RaceFacts {
@@ -839,9 +889,9 @@ impl Analysis<'_> {
         };
         let buckets = self.buckets(reached, explanation.as_mut());
         if let Some(ex) = explanation.as_mut() {
-            for (target, o) in buckets.keys() {
-                if let (Some(o), Some(name)) = (o, target_name(target)) {
-                    if name == ex.field {
+            for ((target, o), list) in &buckets {
+                if let Some(o) = o {
+                    if ex.covers(target, list) {
                         ex.escapes.insert(escape.chain(self.program, self.pt, *o));
                     }
                 }

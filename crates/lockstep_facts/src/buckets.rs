@@ -14,7 +14,7 @@ use rustc_hash::{FxHashMap, FxHashSet};
 use std::collections::hash_map::Entry;
 
 use crate::accesses::{self, AccessStmt, BodyAccesses, FieldTable, Kind, Target};
-use crate::analysis::{target_name, Access, Analysis, Buckets, Explanation};
+use crate::analysis::{Access, Analysis, Buckets, Explanation};
 use crate::locks::{union, LockSet};
 use crate::reach::Ordering;
 
@@ -167,9 +167,9 @@ impl Analysis<'_> {
         };
         if let Some(ex) = explanation {
             for (s, t, k, why) in &collected.1 {
-                if target_name(t).as_deref() == Some(&ex.field) {
+                if let Some(memory) = ex.memory(t, None) {
                     ex.exempt
-                        .insert((mc.method, *s, *k, why.describe().to_string()));
+                        .insert((memory, mc.method, *s, *k, why.describe().to_string()));
                 }
             }
         }
@@ -375,12 +375,13 @@ fn explain_thread_local(ex: &mut Explanation, b: &Bucketing<'_>) {
         )
     });
     for (&(m, s, k), why) in local.chain(owned) {
-        let t = b
-            .bodies
-            .get(&m)
-            .and_then(|c| c.0.iter().find(|a| a.stmt == s).map(|a| a.target.clone()));
-        if t.as_ref().and_then(target_name).as_deref() == Some(&ex.field) {
-            ex.exempt.insert((m, s, k, why.into()));
+        let memory = b.bodies.get(&m).and_then(|c| {
+            c.0.iter()
+                .find(|a| a.stmt == s)
+                .and_then(|a| ex.memory(&a.target, a.holder.as_ref()))
+        });
+        if let Some(memory) = memory {
+            ex.exempt.insert((memory, m, s, k, why.into()));
         }
     }
 }

@@ -98,7 +98,7 @@ use lockstep_program::{EntryPoints, Program};
 
 pub use analysis::{
     concurrent_intent, target_name, Access, AccessSite, Analysis, Buckets, ExplainedPair,
-    Explanation, Race, RaceFacts, Verdict,
+    Explanation, Memory, Race, RaceFacts, Verdict,
 };
 pub use lock_order::LockOrderFacts;
 pub use reach::Ordering;

@@ -17,7 +17,8 @@ use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::accesses::{Kind, Target};
 use crate::analysis::{
-    target_name, Access, AccessSite, Analysis, Buckets, ExplainedPair, Explanation, Race, Verdict,
+    target_name, Access, AccessSite, Analysis, Buckets, ExplainedPair, Explanation, Memory, Race,
+    Verdict,
 };
 use crate::locks::common_lock;
 use crate::threads::Root;
@@ -459,9 +460,7 @@ impl Analysis<'_> {
                 seen_shapes.clear();
                 shapes_of = Some(target);
             }
-            let explaining = explanation
-                .as_ref()
-                .is_some_and(|e| target_name(target).as_deref() == Some(&e.field));
+            let explaining = explanation.as_ref().is_some_and(|e| e.covers(target, list));
             let shape = (
                 BucketShape::of(per_instance.own(*obj), list),
                 self.intent.locked.object_locked(target, *obj),
@@ -589,9 +588,14 @@ impl Analysis<'_> {
             (v, rr)
         });
         let a_first = first_of(a, b, search.order[i], search.order[j]);
-        if let Some(ex) = explanation {
+        let memory = explanation.as_ref().and_then(|ex| {
+            ex.memory(target, a.holder.as_ref())
+                .or_else(|| ex.memory(target, b.holder.as_ref()))
+        });
+        if let (Some(ex), Some(memory)) = (explanation, memory) {
             let (x, y) = if a_first { (a, b) } else { (b, a) };
             ex.pairs.insert(ExplainedPair {
+                memory,
                 first: (x.method, x.stmt, x.kind),
                 second: (y.method, y.stmt, y.kind),
                 verdict: verdict.clone(),
@@ -808,10 +812,12 @@ fn finish(
 /// `--explain`: pairs of accesses of the field that never share a bucket
 /// touch no common object.
 fn explain_unpaired(ex: &mut Explanation, buckets: &Buckets) {
-    let mut sites: BTreeSet<(MethodId, StmtId, Kind)> = BTreeSet::new();
+    let mut sites: BTreeSet<(Memory, AccessSite)> = BTreeSet::new();
     for ((target, _), list) in buckets {
-        if target_name(target).as_deref() == Some(&ex.field) {
-            sites.extend(list.iter().map(|a| (a.method, a.stmt, a.kind)));
+        for a in list {
+            if let Some(memory) = ex.memory(target, a.holder.as_ref()) {
+                sites.insert((memory, (a.method, a.stmt, a.kind)));
+            }
         }
     }
     let judged: BTreeSet<(AccessSite, AccessSite)> = ex
@@ -820,13 +826,14 @@ fn explain_unpaired(ex: &mut Explanation, buckets: &Buckets) {
         .flat_map(|p| [(p.first, p.second), (p.second, p.first)])
         .collect();
     let sites: Vec<_> = sites.into_iter().collect();
-    for (i, a) in sites.iter().enumerate() {
-        for b in &sites[i..] {
-            if a.2 == Kind::Read && b.2 == Kind::Read {
+    for (i, (memory, a)) in sites.iter().enumerate() {
+        for (other, b) in &sites[i..] {
+            if memory != other || (a.2 == Kind::Read && b.2 == Kind::Read) {
                 continue;
             }
             if !judged.contains(&(*a, *b)) {
                 ex.pairs.insert(ExplainedPair {
+                    memory: *memory,
                     first: *a,
                     second: *b,
                     verdict: Verdict::NoCommonObject,

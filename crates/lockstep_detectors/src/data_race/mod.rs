@@ -21,7 +21,7 @@
 use lockstep_facts::accesses::{Kind, Target};
 use lockstep_facts::local_locks;
 use lockstep_facts::threads::{Graph, Root};
-use lockstep_facts::{Access, Race, RaceFacts, Verdict};
+use lockstep_facts::{Access, Memory, Race, RaceFacts, Verdict};
 use lockstep_pointsto::{ObjectId, PointsToResult};
 use lockstep_program::{MethodId, Program};
 use lockstep_report::{Confidence, Finding, Flow, Related, Severity};
@@ -99,10 +99,10 @@ fn explain(p: &Program, facts: &RaceFacts, field: &str) -> Vec<String> {
     let Some(ex) = &facts.explanation else {
         return Vec::new();
     };
-    let at = |m: MethodId, s: lockstep_ir::StmtId, k: Kind| {
+    let at = |memory: Memory, m: MethodId, s: lockstep_ir::StmtId, k: Kind| {
         format!(
             "{} in {} ({})",
-            k.as_str(),
+            access_text(memory, k),
             short_method(p, m),
             position(p, m, Some(s))
         )
@@ -112,20 +112,33 @@ fn explain(p: &Program, facts: &RaceFacts, field: &str) -> Vec<String> {
         lines.push("  none reached from a thread root".into());
     }
     for pair in &ex.pairs {
+        let (first, second) = (pair.first, pair.second);
         lines.push(format!(
             "  {} / {}: {}",
-            at(pair.first.0, pair.first.1, pair.first.2),
-            at(pair.second.0, pair.second.1, pair.second.2),
+            at(pair.memory, first.0, first.1, first.2),
+            at(pair.memory, second.0, second.1, second.2),
             verdict_text(&pair.verdict)
         ));
     }
-    for (m, s, k, why) in &ex.exempt {
-        lines.push(format!("  {}: cannot race: {why}", at(*m, *s, *k)));
+    for (memory, m, s, k, why) in &ex.exempt {
+        lines.push(format!("  {}: cannot race: {why}", at(*memory, *m, *s, *k)));
     }
     for chain in &ex.escapes {
         lines.push(format!("  shared object: {chain}"));
     }
     lines
+}
+
+/// `read`, `write`, or what an access does to the array or container the
+/// field holds (the wording of findings on them).
+fn access_text(memory: Memory, k: Kind) -> &'static str {
+    match (memory, k) {
+        (Memory::Field, k) => k.as_str(),
+        (Memory::Elements, Kind::Read) => "read of an element",
+        (Memory::Elements, Kind::Write) => "write of an element",
+        (Memory::Contents, Kind::Read) => "read of the contents",
+        (Memory::Contents, Kind::Write) => "modification of the contents",
+    }
 }
 
 fn verdict_text(v: &Verdict) -> String {
