@@ -168,6 +168,9 @@ pub struct CheckArgs {
     /// Time budget in seconds (fractions allowed) from the start of the check: once it is spent, the rules stop refining and report what they have (a rule's remaining methods are skipped, the reacquired-lock-pair search stops early, rules not yet started do not run), and the report names every rule that was cut and what it left out. Points-to stops making new contexts once 40% of the time left when the check starts is spent, and stops solving at 60% (the report names the cut); reading and the race facts always run to the end. What gets cut depends on the machine's speed, so output is no longer deterministic; `0` cuts every budgeted step. Without it, nothing is cut.
     #[arg(long, value_name = "SECS", value_parser = parse_seconds)]
     pub max_time: Option<std::time::Duration>,
+    /// Memory budget in MiB for the whole process (resident memory, read from `/proc/self/statm`; Linux only, elsewhere a warning and no budget): points-to stops making new contexts once memory reaches 60% of it and stops solving at 75%, and rules stop refining once it is reached, as with `--max-time` (the report names every cut). Reading and the race facts always run to the end, so the process can still use more. What gets cut depends on memory use, so output is no longer deterministic. Without it, nothing is cut.
+    #[arg(long, value_name = "MIB", value_parser = parse_mebibytes)]
+    pub max_memory: Option<u64>,
     /// Colors in text output.
     #[arg(long, value_enum, default_value = "auto")]
     pub color: ColorChoice,
@@ -339,6 +342,15 @@ pub enum DebugCommand {
         #[arg(long, default_value_t = 40)]
         top: usize,
     },
+}
+
+/// `--max-memory`: a whole, positive number of MiB, in bytes.
+fn parse_mebibytes(text: &str) -> Result<u64, String> {
+    let mib: u64 = text.trim().parse().ok().filter(|&n| n > 0).ok_or_else(|| {
+        format!("`{text}` is not a memory budget (a whole number of MiB, 1 or more)")
+    })?;
+    mib.checked_mul(1 << 20)
+        .ok_or_else(|| format!("`{text}` MiB is more memory than can be counted"))
 }
 
 /// `--max-time`: a finite, non-negative number of seconds.

@@ -54,10 +54,7 @@ pub fn run(args: &CheckArgs) -> u8 {
     };
     let mut phases = Phases::new(!args.quiet && !args.no_progress);
     // The budget counts from here: reading the inputs is part of the check.
-    let budget = args
-        .max_time
-        .and_then(|t| std::time::Instant::now().checked_add(t))
-        .map(lockstep_detectors::Budget::until);
+    let budget = budget(args);
     phases.start("read and parse");
     let workspace = match Workspace::load(&crate::inputs(&args.input)) {
         Ok(w) => w,
@@ -185,6 +182,38 @@ fn write_report(args: &CheckArgs, text: &str) -> Result<(), String> {
                 .map_err(|e| format!("standard output: {e}"))
         }
     }
+}
+
+/// The budget of `--max-time` and `--max-memory`, from now; `None`
+/// without either. A memory budget where memory cannot be read is
+/// dropped with a warning.
+fn budget(args: &CheckArgs) -> Option<lockstep_detectors::Budget> {
+    let deadline = args
+        .max_time
+        .and_then(|t| std::time::Instant::now().checked_add(t));
+    let memory = args.max_memory.filter(|_| {
+        let readable = crate::memory::readable();
+        if !readable {
+            eprintln!(
+                "warning: --max-memory is ignored: this system does not report the process's memory (/proc/self/status)"
+            );
+        }
+        readable
+    });
+    if deadline.is_none() && memory.is_none() {
+        return None;
+    }
+    let budget = deadline.map_or_else(
+        lockstep_detectors::Budget::unlimited,
+        lockstep_detectors::Budget::until,
+    );
+    Some(match memory {
+        Some(bytes) => budget.with_memory(lockstep_detectors::MemoryCap {
+            bytes,
+            probe: lockstep_pointsto::MemoryProbe(crate::memory::resident),
+        }),
+        None => budget,
+    })
 }
 
 /// `--explain` and `--explain-atomicity` output, or why there is none.

@@ -10,6 +10,7 @@ mod elide_monitors;
 mod evidence;
 mod explain_hint;
 mod guidance_cache;
+mod memory;
 mod post;
 mod preflight;
 mod progress;

@@ -1,16 +1,20 @@
-//! Time budgets (`check --max-time`): a deadline detectors look at
-//! between units of work (a method, a block, a finding), and the record of
-//! what they left out when it had passed.
+//! Budgets (`check --max-time`, `--max-memory`): a deadline and a cap on
+//! the process's resident memory that detectors look at between units of
+//! work (a method, a block, a finding), and the record of what they left
+//! out once either was reached.
 //!
-//! Without a deadline (the default) no step is ever cut and the output
+//! Without a budget (the default) no step is ever cut and the output
 //! does not depend on timing. With one, what is cut depends on how fast
-//! the machine is; a deadline already passed when the detectors start
-//! (`--max-time 0`) cuts every budgeted step, whatever the machine.
-//! Reading the clock is cheap, but detectors still look at it once per
-//! unit of work, never per statement.
+//! the machine is and how much memory the earlier phases kept; a deadline
+//! already passed when the detectors start (`--max-time 0`) cuts every
+//! budgeted step, whatever the machine. Reading the clock is cheap, and
+//! the memory probe the command line gives reads memory at most every
+//! few milliseconds; detectors still look once per unit of work, never
+//! per statement.
 
 use std::time::Instant;
 
+use lockstep_pointsto::MemoryProbe;
 use rayon::prelude::*;
 
 use crate::RuleId;
@@ -19,18 +23,58 @@ use crate::RuleId;
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Budget {
     deadline: Option<Instant>,
+    memory: Option<MemoryCap>,
+}
+
+/// A cap on resident memory: detectors stop refining once the probe reads
+/// `bytes` or more.
+#[derive(Debug, Clone, Copy)]
+pub struct MemoryCap {
+    pub bytes: u64,
+    pub probe: MemoryProbe,
+}
+
+/// Which limits a budget has, for naming it to the user.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BudgetKind {
+    Time,
+    Memory,
+    TimeAndMemory,
+}
+
+impl BudgetKind {
+    /// `the time budget`, `the memory budget`, `the time or memory budget`.
+    pub fn noun(self) -> &'static str {
+        match self {
+            BudgetKind::Time => "the time budget",
+            BudgetKind::Memory => "the memory budget",
+            BudgetKind::TimeAndMemory => "the time or memory budget",
+        }
+    }
 }
 
 impl Budget {
-    /// No deadline: nothing is ever cut.
+    /// No deadline and no memory cap: nothing is ever cut.
     pub fn unlimited() -> Budget {
-        Budget { deadline: None }
+        Budget {
+            deadline: None,
+            memory: None,
+        }
     }
 
     /// Work must stop at `deadline`.
     pub fn until(deadline: Instant) -> Budget {
         Budget {
             deadline: Some(deadline),
+            memory: None,
+        }
+    }
+
+    /// This budget with a memory cap as well.
+    pub fn with_memory(self, cap: MemoryCap) -> Budget {
+        Budget {
+            memory: Some(cap),
+            ..self
         }
     }
 
@@ -39,15 +83,34 @@ impl Budget {
         self.deadline
     }
 
-    /// Whether a deadline was set at all.
-    pub fn is_limited(&self) -> bool {
-        self.deadline.is_some()
+    /// The memory cap, if one was set.
+    pub fn memory(&self) -> Option<MemoryCap> {
+        self.memory
     }
 
-    /// Whether the deadline has passed: the caller should skip the rest of
-    /// its optional work and record a [`Cut`].
+    /// Whether a deadline or a memory cap was set at all.
+    pub fn is_limited(&self) -> bool {
+        self.kind().is_some()
+    }
+
+    /// Which limits were set; `None` for an unlimited budget.
+    pub fn kind(&self) -> Option<BudgetKind> {
+        match (self.deadline.is_some(), self.memory.is_some()) {
+            (true, true) => Some(BudgetKind::TimeAndMemory),
+            (true, false) => Some(BudgetKind::Time),
+            (false, true) => Some(BudgetKind::Memory),
+            (false, false) => None,
+        }
+    }
+
+    /// Whether the deadline has passed or memory reached its cap: the
+    /// caller should skip the rest of its optional work and record a
+    /// [`Cut`]. Memory that cannot be read never counts as reached.
     pub fn expired(&self) -> bool {
         self.deadline.is_some_and(|d| Instant::now() >= d)
+            || self
+                .memory
+                .is_some_and(|m| m.probe.read().is_some_and(|r| r >= m.bytes))
     }
 }
 
@@ -111,6 +174,33 @@ pub fn map_within<T: Sync, R: Send>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn memory_at_its_cap_expires_the_budget() {
+        let cap = |bytes| MemoryCap {
+            bytes,
+            probe: MemoryProbe(|| Some(1000)),
+        };
+        assert!(Budget::unlimited().with_memory(cap(1000)).expired());
+        assert!(!Budget::unlimited().with_memory(cap(1001)).expired());
+        assert_eq!(
+            Budget::unlimited().with_memory(cap(1)).kind(),
+            Some(BudgetKind::Memory)
+        );
+        let both = Budget::until(Instant::now() + std::time::Duration::from_secs(3600))
+            .with_memory(cap(1001));
+        assert!(!both.expired());
+        assert_eq!(both.kind(), Some(BudgetKind::TimeAndMemory));
+    }
+
+    #[test]
+    fn unreadable_memory_never_expires_the_budget() {
+        let cap = MemoryCap {
+            bytes: 0,
+            probe: MemoryProbe(|| None),
+        };
+        assert!(!Budget::unlimited().with_memory(cap).expired());
+    }
 
     #[test]
     fn no_deadline_never_expires() {

@@ -22,7 +22,7 @@ use lockstep_facts::SharedFacts;
 use lockstep_program::{CallGraph, EntryPoints, Program};
 use lockstep_report::Finding;
 
-pub use budget::{Budget, Cut};
+pub use budget::{Budget, BudgetKind, Cut, MemoryCap};
 pub use registry::{
     all_rules, rule, RuleId, RuleMeta, RuleSet, SelectionError, UnknownRule, DOC_SECTIONS,
 };

@@ -5,7 +5,9 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{mpsc, OnceLock};
 use std::time::{Duration, Instant};
 
-use lockstep_detectors::{Budget, Context, Cut, Detector, Needs, Options, Output, RuleSet};
+use lockstep_detectors::{
+    Budget, BudgetKind, Context, Cut, Detector, Needs, Options, Output, RuleSet,
+};
 use lockstep_facts::SharedFacts;
 use lockstep_program::{entry_points, rta, LowerStats, Stats};
 use lockstep_report::{BudgetCut, Finding, Report, Scope, Summary};
@@ -73,11 +75,12 @@ impl Workspace {
         }
         findings.retain(|f| f.rule.parse().is_ok_and(|r| settings.rules.contains(r)));
         let mut report = self.report(findings, open_program, scope);
-        if settings.budget.is_limited() {
+        if let Some(kind) = settings.budget.kind() {
             let mut all = points_to_cuts(pt_cut, settings.rules);
             all.extend(budget_cuts(cuts, settings.rules));
             all.sort();
             report.budget_cuts = Some(all);
+            report.budget_name = Some(budget_name(kind));
         }
         Outcome {
             report,
@@ -285,16 +288,38 @@ fn facts_settings(settings: &CheckSettings, open_program: bool) -> lockstep_fact
     }
 }
 
-/// Points-to's share of a time budget, from `now` (before lowering):
-/// no new contexts once 40% of the time left is spent, no more solving at
-/// 60%, so that the race facts and the rules keep the rest. `None`
-/// without a deadline (nothing is cut).
+/// Points-to's share of a budget, from `now` (before lowering): no new
+/// contexts once 40% of the time left is spent or memory reaches 60% of
+/// its cap, no more solving at 60% of the time or 75% of the memory, so
+/// that the race facts and the rules keep the rest. `None` without a
+/// budget (nothing is cut).
 fn points_to_budget(budget: Budget, now: Instant) -> Option<lockstep_pointsto::SolveBudget> {
-    let left = budget.deadline()?.saturating_duration_since(now);
+    budget.kind()?;
+    let left = budget.deadline().map(|d| d.saturating_duration_since(now));
     Some(lockstep_pointsto::SolveBudget {
-        contexts: now + left.mul_f64(0.4),
-        stop: now + left.mul_f64(0.6),
+        contexts: left.map(|l| now + l.mul_f64(0.4)),
+        stop: left.map(|l| now + l.mul_f64(0.6)),
+        memory: budget.memory().map(|m| lockstep_pointsto::SolveMemory {
+            probe: m.probe,
+            contexts_at: share(m.bytes, 60),
+            stop_at: share(m.bytes, 75),
+        }),
     })
+}
+
+/// `percent`% of `bytes`.
+fn share(bytes: u64, percent: u64) -> u64 {
+    bytes / 100 * percent
+}
+
+/// How the text output names the budget.
+fn budget_name(kind: BudgetKind) -> String {
+    let flags = match kind {
+        BudgetKind::Time => "--max-time",
+        BudgetKind::Memory => "--max-memory",
+        BudgetKind::TimeAndMemory => "--max-time, --max-memory",
+    };
+    format!("{} ({flags})", kind.noun())
 }
 
 /// The report's account of what the budget cut from points-to: once for
@@ -391,7 +416,7 @@ fn run_detectors(cx: &mut Session<'_, '_>, rules: RuleSet) -> DetectorRuns {
                 runs.outputs.push(out);
                 runs.times.push((enabled_rules(*d, rules).join(", "), time));
             }
-            None => runs.skipped.extend(not_run(*d, rules)),
+            None => runs.skipped.extend(not_run(*d, rules, cx.context.budget)),
         }
     }
     runs
@@ -531,11 +556,18 @@ fn enabled_rules(d: &dyn Detector, rules: RuleSet) -> Vec<&'static str> {
 }
 
 /// A detector the budget did not let start: each of its enabled rules is cut.
-fn not_run(d: &dyn Detector, rules: RuleSet) -> Vec<Cut> {
+fn not_run(d: &dyn Detector, rules: RuleSet, budget: Budget) -> Vec<Cut> {
+    let why = match budget.kind() {
+        Some(BudgetKind::Memory) => "not run: memory had reached its budget before it started",
+        Some(BudgetKind::TimeAndMemory) => {
+            "not run: the time or memory budget was spent before it started"
+        }
+        _ => "not run: the time budget was spent before it started",
+    };
     d.rules()
         .iter()
         .filter(|r| rules.contains(**r))
-        .map(|r| Cut::new(*r, "not run: the time budget was spent before it started"))
+        .map(|r| Cut::new(*r, why))
         .collect()
 }
 
@@ -563,11 +595,29 @@ mod tests {
         assert_eq!(points_to_budget(Budget::unlimited(), now), None);
         let b =
             points_to_budget(Budget::until(now + Duration::from_secs(10)), now).expect("a budget");
-        assert_eq!(b.contexts, now + Duration::from_secs(4));
-        assert_eq!(b.stop, now + Duration::from_secs(6));
+        assert_eq!(b.contexts, Some(now + Duration::from_secs(4)));
+        assert_eq!(b.stop, Some(now + Duration::from_secs(6)));
+        assert_eq!(b.memory, None);
         // A spent budget cuts at once.
         let spent = points_to_budget(Budget::until(now), now).expect("a budget");
-        assert_eq!((spent.contexts, spent.stop), (now, now));
+        assert_eq!((spent.contexts, spent.stop), (Some(now), Some(now)));
+    }
+
+    #[test]
+    fn points_to_gets_its_share_of_the_memory_cap() {
+        let now = Instant::now();
+        let cap = lockstep_detectors::MemoryCap {
+            bytes: 1000,
+            probe: lockstep_pointsto::MemoryProbe(|| Some(0)),
+        };
+        let b = points_to_budget(Budget::unlimited().with_memory(cap), now).expect("a budget");
+        assert_eq!((b.contexts, b.stop), (None, None));
+        let m = b.memory.expect("a memory share");
+        assert_eq!((m.contexts_at, m.stop_at), (600, 750));
+        assert_eq!(
+            budget_name(BudgetKind::Memory),
+            "the memory budget (--max-memory)"
+        );
     }
 
     #[test]

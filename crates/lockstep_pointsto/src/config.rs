@@ -37,17 +37,62 @@ pub enum LibraryContexts {
     None,
 }
 
-/// A time budget for one solve (`check --max-time`): past `contexts`, no
-/// new method context is created (calls that would need one run in the
-/// over-budget context, as over the bounds, callbacks included); past
-/// `stop`, the solver stops propagating and returns what it has, short of
-/// the fixed point. Either cut is recorded in [`crate::Stats::budget_cut`].
-/// Without a budget nothing is cut and the result is a pure function of
-/// its inputs; with one, it depends on the machine's speed.
+/// A budget for one solve (`check --max-time`, `--max-memory`): past
+/// `contexts` (or once the process's memory reaches the memory share's
+/// first mark), no new method context is created (calls that would need
+/// one run in the over-budget context, as over the bounds, callbacks
+/// included); past `stop` (or the second mark), the solver stops
+/// propagating and returns what it has, short of the fixed point. Either
+/// cut is recorded in [`crate::Stats::budget_cut`]. Without a budget
+/// nothing is cut and the result is a pure function of its inputs; with
+/// one, it depends on the machine's speed and memory use.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct SolveBudget {
-    pub contexts: Instant,
-    pub stop: Instant,
+    pub contexts: Option<Instant>,
+    pub stop: Option<Instant>,
+    pub memory: Option<SolveMemory>,
+}
+
+/// The memory share of a [`SolveBudget`]: resident bytes past which no new
+/// context is made (`contexts_at`) and the solve stops (`stop_at`), as
+/// `probe` reads them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct SolveMemory {
+    pub probe: MemoryProbe,
+    pub contexts_at: u64,
+    pub stop_at: u64,
+}
+
+/// Reads the process's resident memory in bytes (`None` where it cannot be
+/// read). The analyses do no I/O: the command line gives the function.
+/// Probes compare equal and hash alike whatever function they hold (a
+/// budget's identity is its marks, not how memory is measured).
+#[derive(Clone, Copy)]
+pub struct MemoryProbe(pub fn() -> Option<u64>);
+
+impl MemoryProbe {
+    /// The resident memory now, in bytes.
+    pub fn read(self) -> Option<u64> {
+        (self.0)()
+    }
+}
+
+impl std::fmt::Debug for MemoryProbe {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("MemoryProbe")
+    }
+}
+
+impl PartialEq for MemoryProbe {
+    fn eq(&self, _: &MemoryProbe) -> bool {
+        true
+    }
+}
+
+impl Eq for MemoryProbe {}
+
+impl std::hash::Hash for MemoryProbe {
+    fn hash<H: std::hash::Hasher>(&self, _: &mut H) {}
 }
 
 /// Settings of [`crate::PointsTo::solve`].

@@ -84,7 +84,7 @@ mod tables;
 mod types;
 
 pub use breakdown::PackageFacts;
-pub use config::{Config, LibraryContexts, Sensitivity, SolveBudget};
+pub use config::{Config, LibraryContexts, MemoryProbe, Sensitivity, SolveBudget, SolveMemory};
 pub use keys::{alloc_type, FieldKey, SiteKey};
 pub use result::{
     AllocInfo, BudgetCut, CanonObj, CanonPtr, Canonical, ContextCallEdge, ContextId, MethodContext,

@@ -47,7 +47,7 @@ use lockstep_models::{HeapEffect, Operand as ModelOperand, TaskShape};
 use lockstep_program::{ClassId, EdgeKind, EntryPoints, MethodId, Program};
 use rustc_hash::{FxHashMap, FxHashSet};
 
-use crate::config::Config;
+use crate::config::{Config, SolveMemory};
 use crate::external;
 use crate::facts::{self, Fact, LambdaFact, LambdaImpl, Target, Template};
 use crate::filters::Filters;
@@ -349,20 +349,25 @@ impl<'p> Solver<'p> {
         self.finish(entries, millis)
     }
 
-    /// Applies the time budget ([`Config::budget`]), if any: past its
-    /// first instant no new context is made; past its second, the solve
-    /// should stop (the answer). Method contexts reached before the stop
-    /// are still materialized (the caller only stops between batches), so
-    /// every method context of the result has its facts.
+    /// Applies the budget ([`Config::budget`]), if any: past its first
+    /// instant or memory mark no new context is made; past its second,
+    /// the solve should stop (the answer). Method contexts reached before
+    /// the stop are still materialized (the caller only stops between
+    /// batches), so every method context of the result has its facts.
     fn budget_stops(&mut self) -> bool {
         let Some(b) = self.r.cfg.budget else {
             return false;
         };
         let now = Instant::now();
-        if now >= b.contexts {
+        let resident = b.memory.and_then(|m| m.probe.read());
+        let past = |at: Option<Instant>| at.is_some_and(|at| now >= at);
+        let above = |mark: fn(&SolveMemory) -> u64| {
+            b.memory.zip(resident).is_some_and(|(m, r)| r >= mark(&m))
+        };
+        if past(b.contexts) || above(|m| m.contexts_at) {
             self.contexts_cut = true;
         }
-        now >= b.stop
+        past(b.stop) || above(|m| m.stop_at)
     }
 
     // ------------------------------------------------------------------

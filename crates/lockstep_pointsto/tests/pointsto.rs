@@ -816,8 +816,9 @@ fn budgeted(contexts_past: bool, stop_past: bool) -> Config {
     let later = now + std::time::Duration::from_secs(3600);
     Config {
         budget: Some(lockstep_pointsto::SolveBudget {
-            contexts: if contexts_past { now } else { later },
-            stop: if stop_past { now } else { later },
+            contexts: Some(if contexts_past { now } else { later }),
+            stop: Some(if stop_past { now } else { later }),
+            memory: None,
         }),
         ..Config::default()
     }
@@ -864,6 +865,62 @@ fn a_time_budget_not_reached_changes_nothing() {
     let budgeted = solve(&p, false, budgeted(false, false));
     assert_eq!(budgeted.stats().budget_cut, None);
     assert_eq!(budgeted.canonical(), full.canonical());
+}
+
+/// A memory budget whose probe reports `resident` bytes, with marks at
+/// 100 and 200 bytes.
+fn memory_budgeted(probe: fn() -> Option<u64>) -> Config {
+    Config {
+        budget: Some(lockstep_pointsto::SolveBudget {
+            contexts: None,
+            stop: None,
+            memory: Some(lockstep_pointsto::SolveMemory {
+                probe: lockstep_pointsto::MemoryProbe(probe),
+                contexts_at: 100,
+                stop_at: 200,
+            }),
+        }),
+        ..Config::default()
+    }
+}
+
+#[test]
+fn a_memory_budget_past_both_marks_stops_the_solve() {
+    let p = program(SEPARATE);
+    let full = solve(&p, false, Config::default());
+    let cut = solve(&p, false, memory_budgeted(|| Some(250)));
+    let what = cut
+        .stats()
+        .budget_cut
+        .expect("the memory budget cut points-to");
+    assert!(what.unpropagated.is_some_and(|n| n > 0), "{what:?}");
+    assert!(what.contexts_merged.is_some(), "{what:?}");
+    assert!(cut.stats().points_to_facts < full.stats().points_to_facts);
+}
+
+#[test]
+fn a_memory_budget_past_the_first_mark_only_merges_contexts() {
+    let p = program(SEPARATE);
+    let full = solve(&p, false, Config::default());
+    let cut = solve(&p, false, memory_budgeted(|| Some(150)));
+    let what = cut
+        .stats()
+        .budget_cut
+        .expect("the memory budget cut contexts");
+    assert_eq!(what.unpropagated, None, "the solve ran to its fixed point");
+    assert!(what.contexts_merged.is_some_and(|n| n > 0), "{what:?}");
+    assert!(cut.stats().method_contexts < full.stats().method_contexts);
+}
+
+#[test]
+fn a_memory_budget_not_reached_or_unreadable_changes_nothing() {
+    let p = program(SEPARATE);
+    let full = solve(&p, false, Config::default());
+    for probe in [(|| Some(50)) as fn() -> Option<u64>, || None] {
+        let budgeted = solve(&p, false, memory_budgeted(probe));
+        assert_eq!(budgeted.stats().budget_cut, None);
+        assert_eq!(budgeted.canonical(), full.canonical());
+    }
 }
 
 const COPIES: &str = include_str!("fixtures/copies.java");

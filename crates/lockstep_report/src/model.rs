@@ -689,12 +689,16 @@ pub struct Report {
     /// `check --evidence`: how many runs (traces) the findings were
     /// matched against; `None` without traces.
     pub evidence_runs: Option<u64>,
-    /// `check --max-time`: what the time budget cut (empty when it cut
-    /// nothing); `None` without a budget.
+    /// `check --max-time`/`--max-memory`: what the budget cut (empty when
+    /// it cut nothing); `None` without a budget.
     pub budget_cuts: Option<Vec<BudgetCut>>,
+    /// How the text output names the budget: `the time budget
+    /// (--max-time)` (the default when `None`), `the memory budget
+    /// (--max-memory)`, or both.
+    pub budget_name: Option<String>,
 }
 
-/// Part of the analysis a time budget (`check --max-time`) left out: the
+/// Part of the analysis a budget (`check --max-time`, `--max-memory`) left out: the
 /// rule that lost precision, the phase it was cut in, and what was not
 /// analysed, in words.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]

@@ -117,7 +117,9 @@ pub fn summary_line(report: &Report) -> String {
     let by_rule = report.counts_by_rule();
     let total: u64 = by_rule.values().sum();
     let mut line = if total == 0 && report.was_cut() {
-        "No findings before the time budget ran out".to_owned()
+        let name = report.budget_name.as_deref().unwrap_or(TIME_BUDGET);
+        let noun = name.split(" (").next().unwrap_or(name);
+        format!("No findings before {noun} ran out")
     } else if total == 0 {
         "No findings".to_owned()
     } else {
@@ -187,7 +189,8 @@ pub fn summary_line(report: &Report) -> String {
     line
 }
 
-/// `the time budget (--max-time) cut data-race (not run: ...), ...`:
+/// `the time budget (--max-time) cut data-race (not run: ...), ...` (or
+/// the memory budget, `--max-memory`):
 /// every rule whose analysis was cut, with what it left out.
 fn cut_text(report: &Report) -> Option<String> {
     let cuts = report.budget_cuts.as_ref().filter(|c| !c.is_empty())?;
@@ -195,11 +198,12 @@ fn cut_text(report: &Report) -> Option<String> {
         .iter()
         .map(|c| format!("{} ({}: {})", c.rule, c.phase, c.what))
         .collect();
-    Some(format!(
-        "incomplete: the time budget (--max-time) cut {}",
-        parts.join(", ")
-    ))
+    let name = report.budget_name.as_deref().unwrap_or(TIME_BUDGET);
+    Some(format!("incomplete: {name} cut {}", parts.join(", ")))
 }
+
+/// The budget's name when the report does not give one.
+const TIME_BUDGET: &str = "the time budget (--max-time)";
 
 fn plural(count: u64, one: &str, many: &str) -> String {
     if count == 1 {
