@@ -38,6 +38,18 @@ fn config_named(name: &str) -> Option<Config> {
             ..Config::default()
         },
         "2obj-all" => Config::object(2, 1),
+        "2obj-40k" => Config {
+            max_contexts: Some(40_000),
+            ..Config::default()
+        },
+        "2obj-100k" => Config {
+            max_contexts: Some(100_000),
+            ..Config::default()
+        },
+        "applist" => Config {
+            containers_per_object: true,
+            ..Config::default()
+        },
         "ctors-bounded" => Config {
             constructors_per_object: false,
             ..Config::default()
@@ -220,6 +232,18 @@ fn main() {
             for spec in specs.split(';') {
                 print_context_path(&p, &r, spec);
             }
+        }
+        if let Ok(spec) = std::env::var("PTA_STORES") {
+            print_stores(&p, &r, &spec);
+        }
+        if std::env::var_os("PTA_EXTERNAL").is_some() {
+            print_external_contexts(&p, &r);
+        }
+        if let Ok(spec) = std::env::var("PTA_PARAM") {
+            print_param(&p, &r, &spec);
+        }
+        if let Ok(ty) = std::env::var("PTA_RETURNS") {
+            print_returns(&p, &r, &ty);
         }
         if let Ok(ty) = std::env::var("PTA_WHO") {
             print_holders(&p, &r, &ty);
@@ -595,5 +619,216 @@ fn print_per_caller_copies(p: &Program, r: &lockstep_pointsto::PointsToResult) {
         for (k, n) in v.iter().take(15) {
             println!("    {title}: {n:6} {k}");
         }
+    }
+}
+
+/// `PTA_STORES=DESC`: the method contexts whose array stores (and calls
+/// given the array as an argument or receiver) may write into an object
+/// whose description contains `DESC`, with the size of the stored set
+/// and the callers of the context: which merge fills an array.
+fn print_stores(p: &Program, r: &lockstep_pointsto::PointsToResult, spec: &str) {
+    use lockstep_ir::StmtKind;
+    let targets: Vec<lockstep_pointsto::ObjectId> = r
+        .objects()
+        .filter(|&o| {
+            let d = r.describe_object(p, o);
+            spec.split("&&").all(|part| d.contains(part))
+        })
+        .collect();
+    println!("  PTA_STORES {spec}: {} objects", targets.len());
+    for &t in targets.iter().take(3) {
+        println!(
+            "    target {} ({} elements)",
+            r.describe_object(p, t),
+            r.elements(t).len()
+        );
+    }
+    let hits = |set: &lockstep_pointsto::ObjectSet| targets.iter().any(|&t| set.contains(t));
+    let mut shown = 0;
+    for mc in r.method_contexts() {
+        let Some(b) = p.body(mc.method) else { continue };
+        for (i, st) in b.stmts.iter().enumerate() {
+            let field_filter = std::env::var("PTA_FIELD").ok();
+            let (what, arr, val) = match &st.kind {
+                StmtKind::FieldStore {
+                    object,
+                    field,
+                    value,
+                } if field_filter.as_deref() == Some(field.name.as_ref()) => {
+                    ("field store", object.var(), value.var())
+                }
+                StmtKind::ArrayStore { array, value, .. } => ("store", array.var(), value.var()),
+                StmtKind::Invoke { call, .. } if call.method.name.as_ref() == "arraycopy" => (
+                    "arraycopy",
+                    call.args.get(2).and_then(|a| a.var()),
+                    call.args.first().and_then(|a| a.var()),
+                ),
+                _ => continue,
+            };
+            let Some(a) = arr else { continue };
+            let aset = r.var_in(mc.method, mc.context, a);
+            if !hits(&aset) {
+                continue;
+            }
+            let vlen = val
+                .map(|v| r.var_in(mc.method, mc.context, v).len())
+                .unwrap_or(0);
+            if shown < 60 {
+                shown += 1;
+                let ctx: Vec<String> = r
+                    .context(mc.context)
+                    .iter()
+                    .map(|s| format!("{s:?}"))
+                    .collect();
+                println!(
+                    "    {what} in {} #{i} ctx [{}]: array set {}, value set {}",
+                    p.method_name(mc.method),
+                    ctx.join(", "),
+                    aset.len(),
+                    vlen
+                );
+                let callers: Vec<String> = r
+                    .context_callers(mc)
+                    .take(8)
+                    .map(|e| {
+                        let cctx: Vec<String> = r
+                            .context(e.caller.context)
+                            .iter()
+                            .map(|s| format!("{s:?}"))
+                            .collect();
+                        format!(
+                            "{} #{} ctx [{}]",
+                            p.method_name(e.caller.method),
+                            e.site.0,
+                            cctx.join(", ")
+                        )
+                    })
+                    .collect();
+                for c in callers {
+                    println!("      from {}", c.chars().take(300).collect::<String>());
+                }
+            }
+        }
+    }
+}
+
+/// `PTA_RETURNS=TYPE`: the method contexts of `Object`-returning methods
+/// whose returned value may be an object of a type containing `TYPE`,
+/// with the size of the returned set: where an untyped value channel
+/// picks up objects of unrelated types.
+fn print_returns(p: &Program, r: &lockstep_pointsto::PointsToResult, ty: &str) {
+    use lockstep_ir::StmtKind;
+    let mut shown = 0;
+    for mc in r.method_contexts() {
+        let md = p.method(mc.method);
+        if !md.descriptor.ends_with(")Ljava/lang/Object;") {
+            continue;
+        }
+        let Some(b) = p.body(mc.method) else { continue };
+        for (i, st) in b.stmts.iter().enumerate() {
+            let StmtKind::Return(Some(v)) = &st.kind else {
+                continue;
+            };
+            let Some(v) = v.var() else { continue };
+            let set = r.var_in(mc.method, mc.context, v);
+            let hit = set
+                .iter()
+                .any(|o| r.object(o).is_some_and(|info| info.type_name.contains(ty)));
+            if hit && shown < 80 {
+                shown += 1;
+                let ctx: Vec<String> = r
+                    .context(mc.context)
+                    .iter()
+                    .map(|s| format!("{s:?}"))
+                    .collect();
+                println!(
+                    "    return in {} #{i} ctx [{}]: {} objects",
+                    p.method_name(mc.method),
+                    ctx.join(", "),
+                    set.len()
+                );
+            }
+        }
+    }
+}
+
+/// `PTA_PARAM=METHOD_NAME_PART#INDEX`: per method context of the methods
+/// whose name contains the part, the callers and the types of the
+/// objects parameter `INDEX` (0 = `this` of instance methods) may hold:
+/// which call sites share a context and merge their arguments.
+fn print_param(p: &Program, r: &lockstep_pointsto::PointsToResult, spec: &str) {
+    let Some((name, index)) = spec.rsplit_once('#') else {
+        return;
+    };
+    let Ok(index) = index.parse::<usize>() else {
+        return;
+    };
+    for mc in r.method_contexts() {
+        if !p.method_name(mc.method).contains(name) {
+            continue;
+        }
+        let Some(b) = p.body(mc.method) else { continue };
+        let Some(&v) = b.params.get(index) else {
+            continue;
+        };
+        let set = r.var_in(mc.method, mc.context, v);
+        let mut types: Vec<String> = set
+            .iter()
+            .filter_map(|o| r.object(o).map(|i| i.type_name.to_string()))
+            .collect();
+        types.sort();
+        types.dedup();
+        let ctx: Vec<String> = r
+            .context(mc.context)
+            .iter()
+            .map(|s| format!("{s:?}"))
+            .collect();
+        println!(
+            "    {} ctx [{}]: param {index} {} objects of {} types: {}",
+            p.method_name(mc.method),
+            ctx.join(", "),
+            set.len(),
+            types.len(),
+            types.iter().take(12).cloned().collect::<Vec<_>>().join(" ")
+        );
+        let callers: Vec<String> = r
+            .context_callers(mc)
+            .map(|e| p.method_name(e.caller.method))
+            .collect::<std::collections::BTreeSet<_>>()
+            .into_iter()
+            .take(10)
+            .collect();
+        println!("      callers: {}", callers.join(", "));
+    }
+}
+
+/// `PTA_EXTERNAL=1`: how many method contexts have an object made
+/// outside the analysed code (`SiteKey::External`, `SiteKey::Entry`) as
+/// their receiver, against all contexts: what the open-program harness
+/// spends of the context bounds.
+fn print_external_contexts(p: &Program, r: &lockstep_pointsto::PointsToResult) {
+    use lockstep_pointsto::SiteKey;
+    let (mut all, mut external, mut entry, mut over) = (0usize, 0usize, 0usize, 0usize);
+    let mut per_type: std::collections::BTreeMap<String, usize> = Default::default();
+    for mc in r.method_contexts() {
+        all += 1;
+        match r.context(mc.context).first() {
+            Some(SiteKey::External { ty, .. }) => {
+                external += 1;
+                *per_type.entry(ty.to_string()).or_default() += 1;
+            }
+            Some(SiteKey::Entry(_)) => entry += 1,
+            Some(SiteKey::OverBudget) => over += 1,
+            _ => {}
+        }
+    }
+    let _ = p;
+    println!(
+        "  method contexts {all}: receiver made outside (parameter objects) {external}, harness receivers {entry}, over budget {over}"
+    );
+    let mut v: Vec<(usize, String)> = per_type.into_iter().map(|(t, n)| (n, t)).collect();
+    v.sort_by(|a, b| b.cmp(a));
+    for (n, t) in v.iter().take(10) {
+        println!("    {n:6} {t}");
     }
 }
