@@ -137,6 +137,11 @@ struct Facts {
     /// Per node and parameter: the node keeps the parameter fresh (stores
     /// it nowhere, returns it not, hands it only to callees that keep it).
     keeps_fresh: Vec<Vec<bool>>,
+    /// Per node and parameter: the node keeps the parameter fresh or
+    /// stores it only into fields of its receiver while the receiver is
+    /// fresh ([`crate::fresh`], "held by its own parts"): the caller's
+    /// variable stays fresh while the receiver it passed does.
+    keeps_tethered: Vec<Vec<bool>>,
     /// Per node: every value it returns is fresh and none of its parameters.
     returns_fresh: Vec<bool>,
 }
@@ -152,6 +157,9 @@ struct NodeOut {
     returns_owned: bool,
     /// Per parameter: the node may make it not fresh.
     unfreshes: Vec<bool>,
+    /// Per parameter: the node stores it into a field of its fresh
+    /// receiver (kept fresh only while the receiver is).
+    tethers: Vec<bool>,
     returns_fresh: bool,
     published: Vec<ObjectId>,
     mixed: Vec<(ObjectId, Slot)>,
@@ -167,6 +175,7 @@ impl NodeOut {
             publishes: vec![false; params],
             returns_owned: true,
             unfreshes: vec![false; params],
+            tethers: vec![false; params],
             returns_fresh: true,
             ..NodeOut::default()
         }
@@ -178,6 +187,7 @@ impl NodeOut {
         NodeOut {
             publishes: vec![true; params],
             unfreshes: vec![true; params],
+            tethers: vec![false; params],
             ..NodeOut::default()
         }
     }
@@ -209,6 +219,7 @@ impl Analysis<'_> {
             fresh_receiver: FxHashSet::default(),
             entry_fresh: (0..n as u32).map(|x| vec![true; params(x)]).collect(),
             keeps_fresh: (0..n as u32).map(|x| vec![true; params(x)]).collect(),
+            keeps_tethered: (0..n as u32).map(|x| vec![true; params(x)]).collect(),
             returns_fresh: vec![true; n],
         };
         let root_entries: Vec<u32> = roots
@@ -601,6 +612,7 @@ impl Analysis<'_> {
             callees: FxHashMap::default(),
             site_args: FxHashMap::default(),
             copies: None,
+            holds: None,
             quiet: Vec::new(),
             published_here: vec![false; body.vars.len()],
         };
@@ -838,6 +850,13 @@ fn merge(facts: &mut Facts, x: u32, out: &NodeOut) -> Changes {
         *r &= out.returns_owned;
     }
     if let Some(k) = facts.keeps_fresh.get_mut(x as usize) {
+        let lost = out.unfreshes.iter().zip(&out.tethers).map(|(u, t)| u | t);
+        for (a, b) in k.iter_mut().zip(lost) {
+            changes.summary |= b && *a;
+            *a &= !b;
+        }
+    }
+    if let Some(k) = facts.keeps_tethered.get_mut(x as usize) {
         for (a, &b) in k.iter_mut().zip(&out.unfreshes) {
             changes.summary |= b && *a;
             *a &= !b;
@@ -941,6 +960,9 @@ struct NodeWalk<'w, 'a> {
     site_args: FxHashMap<StmtId, Vec<bool>>,
     /// Variables that are copies of one another ([`fresh::copy_classes`]).
     copies: Option<fresh::CopyClasses>,
+    /// Per variable: the variables whose objects it may hold in a field
+    /// while both are fresh ([`NodeWalk::held_members`]).
+    holds: Option<Vec<Vec<VarId>>>,
     /// Points-to sets of every variable, filled on the first publication
     /// this walk has not met before ([`NodeWalk::pts_quiet`]).
     quiet: Vec<Box<[ObjectId]>>,
@@ -1056,7 +1078,25 @@ impl NodeWalk<'_, '_> {
     /// A store of `value` into `slot` of `base`.
     fn store(&mut self, state: &mut [bool], base: VarId, slot: Slot, value: &Operand) {
         let Some(v) = value.var() else { return };
-        self.unfresh(state, v);
+        if matches!(slot, Slot::Field(_)) && self.fresh_owned(state, base) {
+            // Held by a fresh object: `v`'s object is reachable only
+            // through `v` and through `base`'s, which no other path
+            // reaches yet; `v` stays fresh until `base` stops being fresh
+            // (`unfresh` follows the field from holder to member). A
+            // parameter so stored into the receiver is kept fresh for a
+            // caller whose receiver stays fresh; into anything else, the
+            // caller cannot follow the holder.
+            let into_receiver = self.is_receiver(base);
+            for i in self.params_copied_by(v) {
+                if into_receiver {
+                    self.out.tethers[i] = true;
+                } else {
+                    self.out.unfreshes[i] = true;
+                }
+            }
+        } else {
+            self.unfresh(state, v);
+        }
         if !self.owned(state, base) {
             self.publish(state, v);
         } else if !self.owned(state, v) {
@@ -1078,20 +1118,114 @@ impl NodeWalk<'_, '_> {
         fresh::is_fresh(state, self.body.vars.len(), v)
     }
 
+    /// Is `v` owned and fresh in `state`?
+    fn fresh_owned(&self, state: &[bool], v: VarId) -> bool {
+        self.owned(state, v) && self.fresh(state, v)
+    }
+
+    /// Is `v` the receiver of an instance method (or a copy of it)?
+    fn is_receiver(&mut self, v: VarId) -> bool {
+        !self.body.is_static && self.params_copied_by(v).first() == Some(&0)
+    }
+
     /// `v` may now be inside another object: neither it nor any copy of
-    /// it is fresh any more.
+    /// it is fresh any more; and when it was fresh, neither are the
+    /// objects it held in its fields while fresh (they are now reachable
+    /// through it), nor what those held.
     fn unfresh(&mut self, state: &mut [bool], v: VarId) {
         let vars = self.body.vars.len();
-        let copies = self
-            .copies
-            .get_or_insert_with(|| fresh::copy_classes(self.body));
-        for &u in copies.of(v) {
+        let mut work = vec![v];
+        let mut seen: FxHashSet<VarId> = FxHashSet::default();
+        while let Some(u) = work.pop() {
+            if !seen.insert(u) {
+                continue;
+            }
+            let was_fresh = self.fresh_owned(state, u);
+            let copies = self
+                .copies
+                .get_or_insert_with(|| fresh::copy_classes(self.body));
+            for &c in copies.of(u) {
+                fresh::set_fresh(state, vars, c, false);
+            }
             fresh::set_fresh(state, vars, u, false);
+            for i in self.params_copied_by(u) {
+                self.out.unfreshes[i] = true;
+            }
+            if was_fresh {
+                work.extend(self.held_members(u));
+            }
         }
-        fresh::set_fresh(state, vars, v, false);
-        for i in self.params_copied_by(v) {
-            self.out.unfreshes[i] = true;
+    }
+
+    /// The variables whose objects `u` (or a copy of it) may hold in a
+    /// field: stored by `u.f = m`, or handed to a call on `u` whose
+    /// callee stores that parameter into its receiver (the callee keeps
+    /// it only tethered: [`Facts::keeps_tethered`]). Computed once per
+    /// walk from the body and the summaries the walk reads, which do not
+    /// change during it.
+    fn held_members(&mut self, u: VarId) -> Vec<VarId> {
+        if self.holds.is_none() {
+            let holds = self.member_edges();
+            self.holds = Some(holds);
         }
+        self.holds
+            .as_ref()
+            .and_then(|h| h.get(u.index()))
+            .cloned()
+            .unwrap_or_default()
+    }
+
+    /// Per variable, the members it may hold ([`NodeWalk::held_members`]).
+    fn member_edges(&mut self) -> Vec<Vec<VarId>> {
+        let body = self.body;
+        let mut edges: Vec<(VarId, VarId)> = Vec::new();
+        for (i, stmt) in body.stmts.iter().enumerate() {
+            match &stmt.kind {
+                StmtKind::FieldStore {
+                    object: Operand::Var(b),
+                    value: Operand::Var(m),
+                    ..
+                } => edges.push((*b, *m)),
+                StmtKind::Invoke { call, .. } => {
+                    let Some(Operand::Var(r)) = call.receiver else {
+                        continue;
+                    };
+                    let site = StmtId(i as u32);
+                    for (j, arg) in call.args.iter().enumerate() {
+                        if let Operand::Var(m) = arg {
+                            if self.tethered_at(call, site, j + 1) {
+                                edges.push((r, *m));
+                            }
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+        let copies = self.copies.get_or_insert_with(|| fresh::copy_classes(body));
+        let mut holds: Vec<Vec<VarId>> = vec![Vec::new(); body.vars.len()];
+        for (b, m) in edges {
+            for &c in copies.of(b) {
+                if let Some(h) = holds.get_mut(c.index()) {
+                    h.push(m);
+                }
+            }
+        }
+        holds
+    }
+
+    /// Does some application callee of `call` at `site` store operand `i`
+    /// (receiver first) into its receiver rather than keep it fresh?
+    fn tethered_at(&self, call: &Call, site: StmtId, i: usize) -> bool {
+        let facts = self.facts;
+        self.callees.get(&site).is_some_and(|cs| {
+            cs.iter().any(|&c| {
+                self.a.is_app_node(c)
+                    && self.is_called_by_name(call, c)
+                    && !facts.keeps_fresh.get(c as usize).is_some_and(|k| k.get(i) == Some(&true))
+                    && facts.keeps_tethered.get(c as usize).is_some_and(|k| k.get(i) == Some(&true))
+            })
+        })
     }
 
     /// The parameters `v` is a copy of (or is).
@@ -1542,13 +1676,23 @@ impl NodeWalk<'_, '_> {
             .map(Operand::var)
             .collect();
         let has_receiver = call.receiver.is_some();
+        let receiver = if has_receiver { operands[0] } else { None };
         for (i, v) in operands.iter().enumerate() {
             let Some(v) = *v else { continue };
             let is_receiver = has_receiver && i == 0;
+            // A parameter the callee stores into its receiver stays fresh
+            // while the receiver does (the receiver, first in the loop,
+            // has lost its freshness already if a callee keeps it not).
+            let holder_fresh =
+                !is_receiver && receiver.is_some_and(|r| self.fresh_owned(state, r));
+            let facts = self.facts;
             let kept_by_app = by_name.len() == app.len()
                 && by_name.iter().all(|&c| {
-                    let keeps = self.facts.keeps_fresh.get(c as usize);
-                    keeps.is_some_and(|k| k.len() == operands.len() && k[i])
+                    let keeps = |k: Option<&Vec<bool>>| {
+                        k.is_some_and(|k| k.len() == operands.len() && k[i])
+                    };
+                    keeps(facts.keeps_fresh.get(c as usize))
+                        || (holder_fresh && keeps(facts.keeps_tethered.get(c as usize)))
                 });
             let kept_by_library = is_receiver || library_keeps_args;
             if !(kept_by_app && kept_by_library) {
