@@ -35,6 +35,22 @@
 //! callee's own name carry freshness (a `Thread.start()` that reaches
 //! `run` does not).
 //!
+//! *Held by its own parts.* A fresh object stored into a field of
+//! another fresh object (`this.rpes = new ResourcePoolEventSupport(this)`
+//! in c3p0's pool constructor: the support keeps the pool, the pool keeps
+//! the support) is reachable only through its own variables and through
+//! its holder, which no other path reaches yet: it stays fresh while the
+//! holder does. The walk keeps, per body, which variables may hold which
+//! (a field store `b.f = m`, or a call on `b` whose callee stores that
+//! argument into its receiver): when a holder stops being fresh, so do its
+//! members, and theirs. A callee that stores a parameter only into its
+//! fresh receiver *keeps it tethered* (`keeps_tethered`): the caller's
+//! variable stays fresh while the receiver it passed does. A reference
+//! read from a holder's field may be a member under a name the walk does
+//! not follow, so such a read ends the freshness of the members it may
+//! point to; and `Thread.start()` ends its receiver's (the new thread runs
+//! the receiver's `run()`).
+//!
 //! The fresh bits live in the ownership state after the owned bits (one
 //! vector of `2 × variables` booleans), so the must-meet (`and`) and the
 //! "publishing clears" rules treat them alike; a fresh bit means something

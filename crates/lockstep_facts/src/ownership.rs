@@ -51,7 +51,9 @@
 //! owned; except through a *fresh* variable ([`crate::fresh`]), whose
 //! object no other path reaches yet: its facts (entry freshness per
 //! parameter, which parameters a node keeps fresh, whether it returns a
-//! fresh value) are part of the same fixpoint.
+//! fresh value) are part of the same fixpoint. A fresh object stays fresh
+//! while it is held only by fresh objects (a constructor's `this` inside
+//! the helper object it makes and keeps: [`crate::fresh`]).
 //!
 //! Known limit (RacerD's too): an object kept in an owned container and
 //! published only through *another* object in another method is still
@@ -604,6 +606,7 @@ impl Analysis<'_> {
             x,
             body,
             facts,
+            in_ctor: self.program.method(self.graph.nodes[x as usize].method).name.as_ref() == "<init>",
             pts: vec![None; body.vars.len()],
             out: NodeOut::start(body.params.len()),
             record: false,
@@ -947,6 +950,9 @@ struct NodeWalk<'w, 'a> {
     x: u32,
     body: &'w Body,
     facts: &'w Facts,
+    /// The node is a constructor: its `this` may be held by the parts it
+    /// makes and keeps ([`crate::fresh`], "held by its own parts").
+    in_ctor: bool,
     /// Points-to sets of variables in this node, on demand.
     pts: Vec<Option<Vec<ObjectId>>>,
     out: NodeOut,
@@ -997,6 +1003,11 @@ fn keeps_nothing(class: &str, name: &str) -> bool {
         || class == "java/lang/String"
         || class == "java/lang/StringBuilder"
         || class == "java/lang/StringBuffer"
+}
+
+/// `x.start()` of a thread: the JDK runs `x.run()` in another thread.
+fn starts_thread(call: &Call) -> bool {
+    call.method.name.as_ref() == "start" && call.method.descriptor.as_ref() == "()V"
 }
 
 /// JDK container and iterator calls that return an element of the receiver.
@@ -1078,21 +1089,15 @@ impl NodeWalk<'_, '_> {
     /// A store of `value` into `slot` of `base`.
     fn store(&mut self, state: &mut [bool], base: VarId, slot: Slot, value: &Operand) {
         let Some(v) = value.var() else { return };
-        if matches!(slot, Slot::Field(_)) && self.fresh_owned(state, base) {
+        if matches!(slot, Slot::Field(_)) && self.ctor_this(base) && self.fresh_owned(state, base) {
             // Held by a fresh object: `v`'s object is reachable only
             // through `v` and through `base`'s, which no other path
             // reaches yet; `v` stays fresh until `base` stops being fresh
             // (`unfresh` follows the field from holder to member). A
-            // parameter so stored into the receiver is kept fresh for a
-            // caller whose receiver stays fresh; into anything else, the
-            // caller cannot follow the holder.
-            let into_receiver = self.is_receiver(base);
+            // parameter so stored is kept fresh for a caller whose
+            // receiver (the object under construction) stays fresh.
             for i in self.params_copied_by(v) {
-                if into_receiver {
-                    self.out.tethers[i] = true;
-                } else {
-                    self.out.unfreshes[i] = true;
-                }
+                self.out.tethers[i] = true;
             }
         } else {
             self.unfresh(state, v);
@@ -1123,9 +1128,12 @@ impl NodeWalk<'_, '_> {
         self.owned(state, v) && self.fresh(state, v)
     }
 
-    /// Is `v` the receiver of an instance method (or a copy of it)?
-    fn is_receiver(&mut self, v: VarId) -> bool {
-        !self.body.is_static && self.params_copied_by(v).first() == Some(&0)
+    /// Is `v` the `this` of a constructor (or a copy of it)? Only a
+    /// constructor's object is taken to be held by its own parts: the
+    /// parts it stores into its fields, and the parts it is handed to
+    /// (`new Part(this)`).
+    fn ctor_this(&mut self, v: VarId) -> bool {
+        self.in_ctor && !self.body.is_static && self.params_copied_by(v).first() == Some(&0)
     }
 
     /// `v` may now be inside another object: neither it nor any copy of
@@ -1175,6 +1183,25 @@ impl NodeWalk<'_, '_> {
             .unwrap_or_default()
     }
 
+    /// A reference read from a field of the fresh `base` into `dst` may
+    /// be one of the members `base` holds, under a name the walk does not
+    /// tie to it: such members (by points-to) are fresh no more.
+    fn load_from_holder(&mut self, state: &mut [bool], base: VarId, dst: VarId) {
+        if !self.fresh_owned(state, base) {
+            return;
+        }
+        let members = self.held_members(base);
+        if members.is_empty() {
+            return;
+        }
+        let read: FxHashSet<ObjectId> = self.pts_of(dst).iter().copied().collect();
+        for m in members {
+            if self.pts_of(m).iter().any(|o| read.contains(o)) {
+                self.unfresh(state, m);
+            }
+        }
+    }
+
     /// Per variable, the members it may hold ([`NodeWalk::held_members`]).
     fn member_edges(&mut self) -> Vec<Vec<VarId>> {
         let body = self.body;
@@ -1185,15 +1212,15 @@ impl NodeWalk<'_, '_> {
                     object: Operand::Var(b),
                     value: Operand::Var(m),
                     ..
-                } => edges.push((*b, *m)),
-                StmtKind::Invoke { call, .. } => {
+                } if self.ctor_this(*b) => edges.push((*b, *m)),
+                StmtKind::Invoke { call, .. } if call.method.name.as_ref() == "<init>" => {
                     let Some(Operand::Var(r)) = call.receiver else {
                         continue;
                     };
                     let site = StmtId(i as u32);
                     for (j, arg) in call.args.iter().enumerate() {
                         if let Operand::Var(m) = arg {
-                            if self.tethered_at(call, site, j + 1) {
+                            if self.ctor_this(*m) && self.tethered_at(call, site, j + 1) {
                                 edges.push((r, *m));
                             }
                         }
@@ -1402,12 +1429,29 @@ impl NodeWalk<'_, '_> {
     /// the published roots?).
     fn publish_everything_but_fresh(&mut self, state: &mut [bool], meets_roots: &[bool]) {
         let vars = self.body.vars.len();
-        for u in 0..vars as u32 {
-            let meets = meets_roots.get(u as usize).copied().unwrap_or(true);
-            let u = VarId(u);
-            let keep = fresh::is_fresh(state, vars, u) && !meets;
-            if !keep {
-                self.set(state, u, false);
+        let mut keep: Vec<bool> = (0..vars)
+            .map(|u| {
+                let meets = meets_roots.get(u).copied().unwrap_or(true);
+                fresh::is_fresh(state, vars, VarId(u as u32)) && !meets
+            })
+            .collect();
+        // A fresh object held by a holder the published value may reach
+        // is reached through the holder: not kept either.
+        let mut work: Vec<usize> = (0..vars)
+            .filter(|&u| meets_roots.get(u).copied().unwrap_or(true))
+            .collect();
+        while let Some(h) = work.pop() {
+            for m in self.held_members(VarId(h as u32)) {
+                if let Some(k) = keep.get_mut(m.index()) {
+                    if std::mem::replace(k, false) {
+                        work.push(m.index());
+                    }
+                }
+            }
+        }
+        for (u, &k) in keep.iter().enumerate() {
+            if !k {
+                self.set(state, VarId(u as u32), false);
             }
         }
         self.out.publishes.iter_mut().for_each(|p| *p = true);
@@ -1537,6 +1581,9 @@ impl NodeWalk<'_, '_> {
             Rvalue::Use(Operand::Const(_)) | Rvalue::Cast(Operand::Const(_), _) => true,
             Rvalue::FieldLoad { object, field } => {
                 self.note_base(s, state, object.var());
+                if let Some(b) = object.var() {
+                    self.load_from_holder(state, b, dst);
+                }
                 object.var().is_some_and(|b| {
                     self.read_owned(state, b, Slot::Field(field.name.clone()), dst)
                 })
@@ -1683,8 +1730,10 @@ impl NodeWalk<'_, '_> {
             // A parameter the callee stores into its receiver stays fresh
             // while the receiver does (the receiver, first in the loop,
             // has lost its freshness already if a callee keeps it not).
-            let holder_fresh =
-                !is_receiver && receiver.is_some_and(|r| self.fresh_owned(state, r));
+            let holder_fresh = !is_receiver
+                && call.method.name.as_ref() == "<init>"
+                && self.ctor_this(v)
+                && receiver.is_some_and(|r| self.fresh_owned(state, r));
             let facts = self.facts;
             let kept_by_app = by_name.len() == app.len()
                 && by_name.iter().all(|&c| {
@@ -1694,9 +1743,26 @@ impl NodeWalk<'_, '_> {
                     keeps(facts.keeps_fresh.get(c as usize))
                         || (holder_fresh && keeps(facts.keeps_tethered.get(c as usize)))
                 });
+            // `Thread.start()` hands its receiver to the new thread (which
+            // runs its `run()`): what the receiver holds is fresh no more.
+            if library && is_receiver && starts_thread(call) && self.fresh_owned(state, v) {
+                for m in self.held_members(v) {
+                    self.unfresh(state, m);
+                }
+            }
             let kept_by_library = is_receiver || library_keeps_args;
             if !(kept_by_app && kept_by_library) {
                 self.unfresh(state, v);
+            } else if holder_fresh && !by_name.iter().all(|&c| {
+                let keeps = self.facts.keeps_fresh.get(c as usize);
+                keeps.is_some_and(|k| k.len() == operands.len() && k[i])
+            }) {
+                // `this` is now held by a part: this constructor's callers
+                // cannot follow the part, so for them `this` is not kept
+                // fresh (as when it was stored anywhere else).
+                for p in self.params_copied_by(v) {
+                    self.out.tethers[p] = true;
+                }
             }
         }
     }
