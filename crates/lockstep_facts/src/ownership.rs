@@ -606,7 +606,12 @@ impl Analysis<'_> {
             x,
             body,
             facts,
-            in_ctor: self.program.method(self.graph.nodes[x as usize].method).name.as_ref() == "<init>",
+            in_ctor: self
+                .program
+                .method(self.graph.nodes[x as usize].method)
+                .name
+                .as_ref()
+                == "<init>",
             pts: vec![None; body.vars.len()],
             out: NodeOut::start(body.params.len()),
             record: false,
@@ -1249,8 +1254,14 @@ impl NodeWalk<'_, '_> {
             cs.iter().any(|&c| {
                 self.a.is_app_node(c)
                     && self.is_called_by_name(call, c)
-                    && !facts.keeps_fresh.get(c as usize).is_some_and(|k| k.get(i) == Some(&true))
-                    && facts.keeps_tethered.get(c as usize).is_some_and(|k| k.get(i) == Some(&true))
+                    && !facts
+                        .keeps_fresh
+                        .get(c as usize)
+                        .is_some_and(|k| k.get(i) == Some(&true))
+                    && facts
+                        .keeps_tethered
+                        .get(c as usize)
+                        .is_some_and(|k| k.get(i) == Some(&true))
             })
         })
     }
@@ -1753,10 +1764,12 @@ impl NodeWalk<'_, '_> {
             let kept_by_library = is_receiver || library_keeps_args;
             if !(kept_by_app && kept_by_library) {
                 self.unfresh(state, v);
-            } else if holder_fresh && !by_name.iter().all(|&c| {
-                let keeps = self.facts.keeps_fresh.get(c as usize);
-                keeps.is_some_and(|k| k.len() == operands.len() && k[i])
-            }) {
+            } else if holder_fresh
+                && !by_name.iter().all(|&c| {
+                    let keeps = self.facts.keeps_fresh.get(c as usize);
+                    keeps.is_some_and(|k| k.len() == operands.len() && k[i])
+                })
+            {
                 // `this` is now held by a part: this constructor's callers
                 // cannot follow the part, so for them `this` is not kept
                 // fresh (as when it was stored anywhere else).
