@@ -1250,18 +1250,18 @@ impl NodeWalk<'_, '_> {
     /// (receiver first) into its receiver rather than keep it fresh?
     fn tethered_at(&self, call: &Call, site: StmtId, i: usize) -> bool {
         let facts = self.facts;
+        let holds = |k: &[Vec<bool>], c: u32| {
+            k.get(c as usize)
+                .and_then(|k| k.get(i))
+                .copied()
+                .unwrap_or(false)
+        };
         self.callees.get(&site).is_some_and(|cs| {
             cs.iter().any(|&c| {
                 self.a.is_app_node(c)
                     && self.is_called_by_name(call, c)
-                    && !facts
-                        .keeps_fresh
-                        .get(c as usize)
-                        .is_some_and(|k| k.get(i) == Some(&true))
-                    && facts
-                        .keeps_tethered
-                        .get(c as usize)
-                        .is_some_and(|k| k.get(i) == Some(&true))
+                    && !holds(&facts.keeps_fresh, c)
+                    && holds(&facts.keeps_tethered, c)
             })
         })
     }
