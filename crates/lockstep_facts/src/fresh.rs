@@ -35,6 +35,26 @@
 //! callee's own name carry freshness (a `Thread.start()` that reaches
 //! `run` does not).
 //!
+//! *Held by its own parts* (constructors only). An object stored into a
+//! field of a constructor's fresh `this`, and that `this` handed to a
+//! part the constructor makes (`this.rpes = new
+//! ResourcePoolEventSupport(this)` in c3p0's pool constructor: the support
+//! keeps the pool, the pool keeps the support), are reachable only through
+//! their own variables and through each other, which no other path
+//! reaches yet: each stays fresh while its holder does. The walk keeps,
+//! per constructor body, which variables may hold which (`this.f = m`, or
+//! `new Part(.., this, ..)` whose constructor stores that argument into
+//! its receiver): when a holder stops being fresh, so do its members, and
+//! theirs. A constructor that stores a parameter only into its fresh
+//! receiver *keeps it tethered* (`keeps_tethered`). A reference read from
+//! a holder's field may be a member under a name the walk does not
+//! follow, so such a read ends the freshness of the members it may point
+//! to; `Thread.start()` on a holder ends its members' (the new thread runs
+//! the holder's `run()`); a publication too large to follow that may
+//! reach a holder ends its members' ownership. The constructor's callers
+//! see its `this` as not kept fresh, as before: they cannot follow the
+//! parts.
+//!
 //! The fresh bits live in the ownership state after the owned bits (one
 //! vector of `2 × variables` booleans), so the must-meet (`and`) and the
 //! "publishing clears" rules treat them alike; a fresh bit means something

@@ -343,6 +343,19 @@ impl Translator<'_, '_, '_> {
         key: u32,
         e: &Entry,
     ) -> Option<(Entry, bool)> {
+        if matches!(e.origin, Origin::Here(None))
+            && e.param == Some(0)
+            && self.races.owned.at(caller, site)
+        {
+            // The callee is `synchronized` and the caller enters it on a
+            // receiver it still owns there ([`crate::ownership`]): no
+            // other thread can hold that monitor when it is taken, so
+            // this call waits for nothing there, whatever the callee's
+            // other callers pass (c3p0's `BasicResourcePool` constructor
+            // calls `recheckResizePool()` on itself before anyone else
+            // can see it; checkouts call it on published pools).
+            return None;
+        }
         let origin = Origin::Call {
             stmt: site,
             callee,

@@ -51,7 +51,9 @@
 //! owned; except through a *fresh* variable ([`crate::fresh`]), whose
 //! object no other path reaches yet: its facts (entry freshness per
 //! parameter, which parameters a node keeps fresh, whether it returns a
-//! fresh value) are part of the same fixpoint.
+//! fresh value) are part of the same fixpoint. A fresh object stays fresh
+//! while it is held only by fresh objects (a constructor's `this` inside
+//! the helper object it makes and keeps: [`crate::fresh`]).
 //!
 //! Known limit (RacerD's too): an object kept in an owned container and
 //! published only through *another* object in another method is still
@@ -137,6 +139,11 @@ struct Facts {
     /// Per node and parameter: the node keeps the parameter fresh (stores
     /// it nowhere, returns it not, hands it only to callees that keep it).
     keeps_fresh: Vec<Vec<bool>>,
+    /// Per node and parameter: the node keeps the parameter fresh or
+    /// stores it only into fields of its receiver while the receiver is
+    /// fresh ([`crate::fresh`], "held by its own parts"): the caller's
+    /// variable stays fresh while the receiver it passed does.
+    keeps_tethered: Vec<Vec<bool>>,
     /// Per node: every value it returns is fresh and none of its parameters.
     returns_fresh: Vec<bool>,
 }
@@ -152,6 +159,9 @@ struct NodeOut {
     returns_owned: bool,
     /// Per parameter: the node may make it not fresh.
     unfreshes: Vec<bool>,
+    /// Per parameter: the node stores it into a field of its fresh
+    /// receiver (kept fresh only while the receiver is).
+    tethers: Vec<bool>,
     returns_fresh: bool,
     published: Vec<ObjectId>,
     mixed: Vec<(ObjectId, Slot)>,
@@ -167,6 +177,7 @@ impl NodeOut {
             publishes: vec![false; params],
             returns_owned: true,
             unfreshes: vec![false; params],
+            tethers: vec![false; params],
             returns_fresh: true,
             ..NodeOut::default()
         }
@@ -178,6 +189,7 @@ impl NodeOut {
         NodeOut {
             publishes: vec![true; params],
             unfreshes: vec![true; params],
+            tethers: vec![false; params],
             ..NodeOut::default()
         }
     }
@@ -209,6 +221,7 @@ impl Analysis<'_> {
             fresh_receiver: FxHashSet::default(),
             entry_fresh: (0..n as u32).map(|x| vec![true; params(x)]).collect(),
             keeps_fresh: (0..n as u32).map(|x| vec![true; params(x)]).collect(),
+            keeps_tethered: (0..n as u32).map(|x| vec![true; params(x)]).collect(),
             returns_fresh: vec![true; n],
         };
         let root_entries: Vec<u32> = roots
@@ -593,6 +606,12 @@ impl Analysis<'_> {
             x,
             body,
             facts,
+            in_ctor: self
+                .program
+                .method(self.graph.nodes[x as usize].method)
+                .name
+                .as_ref()
+                == "<init>",
             pts: vec![None; body.vars.len()],
             out: NodeOut::start(body.params.len()),
             record: false,
@@ -601,6 +620,7 @@ impl Analysis<'_> {
             callees: FxHashMap::default(),
             site_args: FxHashMap::default(),
             copies: None,
+            holds: None,
             quiet: Vec::new(),
             published_here: vec![false; body.vars.len()],
         };
@@ -838,6 +858,13 @@ fn merge(facts: &mut Facts, x: u32, out: &NodeOut) -> Changes {
         *r &= out.returns_owned;
     }
     if let Some(k) = facts.keeps_fresh.get_mut(x as usize) {
+        let lost = out.unfreshes.iter().zip(&out.tethers).map(|(u, t)| u | t);
+        for (a, b) in k.iter_mut().zip(lost) {
+            changes.summary |= b && *a;
+            *a &= !b;
+        }
+    }
+    if let Some(k) = facts.keeps_tethered.get_mut(x as usize) {
         for (a, &b) in k.iter_mut().zip(&out.unfreshes) {
             changes.summary |= b && *a;
             *a &= !b;
@@ -928,6 +955,9 @@ struct NodeWalk<'w, 'a> {
     x: u32,
     body: &'w Body,
     facts: &'w Facts,
+    /// The node is a constructor: its `this` may be held by the parts it
+    /// makes and keeps ([`crate::fresh`], "held by its own parts").
+    in_ctor: bool,
     /// Points-to sets of variables in this node, on demand.
     pts: Vec<Option<Vec<ObjectId>>>,
     out: NodeOut,
@@ -941,6 +971,9 @@ struct NodeWalk<'w, 'a> {
     site_args: FxHashMap<StmtId, Vec<bool>>,
     /// Variables that are copies of one another ([`fresh::copy_classes`]).
     copies: Option<fresh::CopyClasses>,
+    /// Per variable: the variables whose objects it may hold in a field
+    /// while both are fresh ([`NodeWalk::held_members`]).
+    holds: Option<Vec<Vec<VarId>>>,
     /// Points-to sets of every variable, filled on the first publication
     /// this walk has not met before ([`NodeWalk::pts_quiet`]).
     quiet: Vec<Box<[ObjectId]>>,
@@ -975,6 +1008,11 @@ fn keeps_nothing(class: &str, name: &str) -> bool {
         || class == "java/lang/String"
         || class == "java/lang/StringBuilder"
         || class == "java/lang/StringBuffer"
+}
+
+/// `x.start()` of a thread: the JDK runs `x.run()` in another thread.
+fn starts_thread(call: &Call) -> bool {
+    call.method.name.as_ref() == "start" && call.method.descriptor.as_ref() == "()V"
 }
 
 /// JDK container and iterator calls that return an element of the receiver.
@@ -1056,7 +1094,19 @@ impl NodeWalk<'_, '_> {
     /// A store of `value` into `slot` of `base`.
     fn store(&mut self, state: &mut [bool], base: VarId, slot: Slot, value: &Operand) {
         let Some(v) = value.var() else { return };
-        self.unfresh(state, v);
+        if matches!(slot, Slot::Field(_)) && self.ctor_this(base) && self.fresh_owned(state, base) {
+            // Held by a fresh object: `v`'s object is reachable only
+            // through `v` and through `base`'s, which no other path
+            // reaches yet; `v` stays fresh until `base` stops being fresh
+            // (`unfresh` follows the field from holder to member). A
+            // parameter so stored is kept fresh for a caller whose
+            // receiver (the object under construction) stays fresh.
+            for i in self.params_copied_by(v) {
+                self.out.tethers[i] = true;
+            }
+        } else {
+            self.unfresh(state, v);
+        }
         if !self.owned(state, base) {
             self.publish(state, v);
         } else if !self.owned(state, v) {
@@ -1078,20 +1128,142 @@ impl NodeWalk<'_, '_> {
         fresh::is_fresh(state, self.body.vars.len(), v)
     }
 
+    /// Is `v` owned and fresh in `state`?
+    fn fresh_owned(&self, state: &[bool], v: VarId) -> bool {
+        self.owned(state, v) && self.fresh(state, v)
+    }
+
+    /// Is `v` the `this` of a constructor (or a copy of it)? Only a
+    /// constructor's object is taken to be held by its own parts: the
+    /// parts it stores into its fields, and the parts it is handed to
+    /// (`new Part(this)`).
+    fn ctor_this(&mut self, v: VarId) -> bool {
+        self.in_ctor && !self.body.is_static && self.params_copied_by(v).first() == Some(&0)
+    }
+
     /// `v` may now be inside another object: neither it nor any copy of
-    /// it is fresh any more.
+    /// it is fresh any more; and when it was fresh, neither are the
+    /// objects it held in its fields while fresh (they are now reachable
+    /// through it), nor what those held.
     fn unfresh(&mut self, state: &mut [bool], v: VarId) {
         let vars = self.body.vars.len();
-        let copies = self
-            .copies
-            .get_or_insert_with(|| fresh::copy_classes(self.body));
-        for &u in copies.of(v) {
+        let mut work = vec![v];
+        let mut seen: FxHashSet<VarId> = FxHashSet::default();
+        while let Some(u) = work.pop() {
+            if !seen.insert(u) {
+                continue;
+            }
+            let was_fresh = self.fresh_owned(state, u);
+            let copies = self
+                .copies
+                .get_or_insert_with(|| fresh::copy_classes(self.body));
+            for &c in copies.of(u) {
+                fresh::set_fresh(state, vars, c, false);
+            }
             fresh::set_fresh(state, vars, u, false);
+            for i in self.params_copied_by(u) {
+                self.out.unfreshes[i] = true;
+            }
+            if was_fresh {
+                work.extend(self.held_members(u));
+            }
         }
-        fresh::set_fresh(state, vars, v, false);
-        for i in self.params_copied_by(v) {
-            self.out.unfreshes[i] = true;
+    }
+
+    /// The variables whose objects `u` (or a copy of it) may hold in a
+    /// field: stored by `u.f = m`, or handed to a call on `u` whose
+    /// callee stores that parameter into its receiver (the callee keeps
+    /// it only tethered: [`Facts::keeps_tethered`]). Computed once per
+    /// walk from the body and the summaries the walk reads, which do not
+    /// change during it.
+    fn held_members(&mut self, u: VarId) -> Vec<VarId> {
+        if self.holds.is_none() {
+            let holds = self.member_edges();
+            self.holds = Some(holds);
         }
+        self.holds
+            .as_ref()
+            .and_then(|h| h.get(u.index()))
+            .cloned()
+            .unwrap_or_default()
+    }
+
+    /// A reference read from a field of the fresh `base` into `dst` may
+    /// be one of the members `base` holds, under a name the walk does not
+    /// tie to it: such members (by points-to) are fresh no more.
+    fn load_from_holder(&mut self, state: &mut [bool], base: VarId, dst: VarId) {
+        if !self.fresh_owned(state, base) {
+            return;
+        }
+        let members = self.held_members(base);
+        if members.is_empty() {
+            return;
+        }
+        let read: FxHashSet<ObjectId> = self.pts_of(dst).iter().copied().collect();
+        for m in members {
+            if self.pts_of(m).iter().any(|o| read.contains(o)) {
+                self.unfresh(state, m);
+            }
+        }
+    }
+
+    /// Per variable, the members it may hold ([`NodeWalk::held_members`]).
+    fn member_edges(&mut self) -> Vec<Vec<VarId>> {
+        let body = self.body;
+        let mut edges: Vec<(VarId, VarId)> = Vec::new();
+        for (i, stmt) in body.stmts.iter().enumerate() {
+            match &stmt.kind {
+                StmtKind::FieldStore {
+                    object: Operand::Var(b),
+                    value: Operand::Var(m),
+                    ..
+                } if self.ctor_this(*b) => edges.push((*b, *m)),
+                StmtKind::Invoke { call, .. } if call.method.name.as_ref() == "<init>" => {
+                    let Some(Operand::Var(r)) = call.receiver else {
+                        continue;
+                    };
+                    let site = StmtId(i as u32);
+                    for (j, arg) in call.args.iter().enumerate() {
+                        if let Operand::Var(m) = arg {
+                            if self.ctor_this(*m) && self.tethered_at(call, site, j + 1) {
+                                edges.push((r, *m));
+                            }
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+        let copies = self.copies.get_or_insert_with(|| fresh::copy_classes(body));
+        let mut holds: Vec<Vec<VarId>> = vec![Vec::new(); body.vars.len()];
+        for (b, m) in edges {
+            for &c in copies.of(b) {
+                if let Some(h) = holds.get_mut(c.index()) {
+                    h.push(m);
+                }
+            }
+        }
+        holds
+    }
+
+    /// Does some application callee of `call` at `site` store operand `i`
+    /// (receiver first) into its receiver rather than keep it fresh?
+    fn tethered_at(&self, call: &Call, site: StmtId, i: usize) -> bool {
+        let facts = self.facts;
+        let holds = |k: &[Vec<bool>], c: u32| {
+            k.get(c as usize)
+                .and_then(|k| k.get(i))
+                .copied()
+                .unwrap_or(false)
+        };
+        self.callees.get(&site).is_some_and(|cs| {
+            cs.iter().any(|&c| {
+                self.a.is_app_node(c)
+                    && self.is_called_by_name(call, c)
+                    && !holds(&facts.keeps_fresh, c)
+                    && holds(&facts.keeps_tethered, c)
+            })
+        })
     }
 
     /// The parameters `v` is a copy of (or is).
@@ -1268,12 +1440,29 @@ impl NodeWalk<'_, '_> {
     /// the published roots?).
     fn publish_everything_but_fresh(&mut self, state: &mut [bool], meets_roots: &[bool]) {
         let vars = self.body.vars.len();
-        for u in 0..vars as u32 {
-            let meets = meets_roots.get(u as usize).copied().unwrap_or(true);
-            let u = VarId(u);
-            let keep = fresh::is_fresh(state, vars, u) && !meets;
-            if !keep {
-                self.set(state, u, false);
+        let mut keep: Vec<bool> = (0..vars)
+            .map(|u| {
+                let meets = meets_roots.get(u).copied().unwrap_or(true);
+                fresh::is_fresh(state, vars, VarId(u as u32)) && !meets
+            })
+            .collect();
+        // A fresh object held by a holder the published value may reach
+        // is reached through the holder: not kept either.
+        let mut work: Vec<usize> = (0..vars)
+            .filter(|&u| meets_roots.get(u).copied().unwrap_or(true))
+            .collect();
+        while let Some(h) = work.pop() {
+            for m in self.held_members(VarId(h as u32)) {
+                if let Some(k) = keep.get_mut(m.index()) {
+                    if std::mem::replace(k, false) {
+                        work.push(m.index());
+                    }
+                }
+            }
+        }
+        for (u, &k) in keep.iter().enumerate() {
+            if !k {
+                self.set(state, VarId(u as u32), false);
             }
         }
         self.out.publishes.iter_mut().for_each(|p| *p = true);
@@ -1403,6 +1592,9 @@ impl NodeWalk<'_, '_> {
             Rvalue::Use(Operand::Const(_)) | Rvalue::Cast(Operand::Const(_), _) => true,
             Rvalue::FieldLoad { object, field } => {
                 self.note_base(s, state, object.var());
+                if let Some(b) = object.var() {
+                    self.load_from_holder(state, b, dst);
+                }
                 object.var().is_some_and(|b| {
                     self.read_owned(state, b, Slot::Field(field.name.clone()), dst)
                 })
@@ -1542,17 +1734,48 @@ impl NodeWalk<'_, '_> {
             .map(Operand::var)
             .collect();
         let has_receiver = call.receiver.is_some();
+        let receiver = if has_receiver { operands[0] } else { None };
         for (i, v) in operands.iter().enumerate() {
             let Some(v) = *v else { continue };
             let is_receiver = has_receiver && i == 0;
+            // A parameter the callee stores into its receiver stays fresh
+            // while the receiver does (the receiver, first in the loop,
+            // has lost its freshness already if a callee keeps it not).
+            let holder_fresh = !is_receiver
+                && call.method.name.as_ref() == "<init>"
+                && self.ctor_this(v)
+                && receiver.is_some_and(|r| self.fresh_owned(state, r));
+            let facts = self.facts;
             let kept_by_app = by_name.len() == app.len()
                 && by_name.iter().all(|&c| {
-                    let keeps = self.facts.keeps_fresh.get(c as usize);
-                    keeps.is_some_and(|k| k.len() == operands.len() && k[i])
+                    let keeps = |k: Option<&Vec<bool>>| {
+                        k.is_some_and(|k| k.len() == operands.len() && k[i])
+                    };
+                    keeps(facts.keeps_fresh.get(c as usize))
+                        || (holder_fresh && keeps(facts.keeps_tethered.get(c as usize)))
                 });
+            // `Thread.start()` hands its receiver to the new thread (which
+            // runs its `run()`): what the receiver holds is fresh no more.
+            if library && is_receiver && starts_thread(call) && self.fresh_owned(state, v) {
+                for m in self.held_members(v) {
+                    self.unfresh(state, m);
+                }
+            }
             let kept_by_library = is_receiver || library_keeps_args;
             if !(kept_by_app && kept_by_library) {
                 self.unfresh(state, v);
+            } else if holder_fresh
+                && !by_name.iter().all(|&c| {
+                    let keeps = self.facts.keeps_fresh.get(c as usize);
+                    keeps.is_some_and(|k| k.len() == operands.len() && k[i])
+                })
+            {
+                // `this` is now held by a part: this constructor's callers
+                // cannot follow the part, so for them `this` is not kept
+                // fresh (as when it was stored anywhere else).
+                for p in self.params_copied_by(v) {
+                    self.out.tethers[p] = true;
+                }
             }
         }
     }
