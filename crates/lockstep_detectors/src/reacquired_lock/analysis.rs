@@ -669,6 +669,10 @@ impl<'p, P: LockProgram> Analysis<'p, P> {
 
     /// Run the intraprocedural analysis of every method and the final propagation;
     /// return every witness (not yet deduplicated by location), in a deterministic order.
+    /// Witnesses that re-enter a held lock are not yet removed: the caller
+    /// asks [`Analysis::reenters_held`] of those it may report (the
+    /// must-alias query behind it is the costliest filter, and most
+    /// witnesses lose to a better one at their location anyway).
     pub fn witnesses(&self) -> Witnesses<P::M> {
         let mut out = Vec::new();
         let mut bounded_methods = 0;
@@ -697,8 +701,6 @@ impl<'p, P: LockProgram> Analysis<'p, P> {
             pairs_cut_methods += usize::from(result.pairs_cut);
         }
         out.extend(self.final_propagation(&exit_t));
-        let mut reentries = Reentries::default();
-        out.retain(|w| !self.reenters_held(w, &mut reentries));
         Witnesses {
             witnesses: out,
             bounded_methods,
@@ -1084,7 +1086,7 @@ impl<'p, P: LockProgram> Analysis<'p, P> {
     /// ([`LockProgram::same_lock`])? Both acquisitions are then re-entries
     /// (h2's `SessionRemote.setCurrentSchemaName` holds `this` and locks
     /// its command's `session`, which is `this`).
-    fn reenters_held(&self, w: &Witness<P::M>, memo: &mut Reentries<P::M>) -> bool {
+    pub fn reenters_held(&self, w: &Witness<P::M>, memo: &mut Reentries<P::M>) -> bool {
         let held = memo.held.entry((w.method, w.context)).or_insert_with(|| {
             self.prog
                 .body(w.method)
@@ -1117,7 +1119,7 @@ impl<'p, P: LockProgram> Analysis<'p, P> {
 /// held there, and whether a lock is one of them under another name.
 /// Many witnesses share a context and a lock, and the must-alias query
 /// behind the answer is costly.
-struct Reentries<M> {
+pub struct Reentries<M> {
     held: HashMap<(M, MonitorId), Vec<AccessPath>>,
     same: HashMap<(M, MonitorId), HashMap<AccessPath, bool>>,
 }
