@@ -914,6 +914,15 @@ impl<'p, P: LockProgram> Analysis<'p, P> {
             let own_lock = self.region_lock(node, &table);
             for (pred, edge) in self.final_preds(node) {
                 // The call site is decoded once per edge, not once per pair.
+                let known = final_t.get(&pred);
+                // What the caller has room for, decided before any path is
+                // built: a full node (most callers of a busy method) took
+                // nothing, yet every pair offered to it used to get its
+                // longer paths, most of the propagation's memory.
+                let mut kinds = known.map(|k| KindCounts::of(k.keys())).unwrap_or_default();
+                if !kinds.has_room(true) && !kinds.has_room(false) {
+                    continue;
+                }
                 let site = match edge {
                     FinalEdge::Region => None,
                     FinalEdge::Call(stmt) => match self.site_ref(pred.0, stmt) {
@@ -921,8 +930,11 @@ impl<'p, P: LockProgram> Analysis<'p, P> {
                         None => continue,
                     },
                 };
+                // The site's translations, looked up once per edge.
+                let mut site_translations =
+                    site.as_ref().map(|site| translations.at(pred.0, site.stmt));
                 let mut added: Vec<(GlobalPair, FinalEntry<P::M>)> = Vec::new();
-                let known = final_t.get(&pred);
+                let mut taken: rustc_hash::FxHashSet<GlobalPair> = Default::default();
                 let here = final_t.get(&node);
                 // The pairs of a node share paths (one first acquisition
                 // before many seconds): one hop in front of each per edge.
@@ -931,40 +943,55 @@ impl<'p, P: LockProgram> Analysis<'p, P> {
                     if own_lock.is_some_and(|l| l == pair.0 || l == pair.1) {
                         continue;
                     }
+                    // One lock twice stays one lock twice in the caller.
+                    if pair.0 == pair.1 && !kinds.has_room(true) {
+                        continue;
+                    }
                     let Some(entry) = here.and_then(|t| t.get(pair)) else {
                         continue;
                     };
-                    let (tp, e) = match &site {
-                        None => (*pair, *entry),
+                    let tp = match &site {
+                        None => *pair,
                         Some(site) => {
+                            let Some(at) = site_translations.as_mut() else {
+                                continue;
+                            };
                             let (Some(a), Some(b)) = (
-                                translations.get(&mut table, pred.0, site, pair.0),
-                                translations.get(&mut table, pred.0, site, pair.1),
+                                at.get(&mut table, site, pair.0),
+                                at.get(&mut table, site, pair.1),
                             ) else {
                                 continue;
                             };
-                            let tp = (a, b);
-                            // Most pairs reach a caller along several paths:
-                            // build the longer chains only for a new one.
-                            if known.is_some_and(|k| k.contains_key(&tp)) {
-                                continue;
-                            }
+                            (a, b)
+                        }
+                    };
+                    // Most pairs reach a caller along several paths: the
+                    // first kept, the longer chains built only for it.
+                    let same = tp.0 == tp.1;
+                    if known.is_some_and(|k| k.contains_key(&tp))
+                        || taken.contains(&tp)
+                        || !kinds.has_room(same)
+                    {
+                        continue;
+                    }
+                    kinds.add(same);
+                    taken.insert(tp);
+                    let e = match &site {
+                        None => *entry,
+                        Some(site) => {
                             let hop = Hop {
                                 method: pred.0,
                                 stmt: Some(site.stmt),
                             };
-                            (
-                                tp,
-                                FinalEntry {
-                                    first: *hopped
-                                        .entry(entry.first)
-                                        .or_insert_with(|| paths.prefixed(hop, entry.first)),
-                                    second: *hopped
-                                        .entry(entry.second)
-                                        .or_insert_with(|| paths.prefixed(hop, entry.second)),
-                                    formed_at: entry.formed_at,
-                                },
-                            )
+                            FinalEntry {
+                                first: *hopped
+                                    .entry(entry.first)
+                                    .or_insert_with(|| paths.prefixed(hop, entry.first)),
+                                second: *hopped
+                                    .entry(entry.second)
+                                    .or_insert_with(|| paths.prefixed(hop, entry.second)),
+                                formed_at: entry.formed_at,
+                            }
                         }
                     };
                     added.push((tp, e));
@@ -972,23 +999,14 @@ impl<'p, P: LockProgram> Analysis<'p, P> {
                 if added.is_empty() {
                     continue;
                 }
+                // Every pair of `added` is new to the caller and has room.
                 let mine = final_t.entry(pred).or_default();
                 let d = delta.entry(pred).or_default();
-                let mut kinds = KindCounts::of(mine.keys());
                 for (pair, entry) in added {
-                    let same = pair.0 == pair.1;
-                    if !kinds.has_room(same) {
-                        continue;
-                    }
-                    if let std::collections::hash_map::Entry::Vacant(slot) = mine.entry(pair) {
-                        kinds.add(same);
-                        slot.insert(entry);
-                        d.push(pair);
-                    }
+                    mine.insert(pair, entry);
+                    d.push(pair);
                 }
-                if !d.is_empty() {
-                    queue.insert(pred);
-                }
+                queue.insert(pred);
             }
         }
         self.confirmed_at_regions(&final_t, &table, &paths)
@@ -1368,22 +1386,31 @@ struct FinalTranslations<'k, M> {
 }
 
 impl<M: Copy + Eq + Hash> FinalTranslations<'_, M> {
-    fn get(
+    /// The translations of the call site (`m`, `stmt`).
+    fn at(&mut self, m: M, stmt: StmtId) -> SiteFinalTranslations<'_> {
+        SiteFinalTranslations {
+            known: self.known.get(&(m, stmt)),
+            new: self.new.entry((m, stmt)).or_default(),
+        }
+    }
+}
+
+/// [`FinalTranslations`] of one call site.
+struct SiteFinalTranslations<'t> {
+    known: Option<&'t SiteTranslations>,
+    new: &'t mut SiteTranslations,
+}
+
+impl SiteFinalTranslations<'_> {
+    fn get<M>(
         &mut self,
         table: &mut LockTable,
-        m: M,
         site: &CallSite<M>,
         lock: LockId,
     ) -> Option<LockId> {
-        let known = self.known.get(&(m, site.stmt)).and_then(|t| t.get(&lock));
-        match known {
+        match self.known.and_then(|t| t.get(&lock)) {
             Some(&t) => t,
-            None => translate_id(
-                self.new.entry((m, site.stmt)).or_default(),
-                table,
-                site,
-                lock,
-            ),
+            None => translate_id(self.new, table, site, lock),
         }
     }
 }
