@@ -215,9 +215,11 @@ impl Detector for ReacquiredLock {
             },
         );
         let mut identity = identity::LockIdentity::new(cx.program, cx.facts.points_to());
-        let mut best: BTreeMap<(bool, Hop<MethodId>), Witness<MethodId>> = BTreeMap::new();
         let mut found = analysis.witnesses();
-        for w in std::mem::take(&mut found.witnesses) {
+        // The witnesses that may be reported, per location of the second
+        // acquisition (§4.5: one warning each), with their rank.
+        let mut candidates: BTreeMap<WitnessKey, Vec<Ranked>> = BTreeMap::new();
+        for (index, w) in std::mem::take(&mut found.witnesses).into_iter().enumerate() {
             if !cx
                 .program
                 .class(cx.program.method(w.method).class)
@@ -238,22 +240,31 @@ impl Detector for ReacquiredLock {
             {
                 continue;
             }
-            // An acquisition down a call path that cannot lock what the
-            // witness names (the call graph merged other callers' objects).
-            if !identity.may_lock(w.method, &w.pair.0, &w.entry.first)
-                || !identity.may_lock(w.method, &w.pair.1, &w.entry.second)
-                || !identity.may_run_together(&w.entry.first, &w.entry.second)
-            {
-                continue;
-            }
-            // One warning per location of the second acquisition (§4.5);
-            // prefer the context closest to it, then a fixed order.
-            let key = (same, w.entry.formed_at);
-            let better = match best.get(&key) {
-                None => true,
-                Some(old) => rank(&w) < rank(old),
-            };
-            if better {
+            candidates
+                .entry((same, w.entry.formed_at))
+                .or_default()
+                .push((rank(&w), index, w));
+        }
+        // Per location, the best-ranked witness (then the first found) that
+        // passes the costly checks: the same choice as checking every
+        // witness and keeping the best survivor, with the checks asked of
+        // the few witnesses tried rather than of all.
+        let mut reentries = analysis::Reentries::default();
+        let mut best: BTreeMap<WitnessKey, Witness<MethodId>> = BTreeMap::new();
+        for (key, mut group) in candidates {
+            group.sort_unstable_by(|x, y| (&x.0, x.1).cmp(&(&y.0, y.1)));
+            let chosen = group.into_iter().map(|(_, _, w)| w).find(|w| {
+                // A lock held around the witness under another name: both
+                // acquisitions are re-entries.
+                !analysis.reenters_held(w, &mut reentries)
+                    // An acquisition down a call path that cannot lock what
+                    // the witness names (the call graph merged other
+                    // callers' objects).
+                    && identity.may_lock(w.method, &w.pair.0, &w.entry.first)
+                    && identity.may_lock(w.method, &w.pair.1, &w.entry.second)
+                    && identity.may_run_together(&w.entry.first, &w.entry.second)
+            });
+            if let Some(w) = chosen {
                 best.insert(key, w);
             }
         }
@@ -311,7 +322,17 @@ fn cuts(found: &analysis::Witnesses<MethodId>, single: bool, pairs: bool) -> Vec
     out
 }
 
-fn rank(w: &Witness<MethodId>) -> (bool, usize, MethodId, u32, String) {
+/// Where a warning is reported: one per rule kind (same lock or a pair)
+/// and location of the second acquisition.
+type WitnessKey = (bool, Hop<MethodId>);
+
+/// A witness with its [`rank`] and its place in the analysis's order.
+type Ranked = (Rank, usize, Witness<MethodId>);
+
+/// How close a witness is to its second acquisition (smaller is better).
+type Rank = (bool, usize, MethodId, u32, String);
+
+fn rank(w: &Witness<MethodId>) -> Rank {
     (
         w.method != w.entry.formed_at.method,
         w.entry.second.len(),

@@ -67,6 +67,33 @@ impl<K: Ord + Copy, V: Clone> SortedMap<K, V> {
         self.merge(fresh.into_iter());
     }
 
+    /// Insert `fresh`, sorted by key with distinct keys none of which is
+    /// present: one merge, no sort.
+    pub fn insert_sorted_new(&mut self, fresh: Vec<(K, V)>) {
+        if fresh.is_empty() {
+            return;
+        }
+        debug_assert!(
+            fresh.windows(2).all(|w| w[0].0 < w[1].0),
+            "sorted, distinct"
+        );
+        self.merge(fresh.into_iter());
+    }
+
+    /// Of `keys` (sorted, distinct), those not present, in order: a search
+    /// per key when they are few, else one pass over both sorted lists.
+    pub fn absent_keys(&self, keys: impl ExactSizeIterator<Item = K>) -> Vec<K> {
+        if keys.len().saturating_mul(8) < self.entries.len() {
+            return keys.filter(|k| !self.contains_key(k)).collect();
+        }
+        let mut mine = self.entries.iter().map(|(k, _)| k).peekable();
+        keys.filter(|key| {
+            while mine.next_if(|k| *k < key).is_some() {}
+            mine.peek() != Some(&key)
+        })
+        .collect()
+    }
+
     /// Replace the entries by their sorted union with `theirs` (sorted,
     /// distinct keys); on a key in both, the existing value stays.
     fn merge(&mut self, theirs: impl Iterator<Item = (K, V)>) {
@@ -198,6 +225,43 @@ mod tests {
         assert!(!same.union_with(&big), "equal sizes, one pass: nothing new");
         a.retain(|k| *k > 2);
         assert_eq!(a.len(), 2);
+    }
+
+    /// `absent_keys` and `insert_sorted_new` against a plain filter and
+    /// `insert_if_absent`, on generated maps of every size regime.
+    #[test]
+    fn absent_keys_and_sorted_inserts_match_the_naive_versions() {
+        let mut seed = 0x2545_f491_u64;
+        let mut next = move |n: u64| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed % n
+        };
+        for round in 0..300 {
+            let size = [0, 3, 40, 400][round % 4];
+            let mut map = SortedMap::new();
+            for _ in 0..size {
+                let k = next(1000);
+                map.insert_if_absent(k, || k * 10);
+            }
+            let mut keys: Vec<u64> = (0..next(60)).map(|_| next(1000)).collect();
+            keys.sort_unstable();
+            keys.dedup();
+            let absent = map.absent_keys(keys.iter().copied());
+            let naive: Vec<u64> = keys
+                .iter()
+                .copied()
+                .filter(|k| !map.contains_key(k))
+                .collect();
+            assert_eq!(absent, naive);
+            let mut by_one = map.clone();
+            for &k in &naive {
+                by_one.insert_if_absent(k, || k + 1);
+            }
+            map.insert_sorted_new(naive.iter().map(|&k| (k, k + 1)).collect());
+            assert_eq!(map, by_one);
+        }
     }
 
     #[test]

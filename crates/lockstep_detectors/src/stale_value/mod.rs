@@ -183,9 +183,8 @@ fn analyse_method(
     let (Some(body), Some(facts)) = (program.body(m), summaries.facts_of(m)) else {
         return (Vec::new(), 0);
     };
-    let mut prep = prepare(program, stable, summaries, &body, facts);
-    prep.immune = value_types.immune_vars(program, &body);
-    prep.views = Arc::clone(views);
+    let reserved = reservations::reserved_reads(&body);
+    let mut prep = prepare(program, summaries, &body, facts, &reserved);
     // Without a block, a lock or a locking call no value is ever shared.
     let sources = !body.monitors.is_empty()
         || prep.calls.values().any(|f| match f {
@@ -196,6 +195,11 @@ fn analyse_method(
     if !sources {
         return (Vec::new(), 0);
     }
+    // Read kinds and types only for the methods the dataflow runs on
+    // (most have no source).
+    prep.reads = read_kinds(program, stable, &body, &reserved);
+    prep.immune = value_types.immune_vars(program, &body);
+    prep.views = Arc::clone(views);
     // Set aside before one use per read is chosen: a read reached under a
     // thread-local lock on one path and a shared one on another keeps the
     // shared one.
@@ -215,40 +219,21 @@ fn analyse_method(
 }
 
 /// The method's inputs to the dataflow: interned locks, what each call
-/// does in this method's terms, which reads can yield shared values.
+/// does in this method's terms (`reserved`: the reads a block updates,
+/// `reservations`). Which reads can yield shared values is added by
+/// [`read_kinds`], for the methods the dataflow runs on.
 fn prepare(
     program: &Program,
-    stable: &StableFields,
     summaries: &Summaries,
     body: &Body,
     facts: &Facts,
+    reserved: &[bool],
 ) -> Prepared {
     let mut prep = Prepared::default();
     for region in &body.monitors {
         let id = prep.intern(LockKey::monitor(region.lock.clone()));
         prep.region_keys.push(id);
     }
-    let reserved = reservations::reserved_reads(body);
-    prep.reads = body
-        .stmts
-        .iter()
-        .zip(&reserved)
-        .map(|(s, &reserved)| match &s.kind {
-            _ if reserved => ReadKind::Reserved,
-            StmtKind::Assign { value, .. } => match value {
-                Rvalue::FieldLoad { field, .. } | Rvalue::StaticLoad(field) => {
-                    if stable.is_stable(program, field) {
-                        ReadKind::Stable
-                    } else {
-                        ReadKind::Mutable
-                    }
-                }
-                Rvalue::ArrayLoad { .. } => ReadKind::Mutable,
-                _ => ReadKind::None,
-            },
-            _ => ReadKind::None,
-        })
-        .collect();
     let fresh = fresh_results(program, summaries, body, facts);
     for site in &facts.sites {
         if let Some((effect, key)) = &site.modelled {
@@ -355,6 +340,35 @@ fn prepare(
         prep.calls.insert(site.stmt, CallFact::Call(c));
     }
     prep
+}
+
+/// For each statement: what kind of read it is (`reserved`: the reads a
+/// block updates, `reservations`).
+fn read_kinds(
+    program: &Program,
+    stable: &StableFields,
+    body: &Body,
+    reserved: &[bool],
+) -> Vec<ReadKind> {
+    body.stmts
+        .iter()
+        .zip(reserved)
+        .map(|(s, &reserved)| match &s.kind {
+            _ if reserved => ReadKind::Reserved,
+            StmtKind::Assign { value, .. } => match value {
+                Rvalue::FieldLoad { field, .. } | Rvalue::StaticLoad(field) => {
+                    if stable.is_stable(program, field) {
+                        ReadKind::Stable
+                    } else {
+                        ReadKind::Mutable
+                    }
+                }
+                Rvalue::ArrayLoad { .. } => ReadKind::Mutable,
+                _ => ReadKind::None,
+            },
+            _ => ReadKind::None,
+        })
+        .collect()
 }
 
 /// For each variable: does it hold a new object a call handed to this
