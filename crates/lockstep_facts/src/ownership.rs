@@ -139,6 +139,9 @@ struct Facts {
     keeps_fresh: Vec<Vec<bool>>,
     /// Per node: every value it returns is fresh and none of its parameters.
     returns_fresh: Vec<bool>,
+    /// Per node: a method of application code (fixed: looked up once,
+    /// not per call edge and visit).
+    app: Vec<bool>,
 }
 
 /// What one pass over a node found.
@@ -188,17 +191,14 @@ impl Analysis<'_> {
     /// root reaches node `n`; `seeds`: the objects escape starts from).
     pub(crate) fn ownership(&self, roots: &[Root], reached: &[bool], seeds: &[bool]) -> Owned {
         let n = self.graph.len();
+        let app: Vec<bool> = (0..n as u32).map(|x| self.is_app_node(x)).collect();
         let nodes: Vec<u32> = (0..n as u32)
-            .filter(|&x| reached.get(x as usize).copied().unwrap_or(false) && self.is_app_node(x))
+            .filter(|&x| reached.get(x as usize).copied().unwrap_or(false) && app[x as usize])
             .collect();
-        let bodies: FxHashMap<u32, Arc<Body>> = nodes
-            .iter()
-            .filter_map(|&x| {
-                self.program
-                    .body(self.graph.nodes[x as usize].method)
-                    .map(|b| (x, b))
-            })
-            .collect();
+        let mut bodies = Bodies(vec![None; n]);
+        for &x in &nodes {
+            bodies.0[x as usize] = self.program.body(self.graph.nodes[x as usize].method);
+        }
         let params = |x: u32| bodies.get(&x).map_or(0, |b| b.params.len());
         let mut facts = Facts {
             published: seeds.to_vec(),
@@ -210,6 +210,7 @@ impl Analysis<'_> {
             entry_fresh: (0..n as u32).map(|x| vec![true; params(x)]).collect(),
             keeps_fresh: (0..n as u32).map(|x| vec![true; params(x)]).collect(),
             returns_fresh: vec![true; n],
+            app,
         };
         let root_entries: Vec<u32> = roots
             .iter()
@@ -218,7 +219,23 @@ impl Analysis<'_> {
         let harness_entries = harness_only_entries(roots);
         facts.fresh_receiver = self.deserialized_receivers(&nodes, &root_entries);
         let by_name = self.edges_by_name(&bodies);
+        let mut analysed = vec![false; n];
+        for &x in &nodes {
+            analysed[x as usize] = true;
+        }
+        let entry_methods: FxHashSet<lockstep_program::MethodId> = harness_entries
+            .iter()
+            .map(|&r| self.graph.nodes[r as usize].method)
+            .collect();
+        let candidates: Vec<bool> = self
+            .graph
+            .nodes
+            .iter()
+            .map(|node| entry_methods.contains(&node.method))
+            .collect();
         let known = Known {
+            candidates: &candidates,
+            analysed: &analysed,
             nodes: &nodes,
             bodies: &bodies,
             root_entries: &root_entries,
@@ -226,7 +243,7 @@ impl Analysis<'_> {
             by_name: &by_name,
         };
         self.close_entries(&mut facts, &known, None);
-        let mut outs: FxHashMap<u32, NodeOut> = FxHashMap::default();
+        let mut outs: Outs = Outs((0..n).map(|_| None).collect());
         let mut deps = Dependents::new(&self.graph.callees);
         // Every node is analysed in the first round; later rounds analyse
         // only the nodes a changed fact they read makes dirty, in the same
@@ -235,6 +252,7 @@ impl Analysis<'_> {
         // analysing every node every round.
         let mut dirty = vec![true; n];
         let mut reach = ReachCache::default();
+        let mut fixed: Option<Incoming> = None;
         for _ in 0..MAX_ROUNDS {
             let mut changed = false;
             for &x in &nodes {
@@ -247,16 +265,13 @@ impl Analysis<'_> {
                 let changes = merge(&mut facts, x, &out);
                 changed |= changes.any();
                 deps.mark(&changes, x, &mut dirty);
-                outs.insert(x, out);
+                outs.0[x as usize] = Some(out);
             }
-            let entries_before = facts.entry.clone();
-            let fresh_before = facts.entry_fresh.clone();
-            changed |= self.close_entries(&mut facts, &known, Some(&outs));
-            for &x in &nodes {
-                let x = x as usize;
-                if facts.entry[x] != entries_before[x] || facts.entry_fresh[x] != fresh_before[x] {
-                    dirty[x] = true;
-                }
+            let fixed = fixed.get_or_insert_with(|| self.fixed_incoming(&facts, &known, &outs));
+            let closed = self.close_entries(&mut facts, &known, Some((&outs, fixed)));
+            changed |= !closed.is_empty();
+            for x in closed {
+                dirty[x as usize] = true;
             }
             if !changed {
                 return self.record_owned(&nodes, &bodies, &facts, &mut reach);
@@ -273,7 +288,7 @@ impl Analysis<'_> {
     fn record_owned(
         &self,
         nodes: &[u32],
-        bodies: &FxHashMap<u32, Arc<Body>>,
+        bodies: &Bodies,
         facts: &Facts,
         warm: &mut ReachCache,
     ) -> Owned {
@@ -348,82 +363,46 @@ impl Analysis<'_> {
     /// Parameters owned (and fresh) on entry: false at root entries and
     /// wherever a caller that is not analysed (JDK code, a callback) or a
     /// call that does not map its arguments reaches the node; otherwise
-    /// the intersection of what the analysed callers pass. Returns whether
-    /// anything changed.
+    /// the intersection of what the analysed callers pass. Returns the
+    /// nodes whose entry facts changed, in node order.
     fn close_entries(
         &self,
         facts: &mut Facts,
         known: &Known<'_>,
-        outs: Option<&FxHashMap<u32, NodeOut>>,
-    ) -> bool {
+        outs: Option<(&Outs, &Incoming)>,
+    ) -> Vec<u32> {
         let (nodes, bodies, root_entries) = (known.nodes, known.bodies, known.root_entries);
         let n = self.graph.len();
-        let mut incoming: Vec<Option<Vec<bool>>> = vec![None; n];
-        let mut unknown = vec![false; n];
-        // Some analysed caller calls the node (its arguments known or,
-        // before the first pass, taken as owned).
-        let mut program_called = vec![false; n];
-        let mut analysed = vec![false; n];
-        for &x in nodes {
-            if let Some(a) = analysed.get_mut(x as usize) {
-                *a = true;
-            }
-        }
-        let analysed = |x: u32| analysed.get(x as usize).copied().unwrap_or(false);
-        for caller in 0..n as u32 {
-            let out = outs
-                .and_then(|o| o.get(&caller))
-                .filter(|_| analysed(caller));
-            let by_name = known.by_name.get(caller as usize);
-            for (k, &(site, callee)) in self.graph.callees[caller as usize].iter().enumerate() {
-                let passed = out.and_then(|o| {
-                    o.args
-                        .binary_search_by_key(&site, |(s, _)| *s)
-                        .ok()
-                        .map(|i| o.args[i].1.as_slice())
-                });
-                let maps = bodies.get(&callee).is_some_and(|b| {
-                    passed
-                        .as_ref()
-                        .is_some_and(|p| p.len() == 2 * b.params.len())
-                        && by_name.and_then(|b| b.get(k)).copied().unwrap_or(false)
-                });
-                match (passed, maps) {
-                    (Some(p), true) => {
-                        program_called[callee as usize] = true;
-                        let slot = &mut incoming[callee as usize];
-                        match slot {
-                            None => *slot = Some(p.to_vec()),
-                            Some(old) => {
-                                for (o, v) in old.iter_mut().zip(p) {
-                                    *o &= *v;
-                                }
-                            }
-                        }
-                    }
-                    // Before the first pass every analysed caller passes
-                    // owned values (the optimistic start).
-                    (None, _) if outs.is_none() && analysed(caller) => {
-                        program_called[callee as usize] = true;
-                    }
-                    // The deserializer passes the object it just made.
-                    (None, _) if facts.fresh_receiver.contains(&callee) => {
-                        let params = bodies.get(&callee).map_or(0, |b| b.params.len());
-                        // The receiver, owned and fresh.
-                        let passed: Vec<bool> =
-                            (0..2 * params).map(|i| i == 0 || i == params).collect();
-                        let slot = &mut incoming[callee as usize];
-                        match slot {
-                            None => *slot = Some(passed),
-                            Some(old) => {
-                                and_into(old, &passed);
-                            }
-                        }
-                    }
-                    _ => unknown[callee as usize] = true,
+        let Incoming {
+            mut incoming,
+            mut unknown,
+            program_called,
+        } = match outs {
+            // Before the first pass: every caller's edges.
+            None => {
+                let mut all = Incoming::empty(n);
+                for caller in 0..n as u32 {
+                    let analysed = known.analysed.get(caller as usize).copied();
+                    let first = if analysed.unwrap_or(false) {
+                        Passes::Optimistic
+                    } else {
+                        Passes::Unknown
+                    };
+                    self.add_edges(&mut all, facts, known, caller, first);
                 }
+                all
             }
-        }
+            // The callers with a pass on the fixed part.
+            Some((outs, fixed)) => {
+                let mut all = fixed.clone();
+                for &caller in nodes {
+                    if let Some(out) = outs.get(&caller) {
+                        self.add_edges(&mut all, facts, known, caller, Passes::Out(out));
+                    }
+                }
+                all
+            }
+        };
         let protocol = self.build_only_receivers(known, &incoming, &unknown, &program_called);
         for &r in root_entries {
             let harness_only = known.harness_entries.binary_search(&r).is_ok();
@@ -451,8 +430,9 @@ impl Analysis<'_> {
                 }
             }
         }
-        let mut changed = false;
+        let mut changed = Vec::new();
         for &x in nodes {
+            let node = x;
             let x = x as usize;
             let passed = |i: usize| {
                 !unknown[x]
@@ -468,12 +448,95 @@ impl Analysis<'_> {
                 ] {
                     if *e && !passed(bit) {
                         *e = false;
-                        changed = true;
+                        if changed.last() != Some(&node) {
+                            changed.push(node);
+                        }
                     }
                 }
             }
         }
         changed
+    }
+
+    /// What the callers without a pass (not analysed, or without a
+    /// body) hand their callees: the same every round, so computed once
+    /// after the first pass (`outs`) and copied into each closing.
+    fn fixed_incoming(&self, facts: &Facts, known: &Known<'_>, outs: &Outs) -> Incoming {
+        let n = self.graph.len();
+        let mut fixed = Incoming::empty(n);
+        for caller in 0..n as u32 {
+            let analysed = known.analysed.get(caller as usize).copied();
+            if analysed.unwrap_or(false) && outs.get(&caller).is_some() {
+                continue;
+            }
+            self.add_edges(&mut fixed, facts, known, caller, Passes::Unknown);
+        }
+        fixed
+    }
+
+    /// Folds what `caller` passes along each of its call edges into `into`.
+    fn add_edges(
+        &self,
+        into: &mut Incoming,
+        facts: &Facts,
+        known: &Known<'_>,
+        caller: u32,
+        passes: Passes<'_>,
+    ) {
+        let bodies = known.bodies;
+        let out = match passes {
+            Passes::Out(o) => Some(o),
+            _ => None,
+        };
+        let by_name = known.by_name.get(caller as usize);
+        for (k, &(site, callee)) in self.graph.callees[caller as usize].iter().enumerate() {
+            let passed = out.and_then(|o| {
+                o.args
+                    .binary_search_by_key(&site, |(s, _)| *s)
+                    .ok()
+                    .map(|i| o.args[i].1.as_slice())
+            });
+            let maps = bodies.get(&callee).is_some_and(|b| {
+                passed
+                    .as_ref()
+                    .is_some_and(|p| p.len() == 2 * b.params.len())
+                    && by_name.and_then(|b| b.get(k)).copied().unwrap_or(false)
+            });
+            match (passed, maps) {
+                (Some(p), true) => {
+                    into.program_called[callee as usize] = true;
+                    let slot = &mut into.incoming[callee as usize];
+                    match slot {
+                        None => *slot = Some(p.to_vec()),
+                        Some(old) => {
+                            for (o, v) in old.iter_mut().zip(p) {
+                                *o &= *v;
+                            }
+                        }
+                    }
+                }
+                // Before the first pass every analysed caller passes
+                // owned values (the optimistic start).
+                (None, _) if matches!(passes, Passes::Optimistic) => {
+                    into.program_called[callee as usize] = true;
+                }
+                // The deserializer passes the object it just made.
+                (None, _) if facts.fresh_receiver.contains(&callee) => {
+                    let params = bodies.get(&callee).map_or(0, |b| b.params.len());
+                    // The receiver, owned and fresh.
+                    let passed: Vec<bool> =
+                        (0..2 * params).map(|i| i == 0 || i == params).collect();
+                    let slot = &mut into.incoming[callee as usize];
+                    match slot {
+                        None => *slot = Some(passed),
+                        Some(old) => {
+                            and_into(old, &passed);
+                        }
+                    }
+                }
+                _ => into.unknown[callee as usize] = true,
+            }
+        }
     }
 
     /// The *build-only* methods (the program's protocol for them, issue
@@ -497,8 +560,12 @@ impl Analysis<'_> {
         // fresh, a caller outside the analysed code or a real root).
         let mut per: FxHashMap<lockstep_program::MethodId, (bool, bool, bool, bool)> =
             FxHashMap::default();
+        // Only the methods of harness-only entries are asked about: the
+        // other methods' nodes are skipped (a method's answer gathers its
+        // own nodes only).
+        let candidate = |x: u32| known.candidates.get(x as usize).copied().unwrap_or(false);
         for &r in known.root_entries {
-            if known.harness_entries.binary_search(&r).is_err() {
+            if known.harness_entries.binary_search(&r).is_err() && candidate(r) {
                 let m = self.graph.nodes[r as usize].method;
                 per.entry(m).or_insert((false, true, true, false)).3 = true;
             }
@@ -506,7 +573,7 @@ impl Analysis<'_> {
         for (x, node) in self.graph.nodes.iter().enumerate() {
             let called = program_called.get(x).copied().unwrap_or(false);
             let outside = unknown.get(x).copied().unwrap_or(false);
-            if !called && !outside {
+            if (!called && !outside) || !candidate(x as u32) {
                 continue;
             }
             let params = known.bodies.get(&(x as u32)).map_or(0, |b| b.params.len());
@@ -542,7 +609,7 @@ impl Analysis<'_> {
     /// Per caller with a body, per call edge (in the graph's order): is
     /// it a call of the callee's own name ([`Self::calls_by_name`])?
     /// Computed once: every round of the fixpoint asks it of every edge.
-    fn edges_by_name(&self, bodies: &FxHashMap<u32, Arc<Body>>) -> Vec<Vec<bool>> {
+    fn edges_by_name(&self, bodies: &Bodies) -> Vec<Vec<bool>> {
         (0..self.graph.len() as u32)
             .map(|caller| {
                 if !bodies.contains_key(&caller) {
@@ -598,15 +665,13 @@ impl Analysis<'_> {
             record: false,
             reach,
             warm,
-            callees: FxHashMap::default(),
+            callees: &self.graph.callees[x as usize],
             site_args: FxHashMap::default(),
             copies: None,
             quiet: Vec::new(),
             published_here: vec![false; body.vars.len()],
+            hits_here: Vec::new(),
         };
-        for &(site, c) in &self.graph.callees[x as usize] {
-            w.callees.entry(site).or_default().push(c);
-        }
         let nb = body.blocks.len();
         if nb == 0 {
             return (w.out, w.pts);
@@ -665,15 +730,74 @@ impl Analysis<'_> {
     }
 }
 
+/// Per node of the context call graph: the body of an analysed node
+/// (indexed by node: the fixpoint looks bodies up per call edge, every
+/// round).
+struct Bodies(Vec<Option<Arc<Body>>>);
+
+impl Bodies {
+    fn get(&self, x: &u32) -> Option<&Arc<Body>> {
+        self.0.get(*x as usize)?.as_ref()
+    }
+
+    fn contains_key(&self, x: &u32) -> bool {
+        self.get(x).is_some()
+    }
+}
+
+/// What callers hand each node, gathered over call edges: per node, the
+/// intersection of the argument bits passed (owned, then fresh; `None`:
+/// no caller with known arguments), whether a caller of unknown
+/// arguments reaches it, and whether an analysed caller calls it.
+#[derive(Clone)]
+struct Incoming {
+    incoming: Vec<Option<Vec<bool>>>,
+    unknown: Vec<bool>,
+    program_called: Vec<bool>,
+}
+
+impl Incoming {
+    fn empty(n: usize) -> Incoming {
+        Incoming {
+            incoming: vec![None; n],
+            unknown: vec![false; n],
+            program_called: vec![false; n],
+        }
+    }
+}
+
+/// What a caller passes along its edges: what its pass found, owned
+/// values (an analysed caller before the first pass), or nothing known.
+#[derive(Clone, Copy)]
+enum Passes<'o> {
+    Out(&'o NodeOut),
+    Optimistic,
+    Unknown,
+}
+
+/// Per node: its latest pass (indexed by node, like [`Bodies`]).
+struct Outs(Vec<Option<NodeOut>>);
+
+impl Outs {
+    fn get(&self, x: &u32) -> Option<&NodeOut> {
+        self.0.get(*x as usize)?.as_ref()
+    }
+}
+
 /// What the closing of entry facts reads that never changes: the
 /// analysed nodes, their bodies, the roots' entries and, per call edge,
 /// whether it calls the callee by its own name.
 struct Known<'k> {
     nodes: &'k [u32],
-    bodies: &'k FxHashMap<u32, Arc<Body>>,
+    bodies: &'k Bodies,
     root_entries: &'k [u32],
     /// Sorted: the entries of harness roots that no other root enters.
     harness_entries: &'k [u32],
+    /// Per node: one of `nodes`.
+    analysed: &'k [bool],
+    /// Per node: its method is that of a harness-only entry (the
+    /// methods [`Analysis::build_only_receivers`] is asked about).
+    candidates: &'k [bool],
     by_name: &'k [Vec<bool>],
 }
 
@@ -936,7 +1060,8 @@ struct NodeWalk<'w, 'a> {
     /// A cache filled before this walk, read only (`reach` takes what
     /// it lacks).
     warm: Option<&'w ReachCache>,
-    callees: FxHashMap<StmtId, Vec<u32>>,
+    /// The node's call edges, sorted by site (then callee).
+    callees: &'w [(StmtId, u32)],
     /// Per call site: the intersection over its visits.
     site_args: FxHashMap<StmtId, Vec<bool>>,
     /// Variables that are copies of one another ([`fresh::copy_classes`]).
@@ -947,6 +1072,9 @@ struct NodeWalk<'w, 'a> {
     /// Variables this walk has published (their objects are in
     /// `out.published` already).
     published_here: Vec<bool>,
+    /// Per variable: what publishing it hits, once looked up in this
+    /// walk (a walk visits blocks many times; the run's cache is large).
+    hits_here: Vec<Option<Arc<PublishHits>>>,
 }
 
 /// JDK calls that keep none of their arguments (nor the receiver).
@@ -1165,6 +1293,21 @@ impl NodeWalk<'_, '_> {
     /// visit of a block, each round), and `v`'s points-to set, what it
     /// reaches and the points-to sets of the node's variables never change.
     fn publish_hits(&mut self, v: VarId) -> Arc<PublishHits> {
+        if let Some(Some(known)) = self.hits_here.get(v.index()) {
+            return known.clone();
+        }
+        let hits = self.publish_hits_cached(v);
+        if self.hits_here.len() < self.body.vars.len() {
+            self.hits_here.resize(self.body.vars.len(), None);
+        }
+        if let Some(slot) = self.hits_here.get_mut(v.index()) {
+            *slot = Some(hits.clone());
+        }
+        hits
+    }
+
+    /// [`Self::publish_hits`] from the run's caches, or computed.
+    fn publish_hits_cached(&mut self, v: VarId) -> Arc<PublishHits> {
         let key = (self.x, v.0);
         if let Some(known) = self.cached(|c| c.publish_hits.get(&key).cloned()) {
             return known;
@@ -1441,9 +1584,12 @@ impl NodeWalk<'_, '_> {
                 self.site_args.insert(s, passed);
             }
         }
-        let callees = self.callees.get(&s).cloned().unwrap_or_default();
-        let (mut app, jdk): (Vec<u32>, Vec<u32>) =
-            callees.iter().partition(|&&c| self.a.is_app_node(c));
+        let lo = self.callees.partition_point(|&(t, _)| t < s);
+        let hi = self.callees.partition_point(|&(t, _)| t <= s);
+        let callees: Vec<u32> = self.callees[lo..hi].iter().map(|&(_, c)| c).collect();
+        let (mut app, jdk): (Vec<u32>, Vec<u32>) = callees
+            .iter()
+            .partition(|&&c| self.facts.app.get(c as usize).copied().unwrap_or(false));
         // A container call's application callees not called by their own
         // name are the container models' calls back (a key's `hashCode`,
         // a comparator; `lockstep_pointsto::Config::container_models`):
