@@ -252,9 +252,11 @@ impl Analysis<'_> {
         // analysing every node every round.
         let mut dirty = vec![true; n];
         let mut reach = ReachCache::default();
-        let mut fixed: Option<Incoming> = None;
+        let mut gathered: Option<Gathered> = None;
         for _ in 0..MAX_ROUNDS {
             let mut changed = false;
+            // The callers whose arguments changed this round.
+            let mut passes_changed: Vec<u32> = Vec::new();
             for &x in &nodes {
                 if !std::mem::take(&mut dirty[x as usize]) {
                     continue;
@@ -265,10 +267,17 @@ impl Analysis<'_> {
                 let changes = merge(&mut facts, x, &out);
                 changed |= changes.any();
                 deps.mark(&changes, x, &mut dirty);
+                if outs.get(&x).map(|o| &o.args) != Some(&out.args) {
+                    passes_changed.push(x);
+                }
                 outs.0[x as usize] = Some(out);
             }
-            let fixed = fixed.get_or_insert_with(|| self.fixed_incoming(&facts, &known, &outs));
-            let closed = self.close_entries(&mut facts, &known, Some((&outs, fixed)));
+            match gathered.as_mut() {
+                None => gathered = Some(self.gather(&facts, &known, &outs)),
+                Some(g) => self.regather(g, &facts, &known, &outs, &passes_changed),
+            }
+            let current = gathered.as_ref().map(|g| &g.current);
+            let closed = self.close_entries(&mut facts, &known, current);
             changed |= !closed.is_empty();
             for x in closed {
                 dirty[x as usize] = true;
@@ -369,7 +378,7 @@ impl Analysis<'_> {
         &self,
         facts: &mut Facts,
         known: &Known<'_>,
-        outs: Option<(&Outs, &Incoming)>,
+        gathered: Option<&Incoming>,
     ) -> Vec<u32> {
         let (nodes, bodies, root_entries) = (known.nodes, known.bodies, known.root_entries);
         let n = self.graph.len();
@@ -377,7 +386,7 @@ impl Analysis<'_> {
             mut incoming,
             mut unknown,
             program_called,
-        } = match outs {
+        } = match gathered {
             // Before the first pass: every caller's edges.
             None => {
                 let mut all = Incoming::empty(n);
@@ -392,16 +401,8 @@ impl Analysis<'_> {
                 }
                 all
             }
-            // The callers with a pass on the fixed part.
-            Some((outs, fixed)) => {
-                let mut all = fixed.clone();
-                for &caller in nodes {
-                    if let Some(out) = outs.get(&caller) {
-                        self.add_edges(&mut all, facts, known, caller, Passes::Out(out));
-                    }
-                }
-                all
-            }
+            // What the callers' latest passes hand on.
+            Some(g) => g.clone(),
         };
         let protocol = self.build_only_receivers(known, &incoming, &unknown, &program_called);
         for &r in root_entries {
@@ -474,6 +475,66 @@ impl Analysis<'_> {
         fixed
     }
 
+    /// After the first pass: what every caller hands its callees, and
+    /// per callee its edges from callers with a pass.
+    fn gather(&self, facts: &Facts, known: &Known<'_>, outs: &Outs) -> Gathered {
+        let fixed = self.fixed_incoming(facts, known, outs);
+        let mut current = fixed.clone();
+        let mut edges_to: Vec<Vec<(u32, u32)>> = vec![Vec::new(); self.graph.len()];
+        for &caller in known.nodes {
+            if let Some(out) = outs.get(&caller) {
+                self.add_edges(&mut current, facts, known, caller, Passes::Out(out));
+                for (k, &(_, callee)) in self.graph.callees[caller as usize].iter().enumerate() {
+                    if let Some(e) = edges_to.get_mut(callee as usize) {
+                        e.push((caller, k as u32));
+                    }
+                }
+            }
+        }
+        Gathered {
+            fixed,
+            current,
+            edges_to,
+        }
+    }
+
+    /// Brings `g` up to date after a round in which the passes of
+    /// `changed` (callers) changed their arguments: the callees of those
+    /// callers are gathered again from the fixed part and every caller
+    /// with a pass; the other callees' callers hand on what they did.
+    fn regather(
+        &self,
+        g: &mut Gathered,
+        facts: &Facts,
+        known: &Known<'_>,
+        outs: &Outs,
+        changed: &[u32],
+    ) {
+        let mut callees: Vec<u32> = changed
+            .iter()
+            .flat_map(|&c| self.graph.callees[c as usize].iter().map(|&(_, x)| x))
+            .collect();
+        callees.sort_unstable();
+        callees.dedup();
+        for c in callees {
+            let c = c as usize;
+            g.current.incoming[c] = g.fixed.incoming[c].clone();
+            g.current.unknown[c] = g.fixed.unknown[c];
+            g.current.program_called[c] = g.fixed.program_called[c];
+            for &(caller, k) in &g.edges_to[c] {
+                let Some(out) = outs.get(&caller) else {
+                    continue;
+                };
+                let Some(&(site, callee)) = self.graph.callees[caller as usize].get(k as usize)
+                else {
+                    continue;
+                };
+                let edge = (caller, k as usize, site, callee);
+                self.add_edge(&mut g.current, facts, known, edge, Passes::Out(out));
+            }
+        }
+    }
+
     /// Folds what `caller` passes along each of its call edges into `into`.
     fn add_edges(
         &self,
@@ -483,13 +544,28 @@ impl Analysis<'_> {
         caller: u32,
         passes: Passes<'_>,
     ) {
+        for (k, &(site, callee)) in self.graph.callees[caller as usize].iter().enumerate() {
+            self.add_edge(into, facts, known, (caller, k, site, callee), passes);
+        }
+    }
+
+    /// Folds what `caller` passes along its `k`th call edge (at `site`,
+    /// to `callee`) into `into`.
+    fn add_edge(
+        &self,
+        into: &mut Incoming,
+        facts: &Facts,
+        known: &Known<'_>,
+        (caller, k, site, callee): (u32, usize, StmtId, u32),
+        passes: Passes<'_>,
+    ) {
         let bodies = known.bodies;
         let out = match passes {
             Passes::Out(o) => Some(o),
             _ => None,
         };
         let by_name = known.by_name.get(caller as usize);
-        for (k, &(site, callee)) in self.graph.callees[caller as usize].iter().enumerate() {
+        {
             let passed = out.and_then(|o| {
                 o.args
                     .binary_search_by_key(&site, |(s, _)| *s)
@@ -666,7 +742,7 @@ impl Analysis<'_> {
             reach,
             warm,
             callees: &self.graph.callees[x as usize],
-            site_args: FxHashMap::default(),
+            site_args: Vec::new(),
             copies: None,
             quiet: Vec::new(),
             published_here: vec![false; body.vars.len()],
@@ -723,9 +799,7 @@ impl Analysis<'_> {
                 }
             }
         }
-        let mut args: Vec<(StmtId, Vec<bool>)> = w.site_args.into_iter().collect();
-        args.sort_by_key(|(s, _)| *s);
-        w.out.args = args;
+        w.out.args = w.site_args;
         (w.out, w.pts)
     }
 }
@@ -764,6 +838,18 @@ impl Incoming {
             program_called: vec![false; n],
         }
     }
+}
+
+/// What callers hand on, kept up to date over the rounds
+/// ([`Analysis::regather`]).
+struct Gathered {
+    /// From the callers without a pass (the same every round).
+    fixed: Incoming,
+    /// From every caller, as of their latest passes.
+    current: Incoming,
+    /// Per callee: its edges from callers with a pass (caller, index of
+    /// the edge among the caller's).
+    edges_to: Vec<Vec<(u32, u32)>>,
 }
 
 /// What a caller passes along its edges: what its pass found, owned
@@ -1062,8 +1148,9 @@ struct NodeWalk<'w, 'a> {
     warm: Option<&'w ReachCache>,
     /// The node's call edges, sorted by site (then callee).
     callees: &'w [(StmtId, u32)],
-    /// Per call site: the intersection over its visits.
-    site_args: FxHashMap<StmtId, Vec<bool>>,
+    /// Per call site, sorted by site: the intersection over its visits
+    /// (a node has tens of sites: a sorted list, not a hash map).
+    site_args: Vec<(StmtId, Vec<bool>)>,
     /// Variables that are copies of one another ([`fresh::copy_classes`]).
     copies: Option<fresh::CopyClasses>,
     /// Points-to sets of every variable, filled on the first publication
@@ -1576,20 +1663,22 @@ impl NodeWalk<'_, '_> {
             .map(|o| o.var().is_none_or(|v| self.owned(state, v)))
             .collect();
         passed.extend(self.passed_fresh(state, &operands));
-        match self.site_args.get_mut(&s) {
-            Some(old) => {
-                and_into(old, &passed);
+        match self.site_args.binary_search_by_key(&s, |(t, _)| *t) {
+            Ok(i) => {
+                and_into(&mut self.site_args[i].1, &passed);
             }
-            None => {
-                self.site_args.insert(s, passed);
-            }
+            Err(i) => self.site_args.insert(i, (s, passed)),
         }
         let lo = self.callees.partition_point(|&(t, _)| t < s);
         let hi = self.callees.partition_point(|&(t, _)| t <= s);
-        let callees: Vec<u32> = self.callees[lo..hi].iter().map(|&(_, c)| c).collect();
-        let (mut app, jdk): (Vec<u32>, Vec<u32>) = callees
+        let edges = self.callees.get(lo..hi).unwrap_or(&[]);
+        let is_app = |c: u32| self.facts.app.get(c as usize).copied().unwrap_or(false);
+        let mut app: Vec<u32> = edges
             .iter()
-            .partition(|&&c| self.facts.app.get(c as usize).copied().unwrap_or(false));
+            .map(|&(_, c)| c)
+            .filter(|&c| is_app(c))
+            .collect();
+        let some_jdk = edges.iter().any(|&(_, c)| !is_app(c));
         // A container call's application callees not called by their own
         // name are the container models' calls back (a key's `hashCode`,
         // a comparator; `lockstep_pointsto::Config::container_models`):
@@ -1629,7 +1718,7 @@ impl NodeWalk<'_, '_> {
                 let returns = self.facts.returns_fresh.get(c as usize);
                 returns.copied().unwrap_or(false)
             });
-        let library = !jdk.is_empty() || callees.is_empty();
+        let library = some_jdk || edges.is_empty();
         if library {
             let (owned, publish) = self.library_call(state, call);
             result_owned &= owned;
