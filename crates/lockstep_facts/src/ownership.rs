@@ -274,7 +274,13 @@ impl Analysis<'_> {
             }
             match gathered.as_mut() {
                 None => gathered = Some(self.gather(&facts, &known, &outs)),
-                Some(g) => self.regather(g, &facts, &known, &outs, &passes_changed),
+                Some(g) => {
+                    self.regather(g, &facts, &known, &outs, &passes_changed);
+                    // The naive version: gathering everything again gives
+                    // the same (checked in debug builds, so by every
+                    // fixture test).
+                    debug_assert!(self.gather(&facts, &known, &outs).current == g.current);
+                }
             }
             let current = gathered.as_ref().map(|g| &g.current);
             let closed = self.close_entries(&mut facts, &known, current);
@@ -823,7 +829,7 @@ impl Bodies {
 /// intersection of the argument bits passed (owned, then fresh; `None`:
 /// no caller with known arguments), whether a caller of unknown
 /// arguments reaches it, and whether an analysed caller calls it.
-#[derive(Clone)]
+#[derive(Clone, PartialEq, Debug)]
 struct Incoming {
     incoming: Vec<Option<Vec<bool>>>,
     unknown: Vec<bool>,
