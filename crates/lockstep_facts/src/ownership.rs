@@ -146,6 +146,9 @@ struct Facts {
     keeps_tethered: Vec<Vec<bool>>,
     /// Per node: every value it returns is fresh and none of its parameters.
     returns_fresh: Vec<bool>,
+    /// Per node: a method of application code (fixed: looked up once,
+    /// not per call edge and visit).
+    app: Vec<bool>,
 }
 
 /// What one pass over a node found.
@@ -200,17 +203,14 @@ impl Analysis<'_> {
     /// root reaches node `n`; `seeds`: the objects escape starts from).
     pub(crate) fn ownership(&self, roots: &[Root], reached: &[bool], seeds: &[bool]) -> Owned {
         let n = self.graph.len();
+        let app: Vec<bool> = (0..n as u32).map(|x| self.is_app_node(x)).collect();
         let nodes: Vec<u32> = (0..n as u32)
-            .filter(|&x| reached.get(x as usize).copied().unwrap_or(false) && self.is_app_node(x))
+            .filter(|&x| reached.get(x as usize).copied().unwrap_or(false) && app[x as usize])
             .collect();
-        let bodies: FxHashMap<u32, Arc<Body>> = nodes
-            .iter()
-            .filter_map(|&x| {
-                self.program
-                    .body(self.graph.nodes[x as usize].method)
-                    .map(|b| (x, b))
-            })
-            .collect();
+        let mut bodies = Bodies(vec![None; n]);
+        for &x in &nodes {
+            bodies.0[x as usize] = self.program.body(self.graph.nodes[x as usize].method);
+        }
         let params = |x: u32| bodies.get(&x).map_or(0, |b| b.params.len());
         let mut facts = Facts {
             published: seeds.to_vec(),
@@ -223,6 +223,7 @@ impl Analysis<'_> {
             keeps_fresh: (0..n as u32).map(|x| vec![true; params(x)]).collect(),
             keeps_tethered: (0..n as u32).map(|x| vec![true; params(x)]).collect(),
             returns_fresh: vec![true; n],
+            app,
         };
         let root_entries: Vec<u32> = roots
             .iter()
@@ -231,7 +232,23 @@ impl Analysis<'_> {
         let harness_entries = harness_only_entries(roots);
         facts.fresh_receiver = self.deserialized_receivers(&nodes, &root_entries);
         let by_name = self.edges_by_name(&bodies);
+        let mut analysed = vec![false; n];
+        for &x in &nodes {
+            analysed[x as usize] = true;
+        }
+        let entry_methods: FxHashSet<lockstep_program::MethodId> = harness_entries
+            .iter()
+            .map(|&r| self.graph.nodes[r as usize].method)
+            .collect();
+        let candidates: Vec<bool> = self
+            .graph
+            .nodes
+            .iter()
+            .map(|node| entry_methods.contains(&node.method))
+            .collect();
         let known = Known {
+            candidates: &candidates,
+            analysed: &analysed,
             nodes: &nodes,
             bodies: &bodies,
             root_entries: &root_entries,
@@ -239,7 +256,7 @@ impl Analysis<'_> {
             by_name: &by_name,
         };
         self.close_entries(&mut facts, &known, None);
-        let mut outs: FxHashMap<u32, NodeOut> = FxHashMap::default();
+        let mut outs: Outs = Outs((0..n).map(|_| None).collect());
         let mut deps = Dependents::new(&self.graph.callees);
         // Every node is analysed in the first round; later rounds analyse
         // only the nodes a changed fact they read makes dirty, in the same
@@ -248,8 +265,11 @@ impl Analysis<'_> {
         // analysing every node every round.
         let mut dirty = vec![true; n];
         let mut reach = ReachCache::default();
+        let mut gathered: Option<Gathered> = None;
         for _ in 0..MAX_ROUNDS {
             let mut changed = false;
+            // The callers whose arguments changed this round.
+            let mut passes_changed: Vec<u32> = Vec::new();
             for &x in &nodes {
                 if !std::mem::take(&mut dirty[x as usize]) {
                     continue;
@@ -260,16 +280,26 @@ impl Analysis<'_> {
                 let changes = merge(&mut facts, x, &out);
                 changed |= changes.any();
                 deps.mark(&changes, x, &mut dirty);
-                outs.insert(x, out);
-            }
-            let entries_before = facts.entry.clone();
-            let fresh_before = facts.entry_fresh.clone();
-            changed |= self.close_entries(&mut facts, &known, Some(&outs));
-            for &x in &nodes {
-                let x = x as usize;
-                if facts.entry[x] != entries_before[x] || facts.entry_fresh[x] != fresh_before[x] {
-                    dirty[x] = true;
+                if outs.get(&x).map(|o| &o.args) != Some(&out.args) {
+                    passes_changed.push(x);
                 }
+                outs.0[x as usize] = Some(out);
+            }
+            match gathered.as_mut() {
+                None => gathered = Some(self.gather(&facts, &known, &outs)),
+                Some(g) => {
+                    self.regather(g, &facts, &known, &outs, &passes_changed);
+                    // The naive version: gathering everything again gives
+                    // the same (checked in debug builds, so by every
+                    // fixture test).
+                    debug_assert!(self.gather(&facts, &known, &outs).current == g.current);
+                }
+            }
+            let current = gathered.as_ref().map(|g| &g.current);
+            let closed = self.close_entries(&mut facts, &known, current);
+            changed |= !closed.is_empty();
+            for x in closed {
+                dirty[x as usize] = true;
             }
             if !changed {
                 return self.record_owned(&nodes, &bodies, &facts, &mut reach);
@@ -286,7 +316,7 @@ impl Analysis<'_> {
     fn record_owned(
         &self,
         nodes: &[u32],
-        bodies: &FxHashMap<u32, Arc<Body>>,
+        bodies: &Bodies,
         facts: &Facts,
         warm: &mut ReachCache,
     ) -> Owned {
@@ -361,82 +391,38 @@ impl Analysis<'_> {
     /// Parameters owned (and fresh) on entry: false at root entries and
     /// wherever a caller that is not analysed (JDK code, a callback) or a
     /// call that does not map its arguments reaches the node; otherwise
-    /// the intersection of what the analysed callers pass. Returns whether
-    /// anything changed.
+    /// the intersection of what the analysed callers pass. Returns the
+    /// nodes whose entry facts changed, in node order.
     fn close_entries(
         &self,
         facts: &mut Facts,
         known: &Known<'_>,
-        outs: Option<&FxHashMap<u32, NodeOut>>,
-    ) -> bool {
+        gathered: Option<&Incoming>,
+    ) -> Vec<u32> {
         let (nodes, bodies, root_entries) = (known.nodes, known.bodies, known.root_entries);
         let n = self.graph.len();
-        let mut incoming: Vec<Option<Vec<bool>>> = vec![None; n];
-        let mut unknown = vec![false; n];
-        // Some analysed caller calls the node (its arguments known or,
-        // before the first pass, taken as owned).
-        let mut program_called = vec![false; n];
-        let mut analysed = vec![false; n];
-        for &x in nodes {
-            if let Some(a) = analysed.get_mut(x as usize) {
-                *a = true;
-            }
-        }
-        let analysed = |x: u32| analysed.get(x as usize).copied().unwrap_or(false);
-        for caller in 0..n as u32 {
-            let out = outs
-                .and_then(|o| o.get(&caller))
-                .filter(|_| analysed(caller));
-            let by_name = known.by_name.get(caller as usize);
-            for (k, &(site, callee)) in self.graph.callees[caller as usize].iter().enumerate() {
-                let passed = out.and_then(|o| {
-                    o.args
-                        .binary_search_by_key(&site, |(s, _)| *s)
-                        .ok()
-                        .map(|i| o.args[i].1.as_slice())
-                });
-                let maps = bodies.get(&callee).is_some_and(|b| {
-                    passed
-                        .as_ref()
-                        .is_some_and(|p| p.len() == 2 * b.params.len())
-                        && by_name.and_then(|b| b.get(k)).copied().unwrap_or(false)
-                });
-                match (passed, maps) {
-                    (Some(p), true) => {
-                        program_called[callee as usize] = true;
-                        let slot = &mut incoming[callee as usize];
-                        match slot {
-                            None => *slot = Some(p.to_vec()),
-                            Some(old) => {
-                                for (o, v) in old.iter_mut().zip(p) {
-                                    *o &= *v;
-                                }
-                            }
-                        }
-                    }
-                    // Before the first pass every analysed caller passes
-                    // owned values (the optimistic start).
-                    (None, _) if outs.is_none() && analysed(caller) => {
-                        program_called[callee as usize] = true;
-                    }
-                    // The deserializer passes the object it just made.
-                    (None, _) if facts.fresh_receiver.contains(&callee) => {
-                        let params = bodies.get(&callee).map_or(0, |b| b.params.len());
-                        // The receiver, owned and fresh.
-                        let passed: Vec<bool> =
-                            (0..2 * params).map(|i| i == 0 || i == params).collect();
-                        let slot = &mut incoming[callee as usize];
-                        match slot {
-                            None => *slot = Some(passed),
-                            Some(old) => {
-                                and_into(old, &passed);
-                            }
-                        }
-                    }
-                    _ => unknown[callee as usize] = true,
+        let Incoming {
+            mut incoming,
+            mut unknown,
+            program_called,
+        } = match gathered {
+            // Before the first pass: every caller's edges.
+            None => {
+                let mut all = Incoming::empty(n);
+                for caller in 0..n as u32 {
+                    let analysed = known.analysed.get(caller as usize).copied();
+                    let first = if analysed.unwrap_or(false) {
+                        Passes::Optimistic
+                    } else {
+                        Passes::Unknown
+                    };
+                    self.add_edges(&mut all, facts, known, caller, first);
                 }
+                all
             }
-        }
+            // What the callers' latest passes hand on.
+            Some(g) => g.clone(),
+        };
         let protocol = self.build_only_receivers(known, &incoming, &unknown, &program_called);
         for &r in root_entries {
             let harness_only = known.harness_entries.binary_search(&r).is_ok();
@@ -464,8 +450,9 @@ impl Analysis<'_> {
                 }
             }
         }
-        let mut changed = false;
+        let mut changed = Vec::new();
         for &x in nodes {
+            let node = x;
             let x = x as usize;
             let passed = |i: usize| {
                 !unknown[x]
@@ -481,12 +468,170 @@ impl Analysis<'_> {
                 ] {
                     if *e && !passed(bit) {
                         *e = false;
-                        changed = true;
+                        if changed.last() != Some(&node) {
+                            changed.push(node);
+                        }
                     }
                 }
             }
         }
         changed
+    }
+
+    /// What the callers without a pass (not analysed, or without a
+    /// body) hand their callees: the same every round, so computed once
+    /// after the first pass (`outs`) and copied into each closing.
+    fn fixed_incoming(&self, facts: &Facts, known: &Known<'_>, outs: &Outs) -> Incoming {
+        let n = self.graph.len();
+        let mut fixed = Incoming::empty(n);
+        for caller in 0..n as u32 {
+            let analysed = known.analysed.get(caller as usize).copied();
+            if analysed.unwrap_or(false) && outs.get(&caller).is_some() {
+                continue;
+            }
+            self.add_edges(&mut fixed, facts, known, caller, Passes::Unknown);
+        }
+        fixed
+    }
+
+    /// After the first pass: what every caller hands its callees, and
+    /// per callee its edges from callers with a pass.
+    fn gather(&self, facts: &Facts, known: &Known<'_>, outs: &Outs) -> Gathered {
+        let fixed = self.fixed_incoming(facts, known, outs);
+        let mut current = fixed.clone();
+        let mut edges_to: Vec<Vec<(u32, u32)>> = vec![Vec::new(); self.graph.len()];
+        for &caller in known.nodes {
+            if let Some(out) = outs.get(&caller) {
+                self.add_edges(&mut current, facts, known, caller, Passes::Out(out));
+                for (k, &(_, callee)) in self.graph.callees[caller as usize].iter().enumerate() {
+                    if let Some(e) = edges_to.get_mut(callee as usize) {
+                        e.push((caller, k as u32));
+                    }
+                }
+            }
+        }
+        Gathered {
+            fixed,
+            current,
+            edges_to,
+        }
+    }
+
+    /// Brings `g` up to date after a round in which the passes of
+    /// `changed` (callers) changed their arguments: the callees of those
+    /// callers are gathered again from the fixed part and every caller
+    /// with a pass; the other callees' callers hand on what they did.
+    fn regather(
+        &self,
+        g: &mut Gathered,
+        facts: &Facts,
+        known: &Known<'_>,
+        outs: &Outs,
+        changed: &[u32],
+    ) {
+        let mut callees: Vec<u32> = changed
+            .iter()
+            .flat_map(|&c| self.graph.callees[c as usize].iter().map(|&(_, x)| x))
+            .collect();
+        callees.sort_unstable();
+        callees.dedup();
+        for c in callees {
+            let c = c as usize;
+            g.current.incoming[c] = g.fixed.incoming[c].clone();
+            g.current.unknown[c] = g.fixed.unknown[c];
+            g.current.program_called[c] = g.fixed.program_called[c];
+            for &(caller, k) in &g.edges_to[c] {
+                let Some(out) = outs.get(&caller) else {
+                    continue;
+                };
+                let Some(&(site, callee)) = self.graph.callees[caller as usize].get(k as usize)
+                else {
+                    continue;
+                };
+                let edge = (caller, k as usize, site, callee);
+                self.add_edge(&mut g.current, facts, known, edge, Passes::Out(out));
+            }
+        }
+    }
+
+    /// Folds what `caller` passes along each of its call edges into `into`.
+    fn add_edges(
+        &self,
+        into: &mut Incoming,
+        facts: &Facts,
+        known: &Known<'_>,
+        caller: u32,
+        passes: Passes<'_>,
+    ) {
+        for (k, &(site, callee)) in self.graph.callees[caller as usize].iter().enumerate() {
+            self.add_edge(into, facts, known, (caller, k, site, callee), passes);
+        }
+    }
+
+    /// Folds what `caller` passes along its `k`th call edge (at `site`,
+    /// to `callee`) into `into`.
+    fn add_edge(
+        &self,
+        into: &mut Incoming,
+        facts: &Facts,
+        known: &Known<'_>,
+        (caller, k, site, callee): (u32, usize, StmtId, u32),
+        passes: Passes<'_>,
+    ) {
+        let bodies = known.bodies;
+        let out = match passes {
+            Passes::Out(o) => Some(o),
+            _ => None,
+        };
+        let by_name = known.by_name.get(caller as usize);
+        {
+            let passed = out.and_then(|o| {
+                o.args
+                    .binary_search_by_key(&site, |(s, _)| *s)
+                    .ok()
+                    .map(|i| o.args[i].1.as_slice())
+            });
+            let maps = bodies.get(&callee).is_some_and(|b| {
+                passed
+                    .as_ref()
+                    .is_some_and(|p| p.len() == 2 * b.params.len())
+                    && by_name.and_then(|b| b.get(k)).copied().unwrap_or(false)
+            });
+            match (passed, maps) {
+                (Some(p), true) => {
+                    into.program_called[callee as usize] = true;
+                    let slot = &mut into.incoming[callee as usize];
+                    match slot {
+                        None => *slot = Some(p.to_vec()),
+                        Some(old) => {
+                            for (o, v) in old.iter_mut().zip(p) {
+                                *o &= *v;
+                            }
+                        }
+                    }
+                }
+                // Before the first pass every analysed caller passes
+                // owned values (the optimistic start).
+                (None, _) if matches!(passes, Passes::Optimistic) => {
+                    into.program_called[callee as usize] = true;
+                }
+                // The deserializer passes the object it just made.
+                (None, _) if facts.fresh_receiver.contains(&callee) => {
+                    let params = bodies.get(&callee).map_or(0, |b| b.params.len());
+                    // The receiver, owned and fresh.
+                    let passed: Vec<bool> =
+                        (0..2 * params).map(|i| i == 0 || i == params).collect();
+                    let slot = &mut into.incoming[callee as usize];
+                    match slot {
+                        None => *slot = Some(passed),
+                        Some(old) => {
+                            and_into(old, &passed);
+                        }
+                    }
+                }
+                _ => into.unknown[callee as usize] = true,
+            }
+        }
     }
 
     /// The *build-only* methods (the program's protocol for them, issue
@@ -510,8 +655,12 @@ impl Analysis<'_> {
         // fresh, a caller outside the analysed code or a real root).
         let mut per: FxHashMap<lockstep_program::MethodId, (bool, bool, bool, bool)> =
             FxHashMap::default();
+        // Only the methods of harness-only entries are asked about: the
+        // other methods' nodes are skipped (a method's answer gathers its
+        // own nodes only).
+        let candidate = |x: u32| known.candidates.get(x as usize).copied().unwrap_or(false);
         for &r in known.root_entries {
-            if known.harness_entries.binary_search(&r).is_err() {
+            if known.harness_entries.binary_search(&r).is_err() && candidate(r) {
                 let m = self.graph.nodes[r as usize].method;
                 per.entry(m).or_insert((false, true, true, false)).3 = true;
             }
@@ -519,7 +668,7 @@ impl Analysis<'_> {
         for (x, node) in self.graph.nodes.iter().enumerate() {
             let called = program_called.get(x).copied().unwrap_or(false);
             let outside = unknown.get(x).copied().unwrap_or(false);
-            if !called && !outside {
+            if (!called && !outside) || !candidate(x as u32) {
                 continue;
             }
             let params = known.bodies.get(&(x as u32)).map_or(0, |b| b.params.len());
@@ -555,7 +704,7 @@ impl Analysis<'_> {
     /// Per caller with a body, per call edge (in the graph's order): is
     /// it a call of the callee's own name ([`Self::calls_by_name`])?
     /// Computed once: every round of the fixpoint asks it of every edge.
-    fn edges_by_name(&self, bodies: &FxHashMap<u32, Arc<Body>>) -> Vec<Vec<bool>> {
+    fn edges_by_name(&self, bodies: &Bodies) -> Vec<Vec<bool>> {
         (0..self.graph.len() as u32)
             .map(|caller| {
                 if !bodies.contains_key(&caller) {
@@ -617,16 +766,14 @@ impl Analysis<'_> {
             record: false,
             reach,
             warm,
-            callees: FxHashMap::default(),
-            site_args: FxHashMap::default(),
+            callees: &self.graph.callees[x as usize],
+            site_args: Vec::new(),
             copies: None,
             holds: None,
             quiet: Vec::new(),
             published_here: vec![false; body.vars.len()],
+            hits_here: Vec::new(),
         };
-        for &(site, c) in &self.graph.callees[x as usize] {
-            w.callees.entry(site).or_default().push(c);
-        }
         let nb = body.blocks.len();
         if nb == 0 {
             return (w.out, w.pts);
@@ -678,10 +825,74 @@ impl Analysis<'_> {
                 }
             }
         }
-        let mut args: Vec<(StmtId, Vec<bool>)> = w.site_args.into_iter().collect();
-        args.sort_by_key(|(s, _)| *s);
-        w.out.args = args;
+        w.out.args = w.site_args;
         (w.out, w.pts)
+    }
+}
+
+/// Per node of the context call graph: the body of an analysed node
+/// (indexed by node: the fixpoint looks bodies up per call edge, every
+/// round).
+struct Bodies(Vec<Option<Arc<Body>>>);
+
+impl Bodies {
+    fn get(&self, x: &u32) -> Option<&Arc<Body>> {
+        self.0.get(*x as usize)?.as_ref()
+    }
+
+    fn contains_key(&self, x: &u32) -> bool {
+        self.get(x).is_some()
+    }
+}
+
+/// What callers hand each node, gathered over call edges: per node, the
+/// intersection of the argument bits passed (owned, then fresh; `None`:
+/// no caller with known arguments), whether a caller of unknown
+/// arguments reaches it, and whether an analysed caller calls it.
+#[derive(Clone, PartialEq, Debug)]
+struct Incoming {
+    incoming: Vec<Option<Vec<bool>>>,
+    unknown: Vec<bool>,
+    program_called: Vec<bool>,
+}
+
+impl Incoming {
+    fn empty(n: usize) -> Incoming {
+        Incoming {
+            incoming: vec![None; n],
+            unknown: vec![false; n],
+            program_called: vec![false; n],
+        }
+    }
+}
+
+/// What callers hand on, kept up to date over the rounds
+/// ([`Analysis::regather`]).
+struct Gathered {
+    /// From the callers without a pass (the same every round).
+    fixed: Incoming,
+    /// From every caller, as of their latest passes.
+    current: Incoming,
+    /// Per callee: its edges from callers with a pass (caller, index of
+    /// the edge among the caller's).
+    edges_to: Vec<Vec<(u32, u32)>>,
+}
+
+/// What a caller passes along its edges: what its pass found, owned
+/// values (an analysed caller before the first pass), or nothing known.
+#[derive(Clone, Copy)]
+enum Passes<'o> {
+    Out(&'o NodeOut),
+    Optimistic,
+    Unknown,
+}
+
+/// Per node: its latest pass (indexed by node, like [`Bodies`]).
+struct Outs(Vec<Option<NodeOut>>);
+
+impl Outs {
+    fn get(&self, x: &u32) -> Option<&NodeOut> {
+        self.0.get(*x as usize)?.as_ref()
     }
 }
 
@@ -690,10 +901,15 @@ impl Analysis<'_> {
 /// whether it calls the callee by its own name.
 struct Known<'k> {
     nodes: &'k [u32],
-    bodies: &'k FxHashMap<u32, Arc<Body>>,
+    bodies: &'k Bodies,
     root_entries: &'k [u32],
     /// Sorted: the entries of harness roots that no other root enters.
     harness_entries: &'k [u32],
+    /// Per node: one of `nodes`.
+    analysed: &'k [bool],
+    /// Per node: its method is that of a harness-only entry (the
+    /// methods [`Analysis::build_only_receivers`] is asked about).
+    candidates: &'k [bool],
     by_name: &'k [Vec<bool>],
 }
 
@@ -966,9 +1182,11 @@ struct NodeWalk<'w, 'a> {
     /// A cache filled before this walk, read only (`reach` takes what
     /// it lacks).
     warm: Option<&'w ReachCache>,
-    callees: FxHashMap<StmtId, Vec<u32>>,
-    /// Per call site: the intersection over its visits.
-    site_args: FxHashMap<StmtId, Vec<bool>>,
+    /// The node's call edges, sorted by site (then callee).
+    callees: &'w [(StmtId, u32)],
+    /// Per call site, sorted by site: the intersection over its visits
+    /// (a node has tens of sites: a sorted list, not a hash map).
+    site_args: Vec<(StmtId, Vec<bool>)>,
     /// Variables that are copies of one another ([`fresh::copy_classes`]).
     copies: Option<fresh::CopyClasses>,
     /// Per variable: the variables whose objects it may hold in a field
@@ -980,6 +1198,9 @@ struct NodeWalk<'w, 'a> {
     /// Variables this walk has published (their objects are in
     /// `out.published` already).
     published_here: Vec<bool>,
+    /// Per variable: what publishing it hits, once looked up in this
+    /// walk (a walk visits blocks many times; the run's cache is large).
+    hits_here: Vec<Option<Arc<PublishHits>>>,
 }
 
 /// JDK calls that keep none of their arguments (nor the receiver).
@@ -1337,6 +1558,21 @@ impl NodeWalk<'_, '_> {
     /// visit of a block, each round), and `v`'s points-to set, what it
     /// reaches and the points-to sets of the node's variables never change.
     fn publish_hits(&mut self, v: VarId) -> Arc<PublishHits> {
+        if let Some(Some(known)) = self.hits_here.get(v.index()) {
+            return known.clone();
+        }
+        let hits = self.publish_hits_cached(v);
+        if self.hits_here.len() < self.body.vars.len() {
+            self.hits_here.resize(self.body.vars.len(), None);
+        }
+        if let Some(slot) = self.hits_here.get_mut(v.index()) {
+            *slot = Some(hits.clone());
+        }
+        hits
+    }
+
+    /// [`Self::publish_hits`] from the run's caches, or computed.
+    fn publish_hits_cached(&mut self, v: VarId) -> Arc<PublishHits> {
         let key = (self.x, v.0);
         if let Some(known) = self.cached(|c| c.publish_hits.get(&key).cloned()) {
             return known;
@@ -1625,17 +1861,22 @@ impl NodeWalk<'_, '_> {
             .map(|o| o.var().is_none_or(|v| self.owned(state, v)))
             .collect();
         passed.extend(self.passed_fresh(state, &operands));
-        match self.site_args.get_mut(&s) {
-            Some(old) => {
-                and_into(old, &passed);
+        match self.site_args.binary_search_by_key(&s, |(t, _)| *t) {
+            Ok(i) => {
+                and_into(&mut self.site_args[i].1, &passed);
             }
-            None => {
-                self.site_args.insert(s, passed);
-            }
+            Err(i) => self.site_args.insert(i, (s, passed)),
         }
-        let callees = self.callees.get(&s).cloned().unwrap_or_default();
-        let (mut app, jdk): (Vec<u32>, Vec<u32>) =
-            callees.iter().partition(|&&c| self.a.is_app_node(c));
+        let lo = self.callees.partition_point(|&(t, _)| t < s);
+        let hi = self.callees.partition_point(|&(t, _)| t <= s);
+        let edges = self.callees.get(lo..hi).unwrap_or(&[]);
+        let is_app = |c: u32| self.facts.app.get(c as usize).copied().unwrap_or(false);
+        let mut app: Vec<u32> = edges
+            .iter()
+            .map(|&(_, c)| c)
+            .filter(|&c| is_app(c))
+            .collect();
+        let some_jdk = edges.iter().any(|&(_, c)| !is_app(c));
         // A container call's application callees not called by their own
         // name are the container models' calls back (a key's `hashCode`,
         // a comparator; `lockstep_pointsto::Config::container_models`):
@@ -1675,7 +1916,7 @@ impl NodeWalk<'_, '_> {
                 let returns = self.facts.returns_fresh.get(c as usize);
                 returns.copied().unwrap_or(false)
             });
-        let library = !jdk.is_empty() || callees.is_empty();
+        let library = some_jdk || edges.is_empty();
         if library {
             let (owned, publish) = self.library_call(state, call);
             result_owned &= owned;
