@@ -1477,13 +1477,11 @@ impl NodeWalk<'_, '_> {
                 .copied()
                 .unwrap_or(false)
         };
-        self.callees.get(&site).is_some_and(|cs| {
-            cs.iter().any(|&c| {
-                self.a.is_app_node(c)
-                    && self.is_called_by_name(call, c)
-                    && !holds(&facts.keeps_fresh, c)
-                    && holds(&facts.keeps_tethered, c)
-            })
+        edges_at(self.callees, site).iter().any(|&(_, c)| {
+            self.a.is_app_node(c)
+                && self.is_called_by_name(call, c)
+                && !holds(&facts.keeps_fresh, c)
+                && holds(&facts.keeps_tethered, c)
         })
     }
 
@@ -1867,9 +1865,7 @@ impl NodeWalk<'_, '_> {
             }
             Err(i) => self.site_args.insert(i, (s, passed)),
         }
-        let lo = self.callees.partition_point(|&(t, _)| t < s);
-        let hi = self.callees.partition_point(|&(t, _)| t <= s);
-        let edges = self.callees.get(lo..hi).unwrap_or(&[]);
+        let edges = edges_at(self.callees, s);
         let is_app = |c: u32| self.facts.app.get(c as usize).copied().unwrap_or(false);
         let mut app: Vec<u32> = edges
             .iter()
@@ -2120,6 +2116,13 @@ impl NodeWalk<'_, '_> {
         all.extend(recv);
         (false, all)
     }
+}
+
+/// The call edges of statement `site` in a node's edges sorted by site.
+fn edges_at(callees: &[(StmtId, u32)], site: StmtId) -> &[(StmtId, u32)] {
+    let lo = callees.partition_point(|&(t, _)| t < site);
+    let hi = callees.partition_point(|&(t, _)| t <= site);
+    callees.get(lo..hi).unwrap_or(&[])
 }
 
 #[cfg(test)]

@@ -297,6 +297,7 @@ fn docs_json_example_is_rendered_output() {
         below_min_confidence: None,
         evidence_runs: None,
         budget_cuts: None,
+        budget_name: None,
     };
     assert_eq!(render_json(&report), example);
 }

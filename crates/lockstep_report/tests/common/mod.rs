@@ -175,6 +175,7 @@ pub fn full_report() -> Report {
         below_min_confidence: None,
         evidence_runs: None,
         budget_cuts: None,
+        budget_name: None,
     }
 }
 
