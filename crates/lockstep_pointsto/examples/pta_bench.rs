@@ -675,15 +675,11 @@ fn print_stores(p: &Program, r: &lockstep_pointsto::PointsToResult, spec: &str) 
                 .unwrap_or(0);
             if shown < 60 {
                 shown += 1;
-                let ctx: Vec<String> = r
-                    .context(mc.context)
-                    .iter()
-                    .map(|s| format!("{s:?}"))
-                    .collect();
+                let ctx = context_text(r, mc.context);
                 println!(
                     "    {what} in {} #{i} ctx [{}]: array set {}, value set {}",
                     p.method_name(mc.method),
-                    ctx.join(", "),
+                    ctx,
                     aset.len(),
                     vlen
                 );
@@ -736,15 +732,11 @@ fn print_returns(p: &Program, r: &lockstep_pointsto::PointsToResult, ty: &str) {
                 .any(|o| r.object(o).is_some_and(|info| info.type_name.contains(ty)));
             if hit && shown < 80 {
                 shown += 1;
-                let ctx: Vec<String> = r
-                    .context(mc.context)
-                    .iter()
-                    .map(|s| format!("{s:?}"))
-                    .collect();
+                let ctx = context_text(r, mc.context);
                 println!(
                     "    return in {} #{i} ctx [{}]: {} objects",
                     p.method_name(mc.method),
-                    ctx.join(", "),
+                    ctx,
                     set.len()
                 );
             }
@@ -778,15 +770,11 @@ fn print_param(p: &Program, r: &lockstep_pointsto::PointsToResult, spec: &str) {
             .collect();
         types.sort();
         types.dedup();
-        let ctx: Vec<String> = r
-            .context(mc.context)
-            .iter()
-            .map(|s| format!("{s:?}"))
-            .collect();
+        let ctx = context_text(r, mc.context);
         println!(
             "    {} ctx [{}]: param {index} {} objects of {} types: {}",
             p.method_name(mc.method),
-            ctx.join(", "),
+            ctx,
             set.len(),
             types.len(),
             types.iter().take(12).cloned().collect::<Vec<_>>().join(" ")
@@ -831,4 +819,13 @@ fn print_external_contexts(p: &Program, r: &lockstep_pointsto::PointsToResult) {
     for (n, t) in v.iter().take(10) {
         println!("    {n:6} {t}");
     }
+}
+
+/// A method context's sites, comma-separated, for the diagnostics.
+fn context_text(
+    r: &lockstep_pointsto::PointsToResult,
+    ctx: lockstep_pointsto::ContextId,
+) -> String {
+    let sites: Vec<String> = r.context(ctx).iter().map(|s| format!("{s:?}")).collect();
+    sites.join(", ")
 }
