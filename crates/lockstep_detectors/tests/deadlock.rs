@@ -355,3 +355,14 @@ fn lock_of_an_object_held_only_by_its_own_parts() {
     assert_complete(&findings);
     assert_eq!(findings.len(), 1, "{}", dump(&findings));
 }
+
+/// Lock fields initialised in their declarations, in a class with two
+/// constructors: javac copies each initializer into both, and the
+/// harness's one receiver runs both. The copies are one allocation site,
+/// so `this.first` names one lock and the opposite orders are reported
+/// (main missed them: two objects, no lock); the twin's one order stays
+/// silent.
+#[test]
+fn lock_fields_initialised_in_their_declarations() {
+    assert_one_cycle_in_open_fixture("deadlock/initializer_copies");
+}

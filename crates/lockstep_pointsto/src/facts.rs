@@ -536,9 +536,10 @@ impl Builder<'_, '_> {
                     let site = self.t.site(SiteKey::Library(c.clone()), ty);
                     self.facts.push(Fact::Const { dst: d, site });
                 } else {
+                    let (method, stmt) = self.t.initializer_sites.canonical(self.p, method, site);
                     let key = SiteKey::Alloc {
                         method,
-                        stmt: site,
+                        stmt,
                         dim: 0,
                     };
                     let site = self.t.site(key, ty);

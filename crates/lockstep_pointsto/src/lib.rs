@@ -72,6 +72,7 @@ mod facts;
 mod filters;
 mod hybrid;
 mod ids;
+mod initializers;
 mod intern;
 mod keys;
 mod pts;

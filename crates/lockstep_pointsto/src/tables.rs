@@ -30,6 +30,8 @@ pub(crate) struct Tables {
     pub throwable: Option<ClassId>,
     /// Sites of zero-length arrays, whose element field holds nothing.
     empty_arrays: FxHashSet<SiteId>,
+    /// The one site of each field initializer's copies in the constructors.
+    pub initializer_sites: crate::initializers::InitializerSites,
 }
 
 impl Tables {
@@ -47,6 +49,7 @@ impl Tables {
             merge_exceptions,
             throwable: p.class_by_name(THROWABLE),
             empty_arrays: FxHashSet::default(),
+            initializer_sites: Default::default(),
         }
     }
 

@@ -1091,3 +1091,32 @@ fn container_models_are_deterministic() {
     let b = solve(&p, false, models(true)).canonical();
     assert_eq!(a, b);
 }
+
+const INITIALIZERS: &str = include_str!("fixtures/initializers.java");
+
+/// javac copies a field initializer into every constructor that calls
+/// `super(...)`: the copies are one allocation site, so the harness's
+/// receiver, which runs every constructor, holds one lock in `lock` and
+/// one list in `items`. An allocation whose constructor takes a
+/// non-constant argument (`new StringBuilder(n)`) keeps its own site.
+#[test]
+fn field_initializer_copies_are_one_site() {
+    let p = program(INITIALIZERS);
+    let r = solve(&p, true, Config::default());
+    let objects_of = |name: &str| {
+        let m = method(&p, "Main$Guarded", name);
+        let this = p.body(m).unwrap().params[0];
+        let receivers = r.var(m, this);
+        assert_eq!(receivers.len(), 1);
+        let o = receivers.iter().next().unwrap();
+        r.field(o, "Main$Guarded", name)
+    };
+    assert_eq!(
+        objects_of("lock").len(),
+        1,
+        "{:?}",
+        describe(&p, &r, &objects_of("lock"))
+    );
+    assert_eq!(objects_of("items").len(), 1);
+    assert_eq!(objects_of("part").len(), 2);
+}
