@@ -30,12 +30,18 @@ use rustc_hash::FxHashMap;
 /// among the allocations of the same field, type and arguments.
 type CopyKey = (Arc<str>, Arc<str>, Arc<str>, String, u32);
 
+/// A copy's key without its ordinal.
+type CopyShape = (Arc<str>, Arc<str>, Arc<str>, String);
+
+/// Per later copy (constructor, statement): the first copy's.
+type CopyMap = FxHashMap<(MethodId, StmtId), (MethodId, StmtId)>;
+
 /// Per constructor statement that allocates a copy of a field initializer
 /// other than the first: the statement of the first copy (the earliest
 /// constructor in declaration order that has it).
 #[derive(Default)]
 pub(crate) struct InitializerSites {
-    classes: FxHashMap<ClassId, Arc<FxHashMap<(MethodId, StmtId), (MethodId, StmtId)>>>,
+    classes: FxHashMap<ClassId, Arc<CopyMap>>,
 }
 
 impl InitializerSites {
@@ -99,7 +105,7 @@ fn initializer_allocations(body: &Body, class: &str) -> Vec<(CopyKey, StmtId)> {
     if body.is_static {
         return Vec::new();
     }
-    let mut seen: FxHashMap<(Arc<str>, Arc<str>, Arc<str>, String), u32> = FxHashMap::default();
+    let mut seen: FxHashMap<CopyShape, u32> = FxHashMap::default();
     let mut out = Vec::new();
     for (i, stmt) in body.stmts.iter().enumerate() {
         let StmtKind::Assign {
