@@ -482,6 +482,8 @@ impl<'p, P: LockProgram> Analysis<'p, P> {
         a.held = a.locks_held_fixpoint(Exits::Any);
         a.returning = a.locks_held_fixpoint(Exits::Normal);
         a.complete_translations();
+        // The table is complete for the per-method analysis: rank it once.
+        a.locks.rank_paths();
         a
     }
 
@@ -1174,33 +1176,35 @@ fn held_locks(body: &Body, mut region: Option<MonitorId>) -> Vec<AccessPath> {
 /// the order of the lock expressions. A block can release more than a
 /// thousand pairs; only the few kept are cloned out of the interner.
 fn capped_exit<M: Copy>(
-    exit_t: BTreeMap<IdPair, PairIds<M>>,
+    exit_t: Vec<(IdPair, PairIds<M>)>,
     interner: &Interner,
     chains: &Chains<M>,
     paths: &PathArena<M>,
 ) -> PairSet<M> {
-    let mut same = Vec::new();
-    let mut distinct = Vec::new();
-    for ((a, b), entry) in exit_t {
-        let pair = (interner.path(a), interner.path(b));
-        if pair.0 == pair.1 {
-            same.push((pair, entry));
-        } else {
-            distinct.push((pair, entry));
-        }
-    }
+    // Distinct local ids name distinct paths (both tables intern by
+    // path), so one lock twice is one id twice, and pairs of ids order as
+    // their pairs of paths ([`Interner::order`]).
+    let (same, distinct): (Vec<_>, Vec<_>) = exit_t.into_iter().partition(|((a, b), _)| a == b);
+    let order = |x: &IdPair, y: &IdPair| {
+        interner
+            .order(x.0, y.0)
+            .then_with(|| interner.order(x.1, y.1))
+    };
     let mut out = PairSet::new();
     for mut kind in [same, distinct] {
         // The first few of up to a thousand pairs: select them, then sort
         // only those (each pair is a distinct pair of paths, so the kept
         // set and its order are those of a full sort).
         if kind.len() > MAX_LOCKS_PER_METHOD {
-            kind.select_nth_unstable_by(MAX_LOCKS_PER_METHOD, |x, y| x.0.cmp(&y.0));
+            kind.select_nth_unstable_by(MAX_LOCKS_PER_METHOD, |x, y| order(&x.0, &y.0));
             kind.truncate(MAX_LOCKS_PER_METHOD);
         }
-        kind.sort_unstable_by(|x, y| x.0.cmp(&y.0));
+        kind.sort_unstable_by(|x, y| order(&x.0, &y.0));
         for ((a, b), entry) in kind {
-            out.insert((a.clone(), b.clone()), chains.entry(&entry, paths));
+            out.insert(
+                (interner.path(a).clone(), interner.path(b).clone()),
+                chains.entry(&entry, paths),
+            );
         }
     }
     out
@@ -1568,6 +1572,14 @@ impl<'t> Interner<'t> {
             None => &STAR,
         }
     }
+
+    /// The order of the paths of two local ids (by the table's ranks).
+    fn order(&self, a: LocalId, b: LocalId) -> std::cmp::Ordering {
+        match (self.globals.get(a as usize), self.globals.get(b as usize)) {
+            (Some(&x), Some(&y)) => self.table.path_order(x, y),
+            _ => self.path(a).cmp(self.path(b)),
+        }
+    }
 }
 
 #[derive(Clone, PartialEq, Eq)]
@@ -1659,13 +1671,13 @@ impl<P: LockProgram> MethodAnalysis<'_, '_, P> {
         out
     }
 
-    fn run(&mut self) -> BTreeMap<IdPair, PairIds<P::M>> {
+    fn run(&mut self) -> Vec<(IdPair, PairIds<P::M>)> {
         let body = self.body;
         let nblocks = body.blocks.len();
         let mut input: Vec<Option<State<P::M>>> = vec![None; nblocks];
         let mut exit_state: Option<Frame<P::M>> = None;
         if nblocks == 0 {
-            return BTreeMap::new();
+            return Vec::new();
         }
         let entry_regions = body
             .blocks
@@ -1759,9 +1771,7 @@ impl<P: LockProgram> MethodAnalysis<'_, '_, P> {
                 }
             }
         }
-        exit_state
-            .map(|f| f.t.into_entries().into_iter().collect())
-            .unwrap_or_default()
+        exit_state.map(|f| f.t.into_entries()).unwrap_or_default()
     }
 
     /// A handler of the block also sees a call that throws after acquiring
