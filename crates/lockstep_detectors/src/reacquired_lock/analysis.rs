@@ -418,6 +418,10 @@ pub struct Analysis<'p, P: LockProgram> {
     /// interned; `None` for `*`. Filled by the fixpoints, read by the
     /// per-method analysis.
     translations: Translations<P::M>,
+    /// The callers of each method the fixpoints propagated from, asked of
+    /// the program once (a method is popped again each time its set grows,
+    /// and both fixpoints walk the same edges).
+    callers: HashMap<P::M, Arc<[(P::M, StmtId)]>>,
 }
 
 /// The translations of each call site (caller, statement), in a small
@@ -478,6 +482,7 @@ impl<'p, P: LockProgram> Analysis<'p, P> {
             locks: LockTable::default(),
             held_paths: PathArena::default(),
             translations: HashMap::default(),
+            callers: HashMap::default(),
         };
         a.held = a.locks_held_fixpoint(Exits::Any);
         a.returning = a.locks_held_fixpoint(Exits::Normal);
@@ -485,6 +490,15 @@ impl<'p, P: LockProgram> Analysis<'p, P> {
         // The table is complete for the per-method analysis: rank it once.
         a.locks.rank_paths();
         a
+    }
+
+    /// The callers of `c` ([`LockProgram::callers`]), asked once.
+    fn callers_of(&mut self, c: P::M) -> Arc<[(P::M, StmtId)]> {
+        let prog = self.prog;
+        self.callers
+            .entry(c)
+            .or_insert_with(|| prog.callers(c).into())
+            .clone()
     }
 
     /// The call site at `(m, stmt)`, decoded once.
@@ -557,7 +571,7 @@ impl<'p, P: LockProgram> Analysis<'p, P> {
             let Some(new_locks) = delta.remove(&c) else {
                 continue;
             };
-            for (m, stmt) in self.prog.callers(c) {
+            for &(m, stmt) in self.callers_of(c).iter() {
                 if exits == Exits::Normal
                     && !self
                         .prog
@@ -572,6 +586,8 @@ impl<'p, P: LockProgram> Analysis<'p, P> {
                 let library = self.prog.is_library(m);
                 let mut added: Vec<(LockId, HeldLock)> = Vec::new();
                 let memo = self.translations.entry((m, stmt)).or_default();
+                let callee_set = held.get(&c);
+                let mine = held.get(&m);
                 for &lock in &new_locks {
                     let Some(t) = translate_id(memo, &mut self.locks, &site, lock) else {
                         continue;
@@ -579,7 +595,7 @@ impl<'p, P: LockProgram> Analysis<'p, P> {
                     if library && !library_keeps(self.locks.path(t)) {
                         continue;
                     }
-                    let Some(callee_lock) = held.get(&c).and_then(|s| lock_in(s, lock)) else {
+                    let Some(callee_lock) = callee_set.and_then(|s| lock_in(s, lock)) else {
                         continue;
                     };
                     let chain = callee_lock.chain;
@@ -613,7 +629,6 @@ impl<'p, P: LockProgram> Analysis<'p, P> {
                             continue;
                         }
                     }
-                    let mine = held.get(&m);
                     if mine.is_some_and(|s| {
                         lock_in(s, t).is_some() || s.len() + added.len() >= MAX_LOCKS_PER_METHOD
                     }) || added.iter().any(|(a, _)| *a == t)
