@@ -421,8 +421,11 @@ pub struct Analysis<'p, P: LockProgram> {
     /// The callers of each method the fixpoints propagated from, asked of
     /// the program once (a method is popped again each time its set grows,
     /// and both fixpoints walk the same edges).
-    callers: HashMap<P::M, Arc<[(P::M, StmtId)]>>,
+    callers: HashMap<P::M, Callers<P::M>>,
 }
+
+/// The callers of a method: (caller, call statement), sorted.
+type Callers<M> = Arc<[(M, StmtId)]>;
 
 /// The translations of each call site (caller, statement), in a small
 /// map per site: a site translates its callees' locks together, so one
@@ -493,7 +496,7 @@ impl<'p, P: LockProgram> Analysis<'p, P> {
     }
 
     /// The callers of `c` ([`LockProgram::callers`]), asked once.
-    fn callers_of(&mut self, c: P::M) -> Arc<[(P::M, StmtId)]> {
+    fn callers_of(&mut self, c: P::M) -> Callers<P::M> {
         let prog = self.prog;
         self.callers
             .entry(c)
