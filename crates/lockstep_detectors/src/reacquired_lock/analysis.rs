@@ -418,7 +418,14 @@ pub struct Analysis<'p, P: LockProgram> {
     /// interned; `None` for `*`. Filled by the fixpoints, read by the
     /// per-method analysis.
     translations: Translations<P::M>,
+    /// The callers of each method the fixpoints propagated from, asked of
+    /// the program once (a method is popped again each time its set grows,
+    /// and both fixpoints walk the same edges).
+    callers: HashMap<P::M, Callers<P::M>>,
 }
+
+/// The callers of a method: (caller, call statement), sorted.
+type Callers<M> = Arc<[(M, StmtId)]>;
 
 /// The translations of each call site (caller, statement), in a small
 /// map per site: a site translates its callees' locks together, so one
@@ -478,11 +485,23 @@ impl<'p, P: LockProgram> Analysis<'p, P> {
             locks: LockTable::default(),
             held_paths: PathArena::default(),
             translations: HashMap::default(),
+            callers: HashMap::default(),
         };
         a.held = a.locks_held_fixpoint(Exits::Any);
         a.returning = a.locks_held_fixpoint(Exits::Normal);
         a.complete_translations();
+        // The table is complete for the per-method analysis: rank it once.
+        a.locks.rank_paths();
         a
+    }
+
+    /// The callers of `c` ([`LockProgram::callers`]), asked once.
+    fn callers_of(&mut self, c: P::M) -> Callers<P::M> {
+        let prog = self.prog;
+        self.callers
+            .entry(c)
+            .or_insert_with(|| prog.callers(c).into())
+            .clone()
     }
 
     /// The call site at `(m, stmt)`, decoded once.
@@ -555,7 +574,7 @@ impl<'p, P: LockProgram> Analysis<'p, P> {
             let Some(new_locks) = delta.remove(&c) else {
                 continue;
             };
-            for (m, stmt) in self.prog.callers(c) {
+            for &(m, stmt) in self.callers_of(c).iter() {
                 if exits == Exits::Normal
                     && !self
                         .prog
@@ -570,6 +589,8 @@ impl<'p, P: LockProgram> Analysis<'p, P> {
                 let library = self.prog.is_library(m);
                 let mut added: Vec<(LockId, HeldLock)> = Vec::new();
                 let memo = self.translations.entry((m, stmt)).or_default();
+                let callee_set = held.get(&c);
+                let mine = held.get(&m);
                 for &lock in &new_locks {
                     let Some(t) = translate_id(memo, &mut self.locks, &site, lock) else {
                         continue;
@@ -577,7 +598,7 @@ impl<'p, P: LockProgram> Analysis<'p, P> {
                     if library && !library_keeps(self.locks.path(t)) {
                         continue;
                     }
-                    let Some(callee_lock) = held.get(&c).and_then(|s| lock_in(s, lock)) else {
+                    let Some(callee_lock) = callee_set.and_then(|s| lock_in(s, lock)) else {
                         continue;
                     };
                     let chain = callee_lock.chain;
@@ -611,7 +632,6 @@ impl<'p, P: LockProgram> Analysis<'p, P> {
                             continue;
                         }
                     }
-                    let mine = held.get(&m);
                     if mine.is_some_and(|s| {
                         lock_in(s, t).is_some() || s.len() + added.len() >= MAX_LOCKS_PER_METHOD
                     }) || added.iter().any(|(a, _)| *a == t)
@@ -1174,33 +1194,35 @@ fn held_locks(body: &Body, mut region: Option<MonitorId>) -> Vec<AccessPath> {
 /// the order of the lock expressions. A block can release more than a
 /// thousand pairs; only the few kept are cloned out of the interner.
 fn capped_exit<M: Copy>(
-    exit_t: BTreeMap<IdPair, PairIds<M>>,
+    exit_t: Vec<(IdPair, PairIds<M>)>,
     interner: &Interner,
     chains: &Chains<M>,
     paths: &PathArena<M>,
 ) -> PairSet<M> {
-    let mut same = Vec::new();
-    let mut distinct = Vec::new();
-    for ((a, b), entry) in exit_t {
-        let pair = (interner.path(a), interner.path(b));
-        if pair.0 == pair.1 {
-            same.push((pair, entry));
-        } else {
-            distinct.push((pair, entry));
-        }
-    }
+    // Distinct local ids name distinct paths (both tables intern by
+    // path), so one lock twice is one id twice, and pairs of ids order as
+    // their pairs of paths ([`Interner::order`]).
+    let (same, distinct): (Vec<_>, Vec<_>) = exit_t.into_iter().partition(|((a, b), _)| a == b);
+    let order = |x: &IdPair, y: &IdPair| {
+        interner
+            .order(x.0, y.0)
+            .then_with(|| interner.order(x.1, y.1))
+    };
     let mut out = PairSet::new();
     for mut kind in [same, distinct] {
         // The first few of up to a thousand pairs: select them, then sort
         // only those (each pair is a distinct pair of paths, so the kept
         // set and its order are those of a full sort).
         if kind.len() > MAX_LOCKS_PER_METHOD {
-            kind.select_nth_unstable_by(MAX_LOCKS_PER_METHOD, |x, y| x.0.cmp(&y.0));
+            kind.select_nth_unstable_by(MAX_LOCKS_PER_METHOD, |x, y| order(&x.0, &y.0));
             kind.truncate(MAX_LOCKS_PER_METHOD);
         }
-        kind.sort_unstable_by(|x, y| x.0.cmp(&y.0));
+        kind.sort_unstable_by(|x, y| order(&x.0, &y.0));
         for ((a, b), entry) in kind {
-            out.insert((a.clone(), b.clone()), chains.entry(&entry, paths));
+            out.insert(
+                (interner.path(a).clone(), interner.path(b).clone()),
+                chains.entry(&entry, paths),
+            );
         }
     }
     out
@@ -1568,6 +1590,14 @@ impl<'t> Interner<'t> {
             None => &STAR,
         }
     }
+
+    /// The order of the paths of two local ids (by the table's ranks).
+    fn order(&self, a: LocalId, b: LocalId) -> std::cmp::Ordering {
+        match (self.globals.get(a as usize), self.globals.get(b as usize)) {
+            (Some(&x), Some(&y)) => self.table.path_order(x, y),
+            _ => self.path(a).cmp(self.path(b)),
+        }
+    }
 }
 
 #[derive(Clone, PartialEq, Eq)]
@@ -1659,13 +1689,13 @@ impl<P: LockProgram> MethodAnalysis<'_, '_, P> {
         out
     }
 
-    fn run(&mut self) -> BTreeMap<IdPair, PairIds<P::M>> {
+    fn run(&mut self) -> Vec<(IdPair, PairIds<P::M>)> {
         let body = self.body;
         let nblocks = body.blocks.len();
         let mut input: Vec<Option<State<P::M>>> = vec![None; nblocks];
         let mut exit_state: Option<Frame<P::M>> = None;
         if nblocks == 0 {
-            return BTreeMap::new();
+            return Vec::new();
         }
         let entry_regions = body
             .blocks
@@ -1759,9 +1789,7 @@ impl<P: LockProgram> MethodAnalysis<'_, '_, P> {
                 }
             }
         }
-        exit_state
-            .map(|f| f.t.into_entries().into_iter().collect())
-            .unwrap_or_default()
+        exit_state.map(|f| f.t.into_entries()).unwrap_or_default()
     }
 
     /// A handler of the block also sees a call that throws after acquiring

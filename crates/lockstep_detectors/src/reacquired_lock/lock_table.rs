@@ -7,7 +7,10 @@
 //! Ids are handed out in the order paths are first seen, which is not the
 //! order of the paths themselves: where the analysis must visit locks in
 //! path order (which provenance wins, which locks a bound keeps), it sorts
-//! by [`LockTable::path_order`].
+//! by [`LockTable::path_order`]. Once the summaries are complete the
+//! table is ranked ([`LockTable::rank_paths`]): the per-method analysis
+//! and the final propagation then order ids by their ranks, without
+//! comparing the recursive paths.
 
 use std::cmp::Ordering;
 
@@ -24,6 +27,9 @@ pub type LockId = u32;
 pub struct LockTable {
     paths: Vec<AccessPath>,
     ids: FxHashMap<AccessPath, LockId>,
+    /// The place of each id's path in path order, for the ids interned
+    /// before [`LockTable::rank_paths`] (ids added later have none).
+    ranks: Vec<u32>,
 }
 
 impl LockTable {
@@ -50,12 +56,33 @@ impl LockTable {
         self.paths.get(id as usize).unwrap_or(&STAR)
     }
 
-    /// The order of the paths of two ids.
+    /// The order of the paths of two ids: by their ranks when both have
+    /// one (distinct ids have distinct paths, so the ranks order them as
+    /// their paths), else by the paths.
     pub fn path_order(&self, a: LockId, b: LockId) -> Ordering {
         if a == b {
             return Ordering::Equal;
         }
-        self.path(a).cmp(self.path(b))
+        match (self.ranks.get(a as usize), self.ranks.get(b as usize)) {
+            (Some(x), Some(y)) => x.cmp(y),
+            _ => self.path(a).cmp(self.path(b)),
+        }
+    }
+
+    /// Ranks every id interned so far by its path (one sort of the table),
+    /// so later [`LockTable::path_order`] calls compare two integers.
+    pub fn rank_paths(&mut self) {
+        let mut order: Vec<LockId> = (0..self.paths.len())
+            .filter_map(|i| LockId::try_from(i).ok())
+            .collect();
+        order.sort_unstable_by(|&a, &b| self.path(a).cmp(self.path(b)));
+        let mut ranks = vec![0u32; self.paths.len()];
+        for (rank, &id) in order.iter().enumerate() {
+            if let Some(slot) = ranks.get_mut(id as usize) {
+                *slot = u32::try_from(rank).unwrap_or(u32::MAX);
+            }
+        }
+        self.ranks = ranks;
     }
 }
 
@@ -77,5 +104,22 @@ mod tests {
         assert_eq!(t.path(99), &STAR);
         assert_eq!(t.path_order(f, this), field.cmp(&AccessPath::This));
         assert_eq!(t.path_order(this, this), Ordering::Equal);
+    }
+
+    #[test]
+    fn ranks_order_ids_as_their_paths_and_later_ids_fall_back_to_paths() {
+        let mut t = LockTable::default();
+        let field = |name: &str| AccessPath::Field(Arc::new(AccessPath::This), Arc::from(name));
+        // Interned out of path order.
+        let ids: Vec<LockId> = ["c", "a", "b"].iter().map(|n| t.intern(field(n))).collect();
+        let this = t.intern(AccessPath::This);
+        t.rank_paths();
+        let late = t.intern(field("ab"));
+        let all: Vec<LockId> = ids.iter().copied().chain([this, late]).collect();
+        for &x in &all {
+            for &y in &all {
+                assert_eq!(t.path_order(x, y), t.path(x).cmp(t.path(y)), "{x} {y}");
+            }
+        }
     }
 }

@@ -589,20 +589,26 @@ pub fn facts(
     let juc = sites
         .iter()
         .any(|s| matches!(s.modelled, Some((Effect::Acquire(_), _))));
-    let immune = value_types.immune_vars(program, &body);
-    let reserved = reservations::reserved_reads(&body);
-    let slice = returned_slice(
-        program,
-        stable,
-        &body,
-        &sites,
-        &Exempt {
-            immune: &immune,
-            reserved: &reserved,
-        },
-        juc,
-        library,
-    );
+    // Without a returned value the slice is empty: the types and
+    // reservations it stops at are not worked out (most methods).
+    let slice = if returns == 0 {
+        Slice::default()
+    } else {
+        let immune = value_types.immune_vars(program, &body);
+        let reserved = reservations::reserved_reads(&body);
+        returned_slice(
+            program,
+            stable,
+            &body,
+            &sites,
+            &Exempt {
+                immune: &immune,
+                reserved: &reserved,
+            },
+            juc,
+            library,
+        )
+    };
     own.returns_fresh = returns > 0 && returns_fresh;
     own.returns_shared = slice.locked_read;
     own.returns_heap = slice.heap_read && !own.returns_fresh;
@@ -694,6 +700,7 @@ fn narrow_to_allocations(
 }
 
 /// What the values a method returns derive from.
+#[derive(Default)]
 struct Slice {
     /// A mutable heap read made under a lock of the method.
     locked_read: bool,
@@ -750,12 +757,7 @@ fn returned_slice(
         }
     }
     if !returns {
-        return Slice {
-            locked_read: false,
-            heap_read: false,
-            calls: Vec::new(),
-            locked_calls: Vec::new(),
-        };
+        return Slice::default();
     }
     // Definitions: the IR's unique definition for most variables; the
     // others (webs of several definitions) are collected here.

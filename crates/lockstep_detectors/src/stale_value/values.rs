@@ -16,7 +16,9 @@
 //! classic stale value. So is a reference to a mutable object.
 
 use std::collections::HashSet;
-use std::sync::Arc;
+use std::sync::{Arc, RwLock};
+
+use rustc_hash::FxHashMap;
 
 use lockstep_ir::{Body, Call, Rvalue, StmtId, StmtKind, Type};
 use lockstep_program::{ClassId, Program};
@@ -33,6 +35,10 @@ const MAX_ROUNDS: usize = 64;
 #[derive(Debug, Default)]
 pub struct ValueTypes {
     app: HashSet<Arc<str>>,
+    /// [`ValueTypes::is_immune`] per class name, as asked: the same few
+    /// types recur in every method's variables (the answer walks the
+    /// class hierarchy). Shared by the methods analysed in parallel.
+    memo: RwLock<FxHashMap<Arc<str>, bool>>,
 }
 
 impl ValueTypes {
@@ -47,7 +53,10 @@ impl ValueTypes {
             .collect();
         for _ in 0..MAX_ROUNDS {
             let before = app.len();
-            let snapshot = ValueTypes { app: app.clone() };
+            let snapshot = ValueTypes {
+                app: app.clone(),
+                ..ValueTypes::default()
+            };
             app.retain(|name| {
                 program
                     .class_by_name(name)
@@ -57,12 +66,35 @@ impl ValueTypes {
                 break;
             }
         }
-        ValueTypes { app }
+        ValueTypes {
+            app,
+            ..ValueTypes::default()
+        }
     }
 
     /// Does a value of type `class` never go stale: an immutable value or
     /// an exception?
     pub fn is_immune(&self, program: &Program, class: &str) -> bool {
+        // A poisoned lock only means another use panicked: its map is
+        // still a valid memo.
+        let known = self
+            .memo
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(class)
+            .copied();
+        if let Some(immune) = known {
+            return immune;
+        }
+        let immune = self.immune_uncached(program, class);
+        self.memo
+            .write()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(Arc::from(class), immune);
+        immune
+    }
+
+    fn immune_uncached(&self, program: &Program, class: &str) -> bool {
         if class.starts_with('[') {
             // Arrays are mutable.
             return false;
