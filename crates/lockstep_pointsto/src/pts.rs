@@ -35,6 +35,11 @@ impl IdSet {
         IdSet { words }
     }
 
+    /// The `(block, bits)` words, for reuse of their buffer.
+    pub(crate) fn into_words(self) -> Vec<(u32, u64)> {
+        self.words
+    }
+
     /// The `(block, bits)` words in increasing block order.
     pub(crate) fn words(&self) -> &[(u32, u64)] {
         &self.words
