@@ -1203,3 +1203,19 @@ fn ctor_past_bound() {
 fn ctor_past_bound_shared() {
     check("ctor_past_bound_shared", CLOSED);
 }
+
+/// Issue 14, point 4 (hsqldb's checkpoint timer): a thread task's call
+/// past the bound on contexts per method runs in a context of the task's
+/// `run()`, so the task's copy of `execute` holds only its own statement.
+/// Reported on main at 31c9bab (one shared over-budget copy).
+#[test]
+fn task_past_bound() {
+    check("task_past_bound", CLOSED);
+}
+
+/// Twin of `task_past_bound`: the task executes the statement `main`
+/// executes too; both writes race.
+#[test]
+fn task_past_bound_shared() {
+    check("task_past_bound_shared", CLOSED);
+}

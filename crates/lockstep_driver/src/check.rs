@@ -201,8 +201,8 @@ impl Workspace {
                 pt.thread_starts().len()
             ));
             lines.push(format!(
-                "points-to bounds: {} calls past the context bounds, {} of them stream pipelines called by JDK code (one shared copy, not one per calling method)",
-                s.budget_fallbacks, s.shared_pipeline_calls
+                "points-to bounds: {} calls past the context bounds, {} of them in a context of their calling method, {} stream pipelines called by JDK code (one shared copy, not one per calling method)",
+                s.budget_fallbacks, s.per_caller_fallbacks, s.shared_pipeline_calls
             ));
             if pt.config().container_models {
                 lines.push(format!(

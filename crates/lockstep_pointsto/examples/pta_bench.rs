@@ -4,7 +4,7 @@
 //! cargo run --release -p lockstep_pointsto --example pta_bench -- APP.jar [options]
 //!   --jdk HOME        JDK home (default: $JAVA_HOME-like search as the CLI does)
 //!   --main            use the jar's main methods when it has any (default: open program)
-//!   --config NAME     default | insensitive | 1obj | 2obj | 2obj-all | ctors-bounded | callbacks-per-receiver | cheap (repeatable)
+//!   --config NAME     default | insensitive | 1obj | 2obj | 2obj-all | obcaller | obshared | ctors-bounded | callbacks-per-receiver | cheap (repeatable)
 //!   --rta             also time RTA and check the points-to call edges are a subset of it
 //! ```
 //!
@@ -44,6 +44,19 @@ fn config_named(name: &str) -> Option<Config> {
         },
         "2obj-100k" => Config {
             max_contexts: Some(100_000),
+            ..Config::default()
+        },
+        "obcaller" => Config {
+            past_bound_calls_per_caller: true,
+            ..Config::default()
+        },
+        "oball" => Config {
+            past_bound_calls_per_caller: true,
+            past_bound_calls_all: true,
+            ..Config::default()
+        },
+        "obshared" => Config {
+            past_bound_calls_per_caller: false,
             ..Config::default()
         },
         "applist" => Config {

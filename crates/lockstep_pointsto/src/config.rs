@@ -152,6 +152,24 @@ pub struct Config {
     /// `Expression.dataType` stay (BENCHMARKS.md, "Application containers
     /// past the bound").
     pub containers_per_object: bool,
+    /// A call past the context bounds made by a thread task's own method
+    /// (a method a modelled thread start enters, or an application
+    /// `run()`/`call()`) runs its callee in a context of that calling
+    /// method (`SiteKey::OverBudgetCaller`, as the JDK callbacks do)
+    /// instead of the one over-budget context every call past the bounds
+    /// shares. There a parameter held what every over-budget caller
+    /// passed: on hsqldb the checkpoint timer's
+    /// `executeCompiledStatement(cs, …)` got the 249 statements of every
+    /// session, so the timer "ran" them all (issue 14, cause 5 of
+    /// `docs/data-race-sample-2.md`). What those copies allocate keeps the
+    /// over-budget heap context, so they multiply no objects.
+    pub past_bound_calls_per_caller: bool,
+    /// With [`Config::past_bound_calls_per_caller`], a context per calling
+    /// method for the calls past the bounds of every application method,
+    /// not only of thread tasks. Off: on hsqldb it costs 2.9× the
+    /// points-to facts and 14× the CPU (BENCHMARKS.md, "Calls past the
+    /// bound from thread tasks").
+    pub past_bound_calls_all: bool,
     /// Track thrown and caught objects: one pointer holds every thrown
     /// object, and a handler's variable gets those matching its catch
     /// types. (Per-method exception flow costs about as much as the rest of
@@ -198,6 +216,8 @@ impl Default for Config {
             callbacks_per_receiver: false,
             constructors_per_object: true,
             containers_per_object: false,
+            past_bound_calls_per_caller: true,
+            past_bound_calls_all: false,
             exceptions: true,
             merge_exceptions: true,
             merge_library_objects: true,
@@ -219,6 +239,8 @@ impl Config {
             callbacks_per_receiver: false,
             constructors_per_object: true,
             containers_per_object: false,
+            past_bound_calls_per_caller: false,
+            past_bound_calls_all: false,
             exceptions: true,
             merge_exceptions: true,
             merge_library_objects: true,
@@ -239,6 +261,8 @@ impl Config {
             callbacks_per_receiver: false,
             constructors_per_object: true,
             containers_per_object: false,
+            past_bound_calls_per_caller: false,
+            past_bound_calls_all: false,
             exceptions: true,
             merge_exceptions: true,
             merge_library_objects: true,

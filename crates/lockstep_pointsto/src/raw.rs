@@ -53,6 +53,7 @@ pub(crate) struct RawResult {
     pub class_inits: Vec<MethodId>,
     pub iterations: u64,
     pub budget_fallbacks: u64,
+    pub per_caller_fallbacks: u64,
     pub shared_pipeline_calls: u64,
     pub modelled_calls: u64,
     pub budget_cut: Option<crate::result::BudgetCut>,

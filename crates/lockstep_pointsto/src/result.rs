@@ -276,6 +276,9 @@ pub struct Stats {
     pub iterations: u64,
     /// Method contexts merged into the empty one by the per-method bound.
     pub budget_fallbacks: u64,
+    /// Of those, application calls run in a context of their calling
+    /// method ([`Config::past_bound_calls_per_caller`]).
+    pub per_caller_fallbacks: u64,
     /// Calls of stream pipelines (JDK callbacks by package) that JDK code
     /// made past the bounds, run in the one over-budget copy rather than
     /// a copy per calling method.
@@ -452,6 +455,7 @@ impl PointsToResult {
             context_call_edges: cs_edges.len(),
             iterations: raw.iterations,
             budget_fallbacks: raw.budget_fallbacks,
+            per_caller_fallbacks: raw.per_caller_fallbacks,
             shared_pipeline_calls: raw.shared_pipeline_calls,
             modelled_calls: raw.modelled_calls,
             budget_cut: raw.budget_cut,

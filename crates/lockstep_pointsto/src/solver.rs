@@ -204,6 +204,11 @@ pub(crate) struct Solver<'p> {
     pending: FxHashMap<MCtxId, Vec<Pending>>,
     contexts_per_method: FxHashMap<MethodId, u32>,
     budget_fallbacks: u64,
+    /// Of those, the calls run in a context of their calling method
+    /// ([`Config::past_bound_calls_per_caller`]).
+    per_caller_fallbacks: u64,
+    /// The methods modelled thread starts entered ([`Self::is_task_method`]).
+    task_entries: FxHashSet<MethodId>,
     /// Calls of stream pipelines by JDK code past the bounds, run in the
     /// shared over-budget copy ([`Self::past_bounds_ctx`]).
     shared_pipeline_calls: u64,
@@ -288,6 +293,8 @@ impl<'p> Solver<'p> {
             pending: FxHashMap::default(),
             contexts_per_method: FxHashMap::default(),
             budget_fallbacks: 0,
+            per_caller_fallbacks: 0,
+            task_entries: FxHashSet::default(),
             shared_pipeline_calls: 0,
             contexts_created: 0,
             library_contexts_created: 0,
@@ -403,6 +410,22 @@ impl<'p> Solver<'p> {
         h
     }
 
+    /// The heap context of what `method` allocates running in `c`: an
+    /// application method's per-caller copy past the bounds
+    /// ([`Config::past_bound_calls_per_caller`]) allocates as the shared
+    /// over-budget copy did, so its copies multiply no objects (each
+    /// object would bring its fields and its own receiver contexts).
+    fn alloc_heap_ctx(&mut self, method: MethodId, c: CtxId) -> CtxId {
+        if self.r.cfg.past_bound_calls_per_caller
+            && self.is_over_budget_caller_ctx(c)
+            && !self.r.is_jdk_method(method)
+        {
+            let ob = self.over_budget_ctx();
+            return self.heap_ctx(ob);
+        }
+        self.heap_ctx(c)
+    }
+
     fn obj(&mut self, site: SiteId, hctx: CtxId) -> ObjId {
         let (o, new) = self.objs.intern((site, hctx));
         if new {
@@ -465,12 +488,20 @@ impl<'p> Solver<'p> {
     /// The method context `(m, c)`, created (and queued for its facts) on
     /// first sight; over a bound, the over-budget context instead.
     fn mctx(&mut self, m: MethodId, c: CtxId) -> MCtxId {
-        self.mctx_bounded(m, c, true)
+        self.mctx_bounded(m, c, true, None)
     }
 
     /// [`Self::mctx`], with `bounded: false` for a context the bounds do not
-    /// apply to (besides the methods [`Rules::exempt_from_bounds`] names).
-    fn mctx_bounded(&mut self, m: MethodId, c: CtxId, bounded: bool) -> MCtxId {
+    /// apply to (besides the methods [`Rules::exempt_from_bounds`] names),
+    /// for a call made by `caller` (`None`: not a call), which decides
+    /// the context past the bounds ([`Self::past_bound_call_ctx`]).
+    fn mctx_bounded(
+        &mut self,
+        m: MethodId,
+        c: CtxId,
+        bounded: bool,
+        caller: Option<MCtxId>,
+    ) -> MCtxId {
         if let Some(mc) = self.mctxs.get(&(m, c)) {
             return mc;
         }
@@ -490,7 +521,7 @@ impl<'p> Solver<'p> {
             && self.over_budget(m)
         {
             self.budget_fallbacks += 1;
-            c = self.over_budget_ctx();
+            c = self.past_bound_call_ctx(caller);
             if let Some(mc) = self.mctxs.get(&(m, c)) {
                 return mc;
             }
@@ -515,6 +546,48 @@ impl<'p> Solver<'p> {
         self.mctx_tpl.push(None);
         self.materialized.push(true);
         mc
+    }
+
+    /// The context a call by `caller` runs in past the bounds: with
+    /// [`Config::past_bound_calls_per_caller`], a context of the calling
+    /// method when that is an application thread task's method
+    /// ([`Self::is_task_method`]; any application method with
+    /// [`Config::past_bound_calls_all`]), outside the bounds: one per
+    /// calling method at most, per callee; otherwise the one over-budget
+    /// context. The copy's own calls past the bounds take the shared
+    /// context again: keeping the task's context through them copied each
+    /// task's whole over-budget subgraph (3.7× the facts on hsqldb).
+    fn past_bound_call_ctx(&mut self, caller: Option<MCtxId>) -> CtxId {
+        let Some(mc) = caller else {
+            return self.over_budget_ctx();
+        };
+        let x = self.mctxs.key(mc).0;
+        if !self.r.cfg.past_bound_calls_per_caller || self.r.is_jdk_method(x) {
+            return self.over_budget_ctx();
+        }
+        if self.r.cfg.past_bound_calls_all || self.is_task_method(x) {
+            self.per_caller_fallbacks += 1;
+            return self.over_budget_caller_ctx(x);
+        }
+        self.over_budget_ctx()
+    }
+
+    /// Is `m` the body of a thread task: a method a modelled thread start
+    /// entered, or an application `run()`/`call()` (tasks run by the
+    /// program's own timers and pools, like hsqldb's `HsqlTimer`, are
+    /// entered through an ordinary call)?
+    fn is_task_method(&mut self, m: MethodId) -> bool {
+        if self.task_entries.contains(&m) {
+            return true;
+        }
+        let md = self.r.p.method(m);
+        let (name, desc) = (&*md.name, &*md.descriptor);
+        !md.is_static()
+            && lockstep_models::threads::RUNNABLE
+                .candidates
+                .iter()
+                .chain(lockstep_models::threads::CALLABLE.candidates)
+                .any(|&(n, d)| n == name && d == desc)
     }
 
     /// The context calls over the bounds run in (`SiteKey::OverBudget`), or
@@ -657,7 +730,7 @@ impl<'p> Solver<'p> {
                 cs
             }
         };
-        let h = self.heap_ctx(ctx);
+        let h = self.alloc_heap_ctx(method, ctx);
         let n = self.obj(cs, h);
         self.add_obj(result, n);
         let known = self.copies.entry(o).or_default();
@@ -1028,7 +1101,7 @@ impl<'p> Solver<'p> {
         for fact in &tpl.facts {
             match fact {
                 Fact::New { dst, site } => {
-                    let h = self.heap_ctx(ctx);
+                    let h = self.alloc_heap_ctx(tpl.method, ctx);
                     let o = self.obj(*site, h);
                     self.add_obj(base + dst, o);
                 }
@@ -1065,7 +1138,7 @@ impl<'p> Solver<'p> {
                     let Some(lf) = tpl.lambdas.get(*i as usize).cloned() else {
                         continue;
                     };
-                    let h = self.heap_ctx(ctx);
+                    let h = self.alloc_heap_ctx(tpl.method, ctx);
                     let l = self.obj(lf.obj_site, h);
                     if let Some(d) = lf.dst {
                         self.add_obj(base + d, l);
@@ -1232,7 +1305,7 @@ impl<'p> Solver<'p> {
         }
         let ctx = self.callee_ctx(callee, o);
         let (ctx, bounded) = self.call_context(site, callee, ctx, Some(o));
-        let mc = self.mctx_bounded(callee, ctx, bounded);
+        let mc = self.mctx_bounded(callee, ctx, bounded, Some(site.caller));
         let new_edge = self.call_edge_is_new(ci, mc);
         let inst = &self.calls[ci as usize];
         let (recv, result) = (inst.recv, inst.result);
@@ -1501,8 +1574,11 @@ impl<'p> Solver<'p> {
         result: Option<PtrId>,
         via: u32,
     ) {
+        if site.kind == EdgeKind::TaskLaunch {
+            self.task_entries.insert(callee);
+        }
         let (ctx, bounded) = self.call_context(site, callee, ctx, this);
-        let mc = self.mctx_bounded(callee, ctx, bounded);
+        let mc = self.mctx_bounded(callee, ctx, bounded, Some(site.caller));
         let new_edge = self
             .edge_keys
             .insert((site.caller, site.stmt, site.kind, mc, via));
@@ -1588,7 +1664,16 @@ impl<'p> Solver<'p> {
             return (ctx, true);
         }
         let (caller, caller_ctx) = *self.mctxs.key(site.caller);
-        let shared = caller_ctx != CtxId::EMPTY && Some(caller_ctx) == self.over_budget_ctx;
+        // An application method's per-caller copy past the bounds
+        // (`Config::past_bound_calls_per_caller`) calls its callbacks as
+        // the shared copy did: one copy per calling method, this one, so
+        // that two methods one caller called past the bounds do not share
+        // theirs.
+        let shared = caller_ctx != CtxId::EMPTY
+            && (Some(caller_ctx) == self.over_budget_ctx
+                || (self.r.cfg.past_bound_calls_per_caller
+                    && !self.r.is_jdk_method(caller)
+                    && self.is_over_budget_caller_ctx(caller_ctx)));
         if !shared {
             return self.caller_context_within_bounds(callee, caller, caller_ctx);
         }
@@ -1847,6 +1932,7 @@ impl<'p> Solver<'p> {
             class_inits,
             iterations,
             budget_fallbacks,
+            per_caller_fallbacks,
             shared_pipeline_calls,
             contexts_cut,
             cut_fallbacks,
@@ -1886,6 +1972,7 @@ impl<'p> Solver<'p> {
             class_inits,
             iterations,
             budget_fallbacks,
+            per_caller_fallbacks,
             shared_pipeline_calls,
             modelled_calls: content.modelled_calls,
             budget_cut,
