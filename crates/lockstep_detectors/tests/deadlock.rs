@@ -365,4 +365,15 @@ fn lock_of_an_object_held_only_by_its_own_parts() {
 #[test]
 fn lock_fields_initialised_in_their_declarations() {
     assert_one_cycle_in_open_fixture("deadlock/initializer_copies");
+
+/// Velocity's shape: the factory calls back into the runtime (factory,
+/// then runtime) only after seeing a flag true that only the runtime's
+/// one-shot `init()` sets, inside the factory's critical section it takes
+/// (runtime, then factory): silent. The twins set the flag outside that
+/// section, or run `init()`'s body on every call (both reported).
+#[test]
+fn order_behind_a_flag_set_once_by_the_other_order() {
+    let findings = check("guard_flag");
+    assert_complete(&findings);
+    assert_eq!(findings.len(), 2, "{}", dump(&findings));
 }

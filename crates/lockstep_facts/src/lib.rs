@@ -67,6 +67,7 @@ pub mod dispatch;
 mod escape;
 mod event_thread;
 mod fresh;
+pub mod guard_flags;
 mod happens_before;
 pub mod harness_gates;
 pub mod initialization;

@@ -14,6 +14,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use lockstep_facts::guard_flags::GuardFacts;
 use lockstep_facts::lock_identity::{may_be_same, owner_class};
 use lockstep_facts::lock_order::Acquisition;
 use lockstep_facts::locks::{HeldLock, LockObject};
@@ -58,7 +59,12 @@ impl Detector for Deadlock {
         let edges = lock_order_edges(&order.acquisitions);
         let pt = cx.facts.points_to();
         let owned = owned_locks(&order.acquisitions);
-        let mut cycles = two_cycles(&edges, &races.roots, cx.open_program(), (pt, &owned));
+        let mut cycles = two_cycles(
+            &edges,
+            &races.roots,
+            cx.open_program(),
+            (pt, &owned, &order.guards),
+        );
         cycles.extend(self_cycles(
             &order.acquisitions,
             &races.roots,
@@ -126,7 +132,7 @@ fn two_cycles<'a>(
     edges: &BTreeMap<(&'a LockObject, &'a LockObject), Vec<Witness<'a>>>,
     roots: &[Root],
     open: bool,
-    (pt, owned): (&PointsToResult, &BTreeSet<&LockObject>),
+    (pt, owned, guards): (&PointsToResult, &BTreeSet<&LockObject>, &GuardFacts),
 ) -> Vec<Cycle<'a>> {
     let mut out = Vec::new();
     for ((x, y), forward) in edges {
@@ -151,6 +157,11 @@ fn two_cycles<'a>(
                     continue;
                 }
                 if !closes((h1, a1), (h2, a2), owned) {
+                    continue;
+                }
+                // One order runs only after a flag that only the other
+                // order's one-shot critical section sets was seen true.
+                if guards.excludes(a1, a2) || guards.excludes(a2, a1) {
                     continue;
                 }
                 if let Some(roots) = deadlocks(h1, a1, h2, a2, roots, open) {
