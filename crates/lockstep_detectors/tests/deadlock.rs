@@ -365,6 +365,7 @@ fn lock_of_an_object_held_only_by_its_own_parts() {
 #[test]
 fn lock_fields_initialised_in_their_declarations() {
     assert_one_cycle_in_open_fixture("deadlock/initializer_copies");
+}
 
 /// Velocity's shape: the factory calls back into the runtime (factory,
 /// then runtime) only after seeing a flag true that only the runtime's
