@@ -36,6 +36,14 @@ pub(crate) trait Forward {
     fn after_block(&mut self, _block: usize, _state: &Self::State) {}
 }
 
+/// Stores the met state `met` into `into`; did it change? (The body of
+/// [`Forward::meet_into`] for states with a `meet` of their own.)
+pub(crate) fn replace_if_changed<S: PartialEq>(into: &mut S, met: S) -> bool {
+    let changed = met != *into;
+    *into = met;
+    changed
+}
+
 /// Which states of a block its exception handlers see (met together).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum HandlerSees {

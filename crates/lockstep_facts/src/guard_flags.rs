@@ -172,9 +172,7 @@ impl Forward for SeenFlow<'_> {
 
     fn meet_into(&self, into: &mut Seen, from: &Seen) -> bool {
         let met = into.meet(from);
-        let changed = met != *into;
-        *into = met;
-        changed
+        crate::block_solver::replace_if_changed(into, met)
     }
 
     fn step(&mut self, s: StmtId, st: &mut Seen) {

@@ -275,9 +275,7 @@ impl Forward for GateFlow<'_> {
 
     fn meet_into(&self, into: &mut State, from: &State) -> bool {
         let met = into.meet(from);
-        let changed = met != *into;
-        *into = met;
-        changed
+        crate::block_solver::replace_if_changed(into, met)
     }
 
     fn step(&mut self, s: StmtId, st: &mut State) {
