@@ -378,3 +378,17 @@ fn order_behind_a_flag_set_once_by_the_other_order() {
     assert_complete(&findings);
     assert_eq!(findings.len(), 2, "{}", dump(&findings));
 }
+
+/// commons-dbcp's `AbandonedTrace` (#42, #43): a walk down a tree of
+/// traces holds a parent's list and takes each child's, lists of one
+/// allocation site. Every child joins a parent older than itself (its
+/// constructor's argument, or the connection its constructor stored), so
+/// the walk follows creation order: silent. The twin's public `adopt`
+/// adds any node to any node, an older one to its own child included
+/// (reported).
+#[test]
+fn tree_walked_parent_first() {
+    let findings = check("trace_tree");
+    assert_complete(&findings);
+    assert_eq!(findings.len(), 1, "{}", dump(&findings));
+}

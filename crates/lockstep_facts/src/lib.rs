@@ -27,7 +27,10 @@
 //! - [`lock_order`]: every lock acquisition with the locks held before
 //!   it, `wait`/`notify` and blocking calls with the locks held there
 //!   (`back_links`: a component built with `new C(this)` whose `final`
-//!   field names its owner re-enters the owner's monitor its callers hold);
+//!   field names its owner re-enters the owner's monitor its callers hold;
+//!   [`age_order`]: a lock of an object read from a collection that only
+//!   ever receives objects younger than its owner, a descent in creation
+//!   order);
 //! - [`initialization`]: constructor helpers and what constructors and
 //!   static initializers allocate before publication;
 //! - [`thread_local`]: the objects no other thread can reach (escape
@@ -57,6 +60,7 @@
 )]
 
 pub mod accesses;
+pub mod age_order;
 pub mod analysis;
 pub mod annotations;
 mod back_links;

@@ -16,7 +16,7 @@
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
-use lockstep_ir::{AccessPath, Body, Operand, StmtId, StmtKind};
+use lockstep_ir::{AccessPath, Body, Operand, StmtId, StmtKind, VarId};
 use lockstep_models::{BlockingKind, LockEffect};
 use lockstep_pointsto::{ObjectId, PointsToResult};
 use lockstep_program::{MethodId, Program};
@@ -70,6 +70,12 @@ pub struct Acquisition {
     /// entry, taken by callers), each with its owners when it is read from
     /// an owned field.
     pub held_owners: Vec<(HeldLock, Option<Owners>)>,
+    /// The held locks (sorted) this acquisition descends from in creation
+    /// order ([`crate::age_order`]): each is owned by an object `P` the
+    /// body names by `this` or a parameter, and the acquired lock is owned
+    /// by an object read from a collection of `P` that only ever receives
+    /// objects younger than `P`.
+    pub descends_from: Vec<LockObject>,
 }
 
 impl Acquisition {
@@ -134,6 +140,14 @@ fn reentered<'l>(
     local
         .iter()
         .find(|l| l.named == *path && l.lock.mode == c.lock.mode)
+}
+
+/// Is a callee's lock an owned field the acquiring method reads from its
+/// own `this`?
+fn own_field_of_callee(c: &lock_summary::CalleeLock) -> bool {
+    !c.caller_named
+        && c.owners.is_some()
+        && matches!(&c.named, AccessPath::Field(b, _) if **b == AccessPath::This)
 }
 
 /// Is the path a parameter of the method (not `this`)?
@@ -253,6 +267,7 @@ pub fn compute(program: &Program, pt: &PointsToResult, races: &RaceFacts) -> Loc
         gates,
         back_links: crate::back_links::BackLinks::default(),
         linked: FxHashMap::default(),
+        age: crate::age_order::AgeOrder::default(),
         entries: races
             .roots
             .iter()
@@ -314,6 +329,8 @@ struct Collector<'a> {
     /// Per node: the paths of `this` whose monitors every caller holds
     /// through a back link ([`crate::back_links`]; cached).
     linked: FxHashMap<u32, Arc<[AccessPath]>>,
+    /// Collections that receive only objects younger than their owner.
+    age: crate::age_order::AgeOrder,
 }
 
 /// One node being scanned.
@@ -374,6 +391,7 @@ impl Collector<'_> {
                     through_param: false,
                     owners: None,
                     held_owners: Vec::new(),
+                    descends_from: Vec::new(),
                 });
             }
         }
@@ -459,6 +477,7 @@ impl Collector<'_> {
             .filter(|(site, _)| *site == s)
             .map(|&(_, c)| c)
             .collect();
+        let receiver = self.receiver_descents(method, s, local);
         for callee in callees {
             let found = self.summaries.at_call(
                 self.program,
@@ -496,6 +515,14 @@ impl Collector<'_> {
                     c.owners = held.owners.clone();
                 }
                 let through_param = c.caller_named && is_param(&c.named) || held_by_param(local);
+                let descends_from = if !receiver.is_empty()
+                    && own_field_of_callee(&c)
+                    && self.walks_down(&c.path)
+                {
+                    receiver.clone()
+                } else {
+                    Vec::new()
+                };
                 self.acquisitions.insert(Acquisition {
                     site: self.site(node, method, Some(s)),
                     lock: c.lock,
@@ -506,9 +533,97 @@ impl Collector<'_> {
                     through_param,
                     owners: c.owners,
                     held_owners: held_owners(local),
+                    descends_from,
                 });
             }
         }
+    }
+
+    /// The held locks a lock owned by the receiver of call `s` descends
+    /// from ([`Acquisition::descends_from`]).
+    fn receiver_descents(
+        &mut self,
+        method: MethodId,
+        s: StmtId,
+        local: &[LocalHeld],
+    ) -> Vec<LockObject> {
+        let Some(body) = self.program.body(method) else {
+            return Vec::new();
+        };
+        let receiver = match body.stmts.get(s.index()).map(|st| &st.kind) {
+            Some(StmtKind::Invoke { call, .. }) => call.receiver.as_ref().and_then(Operand::var),
+            _ => None,
+        };
+        match receiver {
+            Some(r) => self.descents(&body, r, local),
+            None => Vec::new(),
+        }
+    }
+
+    /// Does every call of a callee path (all but its last step, the
+    /// acquisition) go to `this` or to an element of an ordered collection
+    /// of `this`? Then the acquiring method's `this` is the call's
+    /// receiver or younger than it.
+    fn walks_down(&mut self, path: &[(MethodId, Option<StmtId>)]) -> bool {
+        let Some((_, calls)) = path.split_last() else {
+            return false;
+        };
+        calls.iter().all(|&(m, s)| {
+            let Some(body) = self.program.body(m) else {
+                return false;
+            };
+            let receiver =
+                s.and_then(|s| body.stmts.get(s.index()))
+                    .and_then(|st| match &st.kind {
+                        StmtKind::Invoke { call, .. } => {
+                            call.receiver.as_ref().and_then(Operand::var)
+                        }
+                        _ => None,
+                    });
+            let Some(r) = receiver else {
+                return false;
+            };
+            lockstep_ir::access_path(&body, r) == AccessPath::This
+                || self.age.descends(self.program, &body, r) == Some(AccessPath::This)
+        })
+    }
+
+    /// The held locks the lock in `v`, read from a field of an object,
+    /// descends from: that object is an element of an ordered collection.
+    fn lock_owner_descents(
+        &mut self,
+        body: &Body,
+        v: VarId,
+        local: &[LocalHeld],
+    ) -> Vec<LockObject> {
+        let base = match crate::util::unique_def_of(body, v) {
+            Some(StmtKind::Assign {
+                value: lockstep_ir::Rvalue::FieldLoad { object, .. },
+                ..
+            }) => object.var(),
+            _ => None,
+        };
+        match base {
+            Some(b) => self.descents(body, b, local),
+            None => Vec::new(),
+        }
+    }
+
+    /// The held locks owned by the object `P` when `owner` is an element
+    /// of an ordered collection of `P` ([`crate::age_order`]).
+    fn descents(&mut self, body: &Body, owner: VarId, local: &[LocalHeld]) -> Vec<LockObject> {
+        let Some(p) = self.age.descends(self.program, body, owner) else {
+            return Vec::new();
+        };
+        let mut out: Vec<LockObject> = local
+            .iter()
+            .filter(|l| l.owners.is_some())
+            .filter(|l| matches!(&l.named, AccessPath::Field(b, _) if **b == p))
+            .map(|l| l.lock.object.clone())
+            .collect();
+        out.sort();
+        out.dedup();
+        out
     }
 
     /// The locks every caller of `node` holds on its parameters
@@ -724,6 +839,12 @@ impl Collector<'_> {
         let owners = self
             .resolver
             .owners(here.method, here.context, here.body, &lock);
+        let descends_from = match (&lock, &owners) {
+            (LocalLock::Monitor { var: Some(v), .. }, Some(_)) => {
+                self.lock_owner_descents(here.body, *v, &local)
+            }
+            _ => Vec::new(),
+        };
         for held_lock in locks {
             let distinct_alias = aliased_by_another_name(&local, &held_lock, &named);
             let through_param = is_param(&named) || held_by_param(&local);
@@ -737,6 +858,7 @@ impl Collector<'_> {
                 through_param,
                 owners: owners.clone(),
                 held_owners: held_owners(&local),
+                descends_from: descends_from.clone(),
             });
         }
     }

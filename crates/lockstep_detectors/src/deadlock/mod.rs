@@ -159,6 +159,12 @@ fn two_cycles<'a>(
                 if !closes((h1, a1), (h2, a2), owned) {
                     continue;
                 }
+                // Both orders walk from an object to a younger one (a
+                // tree built parent-first): creation order is one global
+                // order of the two locks.
+                if descends((h1, a1)) && descends((h2, a2)) {
+                    continue;
+                }
                 // One order runs only after a flag that only the other
                 // order's one-shot critical section sets was seen true.
                 if guards.excludes(a1, a2) || guards.excludes(a2, a1) {
@@ -216,6 +222,12 @@ fn closes(w1: Witness<'_>, w2: Witness<'_>, owned: &BTreeSet<&LockObject>) -> bo
     meets(w1, w2) && meets(w2, w1)
 }
 
+/// Does the acquisition take a lock of an object younger than the owner
+/// of the held lock (`lockstep_facts::age_order`)?
+fn descends((h, a): Witness<'_>) -> bool {
+    a.descends_from.contains(&h.object)
+}
+
 /// Are the two acquired locks owned by objects of one application class
 /// (h2's `MVStore.storeLock` of two stores, jgroups' `service_state` of
 /// two multiplexers)?
@@ -252,6 +264,11 @@ fn self_cycles<'a>(acqs: &'a [Acquisition], roots: &[Root], open: bool) -> Vec<C
         let Some(h) = a.held.iter().find(|h| h.object == a.lock.object) else {
             continue;
         };
+        // The code only walks to younger objects: swapped, the objects
+        // would have to be older than each other.
+        if descends((h, a)) {
+            continue;
+        }
         if let Some(roots) = deadlocks(h, a, h, a, roots, open) {
             out.push(Cycle {
                 first: (h, a),
