@@ -362,7 +362,7 @@ fn index(program: &Program) -> Index {
 }
 
 /// `v` through copies and casts to the variable they copy.
-fn root(body: &Body, mut v: VarId) -> VarId {
+pub(crate) fn root(body: &Body, mut v: VarId) -> VarId {
     for _ in 0..MAX_COPIES {
         match crate::util::unique_def_of(body, v) {
             Some(StmtKind::Assign {

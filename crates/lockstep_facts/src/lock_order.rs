@@ -596,7 +596,7 @@ impl Collector<'_> {
         v: VarId,
         local: &[LocalHeld],
     ) -> Vec<LockObject> {
-        let base = match crate::util::unique_def_of(body, v) {
+        let base = match crate::util::unique_def_of(body, crate::age_order::root(body, v)) {
             Some(StmtKind::Assign {
                 value: lockstep_ir::Rvalue::FieldLoad { object, .. },
                 ..
