@@ -358,11 +358,12 @@ struct DetectorRuns {
 type Slot = OnceLock<Option<(Output, Duration)>>;
 
 /// The levels of facts, in the order they are computed.
-const LEVELS: [Needs; 4] = [
+const LEVELS: [Needs; 5] = [
     Needs::CallGraph,
     Needs::PointsTo,
     Needs::RaceFacts,
     Needs::LockOrder,
+    Needs::GuardFlags,
 ];
 
 /// Computes the facts the enabled detectors read, level by level, and
@@ -509,6 +510,10 @@ impl<'a> Plan<'a, '_> {
             Needs::LockOrder => {
                 phase("lock-order facts");
                 facts.lock_order();
+            }
+            Needs::GuardFlags => {
+                phase("guard flags");
+                facts.guard_flags();
             }
         }
     }

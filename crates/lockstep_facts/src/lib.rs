@@ -101,6 +101,7 @@ pub use analysis::{
     concurrent_intent, target_name, Access, AccessSite, Analysis, Buckets, ExplainedPair,
     Explanation, Memory, Race, RaceFacts, Verdict,
 };
+pub use guard_flags::GuardFacts;
 pub use lock_order::LockOrderFacts;
 pub use reach::Ordering;
 pub use thread_local::ThreadLocalObjects;
@@ -133,6 +134,7 @@ pub struct SharedFacts<'p> {
     races: OnceLock<RaceFacts>,
     thread_local: OnceLock<ThreadLocalObjects>,
     lock_order: OnceLock<LockOrderFacts>,
+    guard_flags: OnceLock<GuardFacts>,
     timings: Mutex<Vec<(&'static str, Duration)>>,
 }
 
@@ -146,6 +148,7 @@ impl<'p> SharedFacts<'p> {
             races: OnceLock::new(),
             thread_local: OnceLock::new(),
             lock_order: OnceLock::new(),
+            guard_flags: OnceLock::new(),
             timings: Mutex::new(Vec::new()),
         }
     }
@@ -200,6 +203,19 @@ impl<'p> SharedFacts<'p> {
             let races = self.races();
             self.timed("lock-order facts", || {
                 lock_order::compute(self.program, pt, races)
+            })
+        })
+    }
+
+    /// The lock orders that a flag set once inside the other order keeps
+    /// apart ([`guard_flags`]; computed on first use, after the lock-order
+    /// facts, which the rules that do not read these build without them).
+    pub fn guard_flags(&self) -> &GuardFacts {
+        self.guard_flags.get_or_init(|| {
+            let races = self.races();
+            let order = self.lock_order();
+            self.timed("guard flags", || {
+                lock_order::guards(self.program, races, order)
             })
         })
     }
