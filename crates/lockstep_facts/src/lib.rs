@@ -63,6 +63,7 @@ mod back_links;
 mod block_solver;
 mod buckets;
 mod caller_locks;
+pub mod cpu_time;
 pub mod dispatch;
 mod escape;
 mod event_thread;
@@ -235,9 +236,12 @@ impl<'p> SharedFacts<'p> {
         self.timings.lock().map(|t| t.clone()).unwrap_or_default()
     }
 
+    /// Runs `f` as a shared fact: its wall time is recorded under `name`,
+    /// and its CPU time is its own ([`cpu_time::own`]), not that of the
+    /// detector whose thread computed it on first use.
     fn timed<T>(&self, name: &'static str, f: impl FnOnce() -> T) -> T {
         let started = Instant::now();
-        let value = f();
+        let (value, _) = cpu_time::own(f);
         if let Ok(mut t) = self.timings.lock() {
             t.push((name, started.elapsed()));
         }

@@ -154,10 +154,12 @@ impl<T: Clone> Uses<T> {
     /// Counts one more use of the variable; the first use's meaning is
     /// kept.
     fn add(map: &mut FxHashMap<VarId, Uses<T>>, x: VarId, meaning: impl FnOnce() -> Option<T>) {
-        map.entry(x).and_modify(|u| u.count += 1).or_insert_with(|| Uses {
-            count: 1,
-            first: meaning(),
-        });
+        map.entry(x)
+            .and_modify(|u| u.count += 1)
+            .or_insert_with(|| Uses {
+                count: 1,
+                first: meaning(),
+            });
     }
 
     /// The meaning of the one use; `None` when there is not exactly one
