@@ -113,6 +113,10 @@ pub enum Needs {
     /// start orderings): when no enabled rule needs [`Needs::RaceFacts`]
     /// itself, escape, ownership and the racing pairs are not computed.
     LockOrder,
+    /// [`Needs::LockOrder`] and the guard flags over its acquisitions
+    /// (`lockstep_facts::guard_flags`), which only `deadlock` reads: the
+    /// other lock rules do not wait for them.
+    GuardFlags,
 }
 
 /// A detector: one analysis, reporting under one or more rules.

@@ -38,11 +38,25 @@ pub struct Outcome {
     pub explanations: Vec<String>,
     /// Statistics lines (with `stats`), without timings.
     pub stats: Vec<String>,
-    /// How long each detector ran (wall time, from its start to its end;
-    /// detectors run in parallel with each other and with the facts
-    /// computed after the level they read), named by its enabled rules, in
+    /// How long each detector ran, named by its enabled rules, in
     /// detector order. Empty for detectors the budget skipped.
-    pub detector_times: Vec<(String, Duration)>,
+    pub detector_times: Vec<(String, DetectorTime)>,
+}
+
+/// One detector's time.
+#[derive(Debug, Clone, Copy)]
+pub struct DetectorTime {
+    /// The CPU time of the thread it ran on, from its start to its end,
+    /// less other work measured on that thread meanwhile: shared facts it
+    /// computed on first use (timed under their own names) and other
+    /// detectors the pool ran there while it waited. Parts of its
+    /// parallel loops that other threads ran are not counted.
+    pub cpu: Duration,
+    /// From its start to its end: detectors run in parallel with each
+    /// other and with the facts computed after the level they read, so
+    /// this includes waiting for classes those facts load, and for other
+    /// threads' parts of its parallel loops.
+    pub wall: Duration,
 }
 
 impl Workspace {
@@ -349,20 +363,21 @@ fn points_to_cuts(cut: Option<lockstep_pointsto::BudgetCut>, rules: RuleSet) -> 
 /// the rules of those the budget did not let start.
 struct DetectorRuns {
     outputs: Vec<Output>,
-    times: Vec<(String, Duration)>,
+    times: Vec<(String, DetectorTime)>,
     skipped: Vec<Cut>,
 }
 
-/// One detector's result: its output and wall time, or `None` when the
-/// budget did not let it start (or its facts be computed).
-type Slot = OnceLock<Option<(Output, Duration)>>;
+/// One detector's result: its output and time, or `None` when the budget
+/// did not let it start (or its facts be computed).
+type Slot = OnceLock<Option<(Output, DetectorTime)>>;
 
 /// The levels of facts, in the order they are computed.
-const LEVELS: [Needs; 4] = [
+const LEVELS: [Needs; 5] = [
     Needs::CallGraph,
     Needs::PointsTo,
     Needs::RaceFacts,
     Needs::LockOrder,
+    Needs::GuardFlags,
 ];
 
 /// Computes the facts the enabled detectors read, level by level, and
@@ -510,6 +525,10 @@ impl<'a> Plan<'a, '_> {
                 phase("lock-order facts");
                 facts.lock_order();
             }
+            Needs::GuardFlags => {
+                phase("guard flags");
+                facts.guard_flags();
+            }
         }
     }
 
@@ -526,15 +545,17 @@ impl<'a> Plan<'a, '_> {
         }
     }
 
-    /// Runs one detector on the pool, timed (wall), unless the budget is
-    /// spent; the last early points-to detector to end starts the late ones.
+    /// Runs one detector on the pool, timed (CPU and wall), unless the
+    /// budget is spent; the last early points-to detector to end starts the
+    /// late ones.
     fn spawn_one(self, s: &rayon::Scope<'a>, d: &'static dyn Detector, slot: &'a Slot) {
         let context = self.context;
         s.spawn(move |s| {
             let result = (!context.budget.expired()).then(|| {
                 let started = Instant::now();
-                let out = d.run(context);
-                (out, started.elapsed())
+                let (out, cpu) = lockstep_facts::cpu_time::own(|| d.run(context));
+                let wall = started.elapsed();
+                (out, DetectorTime { cpu, wall })
             });
             let _ = slot.set(result);
             let early_points_to = d.needs() == Needs::PointsTo && !starts_late(d);

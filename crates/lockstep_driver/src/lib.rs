@@ -21,7 +21,7 @@ mod roots;
 mod scope;
 mod warnings;
 
-pub use check::{CheckSettings, Outcome, Session};
+pub use check::{CheckSettings, DetectorTime, Outcome, Session};
 pub use load::{problem_of, Inputs, LoadError, Workspace};
 pub use roots::StartedThread;
 

@@ -67,6 +67,7 @@ mod back_links;
 mod block_solver;
 mod buckets;
 mod caller_locks;
+pub mod cpu_time;
 pub mod dispatch;
 mod escape;
 mod event_thread;
@@ -105,6 +106,7 @@ pub use analysis::{
     concurrent_intent, target_name, Access, AccessSite, Analysis, Buckets, ExplainedPair,
     Explanation, Memory, Race, RaceFacts, Verdict,
 };
+pub use guard_flags::GuardFacts;
 pub use lock_order::LockOrderFacts;
 pub use reach::Ordering;
 pub use thread_local::ThreadLocalObjects;
@@ -137,6 +139,7 @@ pub struct SharedFacts<'p> {
     races: OnceLock<RaceFacts>,
     thread_local: OnceLock<ThreadLocalObjects>,
     lock_order: OnceLock<LockOrderFacts>,
+    guard_flags: OnceLock<GuardFacts>,
     timings: Mutex<Vec<(&'static str, Duration)>>,
 }
 
@@ -150,6 +153,7 @@ impl<'p> SharedFacts<'p> {
             races: OnceLock::new(),
             thread_local: OnceLock::new(),
             lock_order: OnceLock::new(),
+            guard_flags: OnceLock::new(),
             timings: Mutex::new(Vec::new()),
         }
     }
@@ -208,6 +212,19 @@ impl<'p> SharedFacts<'p> {
         })
     }
 
+    /// The lock orders that a flag set once inside the other order keeps
+    /// apart ([`guard_flags`]; computed on first use, after the lock-order
+    /// facts, which the rules that do not read these build without them).
+    pub fn guard_flags(&self) -> &GuardFacts {
+        self.guard_flags.get_or_init(|| {
+            let races = self.races();
+            let order = self.lock_order();
+            self.timed("guard flags", || {
+                lock_order::guards(self.program, races, order)
+            })
+        })
+    }
+
     /// Points-to, if some rule needed it.
     pub fn points_to_if_computed(&self) -> Option<&PointsToResult> {
         self.points_to.get()
@@ -223,9 +240,12 @@ impl<'p> SharedFacts<'p> {
         self.timings.lock().map(|t| t.clone()).unwrap_or_default()
     }
 
+    /// Runs `f` as a shared fact: its wall time is recorded under `name`,
+    /// and its CPU time is its own ([`cpu_time::own`]), not that of the
+    /// detector whose thread computed it on first use.
     fn timed<T>(&self, name: &'static str, f: impl FnOnce() -> T) -> T {
         let started = Instant::now();
-        let value = f();
+        let (value, _) = cpu_time::own(f);
         if let Ok(mut t) = self.timings.lock() {
             t.push((name, started.elapsed()));
         }

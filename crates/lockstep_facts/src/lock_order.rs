@@ -240,9 +240,6 @@ pub struct BlockingCall {
 #[derive(Debug, Default)]
 pub struct LockOrderFacts {
     pub acquisitions: Vec<Acquisition>,
-    /// Orders that a flag set once inside the other order keeps apart
-    /// ([`crate::guard_flags`]).
-    pub guards: crate::guard_flags::GuardFacts,
     pub monitor_ops: Vec<MonitorOp>,
     pub blocking: Vec<BlockingCall>,
 }
@@ -268,30 +265,92 @@ pub fn compute(program: &Program, pt: &PointsToResult, races: &RaceFacts) -> Loc
         back_links: crate::back_links::BackLinks::default(),
         linked: FxHashMap::default(),
         age: crate::age_order::AgeOrder::default(),
-        entries: races
-            .roots
-            .iter()
-            .flat_map(|r| r.entries.iter().copied())
-            .collect(),
+        entries: root_entries(races),
     };
     c.maybe_locked = c.callers_may_lock();
     for node in 0..races.graph.len() as u32 {
         c.node(node);
     }
-    let acquisitions: Vec<Acquisition> = c.acquisitions.iter().cloned().collect();
-    let guards = crate::guard_flags::compute(program, &acquisitions, |once, index, node, s| {
-        c.once_at(once, index, (node, s), 0)
-    });
     LockOrderFacts {
-        acquisitions,
-        guards,
+        acquisitions: c.acquisitions.into_iter().collect(),
         monitor_ops: c.monitor_ops.into_iter().collect(),
         blocking: c.blocking.into_iter().collect(),
     }
 }
 
+/// The orders that a flag set once inside the other order keeps apart
+/// ([`crate::guard_flags`]), over the acquisitions of `order`. Only the
+/// `deadlock` rule reads them, so they are a fact of their own rather than
+/// part of [`compute`], which the default rules need too.
+pub fn guards(
+    program: &Program,
+    races: &RaceFacts,
+    order: &LockOrderFacts,
+) -> crate::guard_flags::GuardFacts {
+    let calls = OnceCalls {
+        program,
+        races,
+        callers: callers(&races.graph),
+        entries: root_entries(races),
+    };
+    crate::guard_flags::compute(program, &order.acquisitions, |once, index, node, s| {
+        calls.once_at(once, index, (node, s), 0)
+    })
+}
+
 /// Calls followed up from an acquisition to find its one-shot test.
 const MAX_ONCE_DEPTH: u32 = 3;
+
+/// The nodes that thread roots enter (called from outside the program).
+fn root_entries(races: &RaceFacts) -> FxHashSet<u32> {
+    races
+        .roots
+        .iter()
+        .flat_map(|r| r.entries.iter().copied())
+        .collect()
+}
+
+/// What following a one-shot test up the in-program calls reads.
+struct OnceCalls<'a> {
+    program: &'a Program,
+    races: &'a RaceFacts,
+    /// Per node: the (caller node, call site) pairs calling it.
+    callers: Vec<Vec<(u32, StmtId)>>,
+    /// Nodes that thread roots enter.
+    entries: FxHashSet<u32>,
+}
+
+impl OnceCalls<'_> {
+    /// Does statement `s` of `node` (`None`: its entry) run only past a
+    /// one-shot test ([`crate::guard_flags::Once`]), its own or, when it
+    /// has none, at every in-program call into the node (a few calls up)?
+    /// A node a root enters from outside has no such caller.
+    fn once_at(
+        &self,
+        once: &mut crate::guard_flags::Once,
+        index: &crate::guard_flags::Index,
+        (node, s): (u32, Option<StmtId>),
+        depth: u32,
+    ) -> bool {
+        let Some(mc) = self.races.graph.nodes.get(node as usize) else {
+            return false;
+        };
+        if s.is_some_and(|s| once.local(self.program, index, mc.method, s)) {
+            return true;
+        }
+        if depth >= MAX_ONCE_DEPTH || self.entries.contains(&node) {
+            return false;
+        }
+        let callers = self
+            .callers
+            .get(node as usize)
+            .map_or(&[][..], Vec::as_slice);
+        !callers.is_empty()
+            && callers
+                .iter()
+                .all(|&(n, site)| self.once_at(once, index, (n, Some(site)), depth + 1))
+    }
+}
 
 /// Per node of the call graph: its callers and their call sites.
 fn callers(graph: &crate::threads::Graph) -> Vec<Vec<(u32, StmtId)>> {
@@ -650,36 +709,6 @@ impl Collector<'_> {
             });
         }
         out
-    }
-
-    /// Does statement `s` of `node` (`None`: its entry) run only past a
-    /// one-shot test ([`crate::guard_flags::Once`]), its own or, when it
-    /// has none, at every in-program call into the node (a few calls up)?
-    /// A node a root enters from outside has no such caller.
-    fn once_at(
-        &self,
-        once: &mut crate::guard_flags::Once,
-        index: &crate::guard_flags::Index,
-        (node, s): (u32, Option<StmtId>),
-        depth: u32,
-    ) -> bool {
-        let Some(mc) = self.races.graph.nodes.get(node as usize) else {
-            return false;
-        };
-        if s.is_some_and(|s| once.local(self.program, index, mc.method, s)) {
-            return true;
-        }
-        if depth >= MAX_ONCE_DEPTH || self.entries.contains(&node) {
-            return false;
-        }
-        let callers = self
-            .callers
-            .get(node as usize)
-            .map_or(&[][..], Vec::as_slice);
-        !callers.is_empty()
-            && callers
-                .iter()
-                .all(|&(n, site)| self.once_at(once, index, (n, Some(site)), depth + 1))
     }
 
     /// The entry lockset of a node for its acquisitions: with the gate

@@ -708,6 +708,12 @@ impl RootBits {
 
 /// Appends the roots of a row of bits to `out`, in index order.
 fn push_roots(row: &[u64], out: &mut Vec<u32>) {
+    // Room for the whole level at once: grown push by push, the list of a
+    // node many roots reach was copied at every doubling (the search's
+    // `memmove` on hsqldb). `reserve` still doubles when a node's levels
+    // come a few roots at a time.
+    let count: u32 = row.iter().map(|w| w.count_ones()).sum();
+    out.reserve(count as usize);
     for (k, &w) in row.iter().enumerate() {
         let mut w = w;
         while w != 0 {

@@ -21,7 +21,7 @@
 
 use std::sync::Arc;
 
-use lockstep_ir::{Body, Operand, Rvalue, StmtId, StmtKind};
+use lockstep_ir::{Body, Operand, Rvalue, StmtId, StmtKind, VarId};
 use lockstep_program::{ClassId, MethodId, Program};
 use rustc_hash::FxHashMap;
 
@@ -105,6 +105,7 @@ fn initializer_allocations(body: &Body, class: &str) -> Vec<(CopyKey, StmtId)> {
     if body.is_static {
         return Vec::new();
     }
+    let uses = VarUses::index(body, this, class);
     let mut seen: FxHashMap<CopyShape, u32> = FxHashMap::default();
     let mut out = Vec::new();
     for (i, stmt) in body.stmts.iter().enumerate() {
@@ -115,11 +116,10 @@ fn initializer_allocations(body: &Body, class: &str) -> Vec<(CopyKey, StmtId)> {
         else {
             continue;
         };
-        let x = Operand::Var(*dst);
-        let Some((desc, args)) = constant_init(body, &x) else {
+        let Some((desc, args)) = uses.constant_init(*dst) else {
             continue;
         };
-        let Some(field) = stored_into_this(body, &x, &Operand::Var(this), class) else {
+        let Some(field) = uses.stored_into_this(*dst) else {
             continue;
         };
         let base = (field, ty.clone(), desc, args);
@@ -131,46 +131,92 @@ fn initializer_allocations(body: &Body, class: &str) -> Vec<(CopyKey, StmtId)> {
     out
 }
 
-/// The descriptor and constant arguments of the one `<init>` call on
-/// `x`; `None` when there is not exactly one or an argument is not a
-/// constant.
-fn constant_init(body: &Body, x: &Operand) -> Option<(Arc<str>, String)> {
-    let mut found = None;
-    for stmt in &body.stmts {
-        let StmtKind::Invoke { call, .. } = &stmt.kind else {
-            continue;
-        };
-        if &*call.method.name != "<init>" || call.receiver.as_ref() != Some(x) {
-            continue;
-        }
-        if found.is_some() || call.args.iter().any(|a| a.var().is_some()) {
-            return None;
-        }
-        found = Some((call.method.descriptor.clone(), format!("{:?}", call.args)));
-    }
-    found
+/// What a constructor body does with each variable that an initializer
+/// copy could live in: its `<init>` calls and the field stores of it,
+/// gathered in one pass so that each `new` is judged without rescanning
+/// the body (a constructor with hundreds of initializers was quadratic).
+#[derive(Default)]
+struct VarUses {
+    /// Per receiver variable: the `<init>` calls on it.
+    inits: FxHashMap<VarId, Uses<(Arc<str>, String)>>,
+    /// Per stored variable: the field stores of it.
+    stores: FxHashMap<VarId, Uses<Arc<str>>>,
 }
 
-/// The name of the field of `class` that the one store of `x` into
-/// `this` writes; `None` when `x` is stored anywhere else or not once.
-fn stored_into_this(body: &Body, x: &Operand, this: &Operand, class: &str) -> Option<Arc<str>> {
-    let mut found = None;
-    for stmt in &body.stmts {
-        let StmtKind::FieldStore {
-            object,
-            field,
-            value,
-        } = &stmt.kind
-        else {
-            continue;
-        };
-        if value != x {
-            continue;
-        }
-        if object != this || &*field.class != class || found.is_some() {
-            return None;
-        }
-        found = Some(field.name.clone());
+/// How many uses of one kind a variable has, and what the first one says
+/// (`None` when it disqualifies the variable).
+struct Uses<T> {
+    count: u32,
+    first: Option<T>,
+}
+
+impl<T: Clone> Uses<T> {
+    /// Counts one more use of the variable; the first use's meaning is
+    /// kept.
+    fn add(map: &mut FxHashMap<VarId, Uses<T>>, x: VarId, meaning: impl FnOnce() -> Option<T>) {
+        map.entry(x)
+            .and_modify(|u| u.count += 1)
+            .or_insert_with(|| Uses {
+                count: 1,
+                first: meaning(),
+            });
     }
-    found
+
+    /// The meaning of the one use; `None` when there is not exactly one
+    /// or it disqualifies the variable.
+    fn only(&self) -> Option<T> {
+        if self.count == 1 {
+            self.first.clone()
+        } else {
+            None
+        }
+    }
+}
+
+impl VarUses {
+    /// Indexes `body`'s `<init>` calls by receiver and its field stores
+    /// by stored value; a store counts as an initializer store only into
+    /// `this` and a field of `class`.
+    fn index(body: &Body, this: VarId, class: &str) -> VarUses {
+        let mut uses = VarUses::default();
+        for stmt in &body.stmts {
+            match &stmt.kind {
+                StmtKind::Invoke { call, .. } if &*call.method.name == "<init>" => {
+                    let Some(Operand::Var(x)) = call.receiver.as_ref() else {
+                        continue;
+                    };
+                    Uses::add(&mut uses.inits, *x, || {
+                        // A variable argument disqualifies the call.
+                        (!call.args.iter().any(|a| a.var().is_some()))
+                            .then(|| (call.method.descriptor.clone(), format!("{:?}", call.args)))
+                    });
+                }
+                StmtKind::FieldStore {
+                    object,
+                    field,
+                    value: Operand::Var(x),
+                } => {
+                    Uses::add(&mut uses.stores, *x, || {
+                        (*object == Operand::Var(this) && &*field.class == class)
+                            .then(|| field.name.clone())
+                    });
+                }
+                _ => {}
+            }
+        }
+        uses
+    }
+
+    /// The descriptor and constant arguments of the one `<init>` call on
+    /// `x`; `None` when there is not exactly one or an argument is not a
+    /// constant.
+    fn constant_init(&self, x: VarId) -> Option<(Arc<str>, String)> {
+        self.inits.get(&x)?.only()
+    }
+
+    /// The name of the field of the class that the one store of `x` into
+    /// `this` writes; `None` when `x` is stored anywhere else or not once.
+    fn stored_into_this(&self, x: VarId) -> Option<Arc<str>> {
+        self.stores.get(&x)?.only()
+    }
 }

@@ -184,6 +184,7 @@ fn stats_on_stderr() {
         "problems: ",
         "entry points: 6 (main methods, and the library harness for what no main reaches): 1 mains, 5 library entries",
         "rules: blocking-under-lock, reacquired-lock",
+        "detector times: its own CPU time",
         "time per phase:",
         "  read and parse ",
         "  lower ",
@@ -197,12 +198,25 @@ fn stats_on_stderr() {
     assert!(err.contains(" statements"), "{err}");
     assert!(err.contains(" call edges"), "{err}");
     // Every phase line ends with a duration in milliseconds.
-    let phases = lines
+    let phases: Vec<&str> = lines
         .iter()
         .skip_while(|l| **l != "time per phase:")
-        .skip(1);
-    for l in phases {
+        .skip(1)
+        .copied()
+        .collect();
+    for l in &phases {
         assert!(l.ends_with(" ms"), "{l}");
+    }
+    // Each detector (indented under `detectors`): its own CPU time, then
+    // its wall time.
+    let detectors: Vec<&str> = phases
+        .iter()
+        .copied()
+        .filter(|l| l.starts_with("    "))
+        .collect();
+    assert!(!detectors.is_empty(), "{err}");
+    for l in detectors {
+        assert!(l.contains(" CPU ") && l.contains(" ms, wall "), "{l}");
     }
     // No JDK line with --no-jdk.
     assert!(!has_line("jdk: "), "{err}");

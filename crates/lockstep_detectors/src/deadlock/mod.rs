@@ -47,7 +47,7 @@ impl Detector for Deadlock {
     }
 
     fn needs(&self) -> Needs {
-        Needs::LockOrder
+        Needs::GuardFlags
     }
 
     fn run(&self, cx: &Context<'_>) -> Output {
@@ -63,7 +63,7 @@ impl Detector for Deadlock {
             &edges,
             &races.roots,
             cx.open_program(),
-            (pt, &owned, &order.guards),
+            (pt, &owned, cx.facts.guard_flags()),
         );
         cycles.extend(self_cycles(
             &order.acquisitions,
