@@ -7,3 +7,12 @@ DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
   libjfreechart-java liblog4j1.2-java libcommons-pool-java tuxguitar \
   libjgroups-java libh2-java libjetty9-java findbugs libhsqldb-java time \
   libtomcat9-java libxalan2-java libguava-java libnetty-java
+# The deadlock population (docs/deadlock-sample.md, scripts/check-known-findings.py).
+# commons-configuration's manifest Class-Path names commons-beanutils and
+# commons-digester: without them the classes that need them are left out
+# and deadlock #39 is not reported (session 23, "Locks no other thread can
+# hold"), so they are installed with it.
+DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+  libcommons-configuration-java libcommons-lang-java libcommons-logging-java \
+  libcommons-beanutils-java libcommons-digester-java \
+  libcommons-collections3-java velocity libc3p0-java libcommons-dbcp-java
