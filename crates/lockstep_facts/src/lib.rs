@@ -66,6 +66,7 @@ mod caller_locks;
 pub mod dispatch;
 mod escape;
 mod event_thread;
+pub mod field_states;
 mod fresh;
 pub mod guard_flags;
 mod happens_before;
