@@ -392,3 +392,15 @@ fn tree_walked_parent_first() {
     assert_complete(&findings);
     assert_eq!(findings.len(), 1, "{}", dump(&findings));
 }
+
+/// hsqldb's closing protocol: the session manager's monitor is taken only
+/// after the closing thread set the database's state to `CLOSING`, and the
+/// registry is taken under it only while the state is `ONLINE` (silent);
+/// the twin also closes the manager from a public `restart()` while the
+/// database is `ONLINE` (reported).
+#[test]
+fn order_needing_a_state_its_thread_has_left() {
+    let findings = check("closing_state");
+    assert_complete(&findings);
+    assert_eq!(findings.len(), 1, "{}", dump(&findings));
+}

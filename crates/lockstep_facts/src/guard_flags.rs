@@ -74,7 +74,7 @@ pub struct Flag {
 
 impl Flag {
     /// May a store of `other` write this flag?
-    fn may_be(&self, program: &Program, other: &Flag) -> bool {
+    pub(crate) fn may_be(&self, program: &Program, other: &Flag) -> bool {
         self.name == other.name
             && self.is_static == other.is_static
             && (program.is_subtype_name(&self.class, &other.class)

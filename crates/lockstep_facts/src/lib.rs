@@ -71,6 +71,7 @@ pub mod cpu_time;
 pub mod dispatch;
 mod escape;
 mod event_thread;
+pub mod field_states;
 mod fresh;
 pub mod guard_flags;
 mod happens_before;

@@ -23,6 +23,8 @@ use lockstep_program::{MethodId, Program};
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::analysis::RaceFacts;
+use crate::field_states::{self, St, Val};
+use crate::guard_flags::Flag;
 use crate::local_locks::{self, BodyLocks, LocalLock};
 use crate::lock_identity::Owners;
 use crate::lock_summary;
@@ -265,6 +267,8 @@ pub fn compute(program: &Program, pt: &PointsToResult, races: &RaceFacts) -> Loc
         back_links: crate::back_links::BackLinks::default(),
         linked: FxHashMap::default(),
         age: crate::age_order::AgeOrder::default(),
+        states: field_states::States::new(program, call_edges(&races.graph)),
+        entry_vals: FxHashMap::default(),
         entries: root_entries(races),
     };
     c.maybe_locked = c.callers_may_lock();
@@ -297,6 +301,25 @@ pub fn guards(
         calls.once_at(once, index, (node, s), 0)
     })
 }
+
+/// Every call edge of the graph by method: (caller, call statement, callee).
+fn call_edges(
+    graph: &crate::threads::Graph,
+) -> impl Iterator<Item = (MethodId, StmtId, MethodId)> + '_ {
+    graph
+        .callees
+        .iter()
+        .enumerate()
+        .flat_map(move |(n, callees)| {
+            let m = graph.nodes[n].method;
+            callees
+                .iter()
+                .map(move |&(s, c)| (m, s, graph.nodes[c as usize].method))
+        })
+}
+
+/// Callers followed up when a field's value on entry is computed.
+const MAX_ENTRY_DEPTH: u32 = 3;
 
 /// Calls followed up from an acquisition to find its one-shot test.
 const MAX_ONCE_DEPTH: u32 = 3;
@@ -390,6 +413,11 @@ struct Collector<'a> {
     linked: FxHashMap<u32, Arc<[AccessPath]>>,
     /// Collections that receive only objects younger than their owner.
     age: crate::age_order::AgeOrder,
+    /// Field states along witnesses ([`crate::field_states`]).
+    states: field_states::States<'a>,
+    /// Per node and field: the field's value on entry, met over the
+    /// callers (cached).
+    entry_vals: FxHashMap<(u32, Flag), Option<Val>>,
 }
 
 /// One node being scanned.
@@ -582,7 +610,8 @@ impl Collector<'_> {
                 } else {
                     Vec::new()
                 };
-                self.acquisitions.insert(Acquisition {
+                let nodes = c.nodes.clone();
+                let acq = Acquisition {
                     site: self.site(node, method, Some(s)),
                     lock: c.lock,
                     named: c.named,
@@ -593,7 +622,13 @@ impl Collector<'_> {
                     owners: c.owners,
                     held_owners: held_owners(local),
                     descends_from,
-                });
+                };
+                // The path needs a field value its thread cannot have
+                // there ([`crate::field_states`]).
+                if self.state_refuted(&acq, &nodes) {
+                    continue;
+                }
+                self.acquisitions.insert(acq);
             }
         }
     }
@@ -828,6 +863,167 @@ impl Collector<'_> {
         union(here.entry, &resolved)
     }
 
+    /// Does the witness `a` (its call path through the method contexts
+    /// `nodes`) need an int-like field to hold, at a test on its path, a
+    /// value its thread cannot have there ([`crate::field_states`])? Only
+    /// when no other statement reached on the path may take the lock.
+    fn state_refuted(&mut self, a: &Acquisition, nodes: &[u32]) -> bool {
+        let Some(s0) = a.site.stmt else {
+            return false;
+        };
+        let mut fields: Vec<Flag> = Vec::new();
+        for m in std::iter::once(a.site.method).chain(a.via.iter().map(|&(m, _)| m)) {
+            fields.extend(self.states.tested(m).iter().cloned());
+        }
+        if fields.is_empty() {
+            return false;
+        }
+        fields.sort();
+        fields.dedup();
+        fields.iter().any(|f| self.refuted_by(a, nodes, s0, f))
+    }
+
+    /// Is statement `s` of `method` (in context `node`) run on no path,
+    /// given the values of the int-like fields it tests on entry
+    /// ([`crate::field_states`])?
+    fn unreached_in_state(&mut self, node: u32, method: MethodId, s: StmtId) -> bool {
+        let fields = self.states.tested(method);
+        fields.iter().any(|f| {
+            let entry = self.entry_value(node, f, 0);
+            self.states
+                .before(method, entry, f)
+                .is_some_and(|b| state_at(&b, s).is_none())
+        })
+    }
+
+    /// [`Self::state_refuted`] for one field.
+    fn refuted_by(&mut self, a: &Acquisition, nodes: &[u32], s0: StmtId, f: &Flag) -> bool {
+        let entry = self.entry_value(a.site.node, f, 0);
+        let Some(before) = self.states.before(a.site.method, entry, f) else {
+            return false;
+        };
+        let Some(mut st) = state_at(&before, s0) else {
+            return true;
+        };
+        let mut prev = (a.site.node, s0);
+        for (i, &(m, s)) in a.via.iter().enumerate() {
+            let (Some(&n), Some(s)) = (nodes.get(i), s) else {
+                return false;
+            };
+            if self.other_callees_lock(prev, n, &a.lock.object) {
+                return false;
+            }
+            let Some(before) = self.states.before(m, st.val, f) else {
+                return false;
+            };
+            if self.reached_elsewhere_locks((n, m), &before, s, &a.lock.object) {
+                return false;
+            }
+            let Some(here) = state_at(&before, s) else {
+                return true;
+            };
+            st = here;
+            prev = (n, s);
+        }
+        false
+    }
+
+    /// The value of `f` on entry to `node`, met over its callers' call
+    /// sites (unknown for a root's entry, a node nothing calls, or past
+    /// [`MAX_ENTRY_DEPTH`] callers up); `None`: no caller reaches the call.
+    fn entry_value(&mut self, node: u32, f: &Flag, depth: u32) -> Option<Val> {
+        let key = (node, f.clone());
+        if let Some(v) = self.entry_vals.get(&key) {
+            return *v;
+        }
+        let callers = self.callers.get(node as usize).cloned().unwrap_or_default();
+        let v = if depth >= MAX_ENTRY_DEPTH || self.entries.contains(&node) || callers.is_empty() {
+            Some(Val::Top)
+        } else {
+            let mut out: Option<Val> = None;
+            for (cn, site) in callers {
+                let cm = self.races.graph.nodes[cn as usize].method;
+                let e = self.entry_value(cn, f, depth + 1);
+                let v = match self.states.before(cm, e, f) {
+                    None => Some(Val::Top),
+                    Some(b) => state_at(&b, site).and_then(|st| st.val),
+                };
+                out = match (out, v) {
+                    (None, v) => v,
+                    (o, None) => o,
+                    (Some(x), Some(y)) => Some(if x == y { x } else { Val::Top }),
+                };
+                if out == Some(Val::Top) {
+                    break;
+                }
+            }
+            out
+        };
+        self.entry_vals.insert(key, v);
+        v
+    }
+
+    /// Does a callee of the call at `(node, s)` other than `next` acquire
+    /// `lock`?
+    fn other_callees_lock(
+        &mut self,
+        (node, s): (u32, StmtId),
+        next: u32,
+        lock: &LockObject,
+    ) -> bool {
+        let callees: Vec<u32> = self.races.graph.callees[node as usize]
+            .iter()
+            .filter(|&&(site, c)| site == s && c != next)
+            .map(|&(_, c)| c)
+            .collect();
+        callees
+            .into_iter()
+            .any(|c| self.callee_locks((node, s, c), lock))
+    }
+
+    /// Does the callee context `c`, called at `(node, s)`, acquire `lock`?
+    fn callee_locks(&mut self, (node, s, c): (u32, StmtId, u32), lock: &LockObject) -> bool {
+        self.summaries
+            .at_call(self.program, self.races, &mut self.resolver, (node, s, c))
+            .iter()
+            .any(|l| l.lock.object == *lock)
+    }
+
+    /// Does a statement of `m` (in context `node`) other than `s`, reached
+    /// in `before`, take `lock` itself or through its callees?
+    fn reached_elsewhere_locks(
+        &mut self,
+        (node, m): (u32, MethodId),
+        before: &[Option<St>],
+        s: StmtId,
+        lock: &LockObject,
+    ) -> bool {
+        let Some(body) = self.program.body(m) else {
+            return true;
+        };
+        let context = self.races.graph.nodes[node as usize].context;
+        for (i, st) in before.iter().enumerate() {
+            let at = StmtId(i as u32);
+            if at == s || !st.as_ref().is_some_and(St::reached) {
+                continue;
+            }
+            if let Some(l) = lock_summary::stmt_lock(self.program, &body, at) {
+                let resolved = self
+                    .resolver
+                    .resolve(m, context, &body, std::slice::from_ref(&l));
+                if resolved.iter().any(|h| h.object == *lock) {
+                    return true;
+                }
+            }
+            if matches!(body.stmts[i].kind, StmtKind::Invoke { .. })
+                && self.other_callees_lock((node, at), u32::MAX, lock)
+            {
+                return true;
+            }
+        }
+        false
+    }
+
     fn acquire(&mut self, here: &Here<'_>, s: StmtId, lock: LocalLock) {
         if self.races.owned.at(here.node, s) {
             // The lock object is this thread's own there: no other
@@ -864,6 +1060,9 @@ impl Collector<'_> {
         }
         let held = self.held(here, s);
         let held = self.gated_entry(here.node, &held);
+        if !held.is_empty() && self.unreached_in_state(here.node, here.method, s) {
+            return;
+        }
         let local = self.named_local(here, s);
         let owners = self
             .resolver
@@ -1036,4 +1235,9 @@ impl Collector<'_> {
             maybe_locked,
         });
     }
+}
+
+/// The state before `s` when some path reaches it (`None`: none does).
+fn state_at(before: &[Option<St>], s: StmtId) -> Option<St> {
+    before.get(s.index()).cloned().flatten().filter(St::reached)
 }

@@ -130,6 +130,8 @@ pub struct CalleeLock {
     /// the statement where it calls on, the last with the acquisition
     /// (`None`: entry of a `synchronized` method).
     pub path: Arc<[(MethodId, Option<StmtId>)]>,
+    /// The method context of each step of `path`.
+    pub nodes: Arc<[u32]>,
     /// The objects owning the lock, when it is an owned field
     /// ([`crate::lock_identity`]).
     pub owners: Option<Owners>,
@@ -684,11 +686,13 @@ impl Summaries {
             let SymLock::Fixed(lock) = t.lock else {
                 continue;
             };
+            let (path, nodes) = self.path(races, callee, key as u32);
             out.push(CalleeLock {
                 lock,
                 named: t.named,
                 caller_named,
-                path: self.path(races, callee, key as u32),
+                path,
+                nodes,
                 owners: t.owners,
                 caller_path: t.path,
             });
@@ -697,9 +701,16 @@ impl Summaries {
     }
 
     /// The call path of entry `key` of `node`: each method and the
-    /// statement it calls on at, ending at the acquisition.
-    fn path(&self, races: &RaceFacts, node: u32, key: u32) -> Arc<[(MethodId, Option<StmtId>)]> {
+    /// statement it calls on at, ending at the acquisition; and the method
+    /// context of each step.
+    fn path(
+        &self,
+        races: &RaceFacts,
+        node: u32,
+        key: u32,
+    ) -> (Arc<[(MethodId, Option<StmtId>)]>, Arc<[u32]>) {
         let mut out = Vec::new();
+        let mut nodes = Vec::new();
         let (mut node, mut key) = (node, key);
         while out.len() < MAX_PATH {
             let Some(e) = self
@@ -710,6 +721,7 @@ impl Summaries {
                 break;
             };
             let method = races.graph.nodes[node as usize].method;
+            nodes.push(node);
             match e.origin {
                 Origin::Here(at) => {
                     out.push((method, at));
@@ -726,6 +738,6 @@ impl Summaries {
                 }
             }
         }
-        Arc::from(out)
+        (Arc::from(out), Arc::from(nodes))
     }
 }
