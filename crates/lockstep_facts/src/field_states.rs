@@ -222,6 +222,10 @@ fn accessor(body: &Body) -> Option<Accessor> {
     found
 }
 
+/// Every store of an int-like field: per (name, static), the field as
+/// named and the storing method.
+type StoreIndex = FxHashMap<(Arc<str>, bool), Vec<(Flag, MethodId)>>;
+
 /// Field states of one program over its reached call graph.
 pub struct States<'a> {
     program: &'a Program,
@@ -231,7 +235,7 @@ pub struct States<'a> {
     callers: FxHashMap<MethodId, Vec<MethodId>>,
     may_store: FxHashMap<Flag, Arc<FxHashSet<MethodId>>>,
     /// Every store of an int-like field ([`Self::index_stores`], built once).
-    stores: Option<FxHashMap<(Arc<str>, bool), Vec<(Flag, MethodId)>>>,
+    stores: Option<StoreIndex>,
     accessors: FxHashMap<MethodId, Option<Accessor>>,
     tested: FxHashMap<MethodId, Arc<[Flag]>>,
     before: FxHashMap<(MethodId, Option<Val>, Flag), Option<Before>>,
@@ -366,8 +370,8 @@ impl<'a> States<'a> {
     }
 
     /// Every application store of an int-like field, by name and kind.
-    fn index_stores(&self) -> FxHashMap<(Arc<str>, bool), Vec<(Flag, MethodId)>> {
-        let mut out: FxHashMap<(Arc<str>, bool), Vec<(Flag, MethodId)>> = FxHashMap::default();
+    fn index_stores(&self) -> StoreIndex {
+        let mut out: StoreIndex = FxHashMap::default();
         for c in self.program.application_classes() {
             for &m in self.program.class(c).methods.iter() {
                 let Some(body) = self.program.body(m) else {
@@ -517,14 +521,11 @@ impl<'a> States<'a> {
         self.fix = Some(fix);
         let mut analyses = 0usize;
         let mut exhausted = false;
-        loop {
-            let Some(pair) = self.fix.as_mut().and_then(|f| {
-                let p = f.work.pop_front()?;
-                f.queued.remove(&p);
-                Some(p)
-            }) else {
-                break;
-            };
+        while let Some(pair) = self.fix.as_mut().and_then(|f| {
+            let p = f.work.pop_front()?;
+            f.queued.remove(&p);
+            Some(p)
+        }) {
             analyses += 1;
             if analyses > MAX_FIXPOINT_ANALYSES {
                 exhausted = true;

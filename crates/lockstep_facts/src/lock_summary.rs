@@ -141,6 +141,10 @@ pub struct CalleeLock {
     pub caller_path: Option<AccessPath>,
 }
 
+/// A call path: each method with the statement it calls on at, the last
+/// with the acquisition.
+type CallPath = Arc<[(MethodId, Option<StmtId>)]>;
+
 /// The summaries of every reached method context.
 pub struct Summaries {
     entries: Vec<Vec<Entry>>,
@@ -703,12 +707,7 @@ impl Summaries {
     /// The call path of entry `key` of `node`: each method and the
     /// statement it calls on at, ending at the acquisition; and the method
     /// context of each step.
-    fn path(
-        &self,
-        races: &RaceFacts,
-        node: u32,
-        key: u32,
-    ) -> (Arc<[(MethodId, Option<StmtId>)]>, Arc<[u32]>) {
+    fn path(&self, races: &RaceFacts, node: u32, key: u32) -> (CallPath, Arc<[u32]>) {
         let mut out = Vec::new();
         let mut nodes = Vec::new();
         let (mut node, mut key) = (node, key);
