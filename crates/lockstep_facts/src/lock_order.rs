@@ -910,7 +910,7 @@ impl Collector<'_> {
             let (Some(&n), Some(s)) = (nodes.get(i), s) else {
                 return false;
             };
-            if self.other_callees_lock(prev, n, &a.lock.object) {
+            if self.other_callees_lock(prev, Some(n), &a.lock.object) {
                 return false;
             }
             let Some(before) = self.states.before(m, st.val, f) else {
@@ -963,17 +963,17 @@ impl Collector<'_> {
         v
     }
 
-    /// Does a callee of the call at `(node, s)` other than `next` acquire
-    /// `lock`?
+    /// Does a callee of the call at `(node, s)` other than `next` (any
+    /// callee, for `None`) acquire `lock`?
     fn other_callees_lock(
         &mut self,
         (node, s): (u32, StmtId),
-        next: u32,
+        next: Option<u32>,
         lock: &LockObject,
     ) -> bool {
         let callees: Vec<u32> = self.races.graph.callees[node as usize]
             .iter()
-            .filter(|&&(site, c)| site == s && c != next)
+            .filter(|&&(site, c)| site == s && Some(c) != next)
             .map(|&(_, c)| c)
             .collect();
         callees
@@ -1002,7 +1002,7 @@ impl Collector<'_> {
             return true;
         };
         let context = self.races.graph.nodes[node as usize].context;
-        for (i, st) in before.iter().enumerate() {
+        for (i, (stmt, st)) in body.stmts.iter().zip(before).enumerate() {
             let at = StmtId(i as u32);
             if at == s || !st.as_ref().is_some_and(St::reached) {
                 continue;
@@ -1015,8 +1015,8 @@ impl Collector<'_> {
                     return true;
                 }
             }
-            if matches!(body.stmts[i].kind, StmtKind::Invoke { .. })
-                && self.other_callees_lock((node, at), u32::MAX, lock)
+            if matches!(stmt.kind, StmtKind::Invoke { .. })
+                && self.other_callees_lock((node, at), None, lock)
             {
                 return true;
             }
