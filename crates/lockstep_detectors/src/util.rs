@@ -191,14 +191,15 @@ fn launch_method(program: &Program, t: &lockstep_pointsto::ThreadStart) -> (Stri
     if t.launch.kind != lockstep_models::LaunchKind::Outside {
         return model;
     }
-    let called = program.body(t.caller.method).and_then(|b| {
-        match &b.stmts.get(t.site.index())?.kind {
-            lockstep_ir::StmtKind::Invoke { call, .. } => {
-                Some((call.method.class.to_string(), call.method.name.to_string()))
-            }
-            _ => None,
-        }
-    });
+    let called =
+        program
+            .body(t.caller.method)
+            .and_then(|b| match &b.stmts.get(t.site.index())?.kind {
+                lockstep_ir::StmtKind::Invoke { call, .. } => {
+                    Some((call.method.class.to_string(), call.method.name.to_string()))
+                }
+                _ => None,
+            });
     called.unwrap_or(model)
 }
 
