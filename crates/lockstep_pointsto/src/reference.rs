@@ -414,7 +414,7 @@ impl Ref<'_> {
                     if self.r.receiver_ok(ty, *class)
                         && self.r.lambda_of_type(ty).is_none()
                         && self.r.dispatch(ty, *sig).is_none()
-                        && self.r.from_outside(o.0)
+                        && self.r.is_outside_site(o.0)
                     {
                         outside = true;
                     }

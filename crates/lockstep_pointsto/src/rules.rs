@@ -481,7 +481,7 @@ impl<'p> Rules<'p> {
 
     /// Are the site's objects from outside the analysed code (the
     /// harness's, an external declaration's, an opaque result)?
-    pub(crate) fn from_outside(&self, site: SiteId) -> bool {
+    pub(crate) fn is_outside_site(&self, site: SiteId) -> bool {
         matches!(
             self.t.sites.key(site),
             SiteKey::Entry(_) | SiteKey::External { .. } | SiteKey::Opaque(_)

@@ -1381,7 +1381,7 @@ impl<'p> Solver<'p> {
     /// own ([`lockstep_models::OUTSIDE_TASK`]), once per call instance.
     fn outside_launch(&mut self, ci: u32, o: ObjId) {
         let site = self.objs.key(o).0;
-        if !self.r.from_outside(site) || !self.outside_launched.insert(ci) {
+        if !self.r.is_outside_site(site) || !self.outside_launched.insert(ci) {
             return;
         }
         let inst = &self.calls[ci as usize];
