@@ -1028,6 +1028,22 @@ fn once_gate_broken() {
     check("once_gate_broken", CLOSED);
 }
 
+/// Issue 14, jgroups' `TCPConnection.start`: a claim on an
+/// `AtomicBoolean` (`compareAndSet(false, true)`, `getAndSet(true)`,
+/// instance or static) is a once-gate without a lock; the control races.
+#[test]
+fn cas_gate() {
+    check("cas_gate", CLOSED);
+}
+
+/// Twins of `cas_gate`: a flag set back to `false`, a claim whose result
+/// is ignored, a flag handed to other code: the writes after them race
+/// (and a `true` → `false` claim, a known false positive).
+#[test]
+fn cas_gate_broken() {
+    check("cas_gate_broken", CLOSED);
+}
+
 /// Issue 14, open mode: a pair only the harness makes concurrent is
 /// reported when the field is also accessed under a lock elsewhere, or
 /// when one of the two methods takes a lock itself; an unlocked field of

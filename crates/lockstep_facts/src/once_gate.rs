@@ -28,6 +28,20 @@
 //! past the gate do not race: for an instance gate only accesses of the
 //! receiver's own fields (their base is `this`), for a static gate any.
 //!
+//! The same holds for a claim on an `AtomicBoolean` field, with no lock:
+//!
+//! ```java
+//! if (!started.compareAndSet(false, true)) return;   // or: if (started.getAndSet(true)) return;
+//! receiver = new Thread(this); receiver.start();     // past the gate: one thread per object
+//! ```
+//!
+//! provided the field holds one `AtomicBoolean` for the object's life
+//! (stored only by constructors and static initializers) and no
+//! application code sets it back: every use of a value loaded from the
+//! field outside constructors is a read, a claim or a store of `true`
+//! (`lockstep_models::atomics::keeps_boolean_claim`); any other use, a
+//! store of `false` or the object passed on, drops the gate.
+//!
 //! Known limits: the lock must be `this` (instance flags) or a class
 //! literal (static flags); a callee that `wait`s on the lock between the
 //! test and the set would open the gate (none is looked for); only
@@ -43,6 +57,8 @@ use lockstep_ir::{
 use lockstep_program::{MethodId, Program};
 use rustc_hash::{FxHashMap, FxHashSet};
 
+use lockstep_models::atomics::{boolean_claim, is_atomic_boolean_field, keeps_boolean_claim};
+
 use crate::block_solver::{self, Forward, HandlerSees};
 
 /// A boolean flag: declaring class, name, static or not.
@@ -51,6 +67,8 @@ pub struct Flag {
     pub class: Arc<str>,
     pub name: Arc<str>,
     pub is_static: bool,
+    /// An `AtomicBoolean` field claimed by a call, not a `boolean` under a lock.
+    pub atomic: bool,
 }
 
 /// Where a path stands with respect to the gate.
@@ -73,8 +91,12 @@ struct State {
     flag: Option<Flag>,
     /// The region whose lock guards the test and the set.
     region: Option<MonitorId>,
-    /// Variables holding the flag's value loaded under that lock.
+    /// Variables holding the flag's value loaded under that lock (for an
+    /// atomic flag: the `AtomicBoolean` loaded from the field).
     flag_vars: Vec<VarId>,
+    /// Variables holding the result of a claim on an atomic flag, with the
+    /// result that means the claim was won.
+    claim_vars: Vec<(VarId, bool)>,
 }
 
 impl State {
@@ -84,6 +106,7 @@ impl State {
             flag: None,
             region: None,
             flag_vars: Vec::new(),
+            claim_vars: Vec::new(),
         }
     }
 
@@ -101,6 +124,12 @@ impl State {
                 .iter()
                 .copied()
                 .filter(|v| other.flag_vars.contains(v))
+                .collect(),
+            claim_vars: self
+                .claim_vars
+                .iter()
+                .copied()
+                .filter(|v| other.claim_vars.contains(v))
                 .collect(),
         }
     }
@@ -144,7 +173,7 @@ pub fn find(program: &Program, methods: &[MethodId]) -> Gates {
         let Some(body) = program.body(m) else {
             continue;
         };
-        if body.monitors.is_empty() {
+        if body.monitors.is_empty() && !loads_atomic_flag(&body) {
             continue;
         }
         if let Some(g) = method_gate(&body) {
@@ -155,7 +184,8 @@ pub fn find(program: &Program, methods: &[MethodId]) -> Gates {
         return Gates::default();
     }
     let flags: FxHashSet<Flag> = by_method.values().map(|g| g.flag.clone()).collect();
-    let reset = reset_flags(program, &flags, &by_method);
+    let mut reset = reset_flags(program, &flags, &by_method);
+    reset.extend(reset_atomic_flags(program, &flags));
     by_method.retain(|_, g| !reset.contains(&g.flag));
     Gates { by_method }
 }
@@ -219,6 +249,129 @@ fn flag_of(field: &MemberRef, is_static: bool) -> Flag {
         class: field.class.clone(),
         name: field.name.clone(),
         is_static,
+        atomic: false,
+    }
+}
+
+/// The atomic flag a load reads (of `this` for an instance field), if it
+/// loads an `AtomicBoolean` field.
+fn atomic_flag_load(body: &Body, value: &Rvalue) -> Option<Flag> {
+    let (field, is_static) = match value {
+        Rvalue::FieldLoad {
+            object: Operand::Var(o),
+            field,
+        } if is_receiver(body, *o) => (field, false),
+        Rvalue::StaticLoad(field) => (field, true),
+        _ => return None,
+    };
+    is_atomic_boolean_field(&field.descriptor).then(|| Flag {
+        atomic: true,
+        ..flag_of(field, is_static)
+    })
+}
+
+/// Does the body load an `AtomicBoolean` field of `this` or a static one?
+fn loads_atomic_flag(body: &Body) -> bool {
+    body.stmts.iter().any(|st| match &st.kind {
+        StmtKind::Assign { value, .. } => atomic_flag_load(body, value).is_some(),
+        _ => false,
+    })
+}
+
+/// The integer constants of a call's arguments (`None`: not a constant).
+fn const_args(args: &[Operand]) -> Vec<Option<i32>> {
+    args.iter()
+        .map(|a| match a {
+            Operand::Const(ConstValue::Int(i)) => Some(*i),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The atomic flags that application code outside constructors and
+/// static initializers may set back to `false`: it stores another object
+/// into the field, calls something on a loaded value that does not keep
+/// a `false` → `true` flag, or lets the loaded value go elsewhere.
+fn reset_atomic_flags(program: &Program, flags: &FxHashSet<Flag>) -> FxHashSet<Flag> {
+    let atomic: FxHashSet<(Arc<str>, Arc<str>, bool)> = flags
+        .iter()
+        .filter(|f| f.atomic)
+        .map(|f| (f.class.clone(), f.name.clone(), f.is_static))
+        .collect();
+    let mut reset = FxHashSet::default();
+    if atomic.is_empty() {
+        return reset;
+    }
+    let of = |field: &MemberRef, is_static: bool| {
+        let key = (field.class.clone(), field.name.clone(), is_static);
+        atomic.contains(&key).then(|| Flag {
+            atomic: true,
+            ..flag_of(field, is_static)
+        })
+    };
+    for c in program.application_classes() {
+        for &m in &program.class(c).methods {
+            let data = program.method(m);
+            if data.is_constructor() || data.is_class_initializer() {
+                continue;
+            }
+            let Some(body) = program.body(m) else {
+                continue;
+            };
+            reset_in_body(&body, &of, &mut reset);
+        }
+    }
+    reset
+}
+
+/// [`reset_atomic_flags`] for one body; `of` names the atomic flag of a
+/// field reference, if it is one.
+fn reset_in_body(
+    body: &Body,
+    of: &dyn Fn(&MemberRef, bool) -> Option<Flag>,
+    reset: &mut FxHashSet<Flag>,
+) {
+    let mut loaded: FxHashMap<VarId, Flag> = FxHashMap::default();
+    for st in &body.stmts {
+        match &st.kind {
+            StmtKind::Assign {
+                dst,
+                value: Rvalue::FieldLoad { field, .. },
+            } => {
+                if let Some(f) = of(field, false) {
+                    loaded.insert(*dst, f);
+                }
+            }
+            StmtKind::Assign {
+                dst,
+                value: Rvalue::StaticLoad(field),
+            } => {
+                if let Some(f) = of(field, true) {
+                    loaded.insert(*dst, f);
+                }
+            }
+            StmtKind::FieldStore { field, .. } => reset.extend(of(field, false)),
+            StmtKind::StaticStore { field, .. } => reset.extend(of(field, true)),
+            _ => {}
+        }
+    }
+    if loaded.is_empty() {
+        return;
+    }
+    for st in &body.stmts {
+        if let StmtKind::Invoke { call, .. } = &st.kind {
+            if let Some(f) = call.receiver.as_ref().and_then(Operand::var).and_then(|v| loaded.get(&v)) {
+                let args = const_args(&call.args);
+                if !keeps_boolean_claim(&call.method.class, &call.method.name, &args) {
+                    reset.insert(f.clone());
+                }
+            }
+            for a in call.args.iter().filter_map(Operand::var) {
+                reset.extend(loaded.get(&a).cloned());
+            }
+            continue;
+        }
+        st.kind.for_each_use(|v| reset.extend(loaded.get(&v).cloned()));
     }
 }
 
@@ -344,10 +497,28 @@ fn branch(body: &Body, last: Option<StmtId>, succ: usize, st: &State) -> State {
     else {
         return st.clone();
     };
-    if !st.flag_vars.contains(v) || st.phase != Phase::Open {
+    if st.phase != Phase::Open {
         return st.clone();
     }
     let taken = target.index() == succ;
+    if let Some(&(_, won)) = st.claim_vars.iter().find(|(c, _)| c == v) {
+        // The result is compared with zero (`false`): on which edge is it `true`?
+        let result_true = match cond {
+            Cond::Ne => taken,
+            Cond::Eq => !taken,
+            _ => return st.clone(),
+        };
+        let mut out = st.clone();
+        if result_true == won {
+            out.phase = Phase::Past;
+            out.flag_vars.clear();
+            out.claim_vars.clear();
+        }
+        return out;
+    }
+    if !st.flag_vars.contains(v) || st.flag.as_ref().is_some_and(|f| f.atomic) {
+        return st.clone();
+    }
     let flag_false = match cond {
         Cond::Eq => taken,
         Cond::Ne => !taken,
@@ -368,7 +539,18 @@ fn step(body: &Body, s: StmtId, st: &mut State) {
     match &stmt.kind {
         StmtKind::Assign { dst, value } => {
             st.flag_vars.retain(|v| v != dst);
+            st.claim_vars.retain(|(v, _)| v != dst);
             if st.phase == Phase::Open {
+                if let Some(flag) = atomic_flag_load(body, value) {
+                    if st.flag.as_ref() != Some(&flag) {
+                        st.flag = Some(flag);
+                        st.region = None;
+                        st.flag_vars.clear();
+                        st.claim_vars.clear();
+                    }
+                    st.flag_vars.push(*dst);
+                    return;
+                }
                 if let Some((flag, region)) = flag_load(body, s, value) {
                     if st.flag.as_ref() != Some(&flag) || st.region != Some(region) {
                         st.flag = Some(flag);
@@ -392,6 +574,24 @@ fn step(body: &Body, s: StmtId, st: &mut State) {
                 (Phase::Past, false) => Phase::Open,
                 (p, _) => p,
             };
+        }
+        StmtKind::Invoke {
+            result: Some(r),
+            call,
+        } => {
+            st.flag_vars.retain(|v| v != r);
+            st.claim_vars.retain(|(v, _)| v != r);
+            let on_flag = call
+                .receiver
+                .as_ref()
+                .and_then(Operand::var)
+                .is_some_and(|v| st.flag_vars.contains(&v));
+            if st.phase == Phase::Open && on_flag && st.flag.as_ref().is_some_and(|f| f.atomic) {
+                let args = const_args(&call.args);
+                if let Some(won) = boolean_claim(&call.method.class, &call.method.name, &args) {
+                    st.claim_vars.push((*r, won));
+                }
+            }
         }
         StmtKind::MonitorExit(_) if releases(body, s, st.region) => {
             st.phase = match st.phase {

@@ -109,6 +109,56 @@ pub fn atomic_access(class: &str, name: &str) -> Option<AtomicAccess> {
     }
 }
 
+/// The `AtomicBoolean` descriptor, for fields that may hold a once-claim.
+const ATOMIC_BOOLEAN: &str = "java/util/concurrent/atomic/AtomicBoolean";
+
+/// Is a field of this descriptor an `AtomicBoolean`?
+pub fn is_atomic_boolean_field(descriptor: &str) -> bool {
+    descriptor
+        .strip_prefix('L')
+        .and_then(|d| d.strip_suffix(';'))
+        .is_some_and(|c| c == ATOMIC_BOOLEAN)
+}
+
+/// A once-claim on an `AtomicBoolean`: a call that moves it from `false`
+/// to `true` and tells the caller whether it was the one that did. The
+/// result is the value of the call's result that means the claim was won:
+/// `compareAndSet(false, true)` (and its weak and volatile forms) won when
+/// it returns `true`, `getAndSet(true)` when it returns `false`. `args` are
+/// the call's integer constants (`None`: not a constant).
+pub fn boolean_claim(class: &str, name: &str, args: &[Option<i32>]) -> Option<bool> {
+    if class != ATOMIC_BOOLEAN {
+        return None;
+    }
+    match (name, args) {
+        ("compareAndSet" | "weakCompareAndSet" | "weakCompareAndSetVolatile", [Some(0), Some(1)]) => {
+            Some(true)
+        }
+        ("getAndSet", [Some(1)]) => Some(false),
+        _ => None,
+    }
+}
+
+/// Does this call on an `AtomicBoolean` leave a flag that only ever goes
+/// from `false` to `true` that way: a read, a claim, or a store of `true`?
+/// Anything else (a store of `false` or of an unknown value, a
+/// `compareAndSet` back to `false`) may reopen a once-gate.
+pub fn keeps_boolean_claim(class: &str, name: &str, args: &[Option<i32>]) -> bool {
+    if class != ATOMIC_BOOLEAN {
+        return false;
+    }
+    if boolean_claim(class, name, args).is_some() {
+        return true;
+    }
+    match name {
+        "get" | "getAcquire" | "getPlain" | "getOpaque" | "toString" | "hashCode" => true,
+        "set" | "lazySet" | "setRelease" | "setPlain" | "setOpaque" | "getAndSet" => {
+            args == [Some(1)]
+        }
+        _ => false,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -144,5 +194,23 @@ mod tests {
             None
         );
         assert_eq!(atomic_access("java/util/HashMap", "get"), None);
+    }
+
+    #[test]
+    fn boolean_claims_and_what_keeps_them() {
+        let b = ATOMIC_BOOLEAN;
+        assert_eq!(boolean_claim(b, "compareAndSet", &[Some(0), Some(1)]), Some(true));
+        assert_eq!(boolean_claim(b, "getAndSet", &[Some(1)]), Some(false));
+        assert_eq!(boolean_claim(b, "compareAndSet", &[Some(1), Some(0)]), None);
+        assert_eq!(boolean_claim(b, "getAndSet", &[None]), None);
+        let i = "java/util/concurrent/atomic/AtomicInteger";
+        assert_eq!(boolean_claim(i, "compareAndSet", &[Some(0), Some(1)]), None);
+        assert!(keeps_boolean_claim(b, "get", &[]));
+        assert!(keeps_boolean_claim(b, "set", &[Some(1)]));
+        assert!(!keeps_boolean_claim(b, "set", &[Some(0)]));
+        assert!(!keeps_boolean_claim(b, "set", &[None]));
+        assert!(!keeps_boolean_claim(b, "compareAndSet", &[Some(1), Some(0)]));
+        assert!(is_atomic_boolean_field("Ljava/util/concurrent/atomic/AtomicBoolean;"));
+        assert!(!is_atomic_boolean_field("Z"));
     }
 }
