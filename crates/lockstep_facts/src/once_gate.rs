@@ -35,12 +35,14 @@
 //! receiver = new Thread(this); receiver.start();     // past the gate: one thread per object
 //! ```
 //!
-//! provided the field holds one `AtomicBoolean` for the object's life
-//! (stored only by constructors and static initializers) and no
-//! application code sets it back: every use of a value loaded from the
-//! field outside constructors is a read, a claim or a store of `true`
-//! (`lockstep_models::atomics::keeps_boolean_claim`); any other use, a
-//! store of `false` or the object passed on, drops the gate.
+//! and a claim the other way (`closed`/`open` as `compareAndSet(true,
+//! false)`), provided the field holds one `AtomicBoolean` for the
+//! object's life (stored only by constructors and static initializers)
+//! and no application code moves it back: every use of a value loaded
+//! from the field outside constructors is a read, a claim to the same
+//! value or a store of it (`lockstep_models::atomics::keeps_boolean_claim`);
+//! any other use, a store of the other value or the object passed on,
+//! drops the gate.
 //!
 //! Known limits: the lock must be `this` (instance flags) or a class
 //! literal (static flags); a callee that `wait`s on the lock between the
@@ -67,8 +69,9 @@ pub struct Flag {
     pub class: Arc<str>,
     pub name: Arc<str>,
     pub is_static: bool,
-    /// An `AtomicBoolean` field claimed by a call, not a `boolean` under a lock.
-    pub atomic: bool,
+    /// An `AtomicBoolean` field claimed by a call, not a `boolean` under a
+    /// lock: the value the claim moves it to.
+    pub atomic: Option<bool>,
 }
 
 /// Where a path stands with respect to the gate.
@@ -249,7 +252,7 @@ fn flag_of(field: &MemberRef, is_static: bool) -> Flag {
         class: field.class.clone(),
         name: field.name.clone(),
         is_static,
-        atomic: false,
+        atomic: None,
     }
 }
 
@@ -264,8 +267,9 @@ fn atomic_flag_load(body: &Body, value: &Rvalue) -> Option<Flag> {
         Rvalue::StaticLoad(field) => (field, true),
         _ => return None,
     };
+    // The direction is not known until the claim ([`step`]).
     is_atomic_boolean_field(&field.descriptor).then(|| Flag {
-        atomic: true,
+        atomic: Some(true),
         ..flag_of(field, is_static)
     })
 }
@@ -293,22 +297,17 @@ fn const_args(args: &[Operand]) -> Vec<Option<i32>> {
 /// into the field, calls something on a loaded value that does not keep
 /// a `false` → `true` flag, or lets the loaded value go elsewhere.
 fn reset_atomic_flags(program: &Program, flags: &FxHashSet<Flag>) -> FxHashSet<Flag> {
-    let atomic: FxHashSet<(Arc<str>, Arc<str>, bool)> = flags
-        .iter()
-        .filter(|f| f.atomic)
-        .map(|f| (f.class.clone(), f.name.clone(), f.is_static))
-        .collect();
+    let mut atomic: FieldDirections = FxHashMap::default();
+    for f in flags {
+        if let Some(to) = f.atomic {
+            let key = (f.class.clone(), f.name.clone(), f.is_static);
+            atomic.entry(key).or_default().push(to);
+        }
+    }
     let mut reset = FxHashSet::default();
     if atomic.is_empty() {
         return reset;
     }
-    let of = |field: &MemberRef, is_static: bool| {
-        let key = (field.class.clone(), field.name.clone(), is_static);
-        atomic.contains(&key).then(|| Flag {
-            atomic: true,
-            ..flag_of(field, is_static)
-        })
-    };
     for c in program.application_classes() {
         for &m in &program.class(c).methods {
             let data = program.method(m);
@@ -318,60 +317,83 @@ fn reset_atomic_flags(program: &Program, flags: &FxHashSet<Flag>) -> FxHashSet<F
             let Some(body) = program.body(m) else {
                 continue;
             };
-            reset_in_body(&body, &of, &mut reset);
+            reset_in_body(&body, &atomic, &mut reset);
         }
     }
     reset
 }
 
-/// [`reset_atomic_flags`] for one body; `of` names the atomic flag of a
-/// field reference, if it is one.
-fn reset_in_body(
-    body: &Body,
-    of: &dyn Fn(&MemberRef, bool) -> Option<Flag>,
-    reset: &mut FxHashSet<Flag>,
-) {
-    let mut loaded: FxHashMap<VarId, Flag> = FxHashMap::default();
+/// Per atomic flag field (class, name, static): the values its claims
+/// move it to.
+type FieldDirections = FxHashMap<(Arc<str>, Arc<str>, bool), Vec<bool>>;
+
+/// The flags of one field, one per direction its claims take.
+fn flags_of(atomic: &FieldDirections, field: &MemberRef, is_static: bool) -> Vec<Flag> {
+    let key = (field.class.clone(), field.name.clone(), is_static);
+    atomic.get(&key).map_or_else(Vec::new, |dirs| {
+        dirs.iter()
+            .map(|&to| Flag {
+                atomic: Some(to),
+                ..flag_of(field, is_static)
+            })
+            .collect()
+    })
+}
+
+/// [`reset_atomic_flags`] for one body.
+fn reset_in_body(body: &Body, atomic: &FieldDirections, reset: &mut FxHashSet<Flag>) {
+    let mut loaded: FxHashMap<VarId, Vec<Flag>> = FxHashMap::default();
     for st in &body.stmts {
         match &st.kind {
             StmtKind::Assign {
                 dst,
                 value: Rvalue::FieldLoad { field, .. },
             } => {
-                if let Some(f) = of(field, false) {
-                    loaded.insert(*dst, f);
+                let fs = flags_of(atomic, field, false);
+                if !fs.is_empty() {
+                    loaded.insert(*dst, fs);
                 }
             }
             StmtKind::Assign {
                 dst,
                 value: Rvalue::StaticLoad(field),
             } => {
-                if let Some(f) = of(field, true) {
-                    loaded.insert(*dst, f);
+                let fs = flags_of(atomic, field, true);
+                if !fs.is_empty() {
+                    loaded.insert(*dst, fs);
                 }
             }
-            StmtKind::FieldStore { field, .. } => reset.extend(of(field, false)),
-            StmtKind::StaticStore { field, .. } => reset.extend(of(field, true)),
+            StmtKind::FieldStore { field, .. } => reset.extend(flags_of(atomic, field, false)),
+            StmtKind::StaticStore { field, .. } => reset.extend(flags_of(atomic, field, true)),
             _ => {}
         }
     }
     if loaded.is_empty() {
         return;
     }
+    let escape = |v: VarId, reset: &mut FxHashSet<Flag>| {
+        if let Some(fs) = loaded.get(&v) {
+            reset.extend(fs.iter().cloned());
+        }
+    };
     for st in &body.stmts {
-        if let StmtKind::Invoke { call, .. } = &st.kind {
-            if let Some(f) = call.receiver.as_ref().and_then(Operand::var).and_then(|v| loaded.get(&v)) {
-                let args = const_args(&call.args);
-                if !keeps_boolean_claim(&call.method.class, &call.method.name, &args) {
+        let StmtKind::Invoke { call, .. } = &st.kind else {
+            st.kind.for_each_use(|v| escape(v, reset));
+            continue;
+        };
+        let receiver = call.receiver.as_ref().and_then(Operand::var);
+        if let Some(fs) = receiver.and_then(|v| loaded.get(&v)) {
+            let args = const_args(&call.args);
+            for f in fs {
+                let to = f.atomic.unwrap_or(true);
+                if !keeps_boolean_claim(&call.method.class, &call.method.name, &args, to) {
                     reset.insert(f.clone());
                 }
             }
-            for a in call.args.iter().filter_map(Operand::var) {
-                reset.extend(loaded.get(&a).cloned());
-            }
-            continue;
         }
-        st.kind.for_each_use(|v| reset.extend(loaded.get(&v).cloned()));
+        for a in call.args.iter().filter_map(Operand::var) {
+            escape(a, reset);
+        }
     }
 }
 
@@ -516,7 +538,7 @@ fn branch(body: &Body, last: Option<StmtId>, succ: usize, st: &State) -> State {
         }
         return out;
     }
-    if !st.flag_vars.contains(v) || st.flag.as_ref().is_some_and(|f| f.atomic) {
+    if !st.flag_vars.contains(v) || st.flag.as_ref().is_some_and(|f| f.atomic.is_some()) {
         return st.clone();
     }
     let flag_false = match cond {
@@ -586,10 +608,17 @@ fn step(body: &Body, s: StmtId, st: &mut State) {
                 .as_ref()
                 .and_then(Operand::var)
                 .is_some_and(|v| st.flag_vars.contains(&v));
-            if st.phase == Phase::Open && on_flag && st.flag.as_ref().is_some_and(|f| f.atomic) {
+            if st.phase == Phase::Open
+                && on_flag
+                && st.flag.as_ref().is_some_and(|f| f.atomic.is_some())
+            {
                 let args = const_args(&call.args);
-                if let Some(won) = boolean_claim(&call.method.class, &call.method.name, &args) {
+                if let Some((won, to)) = boolean_claim(&call.method.class, &call.method.name, &args)
+                {
                     st.claim_vars.push((*r, won));
+                    if let Some(f) = st.flag.as_mut() {
+                        f.atomic = Some(to);
+                    }
                 }
             }
         }
