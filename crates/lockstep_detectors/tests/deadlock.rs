@@ -404,6 +404,17 @@ fn tree_walked_parent_first() {
     assert_eq!(findings.len(), 1, "{}", dump(&findings));
 }
 
+/// ActiveMQ's `Queue.addSubscription`: an order whose path needs a
+/// `boolean` field `false` at one test and `true` at a later one, with no
+/// store between, does not run (silent); the twins store the flag between
+/// the tests, or test it once (reported).
+#[test]
+fn order_needing_a_flag_both_ways() {
+    let findings = check("retested_flag");
+    assert_complete(&findings);
+    assert_eq!(findings.len(), 2, "{}", dump(&findings));
+}
+
 /// hsqldb's closing protocol: the session manager's monitor is taken only
 /// after the closing thread set the database's state to `CLOSING`, and the
 /// registry is taken under it only while the state is `ONLINE` (silent);
