@@ -1021,6 +1021,14 @@ fn once_gate() {
     check("once_gate", CLOSED);
 }
 
+/// Issue 14: methods the gate calls on its own object, and only from
+/// past it, run past it too (silent); a callee also called outside the
+/// gate, or called on another object, races.
+#[test]
+fn once_gate_callees() {
+    check("once_gate_callees", CLOSED);
+}
+
 /// Twins of `once_gate`: a gate without the lock, a flag tested but never
 /// set, a flag another method clears again: the writes after them race.
 #[test]

@@ -152,6 +152,9 @@ pub struct MethodGate {
 #[derive(Debug, Default)]
 pub struct Gates {
     by_method: FxHashMap<MethodId, MethodGate>,
+    /// Methods run only from past a gate, on the gate method's receiver
+    /// (for a static gate, on any): the gate's method, per callee.
+    callees: FxHashMap<MethodId, MethodId>,
 }
 
 impl Gates {
@@ -161,6 +164,86 @@ impl Gates {
         self.by_method
             .get(&method)
             .filter(|g| g.past.contains(&stmt))
+    }
+
+    /// The gate `stmt` of `method` runs past, directly or because every
+    /// call of `method` is made from past it ([`Self::extend_to_callees`]):
+    /// the gate's method (its identity) and the gate.
+    pub fn gate_of(&self, method: MethodId, stmt: StmtId) -> Option<(MethodId, &MethodGate)> {
+        if let Some(g) = self.past(method, stmt) {
+            return Some((method, g));
+        }
+        let gate = *self.callees.get(&method)?;
+        self.by_method.get(&gate).map(|g| (gate, g))
+    }
+
+    /// Extends the gates to the methods they call: a method all of whose
+    /// in-program calls are made from past one gate, on the gate method's
+    /// own receiver (or from a method already so extended, on its
+    /// receiver), runs past that gate too, on the same object. Calls on
+    /// `this` keep the object; for a static gate any call does. Methods a
+    /// thread root enters (thread bodies, the harness's entries, `main`),
+    /// constructors and static initializers are never extended: something
+    /// outside the gate runs them. A least fixpoint, so recursion among the
+    /// callees leaves them out.
+    pub fn extend_to_callees(
+        &mut self,
+        program: &Program,
+        calls: &[(MethodId, StmtId, MethodId)],
+        entered: &FxHashSet<MethodId>,
+    ) {
+        if self.by_method.is_empty() {
+            return;
+        }
+        let mut sites: FxHashMap<MethodId, Vec<(MethodId, StmtId)>> = FxHashMap::default();
+        for &(caller, s, callee) in calls {
+            sites.entry(callee).or_default().push((caller, s));
+        }
+        let mut candidates: Vec<MethodId> = sites
+            .keys()
+            .copied()
+            .filter(|m| !entered.contains(m) && !self.by_method.contains_key(m))
+            .filter(|&m| {
+                let d = program.method(m);
+                !d.is_constructor() && !d.is_class_initializer() && program.is_application(d.class)
+            })
+            .collect();
+        candidates.sort_unstable();
+        loop {
+            let mut changed = false;
+            for &m in &candidates {
+                if self.callees.contains_key(&m) {
+                    continue;
+                }
+                if let Some(gate) =
+                    self.common_gate(program, sites.get(&m).map_or(&[][..], Vec::as_slice))
+                {
+                    self.callees.insert(m, gate);
+                    changed = true;
+                }
+            }
+            if !changed {
+                break;
+            }
+        }
+    }
+
+    /// The one gate every call site in `sites` is past with a receiver
+    /// that keeps the gate's object, if there is one.
+    fn common_gate(&self, program: &Program, sites: &[(MethodId, StmtId)]) -> Option<MethodId> {
+        let mut common = None;
+        for &(caller, s) in sites {
+            let (gate, g) = self.gate_of(caller, s)?;
+            let body = program.body(caller)?;
+            if !g.flag.is_static && !calls_on_receiver(&body, s) {
+                return None;
+            }
+            if common.is_some_and(|c| c != gate) {
+                return None;
+            }
+            common = Some(gate);
+        }
+        common
     }
 
     pub fn is_empty(&self) -> bool {
@@ -190,7 +273,22 @@ pub fn find(program: &Program, methods: &[MethodId]) -> Gates {
     let mut reset = reset_flags(program, &flags, &by_method);
     reset.extend(reset_atomic_flags(program, &flags));
     by_method.retain(|_, g| !reset.contains(&g.flag));
-    Gates { by_method }
+    Gates {
+        by_method,
+        callees: FxHashMap::default(),
+    }
+}
+
+/// Is the call at `s` made on the caller's own receiver?
+fn calls_on_receiver(body: &Body, s: StmtId) -> bool {
+    match body.stmts.get(s.index()).map(|st| &st.kind) {
+        Some(StmtKind::Invoke { call, .. }) => call
+            .receiver
+            .as_ref()
+            .and_then(Operand::var)
+            .is_some_and(|v| is_receiver(body, v)),
+        _ => false,
+    }
 }
 
 /// The flags some application code stores a value other than `true`
