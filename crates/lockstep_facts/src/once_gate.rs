@@ -46,9 +46,11 @@
 //!
 //! Known limits: the lock must be `this` (instance flags) or a class
 //! literal (static flags); a callee that `wait`s on the lock between the
-//! test and the set would open the gate (none is looked for); only
-//! accesses in the gate's own method are covered, not those of the
-//! methods it calls.
+//! test and the set would open the gate (none is looked for); the
+//! methods a gate calls are covered only when every in-program call of
+//! them is made from past that one gate, on its own object
+//! ([`Gates::extend_to_callees`]): a helper also called elsewhere, or
+//! called on another object, is not.
 
 use std::sync::Arc;
 
