@@ -165,12 +165,15 @@ pub fn root_label(
             format!("any caller of @ThreadSafe {}", short_method(program, *m))
         }
         RootKind::Start(i) => match pt.thread_starts().get(*i) {
-            Some(t) => format!(
-                "the thread started by {}.{}() at {}",
-                lockstep_ir::simple_class_name(t.launch.class),
-                t.launch.name,
-                position(program, t.caller.method, Some(t.site))
-            ),
+            Some(t) => {
+                let (class, name) = launch_method(program, t);
+                format!(
+                    "the thread started by {}.{}() at {}",
+                    lockstep_ir::simple_class_name(&class),
+                    name,
+                    position(program, t.caller.method, Some(t.site))
+                )
+            }
             None => "a thread".into(),
         },
     };
@@ -178,6 +181,26 @@ pub fn root_label(
         label.push_str(" (more than once)");
     }
     label
+}
+
+/// The class and method that launched a thread: the model's, or for a
+/// task handed to an outside scheduler (whose model names no method) the
+/// method the call names.
+fn launch_method(program: &Program, t: &lockstep_pointsto::ThreadStart) -> (String, String) {
+    let model = (t.launch.class.to_string(), t.launch.name.to_string());
+    if t.launch.kind != lockstep_models::LaunchKind::Outside {
+        return model;
+    }
+    let called =
+        program
+            .body(t.caller.method)
+            .and_then(|b| match &b.stmts.get(t.site.index())?.kind {
+                lockstep_ir::StmtKind::Invoke { call, .. } => {
+                    Some((call.method.class.to_string(), call.method.name.to_string()))
+                }
+                _ => None,
+            });
+    called.unwrap_or(model)
 }
 
 /// One frame of a call path: `A.main (A.java:3)` and whether it is

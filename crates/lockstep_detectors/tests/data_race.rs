@@ -1021,11 +1021,35 @@ fn once_gate() {
     check("once_gate", CLOSED);
 }
 
+/// Issue 14: methods the gate calls on its own object, and only from
+/// past it, run past it too (silent); a callee also called outside the
+/// gate, or called on another object, races.
+#[test]
+fn once_gate_callees() {
+    check("once_gate_callees", CLOSED);
+}
+
 /// Twins of `once_gate`: a gate without the lock, a flag tested but never
 /// set, a flag another method clears again: the writes after them race.
 #[test]
 fn once_gate_broken() {
     check("once_gate_broken", CLOSED);
+}
+
+/// Issue 14, jgroups' `TCPConnection.start`: a claim on an
+/// `AtomicBoolean` (`compareAndSet(false, true)`, `getAndSet(true)`,
+/// instance or static) is a once-gate without a lock; the control races.
+#[test]
+fn cas_gate() {
+    check("cas_gate", CLOSED);
+}
+
+/// Twins of `cas_gate`: a flag set back to `false`, a claim whose result
+/// is ignored, a flag handed to other code: the writes after them race
+/// (and a `true` → `false` claim, a known false positive).
+#[test]
+fn cas_gate_broken() {
+    check("cas_gate_broken", CLOSED);
 }
 
 /// Issue 14, open mode: a pair only the harness makes concurrent is

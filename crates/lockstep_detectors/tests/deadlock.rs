@@ -367,6 +367,17 @@ fn lock_fields_initialised_in_their_declarations() {
     assert_one_cycle_in_open_fixture("deadlock/initializer_copies");
 }
 
+/// JGroups' `AckMcastSenderWindow`: entries handed to a scheduler of the
+/// program's own interface that an outside caller supplies run on a
+/// thread of their own, on the entries `add` made; that thread holds an
+/// entry and calls `remove`, which takes `msgs` then every entry, as a
+/// caller of `suspect` does: reported. The twin calls `remove` after
+/// releasing the entry: silent.
+#[test]
+fn task_handed_to_an_outside_scheduler() {
+    assert_one_cycle_in_open_fixture("deadlock/outside_scheduler");
+}
+
 /// Velocity's shape: the factory calls back into the runtime (factory,
 /// then runtime) only after seeing a flag true that only the runtime's
 /// one-shot `init()` sets, inside the factory's critical section it takes
@@ -391,6 +402,17 @@ fn tree_walked_parent_first() {
     let findings = check("trace_tree");
     assert_complete(&findings);
     assert_eq!(findings.len(), 1, "{}", dump(&findings));
+}
+
+/// ActiveMQ's `Queue.addSubscription`: an order whose path needs a
+/// `boolean` field `false` at one test and `true` at a later one, with no
+/// store between, does not run (silent); the twins store the flag between
+/// the tests, or test it once (reported).
+#[test]
+fn order_needing_a_flag_both_ways() {
+    let findings = check("retested_flag");
+    assert_complete(&findings);
+    assert_eq!(findings.len(), 2, "{}", dump(&findings));
 }
 
 /// hsqldb's closing protocol: the session manager's monitor is taken only

@@ -875,7 +875,7 @@ impl Analysis<'_> {
         let reached: Vec<bool> = reach.iter().map(|r| !r.is_empty()).collect();
         self.owned = self.ownership(&roots, &reached, &escape.seeds());
         clock.lap("ownership");
-        self.gates = self.once_gates(&reached);
+        self.gates = self.once_gates(&reached, &roots);
         clock.lap("once-gates");
         let mut explanation = explain.map(|f| Explanation {
             field: f.to_string(),
@@ -952,15 +952,35 @@ impl StepClock {
 
 impl Analysis<'_> {
     /// The once-gates of the reached application methods.
-    fn once_gates(&self, reached: &[bool]) -> crate::once_gate::Gates {
+    fn once_gates(&self, reached: &[bool], roots: &[Root]) -> crate::once_gate::Gates {
+        let is_reached = |x: usize| reached.get(x).copied().unwrap_or(false);
         let mut methods: Vec<MethodId> = (0..self.graph.len())
-            .filter(|&x| reached.get(x).copied().unwrap_or(false))
+            .filter(|&x| is_reached(x))
             .map(|x| self.graph.nodes[x].method)
             .filter(|&m| self.program.is_application(self.program.method(m).class))
             .collect();
         methods.sort_unstable();
         methods.dedup();
-        crate::once_gate::find(self.program, &methods)
+        let mut gates = crate::once_gate::find(self.program, &methods);
+        if gates.is_empty() {
+            return gates;
+        }
+        let entered: FxHashSet<MethodId> = roots
+            .iter()
+            .flat_map(|r| r.entries.iter())
+            .map(|&n| self.graph.nodes[n as usize].method)
+            .collect();
+        let calls: Vec<(MethodId, StmtId, MethodId)> = (0..self.graph.len())
+            .filter(|&x| is_reached(x))
+            .flat_map(|x| {
+                let caller = self.graph.nodes[x].method;
+                self.graph.callees[x]
+                    .iter()
+                    .map(move |&(s, c)| (caller, s, self.graph.nodes[c as usize].method))
+            })
+            .collect();
+        gates.extend_to_callees(self.program, &calls, &entered);
+        gates
     }
 
     /// Is a container call on object `o` an access of a non-thread-safe

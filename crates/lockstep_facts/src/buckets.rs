@@ -248,12 +248,12 @@ impl Analysis<'_> {
     /// The once-gate `a` runs past, when it protects what `a` touches:
     /// a static gate anything, an instance gate the receiver's fields.
     fn once_gate_of(&self, body: &Body, m: MethodId, a: &AccessStmt) -> Option<MethodId> {
-        let gate = self.gates.past(m, a.stmt)?;
+        let (id, gate) = self.gates.gate_of(m, a.stmt)?;
         let on_receiver = a
             .base
             .is_some_and(|v| crate::once_gate::is_receiver(body, v))
             && !matches!(a.target, Target::Static { .. });
-        (gate.flag.is_static || on_receiver).then_some(m)
+        (gate.flag.is_static || on_receiver).then_some(id)
     }
 
     /// The escaped objects an access touches (`None` for a static field);

@@ -1,5 +1,6 @@
 //! Field states along one thread's path: the value a thread last stored
-//! into an int-like field (`int`, `short`, `byte`, `char`) as a constant, followed
+//! into an int-like field (`int`, `short`, `byte`, `char`), or last saw at
+//! a test of it or of a `boolean`, as a constant, followed
 //! through the calls it makes, so a lock-order witness that needs the
 //! field to hold another value at a test on its path is seen not to run.
 //!
@@ -29,6 +30,15 @@
 //! return with under the value at the call (their bodies analysed with
 //! it: a least fixpoint per field over the (method, value) pairs reached,
 //! within a budget).
+//!
+//! `boolean` fields are followed from the tests a thread makes of them,
+//! never from its stores (a store makes the value unknown: see
+//! [`is_boolean`]). A branch comparing an unknown value with a constant
+//! tells the value on the equal edge (for a `boolean`, on both), so a path
+//! that needs a flag `false` at one test and `true` at a later one, with
+//! no store between, is seen not to run (ActiveMQ 5.17.2's
+//! `Queue.addSubscription` wakes the queue only when dispatch is not
+//! optimized, and `wakeup()` iterates only when it is).
 //!
 //! What it assumes, besides the call graph: the field is named, not
 //! owned (a store into one object's field is taken as the value a later
@@ -129,17 +139,25 @@ impl St {
 pub type Before = Arc<Vec<Option<St>>>;
 
 /// Does `desc` name an int-like state field (compared with `if_icmp*`)?
-/// Booleans are left out: code often switches a flag off around an
-/// operation and back (commons-configuration's `load` turns `autoSave`
-/// off while it adds properties), and a concurrent thread's test of it
-/// is exactly what a deadlock report is about; an `int` compared with
-/// named constants is a lifecycle state that moves forward.
 fn int_like(desc: &str) -> bool {
     matches!(desc, "I" | "B" | "S" | "C")
 }
 
+/// Is `desc` a `boolean`? Booleans are followed from the tests a thread
+/// makes of them only, never from its stores: code often switches a flag
+/// off around an operation and back (commons-configuration's `load` turns
+/// `autoSave` off while it adds properties), and a concurrent thread's
+/// test of it is exactly what a deadlock report is about; an `int`
+/// compared with named constants is a lifecycle state that moves forward.
+/// A store of a boolean makes its value unknown; a branch on it tells the
+/// value on each edge, so a path that needs the flag `false` at one test
+/// and `true` at a later one, with no store between, does not run.
+fn is_boolean(desc: &str) -> bool {
+    desc == "Z"
+}
+
 fn field_of(field: &lockstep_ir::MemberRef, is_static: bool) -> Option<Flag> {
-    int_like(&field.descriptor).then(|| Flag {
+    (int_like(&field.descriptor) || is_boolean(&field.descriptor)).then(|| Flag {
         class: field.class.clone(),
         name: field.name.clone(),
         is_static,
@@ -153,6 +171,23 @@ fn loaded(value: &Rvalue) -> Option<Flag> {
         Rvalue::StaticLoad(field) => field_of(field, true),
         _ => None,
     }
+}
+
+/// Does the load read a `boolean` field?
+fn loads_boolean(value: &Rvalue) -> bool {
+    match value {
+        Rvalue::FieldLoad { field, .. } | Rvalue::StaticLoad(field) => {
+            is_boolean(&field.descriptor)
+        }
+        _ => false,
+    }
+}
+
+/// Does a getter body return a `boolean` field?
+fn returns_boolean_field(body: &Body) -> bool {
+    body.stmts
+        .iter()
+        .any(|st| matches!(&st.kind, StmtKind::Assign { value, .. } if loads_boolean(value)))
 }
 
 /// The int-like field a statement stores, with the stored operand.
@@ -202,7 +237,7 @@ fn accessor(body: &Body) -> Option<Accessor> {
                 object,
                 field,
                 value: Operand::Var(p),
-            } if own(object) => {
+            } if own(object) && !is_boolean(&field.descriptor) => {
                 let k = body.params.iter().position(|x| x == p)?;
                 let k = k.checked_sub(usize::from(!body.is_static))?;
                 found = Some(Accessor::Set(field_of(field, false)?, k));
@@ -210,7 +245,7 @@ fn accessor(body: &Body) -> Option<Accessor> {
             StmtKind::StaticStore {
                 field,
                 value: Operand::Var(p),
-            } => {
+            } if !is_boolean(&field.descriptor) => {
                 let k = body.params.iter().position(|x| x == p)?;
                 let k = k.checked_sub(usize::from(!body.is_static))?;
                 found = Some(Accessor::Set(field_of(field, true)?, k));
@@ -238,6 +273,8 @@ pub struct States<'a> {
     stores: Option<StoreIndex>,
     accessors: FxHashMap<MethodId, Option<Accessor>>,
     tested: FxHashMap<MethodId, Arc<[Flag]>>,
+    /// The `boolean` fields among those tested ([`is_boolean`]).
+    booleans: FxHashSet<Flag>,
     before: FxHashMap<(MethodId, Option<Val>, Flag), Option<Before>>,
     /// Final exit values ([`Self::exit`]).
     exits: FxHashMap<(MethodId, Val, Flag), Option<Val>>,
@@ -282,6 +319,7 @@ impl<'a> States<'a> {
             stores: None,
             accessors: FxHashMap::default(),
             tested: FxHashMap::default(),
+            booleans: FxHashSet::default(),
             before: FxHashMap::default(),
             exits: FxHashMap::default(),
             fix: None,
@@ -301,6 +339,9 @@ impl<'a> States<'a> {
                 match &stmt.kind {
                     StmtKind::Assign { dst, value } => {
                         if let Some(f) = loaded(value) {
+                            if loads_boolean(value) {
+                                self.booleans.insert(f.clone());
+                            }
                             holds.insert(*dst, f);
                         }
                     }
@@ -308,6 +349,9 @@ impl<'a> States<'a> {
                         result: Some(dst), ..
                     } => {
                         if let Some(f) = self.getter_at(m, StmtId(i as u32)) {
+                            if self.boolean_getter_at(m, StmtId(i as u32)) {
+                                self.booleans.insert(f.clone());
+                            }
                             holds.insert(*dst, f);
                         }
                     }
@@ -367,6 +411,16 @@ impl<'a> States<'a> {
             field = Some(f);
         }
         field
+    }
+
+    /// Is every target of the call at `s` a getter of a `boolean` field?
+    fn boolean_getter_at(&mut self, m: MethodId, s: StmtId) -> bool {
+        let targets = self.targets_of(m, s).to_vec();
+        !targets.is_empty()
+            && targets.iter().all(|&t| {
+                self.application_body(t)
+                    .is_some_and(|b| returns_boolean_field(&b))
+            })
     }
 
     /// Every application store of an int-like field, by name and kind.
@@ -640,6 +694,7 @@ impl Forward for ValueFlow<'_, '_, '_> {
         if let Some((f, value)) = stored(&stmt.kind) {
             if f.may_be(program, self.field) {
                 st.val = Some(match value {
+                    _ if self.states.booleans.contains(self.field) => Val::Top,
                     Operand::Const(ConstValue::Int(c)) => Val::Const(*c),
                     _ => Val::Top,
                 });
@@ -676,8 +731,10 @@ impl Forward for ValueFlow<'_, '_, '_> {
     }
 
     fn edge(&mut self, block: usize, succ: usize, st: &St) -> Option<St> {
-        let Some(Val::Const(k)) = st.val else {
-            return None;
+        let k = match st.val {
+            Some(Val::Const(k)) => k,
+            Some(Val::Top) => return self.refine(block, succ, st),
+            None => return None,
         };
         let b = self.body.blocks.get(block)?;
         let last = b.end.0.checked_sub(1).filter(|&l| l >= b.first.0)?;
@@ -711,5 +768,49 @@ impl Forward for ValueFlow<'_, '_, '_> {
         } else {
             Some(St::unreached())
         }
+    }
+}
+
+impl ValueFlow<'_, '_, '_> {
+    /// An unknown value compared with a constant: on the edge where they
+    /// are equal the value is that constant (for a `boolean` compared with
+    /// `0`, also on the other edge: `1`). The thread has just read it; see
+    /// the module docs for what is assumed about other threads.
+    fn refine(&self, block: usize, succ: usize, st: &St) -> Option<St> {
+        let b = self.body.blocks.get(block)?;
+        let last = b.end.0.checked_sub(1).filter(|&l| l >= b.first.0)?;
+        let StmtKind::If {
+            cond,
+            lhs: Operand::Var(v),
+            rhs: Operand::Const(ConstValue::Int(c)),
+            target,
+        } = &self.body.stmts.get(last as usize)?.kind
+        else {
+            return None;
+        };
+        if !st.vars.contains(v) {
+            return None;
+        }
+        let distinct: FxHashSet<usize> = b.succs.iter().map(|x| x.index()).collect();
+        if distinct.len() < 2 {
+            return None;
+        }
+        let taken = target.index() == succ;
+        let equal = match cond {
+            Cond::Eq => taken,
+            Cond::Ne => !taken,
+            _ => return None,
+        };
+        let boolean = self.states.booleans.contains(self.field);
+        let val = match (equal, boolean) {
+            (true, _) => *c,
+            (false, true) if *c == 0 => 1,
+            (false, true) if *c == 1 => 0,
+            _ => return None,
+        };
+        Some(St {
+            val: Some(Val::Const(val)),
+            vars: st.vars.clone(),
+        })
     }
 }

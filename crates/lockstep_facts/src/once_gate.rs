@@ -28,11 +28,29 @@
 //! past the gate do not race: for an instance gate only accesses of the
 //! receiver's own fields (their base is `this`), for a static gate any.
 //!
+//! The same holds for a claim on an `AtomicBoolean` field, with no lock:
+//!
+//! ```java
+//! if (!started.compareAndSet(false, true)) return;   // or: if (started.getAndSet(true)) return;
+//! receiver = new Thread(this); receiver.start();     // past the gate: one thread per object
+//! ```
+//!
+//! and a claim the other way (`closed`/`open` as `compareAndSet(true,
+//! false)`), provided the field holds one `AtomicBoolean` for the
+//! object's life (stored only by constructors and static initializers)
+//! and no application code moves it back: every use of a value loaded
+//! from the field outside constructors is a read, a claim to the same
+//! value or a store of it (`lockstep_models::atomics::keeps_boolean_claim`);
+//! any other use, a store of the other value or the object passed on,
+//! drops the gate.
+//!
 //! Known limits: the lock must be `this` (instance flags) or a class
 //! literal (static flags); a callee that `wait`s on the lock between the
-//! test and the set would open the gate (none is looked for); only
-//! accesses in the gate's own method are covered, not those of the
-//! methods it calls.
+//! test and the set would open the gate (none is looked for); the
+//! methods a gate calls are covered only when every in-program call of
+//! them is made from past that one gate, on its own object
+//! ([`Gates::extend_to_callees`]): a helper also called elsewhere, or
+//! called on another object, is not.
 
 use std::sync::Arc;
 
@@ -43,6 +61,8 @@ use lockstep_ir::{
 use lockstep_program::{MethodId, Program};
 use rustc_hash::{FxHashMap, FxHashSet};
 
+use lockstep_models::atomics::{boolean_claim, is_atomic_boolean_field, keeps_boolean_claim};
+
 use crate::block_solver::{self, Forward, HandlerSees};
 
 /// A boolean flag: declaring class, name, static or not.
@@ -51,6 +71,9 @@ pub struct Flag {
     pub class: Arc<str>,
     pub name: Arc<str>,
     pub is_static: bool,
+    /// An `AtomicBoolean` field claimed by a call, not a `boolean` under a
+    /// lock: the value the claim moves it to.
+    pub atomic: Option<bool>,
 }
 
 /// Where a path stands with respect to the gate.
@@ -73,8 +96,12 @@ struct State {
     flag: Option<Flag>,
     /// The region whose lock guards the test and the set.
     region: Option<MonitorId>,
-    /// Variables holding the flag's value loaded under that lock.
+    /// Variables holding the flag's value loaded under that lock (for an
+    /// atomic flag: the `AtomicBoolean` loaded from the field).
     flag_vars: Vec<VarId>,
+    /// Variables holding the result of a claim on an atomic flag, with the
+    /// result that means the claim was won.
+    claim_vars: Vec<(VarId, bool)>,
 }
 
 impl State {
@@ -84,6 +111,7 @@ impl State {
             flag: None,
             region: None,
             flag_vars: Vec::new(),
+            claim_vars: Vec::new(),
         }
     }
 
@@ -101,6 +129,12 @@ impl State {
                 .iter()
                 .copied()
                 .filter(|v| other.flag_vars.contains(v))
+                .collect(),
+            claim_vars: self
+                .claim_vars
+                .iter()
+                .copied()
+                .filter(|v| other.claim_vars.contains(v))
                 .collect(),
         }
     }
@@ -120,6 +154,9 @@ pub struct MethodGate {
 #[derive(Debug, Default)]
 pub struct Gates {
     by_method: FxHashMap<MethodId, MethodGate>,
+    /// Methods run only from past a gate, on the gate method's receiver
+    /// (for a static gate, on any): the gate's method, per callee.
+    callees: FxHashMap<MethodId, MethodId>,
 }
 
 impl Gates {
@@ -129,6 +166,86 @@ impl Gates {
         self.by_method
             .get(&method)
             .filter(|g| g.past.contains(&stmt))
+    }
+
+    /// The gate `stmt` of `method` runs past, directly or because every
+    /// call of `method` is made from past it ([`Self::extend_to_callees`]):
+    /// the gate's method (its identity) and the gate.
+    pub fn gate_of(&self, method: MethodId, stmt: StmtId) -> Option<(MethodId, &MethodGate)> {
+        if let Some(g) = self.past(method, stmt) {
+            return Some((method, g));
+        }
+        let gate = *self.callees.get(&method)?;
+        self.by_method.get(&gate).map(|g| (gate, g))
+    }
+
+    /// Extends the gates to the methods they call: a method all of whose
+    /// in-program calls are made from past one gate, on the gate method's
+    /// own receiver (or from a method already so extended, on its
+    /// receiver), runs past that gate too, on the same object. Calls on
+    /// `this` keep the object; for a static gate any call does. Methods a
+    /// thread root enters (thread bodies, the harness's entries, `main`),
+    /// constructors and static initializers are never extended: something
+    /// outside the gate runs them. A least fixpoint, so recursion among the
+    /// callees leaves them out.
+    pub fn extend_to_callees(
+        &mut self,
+        program: &Program,
+        calls: &[(MethodId, StmtId, MethodId)],
+        entered: &FxHashSet<MethodId>,
+    ) {
+        if self.by_method.is_empty() {
+            return;
+        }
+        let mut sites: FxHashMap<MethodId, Vec<(MethodId, StmtId)>> = FxHashMap::default();
+        for &(caller, s, callee) in calls {
+            sites.entry(callee).or_default().push((caller, s));
+        }
+        let mut candidates: Vec<MethodId> = sites
+            .keys()
+            .copied()
+            .filter(|m| !entered.contains(m) && !self.by_method.contains_key(m))
+            .filter(|&m| {
+                let d = program.method(m);
+                !d.is_constructor() && !d.is_class_initializer() && program.is_application(d.class)
+            })
+            .collect();
+        candidates.sort_unstable();
+        loop {
+            let mut changed = false;
+            for &m in &candidates {
+                if self.callees.contains_key(&m) {
+                    continue;
+                }
+                if let Some(gate) =
+                    self.common_gate(program, sites.get(&m).map_or(&[][..], Vec::as_slice))
+                {
+                    self.callees.insert(m, gate);
+                    changed = true;
+                }
+            }
+            if !changed {
+                break;
+            }
+        }
+    }
+
+    /// The one gate every call site in `sites` is past with a receiver
+    /// that keeps the gate's object, if there is one.
+    fn common_gate(&self, program: &Program, sites: &[(MethodId, StmtId)]) -> Option<MethodId> {
+        let mut common = None;
+        for &(caller, s) in sites {
+            let (gate, g) = self.gate_of(caller, s)?;
+            let body = program.body(caller)?;
+            if !g.flag.is_static && !calls_on_receiver(&body, s) {
+                return None;
+            }
+            if common.is_some_and(|c| c != gate) {
+                return None;
+            }
+            common = Some(gate);
+        }
+        common
     }
 
     pub fn is_empty(&self) -> bool {
@@ -144,7 +261,7 @@ pub fn find(program: &Program, methods: &[MethodId]) -> Gates {
         let Some(body) = program.body(m) else {
             continue;
         };
-        if body.monitors.is_empty() {
+        if body.monitors.is_empty() && !loads_atomic_flag(&body) {
             continue;
         }
         if let Some(g) = method_gate(&body) {
@@ -155,9 +272,25 @@ pub fn find(program: &Program, methods: &[MethodId]) -> Gates {
         return Gates::default();
     }
     let flags: FxHashSet<Flag> = by_method.values().map(|g| g.flag.clone()).collect();
-    let reset = reset_flags(program, &flags, &by_method);
+    let mut reset = reset_flags(program, &flags, &by_method);
+    reset.extend(reset_atomic_flags(program, &flags));
     by_method.retain(|_, g| !reset.contains(&g.flag));
-    Gates { by_method }
+    Gates {
+        by_method,
+        callees: FxHashMap::default(),
+    }
+}
+
+/// Is the call at `s` made on the caller's own receiver?
+fn calls_on_receiver(body: &Body, s: StmtId) -> bool {
+    match body.stmts.get(s.index()).map(|st| &st.kind) {
+        Some(StmtKind::Invoke { call, .. }) => call
+            .receiver
+            .as_ref()
+            .and_then(Operand::var)
+            .is_some_and(|v| is_receiver(body, v)),
+        _ => false,
+    }
 }
 
 /// The flags some application code stores a value other than `true`
@@ -219,6 +352,148 @@ fn flag_of(field: &MemberRef, is_static: bool) -> Flag {
         class: field.class.clone(),
         name: field.name.clone(),
         is_static,
+        atomic: None,
+    }
+}
+
+/// The atomic flag a load reads (of `this` for an instance field), if it
+/// loads an `AtomicBoolean` field.
+fn atomic_flag_load(body: &Body, value: &Rvalue) -> Option<Flag> {
+    let (field, is_static) = match value {
+        Rvalue::FieldLoad {
+            object: Operand::Var(o),
+            field,
+        } if is_receiver(body, *o) => (field, false),
+        Rvalue::StaticLoad(field) => (field, true),
+        _ => return None,
+    };
+    // The direction is not known until the claim ([`step`]).
+    is_atomic_boolean_field(&field.descriptor).then(|| Flag {
+        atomic: Some(true),
+        ..flag_of(field, is_static)
+    })
+}
+
+/// Does the body load an `AtomicBoolean` field of `this` or a static one?
+fn loads_atomic_flag(body: &Body) -> bool {
+    body.stmts.iter().any(|st| match &st.kind {
+        StmtKind::Assign { value, .. } => atomic_flag_load(body, value).is_some(),
+        _ => false,
+    })
+}
+
+/// The integer constants of a call's arguments (`None`: not a constant).
+fn const_args(args: &[Operand]) -> Vec<Option<i32>> {
+    args.iter()
+        .map(|a| match a {
+            Operand::Const(ConstValue::Int(i)) => Some(*i),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The atomic flags that application code outside constructors and
+/// static initializers may set back to `false`: it stores another object
+/// into the field, calls something on a loaded value that does not keep
+/// a `false` → `true` flag, or lets the loaded value go elsewhere.
+fn reset_atomic_flags(program: &Program, flags: &FxHashSet<Flag>) -> FxHashSet<Flag> {
+    let mut atomic: FieldDirections = FxHashMap::default();
+    for f in flags {
+        if let Some(to) = f.atomic {
+            let key = (f.class.clone(), f.name.clone(), f.is_static);
+            atomic.entry(key).or_default().push(to);
+        }
+    }
+    let mut reset = FxHashSet::default();
+    if atomic.is_empty() {
+        return reset;
+    }
+    for c in program.application_classes() {
+        for &m in &program.class(c).methods {
+            let data = program.method(m);
+            if data.is_constructor() || data.is_class_initializer() {
+                continue;
+            }
+            let Some(body) = program.body(m) else {
+                continue;
+            };
+            reset_in_body(&body, &atomic, &mut reset);
+        }
+    }
+    reset
+}
+
+/// Per atomic flag field (class, name, static): the values its claims
+/// move it to.
+type FieldDirections = FxHashMap<(Arc<str>, Arc<str>, bool), Vec<bool>>;
+
+/// The flags of one field, one per direction its claims take.
+fn flags_of(atomic: &FieldDirections, field: &MemberRef, is_static: bool) -> Vec<Flag> {
+    let key = (field.class.clone(), field.name.clone(), is_static);
+    atomic.get(&key).map_or_else(Vec::new, |dirs| {
+        dirs.iter()
+            .map(|&to| Flag {
+                atomic: Some(to),
+                ..flag_of(field, is_static)
+            })
+            .collect()
+    })
+}
+
+/// [`reset_atomic_flags`] for one body.
+fn reset_in_body(body: &Body, atomic: &FieldDirections, reset: &mut FxHashSet<Flag>) {
+    let mut loaded: FxHashMap<VarId, Vec<Flag>> = FxHashMap::default();
+    for st in &body.stmts {
+        match &st.kind {
+            StmtKind::Assign {
+                dst,
+                value: Rvalue::FieldLoad { field, .. },
+            } => {
+                let fs = flags_of(atomic, field, false);
+                if !fs.is_empty() {
+                    loaded.insert(*dst, fs);
+                }
+            }
+            StmtKind::Assign {
+                dst,
+                value: Rvalue::StaticLoad(field),
+            } => {
+                let fs = flags_of(atomic, field, true);
+                if !fs.is_empty() {
+                    loaded.insert(*dst, fs);
+                }
+            }
+            StmtKind::FieldStore { field, .. } => reset.extend(flags_of(atomic, field, false)),
+            StmtKind::StaticStore { field, .. } => reset.extend(flags_of(atomic, field, true)),
+            _ => {}
+        }
+    }
+    if loaded.is_empty() {
+        return;
+    }
+    let escape = |v: VarId, reset: &mut FxHashSet<Flag>| {
+        if let Some(fs) = loaded.get(&v) {
+            reset.extend(fs.iter().cloned());
+        }
+    };
+    for st in &body.stmts {
+        let StmtKind::Invoke { call, .. } = &st.kind else {
+            st.kind.for_each_use(|v| escape(v, reset));
+            continue;
+        };
+        let receiver = call.receiver.as_ref().and_then(Operand::var);
+        if let Some(fs) = receiver.and_then(|v| loaded.get(&v)) {
+            let args = const_args(&call.args);
+            for f in fs {
+                let to = f.atomic.unwrap_or(true);
+                if !keeps_boolean_claim(&call.method.class, &call.method.name, &args, to) {
+                    reset.insert(f.clone());
+                }
+            }
+        }
+        for a in call.args.iter().filter_map(Operand::var) {
+            escape(a, reset);
+        }
     }
 }
 
@@ -344,10 +619,28 @@ fn branch(body: &Body, last: Option<StmtId>, succ: usize, st: &State) -> State {
     else {
         return st.clone();
     };
-    if !st.flag_vars.contains(v) || st.phase != Phase::Open {
+    if st.phase != Phase::Open {
         return st.clone();
     }
     let taken = target.index() == succ;
+    if let Some(&(_, won)) = st.claim_vars.iter().find(|(c, _)| c == v) {
+        // The result is compared with zero (`false`): on which edge is it `true`?
+        let result_true = match cond {
+            Cond::Ne => taken,
+            Cond::Eq => !taken,
+            _ => return st.clone(),
+        };
+        let mut out = st.clone();
+        if result_true == won {
+            out.phase = Phase::Past;
+            out.flag_vars.clear();
+            out.claim_vars.clear();
+        }
+        return out;
+    }
+    if !st.flag_vars.contains(v) || st.flag.as_ref().is_some_and(|f| f.atomic.is_some()) {
+        return st.clone();
+    }
     let flag_false = match cond {
         Cond::Eq => taken,
         Cond::Ne => !taken,
@@ -368,7 +661,18 @@ fn step(body: &Body, s: StmtId, st: &mut State) {
     match &stmt.kind {
         StmtKind::Assign { dst, value } => {
             st.flag_vars.retain(|v| v != dst);
+            st.claim_vars.retain(|(v, _)| v != dst);
             if st.phase == Phase::Open {
+                if let Some(flag) = atomic_flag_load(body, value) {
+                    if st.flag.as_ref() != Some(&flag) {
+                        st.flag = Some(flag);
+                        st.region = None;
+                        st.flag_vars.clear();
+                        st.claim_vars.clear();
+                    }
+                    st.flag_vars.push(*dst);
+                    return;
+                }
                 if let Some((flag, region)) = flag_load(body, s, value) {
                     if st.flag.as_ref() != Some(&flag) || st.region != Some(region) {
                         st.flag = Some(flag);
@@ -392,6 +696,31 @@ fn step(body: &Body, s: StmtId, st: &mut State) {
                 (Phase::Past, false) => Phase::Open,
                 (p, _) => p,
             };
+        }
+        StmtKind::Invoke {
+            result: Some(r),
+            call,
+        } => {
+            st.flag_vars.retain(|v| v != r);
+            st.claim_vars.retain(|(v, _)| v != r);
+            let on_flag = call
+                .receiver
+                .as_ref()
+                .and_then(Operand::var)
+                .is_some_and(|v| st.flag_vars.contains(&v));
+            if st.phase == Phase::Open
+                && on_flag
+                && st.flag.as_ref().is_some_and(|f| f.atomic.is_some())
+            {
+                let args = const_args(&call.args);
+                if let Some((won, to)) = boolean_claim(&call.method.class, &call.method.name, &args)
+                {
+                    st.claim_vars.push((*r, won));
+                    if let Some(f) = st.flag.as_mut() {
+                        f.atomic = Some(to);
+                    }
+                }
+            }
         }
         StmtKind::MonitorExit(_) if releases(body, s, st.region) => {
             st.phase = match st.phase {

@@ -109,6 +109,62 @@ pub fn atomic_access(class: &str, name: &str) -> Option<AtomicAccess> {
     }
 }
 
+/// The `AtomicBoolean` descriptor, for fields that may hold a once-claim.
+const ATOMIC_BOOLEAN: &str = "java/util/concurrent/atomic/AtomicBoolean";
+
+/// Is a field of this descriptor an `AtomicBoolean`?
+pub fn is_atomic_boolean_field(descriptor: &str) -> bool {
+    descriptor
+        .strip_prefix('L')
+        .and_then(|d| d.strip_suffix(';'))
+        .is_some_and(|c| c == ATOMIC_BOOLEAN)
+}
+
+/// A once-claim on an `AtomicBoolean`: a call that moves it from one
+/// value to the other and tells the caller whether it was the one that
+/// did. `Some((won, to))`: the call's result that means the claim was won,
+/// and the value the flag was moved to. `compareAndSet(a, !a)` (and its
+/// weak volatile form) wins when it returns `true`; `getAndSet(b)` when it
+/// returns `!b`. `args` are the call's integer constants (`None`: not a
+/// constant).
+pub fn boolean_claim(class: &str, name: &str, args: &[Option<i32>]) -> Option<(bool, bool)> {
+    if class != ATOMIC_BOOLEAN {
+        return None;
+    }
+    let flag = |v: &Option<i32>| match v {
+        Some(0) => Some(false),
+        Some(1) => Some(true),
+        _ => None,
+    };
+    match (name, args) {
+        ("compareAndSet" | "weakCompareAndSetVolatile", [from, to]) => {
+            let (from, to) = (flag(from)?, flag(to)?);
+            (from != to).then_some((true, to))
+        }
+        ("getAndSet", [to]) => flag(to).map(|to| (!to, to)),
+        _ => None,
+    }
+}
+
+/// Does this call on an `AtomicBoolean` keep a flag that only ever moves
+/// to `to`: a read, a claim to `to`, or a store of `to`? Anything else (a
+/// store of the other value or of an unknown one, a claim back) may reopen
+/// a once-gate.
+pub fn keeps_boolean_claim(class: &str, name: &str, args: &[Option<i32>], to: bool) -> bool {
+    if class != ATOMIC_BOOLEAN {
+        return false;
+    }
+    if let Some((_, claimed)) = boolean_claim(class, name, args) {
+        return claimed == to;
+    }
+    let stores_to = args == [Some(i32::from(to))];
+    match name {
+        "get" | "getAcquire" | "getPlain" | "getOpaque" | "toString" | "hashCode" => true,
+        "set" | "lazySet" | "setRelease" | "setPlain" | "setOpaque" | "getAndSet" => stores_to,
+        _ => false,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -144,5 +200,42 @@ mod tests {
             None
         );
         assert_eq!(atomic_access("java/util/HashMap", "get"), None);
+    }
+
+    #[test]
+    fn boolean_claims_and_what_keeps_them() {
+        let b = ATOMIC_BOOLEAN;
+        let cas = |a, c| boolean_claim(b, "compareAndSet", &[Some(a), Some(c)]);
+        assert_eq!(cas(0, 1), Some((true, true)));
+        assert_eq!(cas(1, 0), Some((true, false)));
+        assert_eq!(cas(1, 1), None);
+        assert_eq!(
+            boolean_claim(b, "getAndSet", &[Some(1)]),
+            Some((false, true))
+        );
+        assert_eq!(boolean_claim(b, "getAndSet", &[None]), None);
+        let i = "java/util/concurrent/atomic/AtomicInteger";
+        assert_eq!(boolean_claim(i, "compareAndSet", &[Some(0), Some(1)]), None);
+        assert!(keeps_boolean_claim(b, "get", &[], true));
+        assert!(keeps_boolean_claim(b, "set", &[Some(1)], true));
+        assert!(!keeps_boolean_claim(b, "set", &[Some(0)], true));
+        assert!(keeps_boolean_claim(b, "set", &[Some(0)], false));
+        assert!(!keeps_boolean_claim(b, "set", &[None], true));
+        assert!(!keeps_boolean_claim(
+            b,
+            "compareAndSet",
+            &[Some(1), Some(0)],
+            true
+        ));
+        assert!(keeps_boolean_claim(
+            b,
+            "compareAndSet",
+            &[Some(1), Some(0)],
+            false
+        ));
+        assert!(is_atomic_boolean_field(
+            "Ljava/util/concurrent/atomic/AtomicBoolean;"
+        ));
+        assert!(!is_atomic_boolean_field("Z"));
     }
 }

@@ -91,7 +91,7 @@ pub use safety::{
 };
 pub use threads::{
     thread_start, thread_start_via, thread_starts, thread_starts_via, Async, EntryMethod,
-    LaunchKind, Repeat, TaskLaunch, TaskShape, THREAD_CLASS,
+    LaunchKind, Repeat, TaskLaunch, TaskShape, OUTSIDE_TASK, THREAD_CLASS,
 };
 pub use views::{view_effect, ViewEffect};
 

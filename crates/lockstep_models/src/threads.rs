@@ -125,7 +125,34 @@ pub enum LaunchKind {
     ForkJoin,
     /// Swing/AWT event dispatch thread, `SwingWorker`.
     EventDispatch,
+    /// A `Runnable` handed to an abstract method of the program's own
+    /// type, called on an object from outside the analysed code
+    /// ([`OUTSIDE_TASK`]).
+    Outside,
 }
+
+/// A task handed to a scheduler the analysis cannot follow: a
+/// `Runnable` (or a subtype, the program's own task interface) passed to
+/// an abstract method of a program type, called on an object from outside
+/// the analysed code (a harness parameter, a field nobody assigns, an
+/// opaque result). Whoever implements that method may run the task on a
+/// thread of its own, as the JDK executors above do, so the analysis runs
+/// the task's `run()` in a root of its own on the objects handed over,
+/// repeatedly (a timer may run it again). Not in the table: the points-to
+/// analysis applies it to such calls itself, knowing the receiver;
+/// `class` and `name` are empty, the call names the method.
+pub static OUTSIDE_TASK: TaskLaunch = TaskLaunch {
+    class: "",
+    name: "",
+    desc: Desc::Any,
+    kind: LaunchKind::Outside,
+    task: Operand::Arg(0),
+    shape: TaskShape::Functional,
+    entry: &RUNNABLE,
+    repeat: Repeat::Periodic,
+    asynchronous: Async::Always,
+    is_static: false,
+};
 
 /// What the task operand is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

@@ -162,6 +162,9 @@ pub(crate) struct LaunchFact {
     pub shape: TaskShape,
     /// The type declaring the entry method (`Runnable`), when it loads.
     pub interface: Option<ClassId>,
+    /// Applies only when the receiver is an object from outside the
+    /// analysed code that selects no method ([`lockstep_models::OUTSIDE_TASK`]).
+    pub outside: bool,
 }
 
 /// How a lambda object's functional method runs its implementation.
@@ -704,7 +707,13 @@ impl Builder<'_, '_> {
                         task,
                         shape: l.shape,
                         interface: p.class_by_name(l.entry.interface),
+                        outside: false,
                     });
+                }
+            }
+            if launches.is_empty() {
+                if let Target::Virtual { class, .. } = &target {
+                    launches = outside_tasks(p, resolve(*class), member, &args);
                 }
             }
         }
@@ -817,6 +826,42 @@ fn const_site(c: &ConstValue) -> Option<SiteKey> {
 }
 
 /// `Lpkg/C;` → `pkg/C`, `[I` → `[I`; primitives and `V` → `None`.
+/// The tasks a call of an abstract method of the program's own type
+/// hands over: each argument declared as a `Runnable` or a subtype of it
+/// ([`lockstep_models::OUTSIDE_TASK`]; the solvers start them only when
+/// the receiver is an object from outside that selects no method).
+fn outside_tasks(
+    p: &Program,
+    method: Option<MethodId>,
+    member: &MemberRef,
+    args: &[Option<Slot>],
+) -> Vec<LaunchFact> {
+    let launch = &lockstep_models::OUTSIDE_TASK;
+    if is_jdk_class(&member.class) || !method.is_some_and(|m| p.method(m).is_abstract()) {
+        return Vec::new();
+    }
+    let Some(params) = descriptor::param_types(&member.descriptor) else {
+        return Vec::new();
+    };
+    let interface = p.class_by_name(launch.entry.interface);
+    params
+        .iter()
+        .zip(args)
+        .filter_map(|(ty, arg)| {
+            let ty = ref_type_name(ty)?;
+            let task = (*arg)?;
+            p.is_subtype_name(&ty, launch.entry.interface)
+                .then_some(LaunchFact {
+                    launch,
+                    task,
+                    shape: launch.shape,
+                    interface,
+                    outside: true,
+                })
+        })
+        .collect()
+}
+
 pub(crate) fn ref_type_name(desc: &str) -> Option<Arc<str>> {
     if desc.starts_with('[') {
         return Some(Arc::from(desc));

@@ -365,6 +365,7 @@ impl Ref<'_> {
         let args: Vec<Option<P>> = call.args.iter().map(|a| a.map(var)).collect();
         let recv = call.recv.map(var);
         let result = call.result.map(var);
+        let mut outside = false;
         match &call.target {
             Target::Direct(callee) if call.kind == EdgeKind::Static => {
                 let ctx = if self.r.static_gets_context(*callee) {
@@ -408,6 +409,18 @@ impl Ref<'_> {
             } => {
                 for o in recv.as_ref().map(|r| self.get(r)).unwrap_or_default() {
                     let ty = self.ty(&o);
+                    // The solver's `outside_launch`: an outside receiver
+                    // that selects no method starts the handed tasks.
+                    if self.r.receiver_ok(ty, *class)
+                        && self.r.lambda_of_type(ty).is_none()
+                        && self.r.dispatch(ty, *sig).is_none()
+                        && self.r.is_outside_site(o.0)
+                    {
+                        outside = true;
+                    }
+                }
+                for o in recv.as_ref().map(|r| self.get(r)).unwrap_or_default() {
+                    let ty = self.ty(&o);
                     if !self.r.receiver_ok(ty, *class) {
                         continue;
                     }
@@ -444,6 +457,9 @@ impl Ref<'_> {
             }
         }
         for l in &call.launches {
+            if l.outside && !outside {
+                continue;
+            }
             let task = var(l.task);
             let tasks: Vec<Obj> = match l.shape {
                 TaskShape::Functional | TaskShape::Thread => self.get(&task),

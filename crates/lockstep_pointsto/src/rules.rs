@@ -479,6 +479,15 @@ impl<'p> Rules<'p> {
         }
     }
 
+    /// Are the site's objects from outside the analysed code (the
+    /// harness's, an external declaration's, an opaque result)?
+    pub(crate) fn is_outside_site(&self, site: SiteId) -> bool {
+        matches!(
+            self.t.sites.key(site),
+            SiteKey::Entry(_) | SiteKey::External { .. } | SiteKey::Opaque(_)
+        )
+    }
+
     /// Is the site an allocation in non-JDK code or a harness object?
     pub(crate) fn site_in_application(&mut self, site: SiteId) -> bool {
         if let Some(&b) = self.app_sites.get(&site) {

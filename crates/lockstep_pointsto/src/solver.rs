@@ -260,6 +260,8 @@ pub(crate) struct Solver<'p> {
     calls: Vec<CallInst>,
     lambda_recvs: Vec<LambdaRecv>,
     lambda_seen: FxHashSet<(MCtxId, StmtId, EdgeKind, ObjId, u32)>,
+    /// Call instances whose outside tasks were started ([`Solver::outside_launch`]).
+    outside_launched: FxHashSet<u32>,
     /// Argument lists (and result pointer) of calls made through lambdas.
     actuals: Interner<Actuals>,
     edge_keys: FxHashSet<(MCtxId, StmtId, EdgeKind, MCtxId, u32)>,
@@ -320,6 +322,7 @@ impl<'p> Solver<'p> {
             calls: Vec::new(),
             lambda_recvs: Vec::new(),
             lambda_seen: FxHashSet::default(),
+            outside_launched: FxHashSet::default(),
             actuals: Interner::default(),
             edge_keys: FxHashSet::default(),
             cs_edge_set: FxHashSet::default(),
@@ -1234,6 +1237,10 @@ impl<'p> Solver<'p> {
             }
         }
         for (li, l) in c.launches.iter().enumerate() {
+            if l.outside {
+                // Started by `call_on`, once an outside receiver shows up.
+                continue;
+            }
             let task = self.slot_ptr(mc, l.task);
             match l.shape {
                 TaskShape::Functional | TaskShape::Thread => {
@@ -1291,7 +1298,10 @@ impl<'p> Solver<'p> {
                 }
                 match self.r.dispatch(ty, sig) {
                     Some(t) => t,
-                    None => return,
+                    None => {
+                        self.outside_launch(ci, o);
+                        return;
+                    }
                 }
             }
         };
@@ -1363,6 +1373,25 @@ impl<'p> Solver<'p> {
         let (site, args, result) = (inst.site, inst.args.clone(), inst.result);
         self.cursor_edge(site, class, &name, &desc);
         self.cursor_call(site, c, kind, &name, &args, result);
+    }
+
+    /// Call instance `ci` selects no method on receiver `o`: when `o`
+    /// comes from outside the analysed code, whoever implements the
+    /// method may run the tasks the call hands over on a thread of its
+    /// own ([`lockstep_models::OUTSIDE_TASK`]), once per call instance.
+    fn outside_launch(&mut self, ci: u32, o: ObjId) {
+        let site = self.objs.key(o).0;
+        if !self.r.is_outside_site(site) || !self.outside_launched.insert(ci) {
+            return;
+        }
+        let inst = &self.calls[ci as usize];
+        let (mc, tpl, index) = (inst.caller, inst.tpl.clone(), inst.index as usize);
+        for (li, l) in tpl.calls[index].launches.iter().enumerate() {
+            if l.outside {
+                let task = self.slot_ptr(mc, l.task);
+                self.add_use(task, Use::Launch(ci, li as u16));
+            }
+        }
     }
 
     /// A modelled thread start gets task object `o`.

@@ -1120,3 +1120,49 @@ fn field_initializer_copies_are_one_site() {
     assert_eq!(objects_of("items").len(), 1);
     assert_eq!(objects_of("part").len(), 2);
 }
+
+/// A `Runnable` of the program's own task type handed to an abstract
+/// method of a program interface, called on an object from outside
+/// (a harness parameter): the task runs in a start of its own on the
+/// object handed over (`lockstep_models::OUTSIDE_TASK`). A call whose
+/// receiver the program makes and whose class has the method is an
+/// ordinary call: no start.
+#[test]
+fn tasks_handed_to_an_outside_scheduler_start() {
+    let src = r#"
+public class Main {
+    public interface Scheduler {
+        interface Task extends Runnable {}
+        void schedule(Task t);
+    }
+    static class Inline implements Scheduler {
+        public void schedule(Task t) {}
+    }
+    static class Job implements Scheduler.Task {
+        public void run() {}
+    }
+    public static class Window {
+        private final Scheduler timer;
+        private final Scheduler inline = new Inline();
+        public Window(Scheduler timer) { this.timer = timer; }
+        public void add() { timer.schedule(new Job()); }
+        public void local() { inline.schedule(new Job()); }
+    }
+}
+"#;
+    let p = program(src);
+    let r = solve(&p, true, Config::default());
+    let starts: Vec<_> = r
+        .thread_starts()
+        .iter()
+        .filter(|t| t.launch.kind == lockstep_models::LaunchKind::Outside)
+        .collect();
+    assert_eq!(starts.len(), 1, "{starts:?}");
+    assert_eq!(&*p.method(starts[0].caller.method).name, "add");
+    let task = r.object(starts[0].task).unwrap();
+    assert!(
+        matches!(task.site, SiteKey::Alloc { .. }),
+        "{:?}",
+        task.site
+    );
+}
