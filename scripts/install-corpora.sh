@@ -16,3 +16,9 @@ DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
   libcommons-configuration-java libcommons-lang-java libcommons-logging-java \
   libcommons-beanutils-java libcommons-digester-java \
   libcommons-collections3-java velocity libc3p0-java libcommons-dbcp-java
+# The twelve libraries added to the deadlock population in session 24
+# (docs/deadlock-sample.md, "Twelve more programs"; scripts/deadlock-population.sh).
+DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+  libderby-java liblogback-java liblog4j2-java libcommons-pool2-java \
+  libcommons-dbcp2-java libhikaricp-java libehcache-java libjsch-java \
+  libmariadb-java libpostgresql-jdbc-java libactivemq-java libjtds-java libslf4j-java

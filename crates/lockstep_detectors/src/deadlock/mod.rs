@@ -349,6 +349,17 @@ impl Reporter<'_> {
         }
     }
 
+    /// For a lock a callee takes, where (` (…, in a call to …)`), so that
+    /// a lock named from the callee's `this` reads as the callee's; empty
+    /// for a lock the method takes itself.
+    fn callee_at(&self, a: &Acquisition) -> String {
+        if a.via.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", self.at(a))
+        }
+    }
+
     /// Where the thread took the lock it holds: the last acquisition of
     /// it earlier in the same method context, else its callers did.
     fn held_at(&self, h: &HeldLock, a: &Acquisition) -> String {
@@ -405,9 +416,10 @@ impl Reporter<'_> {
             )
         } else {
             format!(
-            "potential deadlock: {} in {} takes {} while holding {}, and {} in {} ({}) takes them in the opposite order",
+            "potential deadlock: {} in {}{} takes {} while holding {}, and {} in {} ({}) takes them in the opposite order",
             t1,
             short_method(p, a1.site.method),
+            self.callee_at(a1),
             self.lock_name(a1),
             crate::util::lock_text(p, self.pt, h1),
             t2,

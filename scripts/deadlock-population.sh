@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# Runs `--select deadlock` on the 23 programs of the deadlock population
+# (docs/deadlock-sample.md) and prints the number of findings per program.
+# Needs the Debian packages of scripts/install-corpora.sh.
+# usage: scripts/deadlock-population.sh [BIN] [OUTDIR]
+set -uo pipefail
+BIN=${1:-target/release/lockstep}
+OUT=${2:-target/deadlock-population}
+J=/usr/share/java
+mkdir -p "$OUT"
+run() {
+  local name=$1
+  shift
+  "$BIN" check "$@" --select deadlock --format json -o "$OUT/$name.json" 2>"$OUT/$name.err"
+  local rc=$?
+  # 0: no findings, 1: findings; anything else is a failed run.
+  if [ "$rc" -gt 1 ]; then
+    echo "$name: lockstep failed (exit $rc), see $OUT/$name.err" >&2
+  fi
+}
+TC=$(ls $J/tomcat9-*.jar | grep -v -- '-[0-9]' | grep -v -e catalina.jar -e coyote.jar -e util.jar | paste -sd:)
+# The earlier eleven runs.
+run hsqldb $J/hsqldb.jar
+run h2 $J/h2.jar
+run jgroups $J/jgroups.jar
+run log4j $J/log4j-1.2.jar --open
+run pool $J/commons-pool.jar --open
+run tomcat $J/tomcat9-catalina.jar $J/tomcat9-coyote.jar $J/tomcat9-util.jar --open -cp "$TC"
+run velocity $J/velocity.jar --open -cp $J/commons-lang.jar:$J/commons-collections3.jar
+run config $J/commons-configuration.jar --open -cp $J/commons-lang.jar:$J/commons-logging.jar
+run findbugs $J/findbugs.jar --open -cp $J/bcel.jar:$J/asm-all.jar
+run c3p0 $J/c3p0.jar --open
+run dbcp $J/commons-dbcp.jar --open -cp $J/commons-pool.jar
+# The twelve libraries added in session 24.
+run derby $J/derby.jar --open
+run derbyclient $J/derbyclient.jar --open
+run logback $J/logback-core.jar $J/logback-classic.jar --open -cp $J/slf4j-api.jar
+run log4j2 $J/log4j-core.jar --open -cp $J/log4j-api.jar
+run pool2 $J/commons-pool2.jar --open
+run dbcp2 $J/commons-dbcp2.jar --open -cp $J/commons-pool2.jar:$J/commons-logging.jar
+run hikaricp $J/HikariCP.jar --open -cp $J/slf4j-api.jar
+run ehcache $J/ehcache-core.jar --open -cp $J/slf4j-api.jar
+run jsch $J/jsch.jar --open
+run mariadb $J/mariadb-java-client.jar --open
+run postgresql $J/postgresql.jar --open
+run jtds $J/jtds.jar --open
+run activemq $J/activemq-client.jar $J/activemq-broker.jar --open \
+  -cp "$(ls $J/geronimo-jms*.jar $J/slf4j-api.jar $J/hawtbuf*.jar 2>/dev/null | grep -v -- '-[0-9]' | paste -sd:)"
+total=0
+for f in "$OUT"/*.json; do
+  n=$(python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(sum(1 for x in d['findings'] if x['rule']=='deadlock'))" "$f")
+  echo "$(basename "$f" .json) $n"
+  total=$((total + n))
+done
+echo "total $total"
