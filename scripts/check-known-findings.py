@@ -58,6 +58,12 @@ PROGRAMS = {
         ["commons-configuration"], ["commons-lang", "commons-logging"], True, LOCKS),
     "findbugs": (["findbugs"], ["bcel", "asm-all"], True, LOCKS),
     "c3p0": (["c3p0"], [], True, LOCKS),
+    # The libraries added to the deadlock population in session 24
+    # (scripts/deadlock-population.sh), deadlock only.
+    "activemq": (["activemq-client", "activemq-broker"],
+                 ["geronimo-jms_1.1_spec", "slf4j-api", "hawtbuf"], True, "deadlock"),
+    "derbyclient": (["derbyclient"], [], True, "deadlock"),
+    "jsch": (["jsch"], [], True, "deadlock"),
 }
 
 COLUMNS = ["program", "rule", "class", "method", "line", "field", "lock",
