@@ -195,7 +195,12 @@ impl Receivers {
 /// `new`). Static methods, receivers points-to does not know, an empty
 /// receiver set and objects whose class is open above `m`'s class (an
 /// object of an interface type may be of `m`'s class) keep the context.
-pub fn harness_may_enter(program: &Program, pt: &PointsToResult, m: MethodId, c: ContextId) -> bool {
+pub fn harness_may_enter(
+    program: &Program,
+    pt: &PointsToResult,
+    m: MethodId,
+    c: ContextId,
+) -> bool {
     let md = program.method(m);
     if md.is_static() {
         return true;
