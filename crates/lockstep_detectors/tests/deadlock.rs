@@ -310,6 +310,23 @@ fn back_link_through_a_field_of_an_interface_type() {
     );
 }
 
+/// derby 10.14's network client (session 24's population, #69): the
+/// harness called `Logical.close()` (pooled, then logical) on a `Caching`
+/// receiver, whose class overrides `close()` with a `synchronized` method
+/// calling `super.close()`: an outside `close()` on it runs the override,
+/// holding the logical connection first, so the pooled → logical order
+/// is a re-entry there (silent). The twin's base class inverts the pair
+/// on its own receiver (`reset()`): reported.
+#[test]
+fn harness_runs_no_overridden_method_on_a_subclass_receiver() {
+    let findings = assert_one_cycle_in_open_fixture("deadlock/overridden_entry");
+    assert!(
+        findings[0].location.class == "overridden.LooseLogical",
+        "{}",
+        dump(&findings)
+    );
+}
+
 /// h2 2.1.214's `MVStore` (sample #52–#54): a method every caller of
 /// which holds the store lock, one of them through the true branch of a
 /// timed `tryLock`, takes the chunk lock and re-enters the store lock

@@ -526,7 +526,10 @@ impl<'a> Analysis<'a> {
     /// One root per entry of the library harness, at the contexts the
     /// harness itself calls it in (a context in which application code
     /// calls the method keeps that caller's locks); at every context of
-    /// the method when the harness's own is gone.
+    /// the method when the harness's own is gone. Either way only where
+    /// an outside call can run the method on the context's receivers: not
+    /// on objects whose class overrides it
+    /// ([`crate::dispatch::harness_may_enter`]).
     fn harness_roots(&self) -> Vec<Root> {
         let harness_context = |c: lockstep_pointsto::ContextId| {
             self.pt
@@ -542,7 +545,8 @@ impl<'a> Analysis<'a> {
         };
         let mut roots = Vec::new();
         for &m in &self.pt.entries().harness {
-            let contexts = self.pt.contexts_of(m);
+            let mut contexts = self.pt.contexts_of(m);
+            contexts.retain(|&c| crate::dispatch::harness_may_enter(self.program, self.pt, m, c));
             let mut entries: Vec<u32> = contexts
                 .iter()
                 .filter(|&&c| harness_context(c))

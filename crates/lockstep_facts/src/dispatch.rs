@@ -26,11 +26,19 @@
 //! `null`: points-to reaches some methods with no receiver object, and
 //! reflection makes objects in no set), a receiver is a lambda or of a
 //! class that does not load, or its budget cut it short.
+//!
+//! The same selection bounds the open-program harness
+//! ([`harness_may_enter`]): its calls come from outside the analysed code
+//! and are virtual, so it runs `C.m` only on receivers whose class
+//! selects `C.m`. On an object of a subclass overriding `m` (derby's
+//! `CachingLogicalConnection.close` over `LogicalConnection.close`) only
+//! the override's `super.m()`, an `invokespecial` of the program made
+//! under the override's locks, runs `C.m`.
 
 use std::collections::BTreeSet;
 
 use lockstep_ir::{Call, CallKind, Operand};
-use lockstep_pointsto::{PointsToResult, SiteKey};
+use lockstep_pointsto::{ContextId, ObjectId, PointsToResult, SiteKey};
 use lockstep_program::{ClassId, MethodId, Program};
 use rustc_hash::FxHashSet;
 
@@ -177,5 +185,63 @@ impl Receivers {
         };
         self.open.iter().any(related)
             || (!program.is_application(declaring) && self.library_open.iter().any(related))
+    }
+}
+
+/// May the harness, calling `m` from outside the analysed code, run it in
+/// context `c`? Not when every receiver `m` has there is of a class that
+/// selects another method for the call (an override of `m`; for a
+/// constructor, any class but `m`'s own: outside code constructs with
+/// `new`). Static methods, receivers points-to does not know, an empty
+/// receiver set and objects whose class is open above `m`'s class (an
+/// object of an interface type may be of `m`'s class) keep the context.
+pub fn harness_may_enter(
+    program: &Program,
+    pt: &PointsToResult,
+    m: MethodId,
+    c: ContextId,
+) -> bool {
+    let md = program.method(m);
+    if md.is_static() {
+        return true;
+    }
+    let Some(this) = program.body(m).and_then(|b| b.params.first().copied()) else {
+        return true;
+    };
+    let set = pt.var_in(m, c, this);
+    if set.is_empty() {
+        return true;
+    }
+    let object = program.class_by_name("java/lang/Object");
+    let selected = set.iter().any(|o| may_select(program, pt, object, o, m));
+    selected
+}
+
+/// May an outside call of `m` on object `o` run `m` (see
+/// [`harness_may_enter`])?
+fn may_select(
+    program: &Program,
+    pt: &PointsToResult,
+    object: Option<ClassId>,
+    o: ObjectId,
+    m: MethodId,
+) -> bool {
+    let Some(info) = pt.object(o) else {
+        return true;
+    };
+    let md = program.method(m);
+    let selects = |c: ClassId| {
+        if md.is_constructor() {
+            c == md.class
+        } else {
+            program.dispatch(c, &md.name, &md.descriptor) == Some(m)
+        }
+    };
+    match class_of(program, object, info.site, info.type_name) {
+        Class::Exact(c) => selects(c),
+        // Below a subclass of `m`'s class, every class selects what that
+        // subclass selects or an override of it.
+        Class::Open(c) | Class::LibraryOpen(c) => !program.is_subtype(c, md.class) || selects(c),
+        Class::Unknown => true,
     }
 }
