@@ -736,31 +736,14 @@ impl Forward for ValueFlow<'_, '_, '_> {
             Some(Val::Top) => return self.refine(block, succ, st),
             None => return None,
         };
-        let b = self.body.blocks.get(block)?;
-        let last = b.end.0.checked_sub(1).filter(|&l| l >= b.first.0)?;
-        let StmtKind::If {
-            cond,
-            lhs: Operand::Var(v),
-            rhs: Operand::Const(ConstValue::Int(c)),
-            target,
-        } = &self.body.stmts.get(last as usize)?.kind
-        else {
-            return None;
-        };
-        if !st.vars.contains(v) {
-            return None;
-        }
-        let distinct: FxHashSet<usize> = b.succs.iter().map(|x| x.index()).collect();
-        if distinct.len() < 2 {
-            return None;
-        }
+        let (cond, c, target) = self.field_test(block, st)?;
         let holds = match cond {
-            Cond::Eq => k == *c,
-            Cond::Ne => k != *c,
-            Cond::Lt => k < *c,
-            Cond::Ge => k >= *c,
-            Cond::Gt => k > *c,
-            Cond::Le => k <= *c,
+            Cond::Eq => k == c,
+            Cond::Ne => k != c,
+            Cond::Lt => k < c,
+            Cond::Ge => k >= c,
+            Cond::Gt => k > c,
+            Cond::Le => k <= c,
         };
         let taken = target.index() == succ;
         if taken == holds {
@@ -772,11 +755,10 @@ impl Forward for ValueFlow<'_, '_, '_> {
 }
 
 impl ValueFlow<'_, '_, '_> {
-    /// An unknown value compared with a constant: on the edge where they
-    /// are equal the value is that constant (for a `boolean` compared with
-    /// `0`, also on the other edge: `1`). The thread has just read it; see
-    /// the module docs for what is assumed about other threads.
-    fn refine(&self, block: usize, succ: usize, st: &St) -> Option<St> {
+    /// The test ending `block`, when it compares a variable holding the
+    /// field with a constant and its two edges go to different blocks: the
+    /// comparison, the constant and the branch target.
+    fn field_test(&self, block: usize, st: &St) -> Option<(Cond, i32, lockstep_ir::BlockId)> {
         let b = self.body.blocks.get(block)?;
         let last = b.end.0.checked_sub(1).filter(|&l| l >= b.first.0)?;
         let StmtKind::If {
@@ -792,9 +774,15 @@ impl ValueFlow<'_, '_, '_> {
             return None;
         }
         let distinct: FxHashSet<usize> = b.succs.iter().map(|x| x.index()).collect();
-        if distinct.len() < 2 {
-            return None;
-        }
+        (distinct.len() >= 2).then_some((*cond, *c, *target))
+    }
+
+    /// An unknown value compared with a constant: on the edge where they
+    /// are equal the value is that constant (for a `boolean` compared with
+    /// `0`, also on the other edge: `1`). The thread has just read it; see
+    /// the module docs for what is assumed about other threads.
+    fn refine(&self, block: usize, succ: usize, st: &St) -> Option<St> {
+        let (cond, c, target) = self.field_test(block, st)?;
         let taken = target.index() == succ;
         let equal = match cond {
             Cond::Eq => taken,
@@ -803,9 +791,9 @@ impl ValueFlow<'_, '_, '_> {
         };
         let boolean = self.states.booleans.contains(self.field);
         let val = match (equal, boolean) {
-            (true, _) => *c,
-            (false, true) if *c == 0 => 1,
-            (false, true) if *c == 1 => 0,
+            (true, _) => c,
+            (false, true) if c == 0 => 1,
+            (false, true) if c == 1 => 0,
             _ => return None,
         };
         Some(St {

@@ -302,32 +302,40 @@ fn reset_flags(
     gates: &FxHashMap<MethodId, MethodGate>,
 ) -> FxHashSet<Flag> {
     let mut reset = FxHashSet::default();
-    for c in program.application_classes() {
-        for &m in &program.class(c).methods {
-            let data = program.method(m);
-            if data.is_constructor() || data.is_class_initializer() {
-                continue;
-            }
-            let Some(body) = program.body(m) else {
+    for (m, body) in bodies_outside_initializers(program) {
+        for (i, stmt) in body.stmts.iter().enumerate() {
+            let Some((flag, value)) = flag_store(&stmt.kind) else {
                 continue;
             };
-            for (i, stmt) in body.stmts.iter().enumerate() {
-                let Some((flag, value)) = flag_store(&stmt.kind) else {
-                    continue;
-                };
-                if !flags.contains(&flag) || is_true(value) {
-                    continue;
-                }
-                let kept = gates
-                    .get(&m)
-                    .is_some_and(|g| g.flag == flag && g.inner_resets.contains(&StmtId(i as u32)));
-                if !kept {
-                    reset.insert(flag);
-                }
+            if !flags.contains(&flag) || is_true(value) {
+                continue;
+            }
+            let kept = gates
+                .get(&m)
+                .is_some_and(|g| g.flag == flag && g.inner_resets.contains(&StmtId(i as u32)));
+            if !kept {
+                reset.insert(flag);
             }
         }
     }
     reset
+}
+
+/// The bodies of application methods other than constructors and static
+/// initializers (where a flag may be set up freely before the object or
+/// class is in use).
+fn bodies_outside_initializers(
+    program: &Program,
+) -> impl Iterator<Item = (MethodId, Arc<Body>)> + '_ {
+    program.application_classes().flat_map(move |c| {
+        program.class(c).methods.iter().filter_map(move |&m| {
+            let data = program.method(m);
+            if data.is_constructor() || data.is_class_initializer() {
+                return None;
+            }
+            program.body(m).map(|b| (m, b))
+        })
+    })
 }
 
 /// A store into a boolean field: the flag and the stored value.
@@ -408,17 +416,8 @@ fn reset_atomic_flags(program: &Program, flags: &FxHashSet<Flag>) -> FxHashSet<F
     if atomic.is_empty() {
         return reset;
     }
-    for c in program.application_classes() {
-        for &m in &program.class(c).methods {
-            let data = program.method(m);
-            if data.is_constructor() || data.is_class_initializer() {
-                continue;
-            }
-            let Some(body) = program.body(m) else {
-                continue;
-            };
-            reset_in_body(&body, &atomic, &mut reset);
-        }
+    for (_, body) in bodies_outside_initializers(program) {
+        reset_in_body(&body, &atomic, &mut reset);
     }
     reset
 }
