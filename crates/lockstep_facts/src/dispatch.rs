@@ -213,8 +213,7 @@ pub fn harness_may_enter(
         return true;
     }
     let object = program.class_by_name("java/lang/Object");
-    let selected = set.iter().any(|o| may_select(program, pt, object, o, m));
-    selected
+    set.iter().any(|o| may_select(program, pt, object, o, m))
 }
 
 /// May an outside call of `m` on object `o` run `m` (see
