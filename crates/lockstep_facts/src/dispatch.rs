@@ -213,7 +213,8 @@ pub fn harness_may_enter(
         return true;
     }
     let object = program.class_by_name("java/lang/Object");
-    set.iter().any(|o| may_select(program, pt, object, o, m))
+    let selected = set.iter().any(|o| may_select(program, pt, object, o, m));
+    selected
 }
 
 /// May an outside call of `m` on object `o` run `m` (see
