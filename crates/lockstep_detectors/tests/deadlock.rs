@@ -443,3 +443,15 @@ fn order_needing_a_state_its_thread_has_left() {
     assert_complete(&findings);
     assert_eq!(findings.len(), 1, "{}", dump(&findings));
 }
+
+/// ActiveMQ's `ActiveMQConnection.close`: a flag the closing thread set
+/// holding the connection's monitor, every write of which is made under
+/// that monitor, is still set in its callees, so `getScheduler` throws
+/// before its lock (silent, `AtomicBoolean` and `boolean`); the twin also
+/// clears the flag without the monitor (reported).
+#[test]
+fn order_past_a_flag_set_under_a_held_monitor() {
+    let findings = check("closing_flag");
+    assert_complete(&findings);
+    assert_eq!(findings.len(), 1, "{}", dump(&findings));
+}

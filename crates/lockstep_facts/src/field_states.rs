@@ -31,8 +31,12 @@
 //! it: a least fixpoint per field over the (method, value) pairs reached,
 //! within a budget).
 //!
-//! `boolean` fields are followed from the tests a thread makes of them,
-//! never from its stores (a store makes the value unknown: see
+//! `boolean` fields (and `AtomicBoolean` fields, read by `get` and
+//! written by `set`) are followed from the tests a thread makes of them,
+//! and from its stores only when the store is made holding the storing
+//! object's own monitor and every write of the flag in the program is made
+//! that way ([`crate::flag_writes`]): the value then lasts until that
+//! monitor is released. Any other store makes the value unknown (see
 //! [`is_boolean`]). A branch comparing an unknown value with a constant
 //! tells the value on the equal edge (for a `boolean`, on both), so a path
 //! that needs a flag `false` at one test and `true` at a later one, with
@@ -55,13 +59,15 @@
 
 use std::sync::Arc;
 
-use lockstep_ir::{Body, Cond, ConstValue, Operand, Rvalue, StmtId, StmtKind, VarId};
+use lockstep_ir::{Body, Cond, ConstValue, MonitorId, Operand, Rvalue, StmtId, StmtKind, VarId};
+use lockstep_models::BooleanCall;
 use lockstep_program::{MethodId, Program};
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::block_solver::{self, Forward, HandlerSees};
+use crate::flag_writes::{boolean_call, loaded_atomic, own_monitor_held};
 use crate::guard_flags::Flag;
-use crate::once_gate::is_receiver;
+use crate::once_gate::{is_receiver, releases};
 
 /// Calls above a store of a field through which a call is taken to change
 /// the field: deeper stores are not followed (see the module docs).
@@ -91,25 +97,29 @@ impl Val {
 }
 
 /// What every path to a statement knows: the field's value (`None`: no
-/// path runs it) and the variables holding the field's loaded value.
+/// path runs it), the variables holding the field's loaded value, those
+/// holding the `AtomicBoolean` it is (with whether it was read from the
+/// body's receiver), and the monitor region whose release ends a value
+/// this body stored ([`crate::flag_writes`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct St {
     pub val: Option<Val>,
     vars: Vec<VarId>,
+    refs: Vec<(VarId, bool)>,
+    guard: Option<MonitorId>,
 }
 
 impl St {
     fn unreached() -> St {
-        St {
-            val: None,
-            vars: Vec::new(),
-        }
+        St::entry(None)
     }
 
     fn entry(val: Option<Val>) -> St {
         St {
             val,
             vars: Vec::new(),
+            refs: Vec::new(),
+            guard: None,
         }
     }
 
@@ -117,16 +127,41 @@ impl St {
         match (self.val, other.val) {
             (None, _) => other.clone(),
             (_, None) => self.clone(),
-            (Some(a), Some(b)) => St {
-                val: Some(a.meet(b)),
-                vars: self
-                    .vars
-                    .iter()
-                    .filter(|v| other.vars.contains(v))
-                    .copied()
-                    .collect(),
-            },
+            (Some(a), Some(b)) => {
+                // A value stored under a monitor lasts until its release
+                // on the paths that stored it; two different regions: unknown.
+                let (val, guard) = match (self.guard, other.guard) {
+                    (Some(x), Some(y)) if x != y => (Val::Top, None),
+                    (g, h) => (a.meet(b), g.or(h)),
+                };
+                St {
+                    val: Some(val),
+                    vars: self
+                        .vars
+                        .iter()
+                        .filter(|v| other.vars.contains(v))
+                        .copied()
+                        .collect(),
+                    refs: self
+                        .refs
+                        .iter()
+                        .filter(|v| other.refs.contains(v))
+                        .copied()
+                        .collect(),
+                    guard: if val == Val::Top { None } else { guard },
+                }
+            }
         }
+    }
+
+    /// The value is unknown from here on.
+    fn forget(&mut self) {
+        self.val = Some(Val::Top);
+        self.guard = None;
+    }
+
+    fn holds_ref(&self, v: VarId) -> Option<bool> {
+        self.refs.iter().find(|(x, _)| *x == v).map(|&(_, own)| own)
     }
 
     pub fn reached(&self) -> bool {
@@ -183,11 +218,23 @@ fn loads_boolean(value: &Rvalue) -> bool {
     }
 }
 
-/// Does a getter body return a `boolean` field?
+/// Does a getter body return a `boolean` field (or an `AtomicBoolean`'s value)?
 fn returns_boolean_field(body: &Body) -> bool {
-    body.stmts
-        .iter()
-        .any(|st| matches!(&st.kind, StmtKind::Assign { value, .. } if loads_boolean(value)))
+    body.stmts.iter().any(|st| match &st.kind {
+        StmtKind::Assign { value, .. } => loads_boolean(value),
+        StmtKind::Invoke { call, .. } => boolean_call(call) == Some(BooleanCall::Read),
+        _ => false,
+    })
+}
+
+/// The flag whose value an `AtomicBoolean` read returns, when its
+/// receiver holds one of `refs`.
+fn atomic_read<'f>(call: &lockstep_ir::Call, refs: &'f FxHashMap<VarId, Flag>) -> Option<&'f Flag> {
+    let Some(Operand::Var(r)) = &call.receiver else {
+        return None;
+    };
+    let f = refs.get(r)?;
+    (boolean_call(call) == Some(BooleanCall::Read)).then_some(f)
 }
 
 /// The int-like field a statement stores, with the stored operand.
@@ -218,9 +265,18 @@ fn accessor(body: &Body) -> Option<Accessor> {
         Operand::Const(_) => false,
     };
     let mut loads: Vec<(VarId, Flag)> = Vec::new();
+    let mut refs: FxHashMap<VarId, Flag> = FxHashMap::default();
     let mut found = None;
     for stmt in &body.stmts {
         match &stmt.kind {
+            StmtKind::Assign { dst, value } if loaded_atomic(body, value).is_some_and(|r| r.1) => {
+                let (f, _) = loaded_atomic(body, value)?;
+                refs.insert(*dst, f);
+            }
+            StmtKind::Invoke {
+                result: Some(dst),
+                call,
+            } => loads.push((*dst, atomic_read(call, &refs)?.clone())),
             StmtKind::Assign {
                 dst,
                 value: Rvalue::FieldLoad { object, field },
@@ -257,9 +313,10 @@ fn accessor(body: &Body) -> Option<Accessor> {
     found
 }
 
-/// Every store of an int-like field: per (name, static), the field as
-/// named and the storing method.
-type StoreIndex = FxHashMap<(Arc<str>, bool), Vec<(Flag, MethodId)>>;
+/// Every write of a flag: per (name, static), the field as named, the
+/// writing method and whether the write is made under the writer's own
+/// monitor ([`crate::flag_writes`]).
+type StoreIndex = FxHashMap<(Arc<str>, bool), Vec<(Flag, MethodId, bool)>>;
 
 /// Field states of one program over its reached call graph.
 pub struct States<'a> {
@@ -271,6 +328,8 @@ pub struct States<'a> {
     may_store: FxHashMap<Flag, Arc<FxHashSet<MethodId>>>,
     /// Every store of an int-like field ([`Self::index_stores`], built once).
     stores: Option<StoreIndex>,
+    /// Per flag: is every write made under the writer's own monitor?
+    guarded: FxHashMap<Flag, bool>,
     accessors: FxHashMap<MethodId, Option<Accessor>>,
     tested: FxHashMap<MethodId, Arc<[Flag]>>,
     /// The `boolean` fields among those tested ([`is_boolean`]).
@@ -317,6 +376,7 @@ impl<'a> States<'a> {
             callers,
             may_store: FxHashMap::default(),
             stores: None,
+            guarded: FxHashMap::default(),
             accessors: FxHashMap::default(),
             tested: FxHashMap::default(),
             booleans: FxHashSet::default(),
@@ -335,8 +395,23 @@ impl<'a> States<'a> {
         let mut out: Vec<Flag> = Vec::new();
         if let Some(body) = self.application_body(m) {
             let mut holds: FxHashMap<VarId, Flag> = FxHashMap::default();
+            let mut refs: FxHashMap<VarId, Flag> = FxHashMap::default();
             for (i, stmt) in body.stmts.iter().enumerate() {
                 match &stmt.kind {
+                    StmtKind::Assign { dst, value } if loaded_atomic(&body, value).is_some() => {
+                        if let Some((f, _)) = loaded_atomic(&body, value) {
+                            refs.insert(*dst, f);
+                        }
+                    }
+                    StmtKind::Invoke {
+                        result: Some(dst),
+                        call,
+                    } if atomic_read(call, &refs).is_some() => {
+                        if let Some(f) = atomic_read(call, &refs).cloned() {
+                            self.booleans.insert(f.clone());
+                            holds.insert(*dst, f);
+                        }
+                    }
                     StmtKind::Assign { dst, value } => {
                         if let Some(f) = loaded(value) {
                             if loads_boolean(value) {
@@ -423,7 +498,7 @@ impl<'a> States<'a> {
             })
     }
 
-    /// Every application store of an int-like field, by name and kind.
+    /// Every application write of a flag, by name and kind.
     fn index_stores(&self) -> StoreIndex {
         let mut out: StoreIndex = FxHashMap::default();
         for c in self.program.application_classes() {
@@ -431,12 +506,12 @@ impl<'a> States<'a> {
                 let Some(body) = self.program.body(m) else {
                     continue;
                 };
-                for stmt in &body.stmts {
-                    if let Some((f, _)) = stored(&stmt.kind) {
-                        out.entry((f.name.clone(), f.is_static))
-                            .or_default()
-                            .push((f, m));
-                    }
+                let constructor = self.program.method(m).is_constructor();
+                let plain = |k: &StmtKind| stored(k).map(|(f, _)| f);
+                for w in crate::flag_writes::writes(&body, constructor, plain) {
+                    out.entry((w.flag.name.clone(), w.flag.is_static))
+                        .or_default()
+                        .push((w.flag, m, w.under_own_monitor));
                 }
             }
         }
@@ -463,7 +538,7 @@ impl<'a> States<'a> {
             .as_ref()
             .and_then(|s| s.get(&key))
             .map_or(&[][..], Vec::as_slice);
-        for (f, m) in direct {
+        for (f, m, _) in direct {
             if f.may_be(self.program, field) && out.insert(*m) {
                 work.push(*m);
             }
@@ -482,6 +557,31 @@ impl<'a> States<'a> {
         let out = Arc::new(out);
         self.may_store.insert(field.clone(), out.clone());
         out
+    }
+
+    /// Is every application write of `field` made by its object's own
+    /// code under its own monitor ([`crate::flag_writes`])? Then a value a
+    /// thread stored holding that monitor stays until it releases it.
+    fn guarded(&mut self, field: &Flag) -> bool {
+        if let Some(&g) = self.guarded.get(field) {
+            return g;
+        }
+        if self.stores.is_none() {
+            self.stores = Some(self.index_stores());
+        }
+        let key = (field.name.clone(), field.is_static);
+        let g = self
+            .stores
+            .as_ref()
+            .and_then(|s| s.get(&key))
+            .is_some_and(|writes| {
+                writes
+                    .iter()
+                    .filter(|(f, _, _)| f.may_be(self.program, field))
+                    .all(|&(_, _, own)| own)
+            });
+        self.guarded.insert(field.clone(), g);
+        g
     }
 
     /// The state before each statement of `m` when `field` holds `entry`
@@ -625,7 +725,12 @@ impl<'a> States<'a> {
             if !matches!(s.kind, StmtKind::Return(_)) {
                 continue;
             }
-            if let Some(v) = st.as_ref().and_then(|st| st.val) {
+            // A value stored under a monitor ends with it: a `synchronized`
+            // method's returns release it.
+            if let Some(v) = st.as_ref().and_then(|st| {
+                st.val
+                    .map(|v| if st.guard.is_some() { Val::Top } else { v })
+            }) {
                 out = Some(out.map_or(v, |o| o.meet(v)));
             }
         }
@@ -693,26 +798,64 @@ impl Forward for ValueFlow<'_, '_, '_> {
         let program = self.states.program;
         if let Some((f, value)) = stored(&stmt.kind) {
             if f.may_be(program, self.field) {
-                st.val = Some(match value {
-                    _ if self.states.booleans.contains(self.field) => Val::Top,
-                    Operand::Const(ConstValue::Int(c)) => Val::Const(*c),
-                    _ => Val::Top,
-                });
+                let own = matches!(&stmt.kind, StmtKind::FieldStore { object: Operand::Var(v), .. } if is_receiver(self.body, *v));
+                let c = match value {
+                    Operand::Const(ConstValue::Int(c)) => Some(*c),
+                    _ => None,
+                };
+                self.store(s, st, c, own);
             }
             return;
         }
         match &stmt.kind {
             StmtKind::Assign { dst, value } => {
                 let copies = matches!(value, Rvalue::Use(Operand::Var(x)) if st.vars.contains(x));
+                let copied_ref = match value {
+                    Rvalue::Use(Operand::Var(x)) | Rvalue::Cast(Operand::Var(x), _) => {
+                        st.holds_ref(*x)
+                    }
+                    _ => None,
+                };
                 st.vars.retain(|v| v != dst);
+                st.refs.retain(|(v, _)| v != dst);
                 let holds = copies || loaded(value).is_some_and(|f| f.may_be(program, self.field));
                 if holds {
                     st.vars.push(*dst);
                 }
+                let loaded_ref = loaded_atomic(self.body, value)
+                    .filter(|(f, _)| f.may_be(program, self.field))
+                    .map(|(_, own)| own);
+                if let Some(own) = loaded_ref.or(copied_ref) {
+                    st.refs.push((*dst, own));
+                }
             }
-            StmtKind::Invoke { result, call } => {
+            StmtKind::MonitorExit(_) if releases(self.body, s, st.guard) => st.forget(),
+            StmtKind::Invoke { result, call } if self.on_flag(call, st).is_some() => {
+                let own = self.on_flag(call, st).unwrap_or(false);
                 if let Some(dst) = result {
                     st.vars.retain(|v| v != dst);
+                    st.refs.retain(|(v, _)| v != dst);
+                }
+                match boolean_call(call) {
+                    Some(BooleanCall::Read) => st.vars.extend(*result),
+                    Some(BooleanCall::Keeps) => {}
+                    Some(BooleanCall::Store(c)) => self.store(s, st, c, own),
+                    Some(BooleanCall::Changes) | None => st.forget(),
+                }
+            }
+            StmtKind::Invoke { result, call } => {
+                // The flag's `AtomicBoolean` handed to code that may set it.
+                let handed = call
+                    .args
+                    .iter()
+                    .any(|a| matches!(a, Operand::Var(x) if st.holds_ref(*x).is_some()));
+                if handed {
+                    st.forget();
+                    return;
+                }
+                if let Some(dst) = result {
+                    st.vars.retain(|v| v != dst);
+                    st.refs.retain(|(v, _)| v != dst);
                     let getter = self.states.getter_at(self.method, s);
                     if getter.is_some_and(|f| f.may_be(program, self.field)) {
                         st.vars.push(*dst);
@@ -755,6 +898,37 @@ impl Forward for ValueFlow<'_, '_, '_> {
 }
 
 impl ValueFlow<'_, '_, '_> {
+    /// Is `call` made on a variable holding the field's `AtomicBoolean`?
+    /// `Some(own)`: whether it was read from the body's receiver.
+    fn on_flag(&self, call: &lockstep_ir::Call, st: &St) -> Option<bool> {
+        match &call.receiver {
+            Some(Operand::Var(r)) => st.holds_ref(*r),
+            _ => None,
+        }
+    }
+
+    /// A store of `value` (`None`: not a constant) into the field, into the
+    /// body's receiver's when `own`. An int-like field takes the value. A
+    /// `boolean` (see [`is_boolean`]) takes it only when the body holds its
+    /// own monitor and every write of the flag is made that way
+    /// ([`crate::flag_writes`]): then no other thread changes it before
+    /// this one releases the monitor, where the value is forgotten.
+    fn store(&mut self, s: StmtId, st: &mut St, value: Option<i32>, own: bool) {
+        if !self.states.booleans.contains(self.field) {
+            st.val = Some(value.map_or(Val::Top, Val::Const));
+            st.guard = None;
+            return;
+        }
+        let region = own_monitor_held(self.body, s).filter(|_| own);
+        match (value, region) {
+            (Some(c), Some(r)) if self.states.guarded(self.field) => {
+                st.val = Some(Val::Const(c));
+                st.guard = Some(r);
+            }
+            _ => st.forget(),
+        }
+    }
+
     /// The test ending `block`, when it compares a variable holding the
     /// field with a constant and its two edges go to different blocks: the
     /// comparison, the constant and the branch target.
@@ -798,7 +972,8 @@ impl ValueFlow<'_, '_, '_> {
         };
         Some(St {
             val: Some(Val::Const(val)),
-            vars: st.vars.clone(),
+            guard: None,
+            ..st.clone()
         })
     }
 }

@@ -72,6 +72,7 @@ pub mod dispatch;
 mod escape;
 mod event_thread;
 pub mod field_states;
+mod flag_writes;
 mod fresh;
 pub mod guard_flags;
 mod happens_before;

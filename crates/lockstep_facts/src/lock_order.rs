@@ -321,6 +321,19 @@ fn call_edges(
 /// Callers followed up when a field's value on entry is computed.
 const MAX_ENTRY_DEPTH: u32 = 3;
 
+/// Method contexts one search for a path that takes a lock under a
+/// field's value ([`Collector::refuted_by`]) may enter.
+const MAX_STATE_SEARCH: usize = 2_000;
+
+/// One search of [`Collector::refuted_by`]: the field, the lock, the
+/// answers so far per (context, value on entry), and the contexts left.
+struct StateSearch<'s> {
+    field: &'s Flag,
+    lock: &'s LockObject,
+    memo: FxHashMap<(u32, Option<Val>), bool>,
+    budget: usize,
+}
+
 /// Calls followed up from an acquisition to find its one-shot test.
 const MAX_ONCE_DEPTH: u32 = 3;
 
@@ -610,7 +623,6 @@ impl Collector<'_> {
                 } else {
                     Vec::new()
                 };
-                let nodes = c.nodes.clone();
                 let acq = Acquisition {
                     site: self.site(node, method, Some(s)),
                     lock: c.lock,
@@ -625,7 +637,7 @@ impl Collector<'_> {
                 };
                 // The path needs a field value its thread cannot have
                 // there ([`crate::field_states`]).
-                if self.state_refuted(&acq, &nodes) {
+                if self.state_refuted(&acq) {
                     continue;
                 }
                 self.acquisitions.insert(acq);
@@ -863,11 +875,11 @@ impl Collector<'_> {
         union(here.entry, &resolved)
     }
 
-    /// Does the witness `a` (its call path through the method contexts
-    /// `nodes`) need an int-like field to hold, at a test on its path, a
-    /// value its thread cannot have there ([`crate::field_states`])? Only
-    /// when no other statement reached on the path may take the lock.
-    fn state_refuted(&mut self, a: &Acquisition, nodes: &[u32]) -> bool {
+    /// Does every path from the call of the witness `a` to the lock need a
+    /// field tested on the witness's path to hold, at a test, a value its
+    /// thread cannot have there ([`crate::field_states`])? Every callee
+    /// that may take the lock is searched, not only the witness's path.
+    fn state_refuted(&mut self, a: &Acquisition) -> bool {
         let Some(s0) = a.site.stmt else {
             return false;
         };
@@ -880,7 +892,7 @@ impl Collector<'_> {
         }
         fields.sort();
         fields.dedup();
-        fields.iter().any(|f| self.refuted_by(a, nodes, s0, f))
+        fields.iter().any(|f| self.refuted_by(a, s0, f))
     }
 
     /// Is statement `s` of `method` (in context `node`) run on no path,
@@ -896,36 +908,166 @@ impl Collector<'_> {
         })
     }
 
-    /// [`Self::state_refuted`] for one field.
-    fn refuted_by(&mut self, a: &Acquisition, nodes: &[u32], s0: StmtId, f: &Flag) -> bool {
+    /// [`Self::state_refuted`] for one field: no path from the call at
+    /// `s0` into its callees that the field's value allows takes the lock
+    /// (every callee, every context, within [`MAX_STATE_SEARCH`] contexts;
+    /// past it, the lock is taken to be reached).
+    fn refuted_by(&mut self, a: &Acquisition, s0: StmtId, f: &Flag) -> bool {
         let entry = self.entry_value(a.site.node, f, 0);
         let Some(before) = self.states.before(a.site.method, entry, f) else {
             return false;
         };
-        let Some(mut st) = state_at(&before, s0) else {
+        let Some(st) = state_at(&before, s0) else {
             return true;
         };
-        let mut prev = (a.site.node, s0);
-        for (i, &(m, s)) in a.via.iter().enumerate() {
-            let (Some(&n), Some(s)) = (nodes.get(i), s) else {
-                return false;
-            };
-            if self.other_callees_lock(prev, Some(n), &a.lock.object) {
-                return false;
-            }
-            let Some(before) = self.states.before(m, st.val, f) else {
-                return false;
-            };
-            if self.reached_elsewhere_locks((n, m), &before, s, &a.lock.object) {
-                return false;
-            }
-            let Some(here) = state_at(&before, s) else {
+        let mut search = StateSearch {
+            field: f,
+            lock: &a.lock.object,
+            memo: FxHashMap::default(),
+            budget: MAX_STATE_SEARCH,
+        };
+        !self.call_may_lock(&mut search, (a.site.node, s0), st.val)
+    }
+
+    /// May a callee of the call at `(node, s)`, entered with the value
+    /// `val` of the searched field, take the searched lock?
+    fn call_may_lock(
+        &mut self,
+        search: &mut StateSearch<'_>,
+        (node, s): (u32, StmtId),
+        val: Option<Val>,
+    ) -> bool {
+        let callees: Vec<u32> = self.races.graph.callees[node as usize]
+            .iter()
+            .filter(|&&(site, _)| site == s)
+            .map(|&(_, c)| c)
+            .collect();
+        for c in callees {
+            if self.callee_locks((node, s, c), search.lock)
+                && self.context_may_lock(search, (node, s), c, val)
+            {
                 return true;
-            };
-            st = here;
-            prev = (n, s);
+            }
         }
         false
+    }
+
+    /// May context `c`, called at `from` and entered with `val`, take the
+    /// searched lock on a path the value allows (itself or through its
+    /// callees)?
+    fn context_may_lock(
+        &mut self,
+        search: &mut StateSearch<'_>,
+        from: (u32, StmtId),
+        c: u32,
+        val: Option<Val>,
+    ) -> bool {
+        if let Some(&known) = search.memo.get(&(c, val)) {
+            return known;
+        }
+        if search.budget == 0 {
+            return true;
+        }
+        search.budget -= 1;
+        // A cycle back into a context being searched adds no new path.
+        search.memo.insert((c, val), false);
+        let found = self.body_may_lock(search, from, c, val);
+        search.memo.insert((c, val), found);
+        found
+    }
+
+    fn body_may_lock(
+        &mut self,
+        search: &mut StateSearch<'_>,
+        from: (u32, StmtId),
+        c: u32,
+        val: Option<Val>,
+    ) -> bool {
+        let node = &self.races.graph.nodes[c as usize];
+        let (m, context) = (node.method, node.context);
+        let (Some(body), Some(before)) = (
+            self.program.body(m),
+            self.states.before(m, val, search.field),
+        ) else {
+            return true;
+        };
+        let entered = before.iter().any(|st| st.as_ref().is_some_and(St::reached));
+        if entered
+            && self.program.method(m).is_synchronized()
+            && self.takes(
+                search.lock,
+                from,
+                (m, context, &body),
+                LocalLock::SyncMethod,
+            )
+        {
+            return true;
+        }
+        for (i, (stmt, st)) in body.stmts.iter().zip(before.iter()).enumerate() {
+            let Some(st) = st.as_ref().filter(|st| st.reached()) else {
+                continue;
+            };
+            let at = StmtId(i as u32);
+            if let Some(l) = lock_summary::stmt_lock(self.program, &body, at) {
+                if self.takes(search.lock, from, (m, context, &body), l) {
+                    return true;
+                }
+            }
+            if matches!(stmt.kind, StmtKind::Invoke { .. })
+                && self.call_may_lock(search, (c, at), st.val)
+            {
+                return true;
+            }
+        }
+        false
+    }
+
+    /// May `l`, taken in `m` (context `context`), be `lock`? One of the
+    /// objects it may be there; a lock of a parameter (`this` included)
+    /// that resolves to nothing there is the argument of the call at
+    /// `from` (unknown: it may be).
+    fn takes(
+        &mut self,
+        lock: &LockObject,
+        from: (u32, StmtId),
+        (m, context, body): (MethodId, lockstep_pointsto::ContextId, &Body),
+        l: LocalLock,
+    ) -> bool {
+        let resolved = self
+            .resolver
+            .resolve(m, context, body, std::slice::from_ref(&l));
+        if !resolved.is_empty() {
+            return resolved.iter().any(|h| h.object == *lock);
+        }
+        let Some(k) = lock_summary::param_of(body, &l) else {
+            return false;
+        };
+        let (LockObject::Object(o), Some(arg)) = (lock, self.argument_var(from, k, body.is_static))
+        else {
+            return true;
+        };
+        let caller = self.races.graph.nodes[from.0 as usize];
+        let pts = self.resolver.pt.var_in(caller.method, caller.context, arg);
+        pts.is_empty() || pts.contains(*o)
+    }
+
+    /// The variable the call at `(node, s)` passes as parameter `k` (the
+    /// receiver is 0 for an instance callee).
+    fn argument_var(&self, (node, s): (u32, StmtId), k: u16, callee_static: bool) -> Option<VarId> {
+        let caller = self.races.graph.nodes[node as usize].method;
+        let body = self.program.body(caller)?;
+        let StmtKind::Invoke { call, .. } = &body.stmts.get(s.index())?.kind else {
+            return None;
+        };
+        let op = match (callee_static, k) {
+            (false, 0) => call.receiver.as_ref()?,
+            (false, k) => call.args.get(usize::from(k) - 1)?,
+            (true, k) => call.args.get(usize::from(k))?,
+        };
+        match op {
+            Operand::Var(v) => Some(*v),
+            Operand::Const(_) => None,
+        }
     }
 
     /// The value of `f` on entry to `node`, met over its callers' call
@@ -963,65 +1105,12 @@ impl Collector<'_> {
         v
     }
 
-    /// Does a callee of the call at `(node, s)` other than `next` (any
-    /// callee, for `None`) acquire `lock`?
-    fn other_callees_lock(
-        &mut self,
-        (node, s): (u32, StmtId),
-        next: Option<u32>,
-        lock: &LockObject,
-    ) -> bool {
-        let callees: Vec<u32> = self.races.graph.callees[node as usize]
-            .iter()
-            .filter(|&&(site, c)| site == s && Some(c) != next)
-            .map(|&(_, c)| c)
-            .collect();
-        callees
-            .into_iter()
-            .any(|c| self.callee_locks((node, s, c), lock))
-    }
-
     /// Does the callee context `c`, called at `(node, s)`, acquire `lock`?
     fn callee_locks(&mut self, (node, s, c): (u32, StmtId, u32), lock: &LockObject) -> bool {
         self.summaries
             .at_call(self.program, self.races, &mut self.resolver, (node, s, c))
             .iter()
             .any(|l| l.lock.object == *lock)
-    }
-
-    /// Does a statement of `m` (in context `node`) other than `s`, reached
-    /// in `before`, take `lock` itself or through its callees?
-    fn reached_elsewhere_locks(
-        &mut self,
-        (node, m): (u32, MethodId),
-        before: &[Option<St>],
-        s: StmtId,
-        lock: &LockObject,
-    ) -> bool {
-        let Some(body) = self.program.body(m) else {
-            return true;
-        };
-        let context = self.races.graph.nodes[node as usize].context;
-        for (i, (stmt, st)) in body.stmts.iter().zip(before).enumerate() {
-            let at = StmtId(i as u32);
-            if at == s || !st.as_ref().is_some_and(St::reached) {
-                continue;
-            }
-            if let Some(l) = lock_summary::stmt_lock(self.program, &body, at) {
-                let resolved = self
-                    .resolver
-                    .resolve(m, context, &body, std::slice::from_ref(&l));
-                if resolved.iter().any(|h| h.object == *lock) {
-                    return true;
-                }
-            }
-            if matches!(stmt.kind, StmtKind::Invoke { .. })
-                && self.other_callees_lock((node, at), None, lock)
-            {
-                return true;
-            }
-        }
-        false
     }
 
     fn acquire(&mut self, here: &Here<'_>, s: StmtId, lock: LocalLock) {

@@ -207,7 +207,7 @@ pub fn plausible(
 }
 
 /// The position in `body.params` of the variable a lock is named by.
-fn param_of(body: &Body, lock: &LocalLock) -> Option<u16> {
+pub(crate) fn param_of(body: &Body, lock: &LocalLock) -> Option<u16> {
     let var = match lock {
         LocalLock::SyncMethod if !body.is_static => return Some(0),
         LocalLock::Monitor { var: Some(v), .. } => *v,

@@ -781,7 +781,7 @@ fn holds(body: &Body, s: StmtId, region: Option<MonitorId>) -> bool {
 }
 
 /// Does `s` release `region`?
-fn releases(body: &Body, s: StmtId, region: Option<MonitorId>) -> bool {
+pub(crate) fn releases(body: &Body, s: StmtId, region: Option<MonitorId>) -> bool {
     region.is_some_and(|r| {
         body.monitors
             .get(r.index())

@@ -165,6 +165,37 @@ pub fn keeps_boolean_claim(class: &str, name: &str, args: &[Option<i32>], to: bo
     }
 }
 
+/// What a call on an `AtomicBoolean` does to the value it holds, for
+/// following a flag's value along one thread's path.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum BooleanCall {
+    /// Returns the value and leaves it (`get` and its access modes).
+    Read,
+    /// Stores its argument (`set` and its access modes); `Some`: a constant.
+    Store(Option<i32>),
+    /// Leaves the value and does not return it (`toString`, `hashCode`).
+    Keeps,
+    /// May change the value (`compareAndSet`, `getAndSet`, and any call
+    /// not listed here).
+    Changes,
+}
+
+/// What calling `name` on an `AtomicBoolean` does to its value (`None`:
+/// another class). `args` are the call's integer constants.
+pub fn atomic_boolean_call(class: &str, name: &str, args: &[Option<i32>]) -> Option<BooleanCall> {
+    if class != ATOMIC_BOOLEAN {
+        return None;
+    }
+    Some(match (name, args) {
+        ("get" | "getAcquire" | "getPlain" | "getOpaque", []) => BooleanCall::Read,
+        ("set" | "lazySet" | "setRelease" | "setPlain" | "setOpaque", [v]) => {
+            BooleanCall::Store(*v)
+        }
+        ("toString" | "hashCode", []) => BooleanCall::Keeps,
+        _ => BooleanCall::Changes,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -237,5 +268,29 @@ mod tests {
             "Ljava/util/concurrent/atomic/AtomicBoolean;"
         ));
         assert!(!is_atomic_boolean_field("Z"));
+    }
+
+    #[test]
+    fn what_boolean_calls_do_to_the_value() {
+        let b = ATOMIC_BOOLEAN;
+        assert_eq!(atomic_boolean_call(b, "get", &[]), Some(BooleanCall::Read));
+        assert_eq!(
+            atomic_boolean_call(b, "set", &[Some(1)]),
+            Some(BooleanCall::Store(Some(1)))
+        );
+        assert_eq!(
+            atomic_boolean_call(b, "lazySet", &[None]),
+            Some(BooleanCall::Store(None))
+        );
+        assert_eq!(
+            atomic_boolean_call(b, "compareAndSet", &[Some(0), Some(1)]),
+            Some(BooleanCall::Changes)
+        );
+        assert_eq!(
+            atomic_boolean_call(b, "toString", &[]),
+            Some(BooleanCall::Keeps)
+        );
+        let i = "java/util/concurrent/atomic/AtomicInteger";
+        assert_eq!(atomic_boolean_call(i, "get", &[]), None);
     }
 }

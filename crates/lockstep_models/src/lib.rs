@@ -52,7 +52,7 @@ mod table;
 pub mod threads;
 pub mod views;
 
-pub use atomics::{atomic_access, is_atomic_class, AtomicAccess};
+pub use atomics::{atomic_access, atomic_boolean_call, is_atomic_class, AtomicAccess, BooleanCall};
 pub use blocking::{all_blocking_models, blocking_call_via, BlockingKind, BlockingModel};
 pub use boundary::{is_summarized_class, summarized_prefixes, summarized_result_implementation};
 pub use callbacks::{
