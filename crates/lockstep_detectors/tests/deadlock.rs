@@ -260,6 +260,26 @@ fn owned_locks_told_apart_over_the_context_bound() {
     check_over_the_context_bound("owned_lock");
 }
 
+/// ActiveMQ 5.17.2's `MemoryMessageStore` (sample #68): the monitor of a
+/// `Collections.synchronizedMap` each store makes. Within the bounds
+/// each map is the store's.
+#[test]
+fn synchronized_wrappers_named_by_their_owners() {
+    let findings = check("sync_wrapper_per_owner");
+    assert_complete(&findings);
+    assert_eq!(findings.len(), 1, "{}", dump(&findings));
+}
+
+/// The same past the bound on contexts (ActiveMQ): the factory that
+/// allocates the wrapper, and the wrapper's constructor, run in their
+/// caller's (receiver's) context whatever the bound, so the queue's
+/// store's map and the topic's store's map stay two locks. In the one
+/// over-budget context they were one abstract object.
+#[test]
+fn synchronized_wrappers_apart_over_the_context_bound() {
+    check_over_the_context_bound("sync_wrapper_per_owner");
+}
+
 /// log4j 1.2's `Hierarchy.resetConfiguration` (sample #31): holding
 /// `this.ht`, callees lock `this.ht` of the same object again (re-entries,
 /// silent); another hierarchy's table taken inside is a cycle. The lock

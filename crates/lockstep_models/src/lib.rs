@@ -77,9 +77,9 @@ pub use heap::{
 };
 pub use hierarchy::{is_jdk_subtype, jdk_supertypes};
 pub use locks::{
-    builds_lock_parts, is_concurrent_field_type, is_plain_lock_class, lock_effect, lock_effect_via,
-    monitor_wait_argument, read_write_view, LockEffect, LockMode, LOCK_INTERFACE, READ_WRITE_LOCK,
-    READ_WRITE_VIEW_OWNER_FIELD,
+    builds_lock_parts, builds_synchronized_wrapper, is_concurrent_field_type, is_plain_lock_class,
+    lock_effect, lock_effect_via, monitor_wait_argument, read_write_view, LockEffect, LockMode,
+    LOCK_INTERFACE, READ_WRITE_LOCK, READ_WRITE_VIEW_OWNER_FIELD,
 };
 pub use ordering::{ordering_effect, ordering_effect_via, OrderingEffect};
 pub use ownership::{

@@ -13,6 +13,13 @@
 //! receiver. Which object a lock operand denotes, and whether a `tryLock`
 //! result was tested, is the analysis' business.
 //!
+//! Besides the effects, which JDK methods build a lock's parts
+//! ([`builds_lock_parts`]) or make a `Collections.synchronized*` wrapper
+//! ([`builds_synchronized_wrapper`]): the points-to analysis runs those in
+//! their receiver's (a factory: its caller's) context whatever its bound
+//! on contexts, so that each lock is named by the object that made it,
+//! not by the JDK's allocation site.
+//!
 //! Not modelled: `StampedLock.tryConvertTo*` (treated as unknown),
 //! `LockSupport`, `Semaphore` used as a mutex (see [`crate::ordering`]),
 //! `synchronized` (the IR has monitor regions).
@@ -263,6 +270,40 @@ pub fn builds_lock_parts(class: &str, name: &str) -> bool {
             name,
             "<init>" | "readLock" | "writeLock" | "asReadLock" | "asWriteLock" | "asReadWriteLock"
         )
+}
+
+/// The factories of `java.util.Collections` whose result is a new
+/// synchronized wrapper, a lock in its own right (`synchronized (map)` on
+/// a `Collections.synchronizedMap(...)`, the wrapper's methods locking
+/// its `mutex`, itself).
+const SYNCHRONIZED_FACTORIES: &[&str] = &[
+    "synchronizedCollection",
+    "synchronizedList",
+    "synchronizedSet",
+    "synchronizedSortedSet",
+    "synchronizedNavigableSet",
+    "synchronizedMap",
+    "synchronizedSortedMap",
+    "synchronizedNavigableMap",
+];
+
+/// Does a JDK method make a synchronized wrapper of `java.util.Collections`
+/// (`Collections.synchronizedMap` and its siblings) or build one (the
+/// constructors of `Collections$Synchronized*`, which set its `mutex` to
+/// itself)? The wrapper is allocated inside the JDK factory, so where the
+/// factory runs in one shared context (past the points-to bound on
+/// contexts, as on every large program) every synchronized wrapper of the
+/// program is one abstract object and one lock (ActiveMQ: a queue's and a
+/// topic's message store locked their `messageTable` maps, and the two
+/// made one false lock-order cycle). Like [`builds_lock_parts`], these run
+/// in their caller's (or receiver's) context whatever the bound, so that
+/// each wrapper is named by the object that made it; there is one such
+/// call per wrapper made.
+pub fn builds_synchronized_wrapper(class: &str, name: &str) -> bool {
+    match class {
+        "java/util/Collections" => SYNCHRONIZED_FACTORIES.contains(&name),
+        _ => class.starts_with("java/util/Collections$Synchronized") && name == "<init>",
+    }
 }
 
 /// Does a field of this descriptor hold a `java.util.concurrent` object

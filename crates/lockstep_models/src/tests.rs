@@ -152,6 +152,20 @@ fn lock_parts_are_built_by_lock_constructors_and_view_getters() {
 }
 
 #[test]
+fn synchronized_wrappers_are_built_by_the_collections_factories() {
+    use crate::builds_synchronized_wrapper;
+    assert!(builds_synchronized_wrapper("java/util/Collections", "synchronizedMap"));
+    assert!(builds_synchronized_wrapper("java/util/Collections", "synchronizedList"));
+    assert!(builds_synchronized_wrapper("java/util/Collections", "synchronizedNavigableSet"));
+    assert!(builds_synchronized_wrapper("java/util/Collections$SynchronizedMap", "<init>"));
+    assert!(builds_synchronized_wrapper("java/util/Collections$SynchronizedRandomAccessList", "<init>"));
+    assert!(!builds_synchronized_wrapper("java/util/Collections", "unmodifiableMap"));
+    assert!(!builds_synchronized_wrapper("java/util/Collections$SynchronizedMap", "put"));
+    assert!(!builds_synchronized_wrapper("java/util/Collections$UnmodifiableMap", "<init>"));
+    assert!(!builds_synchronized_wrapper("app/Collections", "synchronizedMap"));
+}
+
+#[test]
 fn ordering_effects() {
     assert_eq!(ordering_effect_via("app/MyThread", "join", "()V", &is_subtype), Some(OrderingEffect::JoinThread));
     assert_eq!(ordering_effect_via("java/util/concurrent/CompletableFuture", "join", "()Ljava/lang/Object;", &is_subtype), Some(OrderingEffect::AwaitFuture));

@@ -105,7 +105,10 @@ pub struct Config {
     /// from the JDK code analysed without contexts). `None`: no bound.
     /// Neither bound applies to the JDK lock methods that build a lock's
     /// parts (`lockstep_models::builds_lock_parts`): each application lock
-    /// keeps a synchronizer and views of its own. A JDK callback
+    /// keeps a synchronizer and views of its own; nor to the factories and
+    /// constructors of `Collections`' synchronized wrappers
+    /// (`lockstep_models::builds_synchronized_wrapper`): each wrapper is
+    /// named by the object whose method made it. A JDK callback
     /// (`lockstep_models::callbacks`) past a bound, or called from the
     /// over-budget context, runs in a context of its calling method instead
     /// (`SiteKey::OverBudgetCaller`), so callers do not share its copy.

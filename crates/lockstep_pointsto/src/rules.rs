@@ -11,8 +11,8 @@ use std::sync::Arc;
 use lockstep_classfile::access;
 use lockstep_ir::StmtId;
 use lockstep_models::{
-    builds_lock_parts, is_jdk_class, keeps_object_contexts, runs_in_caller_context,
-    runs_in_caller_context_as_member, HeapEffect,
+    builds_lock_parts, builds_synchronized_wrapper, is_jdk_class, keeps_object_contexts,
+    runs_in_caller_context, runs_in_caller_context_as_member, HeapEffect,
 };
 use lockstep_program::{ClassId, MethodId, Program};
 use rustc_hash::FxHashMap;
@@ -315,19 +315,24 @@ impl<'p> Rules<'p> {
     }
 
     /// Is `m` a JDK lock method that builds or hands out its receiver's
-    /// parts (`lockstep_models::builds_lock_parts`), or, with
+    /// parts (`lockstep_models::builds_lock_parts`), a JDK method making
+    /// a synchronized wrapper (`lockstep_models::builds_synchronized_wrapper`:
+    /// `Collections.synchronizedMap` and the wrappers' constructors), or, with
     /// [`Config::constructors_per_object`], a constructor of an application
-    /// class? Those keep their receiver's context over the bounds on
-    /// contexts, so that each lock of the application keeps a synchronizer
-    /// and views of its own, and each object the fields its own
-    /// construction stored. (JDK constructors stay bounded: the JDK
-    /// containers' other methods are, so per-object constructors would
-    /// keep apart only what `add` merges again.)
+    /// class? Those keep their receiver's context (a static factory: its
+    /// caller's) over the bounds on contexts, so that each lock of the
+    /// application keeps a synchronizer and views of its own, each
+    /// synchronized wrapper is allocated in the context of the method that
+    /// asked for it (its heap context names the object that made it, not
+    /// the shared over-budget context), and each object keeps the fields
+    /// its own construction stored. (Other JDK constructors stay bounded:
+    /// the JDK containers' other methods are, so per-object constructors
+    /// would keep apart only what `add` merges again.)
     pub(crate) fn exempt_from_bounds(&mut self, m: MethodId) -> bool {
         let md = self.p.method(m);
         let class = &self.p.class(md.class).name;
         if is_jdk_class(class) {
-            builds_lock_parts(class, &md.name)
+            builds_lock_parts(class, &md.name) || builds_synchronized_wrapper(class, &md.name)
         } else if self.cfg.constructors_per_object && &*md.name == "<init>" {
             true
         } else {
