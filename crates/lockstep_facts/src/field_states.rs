@@ -268,11 +268,13 @@ fn accessor(body: &Body) -> Option<Accessor> {
     let mut refs: FxHashMap<VarId, Flag> = FxHashMap::default();
     let mut found = None;
     for stmt in &body.stmts {
-        match &stmt.kind {
-            StmtKind::Assign { dst, value } if loaded_atomic(body, value).is_some_and(|r| r.1) => {
-                let (f, _) = loaded_atomic(body, value)?;
+        if let StmtKind::Assign { dst, value } = &stmt.kind {
+            if let Some((f, true)) = loaded_atomic(body, value) {
                 refs.insert(*dst, f);
+                continue;
             }
+        }
+        match &stmt.kind {
             StmtKind::Invoke {
                 result: Some(dst),
                 call,
@@ -398,22 +400,10 @@ impl<'a> States<'a> {
             let mut refs: FxHashMap<VarId, Flag> = FxHashMap::default();
             for (i, stmt) in body.stmts.iter().enumerate() {
                 match &stmt.kind {
-                    StmtKind::Assign { dst, value } if loaded_atomic(&body, value).is_some() => {
+                    StmtKind::Assign { dst, value } => {
                         if let Some((f, _)) = loaded_atomic(&body, value) {
                             refs.insert(*dst, f);
-                        }
-                    }
-                    StmtKind::Invoke {
-                        result: Some(dst),
-                        call,
-                    } if atomic_read(call, &refs).is_some() => {
-                        if let Some(f) = atomic_read(call, &refs).cloned() {
-                            self.booleans.insert(f.clone());
-                            holds.insert(*dst, f);
-                        }
-                    }
-                    StmtKind::Assign { dst, value } => {
-                        if let Some(f) = loaded(value) {
+                        } else if let Some(f) = loaded(value) {
                             if loads_boolean(value) {
                                 self.booleans.insert(f.clone());
                             }
@@ -421,9 +411,13 @@ impl<'a> States<'a> {
                         }
                     }
                     StmtKind::Invoke {
-                        result: Some(dst), ..
+                        result: Some(dst),
+                        call,
                     } => {
-                        if let Some(f) = self.getter_at(m, StmtId(i as u32)) {
+                        if let Some(f) = atomic_read(call, &refs).cloned() {
+                            self.booleans.insert(f.clone());
+                            holds.insert(*dst, f);
+                        } else if let Some(f) = self.getter_at(m, StmtId(i as u32)) {
                             if self.boolean_getter_at(m, StmtId(i as u32)) {
                                 self.booleans.insert(f.clone());
                             }
@@ -830,8 +824,7 @@ impl Forward for ValueFlow<'_, '_, '_> {
                 }
             }
             StmtKind::MonitorExit(_) if releases(self.body, s, st.guard) => st.forget(),
-            StmtKind::Invoke { result, call } if self.on_flag(call, st).is_some() => {
-                let own = self.on_flag(call, st).unwrap_or(false);
+            StmtKind::Invoke { result, call } if let Some(own) = self.on_flag(call, st) => {
                 if let Some(dst) = result {
                     st.vars.retain(|v| v != dst);
                     st.refs.retain(|(v, _)| v != dst);
