@@ -269,6 +269,8 @@ pub fn compute(program: &Program, pt: &PointsToResult, races: &RaceFacts) -> Loc
         age: crate::age_order::AgeOrder::default(),
         states: field_states::States::new(program, call_edges(&races.graph)),
         entry_vals: FxHashMap::default(),
+        refuted: FxHashMap::default(),
+        callee_objects: FxHashMap::default(),
         entries: root_entries(races),
     };
     c.maybe_locked = c.callers_may_lock();
@@ -431,6 +433,13 @@ struct Collector<'a> {
     /// Per node and field: the field's value on entry, met over the
     /// callers (cached).
     entry_vals: FxHashMap<(u32, Flag), Option<Val>>,
+    /// Per call site, lock and field: [`Collector::refuted_by`]'s answer
+    /// (cached: each callee context a call takes the lock through asks
+    /// the same question, and the answer depends on nothing else).
+    refuted: FxHashMap<(u32, StmtId, LockObject, Flag), bool>,
+    /// Per call edge: the lock objects the callee context may take, seen
+    /// from the call (cached for [`Collector::callee_locks`]).
+    callee_objects: FxHashMap<(u32, StmtId, u32), Arc<[LockObject]>>,
 }
 
 /// One node being scanned.
@@ -913,6 +922,17 @@ impl Collector<'_> {
     /// (every callee, every context, within [`MAX_STATE_SEARCH`] contexts;
     /// past it, the lock is taken to be reached).
     fn refuted_by(&mut self, a: &Acquisition, s0: StmtId, f: &Flag) -> bool {
+        let key = (a.site.node, s0, a.lock.object.clone(), f.clone());
+        if let Some(&known) = self.refuted.get(&key) {
+            return known;
+        }
+        let refuted = self.search_refutes(a, s0, f);
+        self.refuted.insert(key, refuted);
+        refuted
+    }
+
+    /// [`Self::refuted_by`], uncached.
+    fn search_refutes(&mut self, a: &Acquisition, s0: StmtId, f: &Flag) -> bool {
         let entry = self.entry_value(a.site.node, f, 0);
         let Some(before) = self.states.before(a.site.method, entry, f) else {
             return false;
@@ -1107,10 +1127,16 @@ impl Collector<'_> {
 
     /// Does the callee context `c`, called at `(node, s)`, acquire `lock`?
     fn callee_locks(&mut self, (node, s, c): (u32, StmtId, u32), lock: &LockObject) -> bool {
-        self.summaries
-            .at_call(self.program, self.races, &mut self.resolver, (node, s, c))
-            .iter()
-            .any(|l| l.lock.object == *lock)
+        if let Some(objects) = self.callee_objects.get(&(node, s, c)) {
+            return objects.binary_search(lock).is_ok();
+        }
+        let objects: Arc<[LockObject]> = self
+            .summaries
+            .objects_at_call(self.program, self.races, &mut self.resolver, (node, s, c))
+            .into();
+        let found = objects.binary_search(lock).is_ok();
+        self.callee_objects.insert((node, s, c), objects);
+        found
     }
 
     fn acquire(&mut self, here: &Here<'_>, s: StmtId, lock: LocalLock) {

@@ -704,6 +704,45 @@ impl Summaries {
         out
     }
 
+    /// The lock objects of [`Self::at_call`] alone, without their paths,
+    /// names or owners (sorted, no duplicates): what a search for one lock
+    /// needs at each call it passes.
+    pub fn objects_at_call(
+        &self,
+        program: &Program,
+        races: &RaceFacts,
+        resolver: &mut LockResolver<'_>,
+        (caller, site, callee): (u32, StmtId, u32),
+    ) -> Vec<LockObject> {
+        let Some(entries) = self.entries.get(callee as usize) else {
+            return Vec::new();
+        };
+        let mut tr = Translator {
+            program,
+            races,
+            resolver,
+        };
+        let mut out: Vec<LockObject> = entries
+            .iter()
+            .enumerate()
+            .filter_map(
+                |(key, e)| match tr.translate(caller, site, callee, key as u32, e) {
+                    Some((
+                        Entry {
+                            lock: SymLock::Fixed(lock),
+                            ..
+                        },
+                        _,
+                    )) => Some(lock.object),
+                    _ => None,
+                },
+            )
+            .collect();
+        out.sort_unstable();
+        out.dedup();
+        out
+    }
+
     /// The call path of entry `key` of `node`: each method and the
     /// statement it calls on at, ending at the acquisition; and the method
     /// context of each step.
