@@ -165,6 +165,7 @@ pub fn run(args: &CheckTraceArgs) -> u8 {
     report.summary.methods = outcome.stats.methods;
     report.problems = problems;
     report.normalize();
+    report.number_occurrences();
     let color = crate::terminal::color(args.color, args.output.is_none());
     let format: OutputFormat = args.format.into();
     let text = render(

@@ -342,6 +342,7 @@ fn report(
         report.summary.classes = a.stats.classes;
         report.summary.methods = a.stats.methods;
         report.normalize();
+        report.number_occurrences();
         report
     });
     let format: OutputFormat = args.format.into();

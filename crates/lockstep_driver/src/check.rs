@@ -155,6 +155,7 @@ impl Workspace {
             scope: Some(scope),
         };
         report.normalize();
+        report.number_occurrences();
         report
     }
 

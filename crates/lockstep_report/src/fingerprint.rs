@@ -11,6 +11,12 @@
 //! offsets, written as 32 hex digits: stable across platforms and releases
 //! (changing it would invalidate every baseline; version it through
 //! [`FINGERPRINT_KEY`] if it ever must change).
+//!
+//! Findings of one report can share that hash (the same race reported for
+//! two objects whose descriptions differ only in line numbers). The first
+//! of them in canonical order keeps it; the next ones hash it again with
+//! their occurrence number ([`Finding::occurrence`]), so every fingerprint
+//! of a report is unique and code scanning keeps each result apart.
 
 use crate::model::Finding;
 
@@ -25,6 +31,21 @@ const SECOND_OFFSET: u64 = 0x6C62_272E_07BB_0142;
 
 /// The fingerprint of `finding`: 32 lowercase hex digits.
 pub fn fingerprint(finding: &Finding) -> String {
+    let base = base_fingerprint(finding);
+    if finding.occurrence == 0 {
+        return base;
+    }
+    let occurrence = finding.occurrence.to_string();
+    let parts = [base.as_str(), occurrence.as_str()];
+    format!(
+        "{:016x}{:016x}",
+        fnv(FNV_OFFSET, &parts),
+        fnv(SECOND_OFFSET, &parts)
+    )
+}
+
+/// The hash of the rule, location and digit-free message alone.
+fn base_fingerprint(finding: &Finding) -> String {
     let loc = &finding.location;
     let message: String = finding
         .message
@@ -98,6 +119,64 @@ mod tests {
         // Pinned: a change here breaks every user's baseline.
         assert_eq!(fingerprint(&base).len(), 32);
         assert_eq!(fingerprint(&base), fingerprint(&base.clone()));
+    }
+
+    #[test]
+    fn findings_sharing_the_hash_get_unique_fingerprints_that_survive_suppression() {
+        use crate::model::{Report, SuppressedFinding, Suppression};
+        // Two reports of one race, told apart only by line numbers (two
+        // objects of one class made at lines 46 and 49), and one other.
+        let first = race(10, "write on the object made at B.java:46");
+        let second = race(10, "write on the object made at B.java:49");
+        let other = race(10, "read in run (B.java:12)");
+        let mut report = Report::new("1");
+        report.findings = vec![second.clone(), other.clone(), first.clone()];
+        report.normalize();
+        report.number_occurrences();
+        let prints: Vec<String> = report
+            .canonical_findings()
+            .into_iter()
+            .map(fingerprint)
+            .collect();
+        let mut unique = prints.clone();
+        unique.sort();
+        unique.dedup();
+        assert_eq!(unique.len(), 3, "{prints:?}");
+        // The first in canonical order keeps the plain hash (baselines
+        // written before keep matching it); the second, whose plain hash
+        // is the same, gets another.
+        assert_eq!(fingerprint(&first), fingerprint(&second));
+        assert!(prints.contains(&fingerprint(&first)));
+        assert!(prints.contains(&fingerprint(&other)));
+        // Moving the first to the suppressed list (a baseline) and
+        // numbering again changes no fingerprint.
+        let moved = report
+            .findings
+            .iter()
+            .position(|f| f.message == first.message)
+            .unwrap();
+        let finding = report.findings.remove(moved);
+        report.suppressed.push(SuppressedFinding {
+            finding,
+            suppression: Suppression {
+                kind: "baseline".into(),
+                reason: "listed in b.json".into(),
+            },
+        });
+        report.number_occurrences();
+        let mut after: Vec<String> = report
+            .canonical_findings()
+            .into_iter()
+            .map(fingerprint)
+            .collect();
+        after.extend(
+            report
+                .canonical_suppressed()
+                .into_iter()
+                .map(|s| fingerprint(&s.finding)),
+        );
+        after.sort();
+        assert_eq!(after, unique);
     }
 
     #[test]

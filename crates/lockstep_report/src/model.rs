@@ -363,6 +363,12 @@ pub struct Finding {
     /// What runs said about a static finding (`check --evidence`); `None`
     /// without traces or for rules runs do not check.
     pub evidence: Option<Evidence>,
+    /// Which finding of its kind this is in its report: 0 for the first,
+    /// in canonical order, of the findings (suppressed ones included) that
+    /// share the fingerprint's hash of rule, location and digit-free
+    /// message, 1 for the next, and so on ([`Report::number_occurrences`]).
+    /// Keeps fingerprints unique within a report.
+    pub occurrence: u32,
 }
 
 impl Finding {
@@ -386,6 +392,7 @@ impl Finding {
             provenance: None,
             flows: Vec::new(),
             evidence: None,
+            occurrence: 0,
         }
     }
 
@@ -731,6 +738,45 @@ impl Report {
         self.problems.dedup();
         self.suppressed.sort();
         self.suppressed.dedup();
+    }
+
+    /// Numbers the findings that share a fingerprint's hash
+    /// ([`Finding::occurrence`]), in canonical order over the findings and
+    /// the suppressed ones together, so that moving a finding to the
+    /// suppressed list (a baseline, an annotation) changes no fingerprint.
+    /// Producers of a report call it once all its findings are in, before
+    /// any of them is suppressed or filtered out.
+    pub fn number_occurrences(&mut self) {
+        for f in &mut self.findings {
+            f.occurrence = 0;
+        }
+        for s in &mut self.suppressed {
+            s.finding.occurrence = 0;
+        }
+        let listed = self.findings.len();
+        fn at(r: &Report, listed: usize, k: usize) -> &Finding {
+            match k.checked_sub(listed) {
+                None => &r.findings[k],
+                Some(i) => &r.suppressed[i].finding,
+            }
+        }
+        let mut order: Vec<usize> = (0..listed + self.suppressed.len()).collect();
+        order.sort_by(|&a, &b| at(self, listed, a).cmp(at(self, listed, b)));
+        let mut seen: std::collections::HashMap<String, u32> = std::collections::HashMap::new();
+        let mut numbers = vec![0u32; order.len()];
+        for k in order {
+            let n = seen
+                .entry(crate::fingerprint::fingerprint(at(self, listed, k)))
+                .or_insert(0);
+            numbers[k] = *n;
+            *n += 1;
+        }
+        for (k, n) in numbers.into_iter().enumerate() {
+            match k.checked_sub(listed) {
+                None => self.findings[k].occurrence = n,
+                Some(i) => self.suppressed[i].finding.occurrence = n,
+            }
+        }
     }
 
     /// Suppressed findings in canonical order without duplicates.
