@@ -580,12 +580,7 @@ impl Collector<'_> {
         let linked = self.linked(node);
         let own: Vec<HeldLock> = local.iter().map(|l| l.lock.clone()).collect();
         let held = union(entry, &own);
-        let graph = &self.races.graph;
-        let callees: Vec<u32> = graph.callees[node as usize]
-            .iter()
-            .filter(|(site, _)| *site == s)
-            .map(|&(_, c)| c)
-            .collect();
+        let callees: Vec<u32> = self.races.graph.callees_at(node, s).collect();
         let receiver = self.receiver_descents(method, s, local);
         for callee in callees {
             let found = self.summaries.at_call(
@@ -957,11 +952,7 @@ impl Collector<'_> {
         (node, s): (u32, StmtId),
         val: Option<Val>,
     ) -> bool {
-        let callees: Vec<u32> = self.races.graph.callees[node as usize]
-            .iter()
-            .filter(|&&(site, _)| site == s)
-            .map(|&(_, c)| c)
-            .collect();
+        let callees: Vec<u32> = self.races.graph.callees_at(node, s).collect();
         for c in callees {
             if self.callee_locks((node, s, c), search.lock)
                 && self.context_may_lock(search, (node, s), c, val)

@@ -65,13 +65,12 @@ pub const MAX_TARGETS: usize = 2;
 /// Does the call site `site` of `node` dispatch to few enough methods?
 pub fn precise_site(races: &RaceFacts, node: u32, site: StmtId) -> bool {
     let graph = &races.graph;
-    let Some(callees) = graph.callees.get(node as usize) else {
+    if graph.callees.get(node as usize).is_none() {
         return false;
-    };
-    let mut methods: Vec<MethodId> = callees
-        .iter()
-        .filter(|(s, _)| *s == site)
-        .map(|&(_, c)| graph.nodes[c as usize].method)
+    }
+    let mut methods: Vec<MethodId> = graph
+        .callees_at(node, site)
+        .map(|c| graph.nodes[c as usize].method)
         .collect();
     methods.sort_unstable();
     methods.dedup();

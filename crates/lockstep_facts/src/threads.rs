@@ -58,6 +58,20 @@ impl Graph {
         self.index.get(&mc).copied()
     }
 
+    /// The callee nodes of the call at `site` of `node`, in order (a
+    /// binary search in the node's sorted edges, not a scan of them all).
+    pub fn callees_at(&self, node: u32, site: StmtId) -> impl Iterator<Item = u32> + '_ {
+        let edges = self
+            .callees
+            .get(node as usize)
+            .map_or(&[][..], Vec::as_slice);
+        let lo = edges.partition_point(|&(s, _)| s < site);
+        edges[lo..]
+            .iter()
+            .take_while(move |&&(s, _)| s == site)
+            .map(|&(_, c)| c)
+    }
+
     pub fn len(&self) -> usize {
         self.nodes.len()
     }
