@@ -673,34 +673,21 @@ impl Summaries {
         resolver: &mut LockResolver<'_>,
         (caller, site, callee): (u32, StmtId, u32),
     ) -> Vec<CalleeLock> {
-        let mut out = Vec::new();
-        let Some(entries) = self.entries.get(callee as usize) else {
-            return out;
-        };
-        let mut tr = Translator {
-            program,
-            races,
-            resolver,
-        };
-        for (key, e) in entries.iter().enumerate() {
-            let Some((t, caller_named)) = tr.translate(caller, site, callee, key as u32, e) else {
-                continue;
-            };
-            let SymLock::Fixed(lock) = t.lock else {
-                continue;
-            };
-            let (path, nodes) = self.path(races, callee, key as u32);
-            out.push(CalleeLock {
-                lock,
-                named: t.named,
-                caller_named,
-                path,
-                nodes,
-                owners: t.owners,
-                caller_path: t.path,
-            });
-        }
-        out
+        self.fixed_at_call(program, races, resolver, (caller, site, callee))
+            .into_iter()
+            .map(|(key, lock, t, caller_named)| {
+                let (path, nodes) = self.path(races, callee, key);
+                CalleeLock {
+                    lock,
+                    named: t.named,
+                    caller_named,
+                    path,
+                    nodes,
+                    owners: t.owners,
+                    caller_path: t.path,
+                }
+            })
+            .collect()
     }
 
     /// The lock objects of [`Self::at_call`] alone, without their paths,
@@ -711,8 +698,28 @@ impl Summaries {
         program: &Program,
         races: &RaceFacts,
         resolver: &mut LockResolver<'_>,
-        (caller, site, callee): (u32, StmtId, u32),
+        edge: (u32, StmtId, u32),
     ) -> Vec<LockObject> {
+        let mut out: Vec<LockObject> = self
+            .fixed_at_call(program, races, resolver, edge)
+            .into_iter()
+            .map(|(_, lock, _, _)| lock.object)
+            .collect();
+        out.sort_unstable();
+        out.dedup();
+        out
+    }
+
+    /// The callee's entries translated to the call site that name one
+    /// lock object there: each entry's key, lock, translation and whether
+    /// the caller names it.
+    fn fixed_at_call(
+        &self,
+        program: &Program,
+        races: &RaceFacts,
+        resolver: &mut LockResolver<'_>,
+        (caller, site, callee): (u32, StmtId, u32),
+    ) -> Vec<(u32, HeldLock, Entry, bool)> {
         let Some(entries) = self.entries.get(callee as usize) else {
             return Vec::new();
         };
@@ -721,25 +728,17 @@ impl Summaries {
             races,
             resolver,
         };
-        let mut out: Vec<LockObject> = entries
+        entries
             .iter()
             .enumerate()
-            .filter_map(
-                |(key, e)| match tr.translate(caller, site, callee, key as u32, e) {
-                    Some((
-                        Entry {
-                            lock: SymLock::Fixed(lock),
-                            ..
-                        },
-                        _,
-                    )) => Some(lock.object),
+            .filter_map(|(key, e)| {
+                let (t, caller_named) = tr.translate(caller, site, callee, key as u32, e)?;
+                match &t.lock {
+                    SymLock::Fixed(lock) => Some((key as u32, lock.clone(), t, caller_named)),
                     _ => None,
-                },
-            )
-            .collect();
-        out.sort_unstable();
-        out.dedup();
-        out
+                }
+            })
+            .collect()
     }
 
     /// The call path of entry `key` of `node`: each method and the
