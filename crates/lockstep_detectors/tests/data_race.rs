@@ -1243,3 +1243,22 @@ fn task_past_bound() {
 fn task_past_bound_shared() {
     check("task_past_bound_shared", CLOSED);
 }
+
+/// Issue 14: a race two threads of the program make is shown with those
+/// threads (and their confidence), even when the library harness reaches
+/// the access more directly (h2's TCP server threads on `Parser` fields
+/// were shown as "any caller from outside the analysed code").
+#[test]
+fn real_roots_named() {
+    let findings = check("real_roots_named", CLOSED);
+    let f = findings
+        .iter()
+        .find(|f| f.location.file.as_deref() == Some("Counter.java"))
+        .expect("the workers' race on the counter");
+    assert!(
+        f.message.contains("Thread.start() at Main.java") && !f.message.contains("outside"),
+        "{}",
+        f.message
+    );
+    assert_eq!(f.confidence, lockstep_report::Confidence::Medium);
+}

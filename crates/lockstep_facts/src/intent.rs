@@ -132,6 +132,33 @@ impl Analysis<'_> {
         concurrent_roots(false, roots, (&ra, &a.ordered), (&rb, &b.ordered)).is_none()
     }
 
+    /// The two roots a race is shown with: in a closed program, two roots
+    /// of the program itself when they make the pair concurrent (the
+    /// assumed outside caller is then not what makes it a race, and its
+    /// label would understate the finding), else the nearest concurrent
+    /// pair of any roots.
+    pub(crate) fn shown_roots(
+        &mut self,
+        roots: &[Root],
+        a: &Access,
+        b: &Access,
+    ) -> Option<(u32, u32)> {
+        if !self.open {
+            let ra = self.real_roots_of(roots, &a.roots);
+            let rb = self.real_roots_of(roots, &b.roots);
+            let real = concurrent_roots(false, roots, (&ra, &a.ordered), (&rb, &b.ordered));
+            if real.is_some() {
+                return real;
+            }
+        }
+        concurrent_roots(
+            self.open,
+            roots,
+            (&a.roots, &a.ordered),
+            (&b.roots, &b.ordered),
+        )
+    }
+
     /// The roots of an interned root set that are not the harness (cached
     /// by the set's address: equal addresses are equal sets).
     fn real_roots_of(&mut self, roots: &[Root], set: &Arc<[u32]>) -> Arc<[u32]> {

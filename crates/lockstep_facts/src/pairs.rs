@@ -582,7 +582,7 @@ impl Analysis<'_> {
         let (verdict, concurrent_pair) = &*search.verdicts.get_or_insert_with(ca, cb, || {
             let v = self.verdict((target, obj), roots, a, b);
             let rr = match v {
-                Verdict::Race => concurrent(self.open, roots, a, b),
+                Verdict::Race => self.shown_roots(roots, a, b),
                 _ => None,
             };
             (v, rr)
