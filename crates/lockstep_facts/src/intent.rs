@@ -124,12 +124,20 @@ impl Analysis<'_> {
     /// program itself (mains, started threads, `@ThreadSafe` APIs) run
     /// the two accesses at the same time.
     fn needs_assumed_caller(&mut self, roots: &[Root], a: &Access, b: &Access) -> bool {
-        if self.open {
-            return true;
-        }
+        self.open || self.program_roots_concurrent(roots, a, b).is_none()
+    }
+
+    /// Two roots of the program itself (not the harness) that run the two
+    /// accesses at the same time, if any.
+    fn program_roots_concurrent(
+        &mut self,
+        roots: &[Root],
+        a: &Access,
+        b: &Access,
+    ) -> Option<(u32, u32)> {
         let ra = self.real_roots_of(roots, &a.roots);
         let rb = self.real_roots_of(roots, &b.roots);
-        concurrent_roots(false, roots, (&ra, &a.ordered), (&rb, &b.ordered)).is_none()
+        concurrent_roots(false, roots, (&ra, &a.ordered), (&rb, &b.ordered))
     }
 
     /// The two roots a race is shown with: in a closed program, two roots
@@ -144,11 +152,8 @@ impl Analysis<'_> {
         b: &Access,
     ) -> Option<(u32, u32)> {
         if !self.open {
-            let ra = self.real_roots_of(roots, &a.roots);
-            let rb = self.real_roots_of(roots, &b.roots);
-            let real = concurrent_roots(false, roots, (&ra, &a.ordered), (&rb, &b.ordered));
-            if real.is_some() {
-                return real;
+            if let Some(pair) = self.program_roots_concurrent(roots, a, b) {
+                return Some(pair);
             }
         }
         concurrent_roots(
