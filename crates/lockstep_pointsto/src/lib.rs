@@ -67,6 +67,7 @@
 mod app_containers;
 mod breakdown;
 mod config;
+mod equal_slots;
 mod external;
 mod facts;
 mod filters;

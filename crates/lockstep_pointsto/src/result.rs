@@ -947,6 +947,29 @@ impl PointsToResult {
     }
 }
 
+impl PointsToResult {
+    /// What every variable of every method context may point to, in
+    /// structural keys (method, context, variable): unlike
+    /// [`Self::canonical`], independent of how variables share slots.
+    pub fn canonical_vars(&self) -> BTreeMap<(MethodId, Vec<SiteKey>, u32), BTreeSet<CanonObj>> {
+        let mut out = BTreeMap::new();
+        for (i, &(m, c)) in self.method_contexts.iter().enumerate() {
+            let Some(slots) = self.var_slots.get(&m) else {
+                continue;
+            };
+            let ctx = self.canon_ctx(c);
+            for v in 0..slots.len() {
+                let set = self.set_of(self.var_ptr(MCtxId(i as u32), m, VarId(v as u32)));
+                if !set.is_empty() {
+                    let objs = set.iter().map(|o| self.canon_obj(ObjId(o.0))).collect();
+                    out.insert((m, ctx.clone(), v as u32), objs);
+                }
+            }
+        }
+        out
+    }
+}
+
 /// An object in structural keys: site and heap context.
 pub type CanonObj = (SiteKey, Vec<SiteKey>);
 

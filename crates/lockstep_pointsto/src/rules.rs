@@ -119,7 +119,13 @@ impl<'p> Rules<'p> {
             && is_jdk_class(&self.p.class(self.p.method(m).class).name)
             && !self.class_gets_context(m)
             && !self.runs_in_caller_context(m);
-        let built = facts::build(self.p, &mut self.t, m, merge).map(Arc::new);
+        let share = self.cfg.share_equal_slots;
+        let built = facts::build(self.p, &mut self.t, m, merge).map(|mut t| {
+            if share {
+                crate::equal_slots::share_equal_slots(&mut t);
+            }
+            Arc::new(t)
+        });
         self.templates_built += 1;
         if let Some(t) = &built {
             for l in &t.lambdas {

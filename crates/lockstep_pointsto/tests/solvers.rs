@@ -124,6 +124,66 @@ fn fast_solver_equals_reference_on_a_real_jar() {
     check_same(&p, &entries, "commons-pool", two_obj());
 }
 
+/// Variables sharing a pointer (`Config::share_equal_slots`) get exactly
+/// the sets they get with a pointer each, in every context, and nothing
+/// else changes (call graph, fields, statics). Without bounds on contexts
+/// the solution does not depend on the order of work, so it must be equal.
+fn check_sharing_changes_nothing(p: &Program, entries: &EntryPoints, what: &str, config: Config) {
+    let shared = PointsTo::solve(p, entries, config);
+    let apart = PointsTo::solve(
+        p,
+        entries,
+        Config {
+            share_equal_slots: false,
+            ..config
+        },
+    );
+    let heap = |c: lockstep_pointsto::Canonical| {
+        let pts: Vec<_> = c
+            .pts
+            .into_iter()
+            .filter(|(k, _)| !matches!(k, lockstep_pointsto::CanonPtr::Var(..)))
+            .collect();
+        (c.reachable, c.edges, pts)
+    };
+    assert!(
+        heap(shared.canonical()) == heap(apart.canonical()),
+        "{what}, {}: sharing slots changed the call graph or the heap",
+        config.describe()
+    );
+    let (vs, va) = (shared.canonical_vars(), apart.canonical_vars());
+    let differ: Vec<_> = va
+        .iter()
+        .filter(|(k, v)| vs.get(*k) != Some(*v))
+        .take(4)
+        .collect();
+    assert!(
+        differ.is_empty() && vs.len() == va.len(),
+        "{what}, {}: variables' sets differ: {differ:?}",
+        config.describe()
+    );
+    assert!(!vs.is_empty());
+}
+
+#[test]
+fn shared_slots_give_every_variable_its_own_set() {
+    for (name, src, open) in FIXTURES {
+        let p = small_program(src);
+        let entries = entry_points(&p, *open);
+        for (label, config) in configs() {
+            check_sharing_changes_nothing(&p, &entries, &format!("{name} ({label})"), config);
+        }
+    }
+    if let Some(p) = program_of_jar_with(
+        "/usr/share/java/commons-pool.jar",
+        small_jdk_provider(small_jdk),
+    ) {
+        let entries = entry_points(&p, true);
+        check_sharing_changes_nothing(&p, &entries, "commons-pool", Config::insensitive());
+        check_sharing_changes_nothing(&p, &entries, "commons-pool", two_obj());
+    }
+}
+
 /// Every points-to call edge is an RTA edge, with two explained kinds of
 /// exceptions: (1) a started plain `Thread` runs `Thread.run` (whose code
 /// calls the `Runnable` given to the constructor) where RTA jumps to the
