@@ -99,11 +99,17 @@ fn check_same(p: &Program, entries: &EntryPoints, what: &str, config: Config) {
 fn fast_solver_equals_reference_on_fixtures() {
     // Over a cut-down JDK (see `small_jdk`): the naive solver cannot afford
     // the ten thousand JDK methods even a small program reaches.
+    on_every_fixture(check_same);
+}
+
+/// Runs `check` on every fixture (over the cut-down JDK) in every
+/// configuration of [`configs`].
+fn on_every_fixture(check: fn(&Program, &EntryPoints, &str, Config)) {
     for (name, src, open) in FIXTURES {
         let p = small_program(src);
         let entries = entry_points(&p, *open);
         for (label, config) in configs() {
-            check_same(&p, &entries, &format!("{name} ({label})"), config);
+            check(&p, &entries, &format!("{name} ({label})"), config);
         }
     }
 }
@@ -167,13 +173,7 @@ fn check_sharing_changes_nothing(p: &Program, entries: &EntryPoints, what: &str,
 
 #[test]
 fn shared_slots_give_every_variable_its_own_set() {
-    for (name, src, open) in FIXTURES {
-        let p = small_program(src);
-        let entries = entry_points(&p, *open);
-        for (label, config) in configs() {
-            check_sharing_changes_nothing(&p, &entries, &format!("{name} ({label})"), config);
-        }
-    }
+    on_every_fixture(check_sharing_changes_nothing);
     if let Some(p) = program_of_jar_with(
         "/usr/share/java/commons-pool.jar",
         small_jdk_provider(small_jdk),
