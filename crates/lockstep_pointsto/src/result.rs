@@ -945,9 +945,7 @@ impl PointsToResult {
         }
         out
     }
-}
 
-impl PointsToResult {
     /// What every variable of every method context may point to, in
     /// structural keys (method, context, variable): unlike
     /// [`Self::canonical`], independent of how variables share slots.
