@@ -962,6 +962,15 @@ fn start_chain() {
     check("start_chain", CLOSED);
 }
 
+/// Issue 14 (hsqldb's `Server.run`): a thread started by a helper that
+/// its one caller calls in a loop is ordered after what that caller did
+/// before the loop (tables filled before connections are accepted), not
+/// after what the loop or the helper do on each turn.
+#[test]
+fn start_per_connection() {
+    check("start_per_connection", CLOSED);
+}
+
 /// Issue 14 (one thread counted as many): a thread kept in a field and
 /// started again only when it has ended runs one at a time; threads
 /// started on every call race with each other.

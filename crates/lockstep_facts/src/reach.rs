@@ -5,7 +5,11 @@
 //! future's `get()`, ...; see `happens_before`), and the nodes that only
 //! those statements reach. A start in a loop runs more than once but is
 //! still ordered with what its caller does before the loop and after the
-//! waits, as long as the caller itself runs once.
+//! waits, as long as the caller itself runs once. A caller that runs more
+//! than once orders none of its own statements, but what its chain of
+//! single callers did before first calling it still happens before every
+//! start (a server that opens its databases, then hands each accepted
+//! socket to a method that starts the connection's thread).
 
 use std::collections::{BTreeSet, VecDeque};
 
@@ -238,7 +242,7 @@ impl Analysis<'_> {
             if let Some(mut o) = self.ordering(roots, &counts, &callers, ri, r) {
                 o.descendants = crate::start_descendants::descendants(ri as u32, &starters);
                 if !o.descendants.is_empty() {
-                    o.before_start = self.before_start(roots, ri, r, &o.ancestors);
+                    o.before_start = self.before_start(roots, &counts, (ri, r), &o.ancestors);
                 }
                 orderings.push(o);
             }
@@ -267,14 +271,18 @@ impl Analysis<'_> {
     }
 
     /// What is ordered before start root `r` (index `ri`) alone: the
-    /// caller's statements before the launch, and the nodes the other
-    /// roots reach only through them (or through the ancestors'
-    /// statements before the call leading to the start).
+    /// caller's statements before the launch (none when the caller runs
+    /// more than once: its later runs follow the earlier starts), and the
+    /// nodes the other roots reach only through them (or through the
+    /// ancestors' statements before the call leading to the start). What
+    /// the started thread itself runs comes after its start, so a node it
+    /// reaches is never before it (its own code may run at the same time
+    /// as the threads it starts).
     fn before_start(
         &self,
         roots: &[Root],
-        ri: usize,
-        r: &Root,
+        counts: &[u8],
+        (ri, r): (usize, &Root),
         ancestors: &[(u32, Vec<bool>)],
     ) -> Option<BeforeStart> {
         let RootKind::Start(i) = r.kind else {
@@ -283,7 +291,11 @@ impl Analysis<'_> {
         let t = self.pt.thread_starts().get(i)?;
         let caller = self.graph.node(t.caller)?;
         let body = self.program.body(t.caller.method)?;
-        let stmts = crate::happens_before::before(&body, t.site);
+        let stmts = if runs_once(counts, caller) {
+            crate::happens_before::before(&body, t.site)
+        } else {
+            vec![false; body.stmts.len()]
+        };
         let others = self.other_entries(roots, ri, r);
         let parent = self.graph.bfs(&others, |node, site| {
             (node == caller && stmts.get(site.index()).copied().unwrap_or(false))
@@ -291,9 +303,14 @@ impl Analysis<'_> {
                     .iter()
                     .any(|(n, b)| *n == node && b.get(site.index()).copied().unwrap_or(false))
         });
+        let own = self.graph.bfs(&r.entries, |_, _| false);
         Some(BeforeStart {
             stmts,
-            reached: parent.iter().map(Option::is_some).collect(),
+            reached: parent
+                .iter()
+                .zip(&own)
+                .map(|(p, o)| p.is_some() || o.is_some())
+                .collect(),
         })
     }
 
@@ -392,15 +409,29 @@ impl Analysis<'_> {
         };
         let t = self.pt.thread_starts().get(i)?;
         let caller = self.graph.node(t.caller)?;
-        // A periodic task, or a caller that runs twice, interleaves its
-        // runs with the caller's statements: nothing is ordered.
-        if threads::periodic(t) || counts.get(caller as usize).is_none_or(|&c| c >= 2) {
+        // A periodic task interleaves its runs with the caller's
+        // statements: nothing is ordered.
+        if threads::periodic(t) {
             return None;
         }
         let body = self.program.body(t.caller.method)?;
-        let ordered = crate::happens_before::ordered_statements(self.program, self.pt, t, &body);
-        let stmts = ordered.stmts;
         let ancestors = self.ancestors(counts, callers, caller);
+        // A caller that runs twice interleaves its runs with the threads
+        // its earlier runs started: none of its statements is ordered.
+        // What its one caller did before calling it the first time still
+        // is (hsqldb's `Server.run` fills its tables, then calls
+        // `handleConnection` once per accepted socket).
+        let ordered = if runs_once(counts, caller) {
+            crate::happens_before::ordered_statements(self.program, self.pt, t, &body)
+        } else if ancestors.is_empty() {
+            return None;
+        } else {
+            crate::happens_before::Ordered {
+                stmts: vec![false; body.stmts.len()],
+                helpers: Vec::new(),
+            }
+        };
+        let stmts = ordered.stmts;
         let before_in_ancestor = |node: u32, site: StmtId| {
             ancestors
                 .iter()
@@ -442,6 +473,11 @@ impl Analysis<'_> {
             before_start: None,
         })
     }
+}
+
+/// Does `node` run at most once (by `threads::run_counts`)?
+fn runs_once(counts: &[u8], node: u32) -> bool {
+    counts.get(node as usize).is_some_and(|&c| c < 2)
 }
 
 /// The roots reaching each of `len` nodes, ordered by (depth, root
