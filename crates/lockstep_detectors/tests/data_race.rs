@@ -971,6 +971,14 @@ fn start_per_connection() {
     check("start_per_connection", CLOSED);
 }
 
+/// Issue 14 (happens-before of periodic tasks): what precedes the
+/// schedule of a periodic task (`scheduleAtFixedRate`, `Timer.schedule`
+/// with a period) precedes every run; what follows it races.
+#[test]
+fn periodic_after_setup() {
+    check("periodic_after_setup", CLOSED);
+}
+
 /// Issue 14 (one thread counted as many): a thread kept in a field and
 /// started again only when it has ended runs one at a time; threads
 /// started on every call race with each other.

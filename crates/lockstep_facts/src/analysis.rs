@@ -512,7 +512,7 @@ impl<'a> Analysis<'a> {
                     .collect();
                 roots.push(Root {
                     kind: RootKind::Start(i),
-                    multi: self.open || threads::periodic(t),
+                    multi: self.open || threads::overlaps_itself(t),
                     programs: None,
                     alternative: alternatives.get(i).copied().flatten(),
                     serial: threads::serial_thread(self.program, self.pt, t, &entry_methods),

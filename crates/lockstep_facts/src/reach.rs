@@ -409,27 +409,31 @@ impl Analysis<'_> {
         };
         let t = self.pt.thread_starts().get(i)?;
         let caller = self.graph.node(t.caller)?;
-        // A periodic task interleaves its runs with the caller's
-        // statements: nothing is ordered.
-        if threads::periodic(t) {
-            return None;
-        }
         let body = self.program.body(t.caller.method)?;
         let ancestors = self.ancestors(counts, callers, caller);
-        // A caller that runs twice interleaves its runs with the threads
-        // its earlier runs started: none of its statements is ordered.
-        // What its one caller did before calling it the first time still
-        // is (hsqldb's `Server.run` fills its tables, then calls
-        // `handleConnection` once per accepted socket).
-        let ordered = if runs_once(counts, caller) {
-            crate::happens_before::ordered_statements(self.program, self.pt, t, &body)
-        } else if ancestors.is_empty() {
-            return None;
-        } else {
+        let ordered = if !runs_once(counts, caller) {
+            // A caller that runs twice interleaves its runs with the
+            // threads its earlier runs started: none of its statements is
+            // ordered. What its one caller did before calling it the first
+            // time still is (hsqldb's `Server.run` fills its tables, then
+            // calls `handleConnection` once per accepted socket).
+            if ancestors.is_empty() {
+                return None;
+            }
             crate::happens_before::Ordered {
                 stmts: vec![false; body.stmts.len()],
                 helpers: Vec::new(),
             }
+        } else if threads::periodic(t) {
+            // A periodic task runs again and again, each time after its
+            // schedule: what the caller did before scheduling it precedes
+            // every run, and no wait marks its end.
+            crate::happens_before::Ordered {
+                stmts: crate::happens_before::before(&body, t.site),
+                helpers: Vec::new(),
+            }
+        } else {
+            crate::happens_before::ordered_statements(self.program, self.pt, t, &body)
         };
         let stmts = ordered.stmts;
         let before_in_ancestor = |node: u32, site: StmtId| {

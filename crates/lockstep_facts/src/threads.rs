@@ -631,6 +631,15 @@ pub fn periodic(start: &ThreadStart) -> bool {
     start.launch.repeat == Repeat::Periodic
 }
 
+/// Whether one launch alone may run its task twice at the same time. The
+/// JDK's periodic schedules do not: a `ScheduledExecutorService` starts a
+/// periodic task's next run only after the previous one ended, and a
+/// `Timer` runs all its tasks one after another on its one thread. A task
+/// handed to an outside scheduler (`lockstep_models::OUTSIDE_TASK`) may.
+pub fn overlaps_itself(start: &ThreadStart) -> bool {
+    periodic(start) && start.launch.kind == lockstep_models::LaunchKind::Outside
+}
+
 /// A pair of roots under which two statements may run at the same time,
 /// each given by the roots reaching it (nearest first) and the thread
 /// starts it is ordered with (before start / after join): two roots of
