@@ -979,6 +979,14 @@ fn periodic_after_setup() {
     check("periodic_after_setup", CLOSED);
 }
 
+/// Issue 14 (ordering from `main`): what `main` does before the first
+/// call that may lead to a thread start precedes the thread, however many
+/// paths below that call reach the start.
+#[test]
+fn setup_then_connect() {
+    check("setup_then_connect", CLOSED);
+}
+
 /// Issue 14 (one thread counted as many): a thread kept in a field and
 /// started again only when it has ended runs one at a time; threads
 /// started on every call race with each other.

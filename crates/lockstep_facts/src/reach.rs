@@ -235,11 +235,17 @@ impl Analysis<'_> {
         let counts = self.run_counts_of(roots);
         let callers = self.callers(roots);
         let starters = self.starters(roots, reach);
+        let inputs = OrderInputs {
+            counts: &counts,
+            callers: &callers,
+            starters: &starters,
+            predecessors: self.predecessors(),
+        };
         for (ri, r) in roots.iter().enumerate() {
             if orderings.len() >= MAX_ORDERED_STARTS {
                 break;
             }
-            if let Some(mut o) = self.ordering(roots, &counts, &callers, ri, r) {
+            if let Some(mut o) = self.ordering(roots, &inputs, ri, r) {
                 o.descendants = crate::start_descendants::descendants(ri as u32, &starters);
                 if !o.descendants.is_empty() {
                     o.before_start = self.before_start(roots, &counts, (ri, r), &o.ancestors);
@@ -365,6 +371,112 @@ impl Analysis<'_> {
             .collect()
     }
 
+    /// Per node: the nodes that call it.
+    fn predecessors(&self) -> Vec<Vec<u32>> {
+        let mut preds: Vec<Vec<u32>> = vec![Vec::new(); self.graph.len()];
+        for (a, edges) in self.graph.callees.iter().enumerate() {
+            for &(_, b) in edges {
+                if let Some(p) = preds.get_mut(b as usize) {
+                    if p.last() != Some(&(a as u32)) {
+                        p.push(a as u32);
+                    }
+                }
+            }
+        }
+        preds
+    }
+
+    /// The entries of each root that is, in its programs, the only one
+    /// reaching the starting node `start_node` (each entry running once,
+    /// and not already among the `ancestors`), with their statements
+    /// before every call that may lead to the start: a `main` that builds
+    /// and configures its objects, then calls the method whose callees
+    /// start the threads (`init()`, then `connect()`), whatever number of
+    /// paths lead from that call to the start. A program with several
+    /// `main`s gives each its own: two mains never run together.
+    fn starter_entries(
+        &self,
+        roots: &[Root],
+        inputs: &OrderInputs<'_>,
+        ri: usize,
+        start_node: u32,
+        ancestors: &[(u32, Vec<bool>)],
+    ) -> Vec<(u32, Vec<bool>)> {
+        let starters = inputs.starters.get(ri).map_or(&[][..], Vec::as_slice);
+        let sole = |t: u32| {
+            let Some(root) = roots.get(t as usize) else {
+                return false;
+            };
+            t as usize != ri
+                && !root.multi
+                && starters
+                    .iter()
+                    .filter(|&&o| o != t)
+                    .all(|&o| roots.get(o as usize).is_some_and(|x| !x.same_program(root)))
+        };
+        let entries: Vec<u32> = starters
+            .iter()
+            .filter(|&&t| sole(t))
+            .flat_map(|&t| roots[t as usize].entries.iter().copied())
+            .collect();
+        if entries.is_empty() {
+            return Vec::new();
+        }
+        let leads = self.leading_to(&inputs.predecessors, start_node);
+        let mut out = Vec::new();
+        for entry in entries {
+            if entry == start_node
+                || !runs_once(inputs.counts, entry)
+                || ancestors.iter().any(|(n, _)| *n == entry)
+            {
+                continue;
+            }
+            let Some(body) = self.program.body(self.graph.nodes[entry as usize].method) else {
+                continue;
+            };
+            let sites: Vec<StmtId> = self.graph.callees[entry as usize]
+                .iter()
+                .filter(|&&(_, c)| leads.get(c as usize).copied().unwrap_or(false))
+                .map(|&(site, _)| site)
+                .collect();
+            if sites.is_empty() {
+                continue;
+            }
+            let mut before = vec![true; body.stmts.len()];
+            for &site in &sites {
+                let b = crate::happens_before::before(&body, site);
+                for (x, y) in before.iter_mut().zip(b) {
+                    *x &= y;
+                }
+                if let Some(x) = before.get_mut(site.index()) {
+                    *x = false;
+                }
+            }
+            out.push((entry, before));
+        }
+        out
+    }
+
+    /// Per node: it is `target` or may call it (through any calls).
+    fn leading_to(&self, predecessors: &[Vec<u32>], target: u32) -> Vec<bool> {
+        let mut leads = vec![false; self.graph.len()];
+        let mut work = vec![target];
+        if let Some(t) = leads.get_mut(target as usize) {
+            *t = true;
+        }
+        while let Some(n) = work.pop() {
+            for &p in predecessors.get(n as usize).map_or(&[][..], Vec::as_slice) {
+                if let Some(l) = leads.get_mut(p as usize) {
+                    if !*l {
+                        *l = true;
+                        work.push(p);
+                    }
+                }
+            }
+        }
+        leads
+    }
+
     /// The chain of single callers above the starting node `from`, each
     /// running once, with its statements before the call that leads to
     /// the start (they happen before the start, whatever path the start
@@ -399,18 +511,19 @@ impl Analysis<'_> {
     fn ordering(
         &self,
         roots: &[Root],
-        counts: &[u8],
-        callers: &[Option<(u32, StmtId)>],
+        inputs: &OrderInputs<'_>,
         ri: usize,
         r: &Root,
     ) -> Option<Ordering> {
         let RootKind::Start(i) = r.kind else {
             return None;
         };
+        let counts = inputs.counts;
         let t = self.pt.thread_starts().get(i)?;
         let caller = self.graph.node(t.caller)?;
         let body = self.program.body(t.caller.method)?;
-        let ancestors = self.ancestors(counts, callers, caller);
+        let mut ancestors = self.ancestors(counts, inputs.callers, caller);
+        ancestors.extend(self.starter_entries(roots, inputs, ri, caller, &ancestors));
         let ordered = if !runs_once(counts, caller) {
             // A caller that runs twice interleaves its runs with the
             // threads its earlier runs started: none of its statements is
@@ -477,6 +590,18 @@ impl Analysis<'_> {
             before_start: None,
         })
     }
+}
+
+/// What the orderings of all starts share.
+struct OrderInputs<'a> {
+    /// Per node: how many times it may run ([`threads::run_counts`]).
+    counts: &'a [u8],
+    /// Per node: its one caller and call site, if it has one.
+    callers: &'a [Option<(u32, StmtId)>],
+    /// Per root: the roots reaching the node that starts it.
+    starters: &'a [Vec<u32>],
+    /// Per node: the nodes calling it.
+    predecessors: Vec<Vec<u32>>,
 }
 
 /// Does `node` run at most once (by `threads::run_counts`)?
