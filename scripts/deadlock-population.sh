@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs `--select deadlock` on the 23 programs of the deadlock population
+# Runs `--select deadlock` on the 24 programs of the deadlock population
 # (docs/deadlock-sample.md) and prints the number of findings per program.
 # Needs the Debian packages of scripts/install-corpora.sh.
 # usage: scripts/deadlock-population.sh [BIN] [OUTDIR]
@@ -44,6 +44,10 @@ run jsch $J/jsch.jar --open
 run mariadb $J/mariadb-java-client.jar --open
 run postgresql $J/postgresql.jar --open
 run jtds $J/jtds.jar --open
+# jetty 9.4's server (issue 17 lists it; added in session 29 with 0
+# findings, so the population's figures did not change).
+run jetty $J/jetty9-server.jar --open \
+  -cp $J/jetty9-util.jar:$J/jetty9-http.jar:$J/jetty9-io.jar:$J/jetty9-jmx.jar:$J/servlet-api.jar
 run activemq $J/activemq-client.jar $J/activemq-broker.jar --open \
   -cp "$(ls $J/geronimo-jms*.jar $J/slf4j-api.jar $J/hawtbuf*.jar 2>/dev/null | grep -v -- '-[0-9]' | paste -sd:)"
 total=0
