@@ -221,8 +221,8 @@ impl Workspace {
             ));
             if pt.config().container_models {
                 lines.push(format!(
-                    "points-to container models: {} container calls modelled",
-                    s.modelled_calls
+                    "points-to container models: {} container calls modelled, {} calls back into the program",
+                    s.modelled_calls, s.model_callbacks
                 ));
             }
             let program = &self.program;

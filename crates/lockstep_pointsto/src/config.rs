@@ -207,6 +207,18 @@ pub struct Config {
     /// edges (hsqldb: 25% fewer points-to facts, 40% less solving time).
     /// Off only to check that claim (`tests/solvers.rs`).
     pub share_equal_slots: bool,
+    /// A container model's call back into the program that passes one
+    /// container's contents (its elements' `hashCode` for a set of lists,
+    /// `equals` against the keys on a lookup, `compareTo` on a sort, a
+    /// functional argument's `accept`) is made once per call site, on what
+    /// every container reaching the site holds, not once per container:
+    /// the callee's context depends on its receiver object only, so the
+    /// solution is the same (`tests/solvers.rs`), but generic code whose
+    /// container pointers hold thousands of containers made hundreds of
+    /// millions of dispatches (guava 31 `--open`: 655 M, 70 s of a 76 s
+    /// check; BENCHMARKS.md, "Container callbacks once per site"). Off
+    /// only to check that claim.
+    pub gather_callback_contents: bool,
 }
 
 impl Default for Config {
@@ -233,6 +245,7 @@ impl Default for Config {
             budget: None,
             container_models: true,
             share_equal_slots: true,
+            gather_callback_contents: true,
         }
     }
 }
@@ -257,6 +270,7 @@ impl Config {
             budget: None,
             container_models: true,
             share_equal_slots: true,
+            gather_callback_contents: true,
         }
     }
 
@@ -280,6 +294,7 @@ impl Config {
             budget: None,
             container_models: true,
             share_equal_slots: true,
+            gather_callback_contents: true,
         }
     }
 
@@ -329,6 +344,9 @@ impl Config {
         }
         if !self.share_equal_slots {
             s.push_str(", a pointer per variable");
+        }
+        if !self.gather_callback_contents {
+            s.push_str(", container callbacks per container");
         }
         if !self.exceptions {
             s.push_str(", no exceptions");

@@ -55,6 +55,39 @@ use lockstep_program::EdgeKind;
 /// so every object has them and no type filters them).
 const CONTAINER: &str = "<container>";
 
+/// The arguments of a call the model makes, kept inline when there are
+/// few (every callback the model makes has at most two): each receiver
+/// object of the call reads them, millions of times on large generic
+/// libraries, and an inline copy touches no other memory.
+#[derive(Clone)]
+enum CallArgs {
+    Inline(u8, [Option<PtrId>; INLINE_ARGS]),
+    Heap(Arc<[Option<PtrId>]>),
+}
+
+/// Arguments a [`CallArgs`] keeps inline.
+const INLINE_ARGS: usize = 3;
+
+impl CallArgs {
+    fn of(args: &[Option<PtrId>]) -> CallArgs {
+        match u8::try_from(args.len()) {
+            Ok(n) if args.len() <= INLINE_ARGS => {
+                let mut items = [None; INLINE_ARGS];
+                items[..args.len()].copy_from_slice(args);
+                CallArgs::Inline(n, items)
+            }
+            _ => CallArgs::Heap(Arc::from(args)),
+        }
+    }
+
+    fn as_slice(&self) -> &[Option<PtrId>] {
+        match self {
+            CallArgs::Inline(n, items) => &items[..usize::from(*n)],
+            CallArgs::Heap(args) => args,
+        }
+    }
+}
+
 /// A call the model makes: `name desc` on every object of `recv`.
 pub(super) struct ModelCall {
     site: Site,
@@ -62,7 +95,7 @@ pub(super) struct ModelCall {
     desc: Arc<str>,
     sig: u32,
     recv: PtrId,
-    args: Vec<Option<PtrId>>,
+    args: CallArgs,
     result: Option<PtrId>,
 }
 
@@ -97,6 +130,15 @@ pub(super) struct Content {
     model_ctx: Option<CtxId>,
     /// Calls whose effect came from the model.
     pub(super) modelled_calls: u64,
+    /// The synthetic content fields by name (asked for on every modelled
+    /// call).
+    fields: FxHashMap<&'static str, FieldId>,
+    /// The same fields as a set.
+    field_ids: FxHashSet<FieldId>,
+    /// Per (call site, callback, argument position, content field): the
+    /// pointer that gathers that content field of every container the
+    /// site's calls pass there ([`Solver::funnel`]).
+    funnels: FxHashMap<(MCtxId, StmtId, EdgeKind, u32, usize, FieldId), PtrId>,
 }
 
 /// The synthetic fields of a container object.
@@ -106,16 +148,29 @@ struct Parts {
     values: PtrId,
 }
 
+impl Content {
+    /// Distinct calls the models made back into the program.
+    pub(super) fn callbacks(&self) -> usize {
+        self.calls.len()
+    }
+}
+
 impl Solver<'_> {
-    fn content_field(&mut self, name: &str) -> FieldId {
-        self.r.t.field(FieldKey::Field {
+    fn content_field(&mut self, name: &'static str) -> FieldId {
+        if let Some(&f) = self.content.fields.get(name) {
+            return f;
+        }
+        let f = self.r.t.field(FieldKey::Field {
             class: Arc::from(CONTAINER),
             name: Arc::from(name),
-        })
+        });
+        self.content.fields.insert(name, f);
+        self.content.field_ids.insert(f);
+        f
     }
 
     /// The pointer of synthetic field `name` of `o`.
-    fn part(&mut self, o: ObjId, name: &str) -> PtrId {
+    fn part(&mut self, o: ObjId, name: &'static str) -> PtrId {
         let f = self.content_field(name);
         self.field_ptr(o, f)
     }
@@ -640,6 +695,13 @@ impl Solver<'_> {
     ) {
         let (name, desc): (Arc<str>, Arc<str>) = (Arc::from(name), Arc::from(desc));
         let sig = self.r.t.sig(&name, &desc);
+        let recv = self.funnel(site, sig, 0, recv);
+        let args: Vec<Option<PtrId>> = args
+            .iter()
+            .enumerate()
+            .map(|(i, a)| a.map(|p| self.funnel(site, sig, i + 1, p)))
+            .collect();
+        let args = &args[..];
         let key = (
             site.caller,
             site.stmt,
@@ -660,38 +722,87 @@ impl Solver<'_> {
             desc,
             sig,
             recv,
-            args: args.to_vec(),
+            args: CallArgs::of(args),
             result,
         });
         self.add_use(recv, Use::ModelCall(id));
     }
 
+    /// The pointer a callback from `site` reads in place of `p` (the
+    /// receiver, position 0, or an argument) when `p` is a content field
+    /// of one container: one pointer per site, callback, position and
+    /// field gathers that field of every container the site's calls
+    /// reach. The callee's context depends on its receiver object only,
+    /// so the callee gets the same objects either way; but a call on a
+    /// site whose container pointer holds thousands of containers is
+    /// made once, not once per container (each making the call on every
+    /// object of its contents: on generic libraries, hundreds of millions
+    /// of dispatches).
+    fn funnel(&mut self, site: Site, sig: u32, position: usize, p: PtrId) -> PtrId {
+        if !self.r.cfg.gather_callback_contents {
+            return p;
+        }
+        let Some(PtrKind::Field(_, f)) = self.kinds.get(p.index()).copied() else {
+            return p;
+        };
+        if !self.content.field_ids.contains(&f) {
+            return p;
+        }
+        let key = (site.caller, site.stmt, site.kind, sig, position, f);
+        let gather = match self.content.funnels.get(&key) {
+            Some(&g) => g,
+            None => {
+                let g = self.new_ptr(PtrKind::Temp);
+                self.content.funnels.insert(key, g);
+                g
+            }
+        };
+        self.add_edge(p, gather, NO_FILTER);
+        gather
+    }
+
     /// A call the model makes gets receiver object `o`.
     pub(super) fn model_call_on(&mut self, id: u32, o: ObjId) {
+        // Runs once per receiver object of every call the model makes
+        // (millions on large generic libraries): only what each path
+        // needs is taken out of the call, the names only where they
+        // are read.
         let Some(mc) = self.content.calls.get(id as usize) else {
             return;
         };
-        let (site, name, desc, sig, recv) =
-            (mc.site, mc.name.clone(), mc.desc.clone(), mc.sig, mc.recv);
-        let (args, result) = (mc.args.clone(), mc.result);
+        let (site, sig, recv, result) = (mc.site, mc.sig, mc.recv, mc.result);
+        let args = mc.args.clone();
+        let args = args.as_slice();
         let ty = self.obj_ty(o);
         if let Some(lf) = self.r.lambda_of_type(ty).cloned() {
+            let (name, desc) = self.model_call_name(id);
+            let args = args.to_vec();
             self.lambda_invoke(site, o, &lf, &name, &desc, Some(recv), args, result);
             return;
         }
         if let Some(kind) = self.cursor_kind(o) {
-            self.cursor_call(site, o, kind, &name, &args, result);
+            let (name, _) = self.model_call_name(id);
+            self.cursor_call(site, o, kind, &name, args, result);
             return;
         }
         let Some(t) = self.r.dispatch(ty, sig) else {
             return;
         };
-        if self.model_call(site, o, t, &args, result) {
+        if self.model_call(site, o, t, args, result) {
             return;
         }
         let ctx = self.callee_ctx(t, o);
-        let via = self.via(&args, result);
-        self.connect(site, t, ctx, Some(o), Some(recv), &args, result, via);
+        let via = self.via(args, result);
+        self.connect(site, t, ctx, Some(o), Some(recv), args, result, via);
+    }
+
+    /// The name and descriptor of the model's call `id`.
+    fn model_call_name(&self, id: u32) -> (Arc<str>, Arc<str>) {
+        self.content
+            .calls
+            .get(id as usize)
+            .map(|mc| (mc.name.clone(), mc.desc.clone()))
+            .unwrap_or_else(|| (Arc::from(""), Arc::from("")))
     }
 
     /// The contents of every container `src` holds copied into `keys`

@@ -56,6 +56,7 @@ pub(crate) struct RawResult {
     pub per_caller_fallbacks: u64,
     pub shared_pipeline_calls: u64,
     pub modelled_calls: u64,
+    pub model_callbacks: usize,
     pub budget_cut: Option<crate::result::BudgetCut>,
     pub copy_edges: usize,
     pub templates_built: usize,

@@ -286,6 +286,10 @@ pub struct Stats {
     /// Container calls (per call site, context and receiver object) whose
     /// effect the container models gave ([`Config::container_models`]).
     pub modelled_calls: u64,
+    /// Distinct calls the container models made back into the program
+    /// (per call site, context, callback, receiver and argument pointers;
+    /// [`Config::gather_callback_contents`]).
+    pub model_callbacks: usize,
     /// What the time budget ([`Config::budget`]) cut, if anything.
     pub budget_cut: Option<BudgetCut>,
     /// Method bodies turned into constraints.
@@ -458,6 +462,7 @@ impl PointsToResult {
             per_caller_fallbacks: raw.per_caller_fallbacks,
             shared_pipeline_calls: raw.shared_pipeline_calls,
             modelled_calls: raw.modelled_calls,
+            model_callbacks: raw.model_callbacks,
             budget_cut: raw.budget_cut,
             methods_translated: raw.templates_built,
             set_bytes: 0,

@@ -2004,6 +2004,7 @@ impl<'p> Solver<'p> {
             per_caller_fallbacks,
             shared_pipeline_calls,
             modelled_calls: content.modelled_calls,
+            model_callbacks: content.callbacks(),
             budget_cut,
             copy_edges: succ.iter().map(Vec::len).sum(),
             templates_built,
