@@ -5,7 +5,7 @@
 # runs it), then FindBugs' CPU divided by lockstep's. The issue-20 table.
 #
 #   scripts/bench-compare.sh [--write] [--runs N] [SET...]
-#   SET: commons-pool log4j jfreechart jgroups h2 hsqldb java.base
+#   SET: commons-pool log4j jfreechart jgroups h2 hsqldb guava java.base
 #        (default: all; java.base is measured for lockstep only)
 #
 # lockstep's figures are the minimum CPU of N runs (default 3), its wall
@@ -29,7 +29,7 @@ while (( $# )); do
   esac
   shift
 done
-(( ${#sets[@]} )) || sets=(commons-pool log4j jfreechart jgroups h2 hsqldb java.base)
+(( ${#sets[@]} )) || sets=(commons-pool log4j jfreechart jgroups h2 hsqldb guava java.base)
 cargo build --release --quiet -p lockstep --manifest-path "$root/Cargo.toml" || exit 2
 bin="$root/target/release/lockstep"
 share=/usr/share/java
@@ -46,6 +46,7 @@ lockstep_inputs() {
     jgroups) echo "$share/jgroups.jar -cp $share/log4j-1.2.jar" ;;
     h2) echo "$share/h2.jar" ;;
     hsqldb) echo "$share/hsqldb.jar" ;;
+    guava) echo "$share/guava.jar" ;;
     java.base) echo "$jdk17/jmods/java.base.jmod --no-jdk" ;;
     *) echo "unknown set: $1" >&2; return 1 ;;
   esac

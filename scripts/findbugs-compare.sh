@@ -40,7 +40,7 @@ EFFORT=${EFFORT:-default}
 FB_HEAP_MB=${FB_HEAP_MB:-4096}
 SHARE=/usr/share/java
 JMODS=${JMODS:-/usr/lib/jvm/java-17-openjdk-amd64/jmods}
-ALL_SETS=(commons-pool log4j jfreechart jgroups hsqldb h2 jetty9)
+ALL_SETS=(commons-pool log4j jfreechart jgroups hsqldb h2 jetty9 guava)
 
 # Application jars of a set.
 app_jars() {
@@ -52,6 +52,7 @@ app_jars() {
     hsqldb) echo hsqldb.jar ;;
     h2) echo h2.jar ;;
     jetty9) echo jetty9-server.jar jetty9-util.jar jetty9-io.jar jetty9-http.jar ;;
+    guava) echo guava.jar ;;
     *) echo "unknown jar set: $1" >&2; return 1 ;;
   esac
 }
@@ -68,6 +69,7 @@ aux_jars() {
     h2) echo slf4j-api.jar servlet-api.jar lucene-core.jar ;;
     jetty9) echo servlet-api.jar jetty9-jmx.jar jetty9-xml.jar \
                  jetty9-alpn-api.jar slf4j-api.jar ;;
+    guava) echo jsr305.jar error_prone_annotations.jar ;;
   esac
 }
 
