@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs `--select deadlock` on the 24 programs of the deadlock population
+# Runs `--select deadlock` on the 29 programs of the deadlock population
 # (docs/deadlock-sample.md) and prints the number of findings per program.
 # Needs the Debian packages of scripts/install-corpora.sh.
 # usage: scripts/deadlock-population.sh [BIN] [OUTDIR]
@@ -50,6 +50,15 @@ run jetty $J/jetty9-server.jar --open \
   -cp $J/jetty9-util.jar:$J/jetty9-http.jar:$J/jetty9-io.jar:$J/jetty9-jmx.jar:$J/servlet-api.jar
 run activemq $J/activemq-client.jar $J/activemq-broker.jar --open \
   -cp "$(ls $J/geronimo-jms*.jar $J/slf4j-api.jar $J/hawtbuf*.jar 2>/dev/null | grep -v -- '-[0-9]' | paste -sd:)"
+# The rest of the real programs the project is measured on (the Debian
+# packages of scripts/install-corpora.sh), added in session 30 with 0
+# findings each, so the population's figures did not change.
+run guava $J/guava.jar --open
+run netty $J/netty-common.jar $J/netty-buffer.jar $J/netty-transport.jar \
+  $J/netty-handler.jar $J/netty-codec.jar $J/netty-codec-http.jar --open
+run xalan $J/xalan2.jar --open -cp $J/serializer.jar
+run jfreechart $J/jfreechart.jar --open -cp $J/jcommon.jar
+run tuxguitar /usr/share/tuxguitar/lib/*.jar
 total=0
 for f in "$OUT"/*.json; do
   n=$(python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(sum(1 for x in d['findings'] if x['rule']=='deadlock'))" "$f")
