@@ -55,39 +55,6 @@ use lockstep_program::EdgeKind;
 /// so every object has them and no type filters them).
 const CONTAINER: &str = "<container>";
 
-/// The arguments of a call the model makes, kept inline when there are
-/// few (every callback the model makes has at most two): each receiver
-/// object of the call reads them, millions of times on large generic
-/// libraries, and an inline copy touches no other memory.
-#[derive(Clone)]
-enum CallArgs {
-    Inline(u8, [Option<PtrId>; INLINE_ARGS]),
-    Heap(Arc<[Option<PtrId>]>),
-}
-
-/// Arguments a [`CallArgs`] keeps inline.
-const INLINE_ARGS: usize = 3;
-
-impl CallArgs {
-    fn of(args: &[Option<PtrId>]) -> CallArgs {
-        match u8::try_from(args.len()) {
-            Ok(n) if args.len() <= INLINE_ARGS => {
-                let mut items = [None; INLINE_ARGS];
-                items[..args.len()].copy_from_slice(args);
-                CallArgs::Inline(n, items)
-            }
-            _ => CallArgs::Heap(Arc::from(args)),
-        }
-    }
-
-    fn as_slice(&self) -> &[Option<PtrId>] {
-        match self {
-            CallArgs::Inline(n, items) => &items[..usize::from(*n)],
-            CallArgs::Heap(args) => args,
-        }
-    }
-}
-
 /// A call the model makes: `name desc` on every object of `recv`.
 pub(super) struct ModelCall {
     site: Site,
@@ -95,7 +62,8 @@ pub(super) struct ModelCall {
     desc: Arc<str>,
     sig: u32,
     recv: PtrId,
-    args: CallArgs,
+    /// Shared: every receiver object of the call reads them.
+    args: Arc<[Option<PtrId>]>,
     result: Option<PtrId>,
 }
 
@@ -138,7 +106,7 @@ pub(super) struct Content {
     /// Per (call site, callback, argument position, content field): the
     /// pointer that gathers that content field of every container the
     /// site's calls pass there ([`Solver::funnel`]).
-    funnels: FxHashMap<(MCtxId, StmtId, EdgeKind, u32, usize, FieldId), PtrId>,
+    funnels: FxHashMap<(Site, u32, usize, FieldId), PtrId>,
 }
 
 /// The synthetic fields of a container object.
@@ -722,7 +690,7 @@ impl Solver<'_> {
             desc,
             sig,
             recv,
-            args: CallArgs::of(args),
+            args: Arc::from(args),
             result,
         });
         self.add_use(recv, Use::ModelCall(id));
@@ -748,7 +716,7 @@ impl Solver<'_> {
         if !self.content.field_ids.contains(&f) {
             return p;
         }
-        let key = (site.caller, site.stmt, site.kind, sig, position, f);
+        let key = (site, sig, position, f);
         let gather = match self.content.funnels.get(&key) {
             Some(&g) => g,
             None => {
@@ -771,8 +739,8 @@ impl Solver<'_> {
             return;
         };
         let (site, sig, recv, result) = (mc.site, mc.sig, mc.recv, mc.result);
-        let args = mc.args.clone();
-        let args = args.as_slice();
+        let args = Arc::clone(&mc.args);
+        let args = &args[..];
         let ty = self.obj_ty(o);
         if let Some(lf) = self.r.lambda_of_type(ty).cloned() {
             let (name, desc) = self.model_call_name(id);

@@ -152,7 +152,7 @@ enum Callee {
 }
 
 /// Where an edge starts: a call site in a method context, and how.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 struct Site {
     caller: MCtxId,
     stmt: StmtId,
