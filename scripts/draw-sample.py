@@ -13,7 +13,10 @@ Usage:
       h2=out/h2.json jgroups=out/jgroups.json [--confidence high]
 
 Prints a Markdown table with an empty verdict column to fill in, and the
-population size per program on stderr. Standard library only.
+population size per program on stderr. With `--json-out FILE`, also writes
+the drawn findings' whole records (paths, related accesses, threads) as a
+JSON list in table order, for whoever reads them against the source.
+Standard library only.
 """
 
 import argparse
@@ -61,6 +64,7 @@ def main():
     ap.add_argument("--seed", type=int, required=True)
     ap.add_argument("--n", type=int, required=True)
     ap.add_argument("--confidence", help="only findings of this confidence")
+    ap.add_argument("--json-out", help="also write the drawn findings' records here")
     ap.add_argument("reports", nargs="+", help="name=report.json")
     args = ap.parse_args()
 
@@ -79,6 +83,15 @@ def main():
     n = min(args.n, len(population))
     print(f"population: {len(population)}, drawn: {n}", file=sys.stderr)
     sample = random.Random(args.seed).sample(population, n)
+
+    if args.json_out:
+        records = [dict(f, program=program) for program, f in sample]
+        try:
+            with open(args.json_out, "w", encoding="utf-8") as out:
+                json.dump(records, out, indent=1, sort_keys=True)
+                out.write("\n")
+        except OSError as e:
+            sys.exit(f"draw-sample: cannot write {args.json_out}: {e}")
 
     print("| # | program | where | message | confidence | verdict | why |")
     print("| --- | --- | --- | --- | --- | --- | --- |")
