@@ -234,6 +234,8 @@ pub struct Analysis<'a> {
     /// callee)` nodes: the event thread makes them, not the thread that
     /// reaches the JDK code ([`crate::event_thread::listener_roots`]).
     pub(crate) listener_calls: Vec<(u32, u32)>,
+    /// Which two roots make a pair of root sets concurrent, per sets.
+    pub(crate) concurrency: crate::threads::ConcurrencyMemo,
 }
 
 /// `pkg.Cls.name` for a target.
@@ -263,6 +265,7 @@ impl<'a> Analysis<'a> {
             stable: StableFields::default(),
             of_accessed: FxHashMap::default(),
             entry_params: Vec::new(),
+            concurrency: Default::default(),
             site_locks: FxHashMap::default(),
             path_fields: FieldTable::default(),
             gates: Default::default(),

@@ -41,7 +41,7 @@ use rustc_hash::{FxHashMap, FxHashSet};
 use crate::accesses::Target;
 use crate::analysis::{Access, Analysis, Buckets};
 use crate::annotations::{class_policy, guarded_by};
-use crate::threads::{concurrent_roots, Root, RootKind};
+use crate::threads::{Root, RootKind};
 
 /// Memory of which at least one access, somewhere, holds a lock.
 #[derive(Debug, Default)]
@@ -137,7 +137,8 @@ impl Analysis<'_> {
     ) -> Option<(u32, u32)> {
         let ra = self.real_roots_of(roots, &a.roots);
         let rb = self.real_roots_of(roots, &b.roots);
-        concurrent_roots(false, roots, (&ra, &a.ordered), (&rb, &b.ordered))
+        self.concurrency
+            .concurrent(false, roots, (&ra, &a.ordered), (&rb, &b.ordered))
     }
 
     /// The two roots a race is shown with: in a closed program, two roots
@@ -156,12 +157,8 @@ impl Analysis<'_> {
                 return Some(pair);
             }
         }
-        concurrent_roots(
-            self.open,
-            roots,
-            (&a.roots, &a.ordered),
-            (&b.roots, &b.ordered),
-        )
+        self.concurrency
+            .concurrent(self.open, roots, (&a.roots, &a.ordered), (&b.roots, &b.ordered))
     }
 
     /// The roots of an interned root set that are not the harness (cached

@@ -442,6 +442,7 @@ impl Analysis<'_> {
         mut explanation: Option<&mut Explanation>,
     ) -> Pairs {
         let mut found = Found::default();
+        self.concurrency.reset();
         self.intent.locked = crate::intent::LockedMemory::of(buckets);
         // A repeated start does not race with itself on an object each of
         // its threads has to itself.
@@ -472,6 +473,8 @@ impl Analysis<'_> {
                 }
             }
             let roots = per_instance.roots_for(roots, *obj);
+            self.concurrency
+                .suspend(matches!(roots, std::borrow::Cow::Owned(_)));
             let ex = if explaining {
                 explanation.as_deref_mut()
             } else {
@@ -709,7 +712,11 @@ impl Analysis<'_> {
             Verdict::GuardedBy
         } else if a.once.is_some() && a.once == b.once {
             Verdict::OnceGate
-        } else if concurrent(self.open, roots, a, b).is_none() {
+        } else if self
+            .concurrency
+            .concurrent(self.open, roots, (&a.roots, &a.ordered), (&b.roots, &b.ordered))
+            .is_none()
+        {
             Verdict::NotConcurrent
         } else if self.no_intent((target, obj), roots, a, b) {
             Verdict::NoIntent
@@ -759,13 +766,6 @@ impl Analysis<'_> {
 /// One more than the largest of `ids` (0 for none).
 fn width(ids: &[u32]) -> usize {
     ids.iter().max().map_or(0, |&m| m as usize + 1)
-}
-
-/// A pair of roots under which the two accesses may run at the same
-/// time: two roots not ordered by start/join, or one that runs more than
-/// once. In open programs every entry may run beside every other.
-fn concurrent(open: bool, roots: &[Root], a: &Access, b: &Access) -> Option<(u32, u32)> {
-    crate::threads::concurrent_roots(open, roots, (&a.roots, &a.ordered), (&b.roots, &b.ordered))
 }
 
 /// Hands the findings of `target` (whose buckets are done) their partners.

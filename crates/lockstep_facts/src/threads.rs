@@ -698,6 +698,67 @@ pub fn concurrent_roots(
     None
 }
 
+/// [`concurrent_roots`] remembered per combination of interned root and
+/// ordering sets: the pair search asks the same question for every bucket
+/// whose accesses share those sets, and on harness-heavy inputs (a JDK
+/// module, closed) each question walks thousands of roots squared.
+/// Keyed by the sets' addresses, which is sound while the sets live: the
+/// memo keeps a handle on each set it keyed, so no address is reused.
+/// One memo serves one root table: [`Self::reset`] starts over, and while
+/// the table in use is another (a repeated start's objects make a copy
+/// whose roots do not run twice), [`Self::suspend`] turns the memo off.
+#[derive(Debug, Default)]
+pub struct ConcurrencyMemo {
+    answers: FxHashMap<(bool, [usize; 4]), Option<(u32, u32)>>,
+    kept: FxHashMap<usize, Arc<[u32]>>,
+    suspended: bool,
+}
+
+/// A root set and the thread starts its access is ordered with.
+pub type RootsAndOrdering<'x> = (&'x Arc<[u32]>, &'x Arc<[u32]>);
+
+impl ConcurrencyMemo {
+    /// Forgets every answer: the next questions are about another table.
+    pub fn reset(&mut self) {
+        self.answers.clear();
+        self.kept.clear();
+        self.suspended = false;
+    }
+
+    /// Whether the questions until the next call are about another table
+    /// than the memo's (answered without the memo) or about its own.
+    pub fn suspend(&mut self, other_table: bool) {
+        self.suspended = other_table;
+    }
+
+    /// [`concurrent_roots`] of `a` and `b` over `roots`, computed once per
+    /// combination of sets.
+    pub fn concurrent(
+        &mut self,
+        open: bool,
+        roots: &[Root],
+        a: RootsAndOrdering<'_>,
+        b: RootsAndOrdering<'_>,
+    ) -> Option<(u32, u32)> {
+        if self.suspended {
+            return concurrent_roots(open, roots, (a.0, a.1), (b.0, b.1));
+        }
+        let sets = [a.0, a.1, b.0, b.1];
+        let key = (open, sets.map(|s| s.as_ptr() as usize));
+        if let Some(&answer) = self.answers.get(&key) {
+            return answer;
+        }
+        let answer = concurrent_roots(open, roots, (a.0, a.1), (b.0, b.1));
+        for s in sets {
+            self.kept
+                .entry(s.as_ptr() as usize)
+                .or_insert_with(|| s.clone());
+        }
+        self.answers.insert(key, answer);
+        answer
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
