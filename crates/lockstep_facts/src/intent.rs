@@ -157,8 +157,12 @@ impl Analysis<'_> {
                 return Some(pair);
             }
         }
-        self.concurrency
-            .concurrent(self.open, roots, (&a.roots, &a.ordered), (&b.roots, &b.ordered))
+        self.concurrency.concurrent(
+            self.open,
+            roots,
+            (&a.roots, &a.ordered),
+            (&b.roots, &b.ordered),
+        )
     }
 
     /// The roots of an interned root set that are not the harness (cached

@@ -714,7 +714,12 @@ impl Analysis<'_> {
             Verdict::OnceGate
         } else if self
             .concurrency
-            .concurrent(self.open, roots, (&a.roots, &a.ordered), (&b.roots, &b.ordered))
+            .concurrent(
+                self.open,
+                roots,
+                (&a.roots, &a.ordered),
+                (&b.roots, &b.ordered),
+            )
             .is_none()
         {
             Verdict::NotConcurrent

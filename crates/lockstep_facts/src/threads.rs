@@ -709,10 +709,14 @@ pub fn concurrent_roots(
 /// whose roots do not run twice), [`Self::suspend`] turns the memo off.
 #[derive(Debug, Default)]
 pub struct ConcurrencyMemo {
-    answers: FxHashMap<(bool, [usize; 4]), Option<(u32, u32)>>,
+    answers: FxHashMap<MemoKey, Option<(u32, u32)>>,
     kept: FxHashMap<usize, Arc<[u32]>>,
     suspended: bool,
 }
+
+/// Open mode, and the addresses of the two root sets and the two ordering
+/// sets a question is about.
+type MemoKey = (bool, [usize; 4]);
 
 /// A root set and the thread starts its access is ordered with.
 pub type RootsAndOrdering<'x> = (&'x Arc<[u32]>, &'x Arc<[u32]>);
@@ -869,6 +873,48 @@ mod tests {
             concurrent_roots(false, &roots, (&[2], none), (&[2], none)),
             None
         );
+    }
+
+    /// The memo answers as `concurrent_roots` does, once per combination
+    /// of sets; suspended, it answers for the table it is given (a copy
+    /// whose repeated start runs once) without remembering.
+    #[test]
+    fn memo_answers_as_the_search() {
+        let mut roots = vec![
+            root(RootKind::Main, false, Some(0), None),
+            root(RootKind::Start(0), true, Some(0), None),
+        ];
+        let none: Arc<[u32]> = Arc::from(Vec::new());
+        let (main, task): (Arc<[u32]>, Arc<[u32]>) = (Arc::from(vec![0]), Arc::from(vec![1]));
+        let after_join: Arc<[u32]> = Arc::from(vec![1]);
+        let mut memo = ConcurrencyMemo::default();
+        let cases = [
+            ((&main, &none), (&task, &none)),
+            ((&task, &none), (&task, &none)),
+            ((&main, &after_join), (&task, &none)),
+        ];
+        for _round in 0..2 {
+            for (a, b) in cases {
+                let expected = concurrent_roots(false, &roots, (a.0, a.1), (b.0, b.1));
+                assert_eq!(memo.concurrent(false, &roots, a, b), expected);
+            }
+        }
+        assert_eq!(memo.answers.len(), cases.len());
+        assert_eq!(
+            memo.concurrent(false, &roots, (&task, &none), (&task, &none)),
+            Some((1, 1))
+        );
+        // The copy of the table in which the task's start runs once.
+        roots[1].multi = false;
+        memo.suspend(true);
+        assert_eq!(
+            memo.concurrent(false, &roots, (&task, &none), (&task, &none)),
+            None
+        );
+        memo.suspend(false);
+        assert_eq!(memo.answers.len(), cases.len());
+        memo.reset();
+        assert!(memo.answers.is_empty() && memo.kept.is_empty());
     }
 
     /// Two tasks of one single-task launch that runs once never run
