@@ -371,6 +371,62 @@ fn lock_of_an_object_no_other_thread_can_hold() {
     assert_eq!(findings.len(), 1, "{}", dump(&findings));
 }
 
+/// c3p0's `C3P0Registry.reregister(this)` from its data sources'
+/// constructors (sample #46): a constructor the outside caller runs is
+/// run on an object it has just made, and a static method's context
+/// inherited from that constructor is not the outside caller's own entry,
+/// so the registry's class lock then the new source's monitor is no
+/// order against `close()` (silent), although the constructor first
+/// hands `this` to a JDK `PropertyChangeSupport` that keeps it in itself.
+/// The twin registers again from a public method, on a source another
+/// thread may be closing (reported).
+#[test]
+fn registering_a_source_while_constructing_it() {
+    let findings = assert_one_cycle_in_open_fixture("deadlock/registering_constructor");
+    let paths: Vec<&String> = findings[0]
+        .notes
+        .iter()
+        .filter(|n| n.starts_with("path of thread"))
+        .collect();
+    assert!(
+        paths.iter().any(|n| n.contains("Reregistering.refresh"))
+            && paths.iter().all(|n| !n.contains("Source")),
+        "{}",
+        dump(&findings)
+    );
+}
+
+/// commons-configuration's `SystemConfiguration.setSystemProperties`
+/// (sample #40): one allocation site reached in two contexts (the
+/// outside caller's own call of the static method, and a builder's) is
+/// two abstract objects that the report describes alike. Their two
+/// cycles are one finding, which lists the second one's paths as well.
+#[test]
+fn cycles_described_alike_are_one_finding() {
+    let findings = check_fixture_in_mode(
+        "deadlock/one_site_two_contexts",
+        &Deadlock,
+        RULES,
+        &Options::default(),
+        true,
+    );
+    let through_build: Vec<&Finding> = findings
+        .iter()
+        .filter(|f| f.notes.iter().any(|n| n.contains("Factory.build")))
+        .collect();
+    assert_eq!(through_build.len(), 1, "{}", dump(&findings));
+    let also: Vec<&String> = through_build[0]
+        .notes
+        .iter()
+        .filter(|n| n.starts_with("also path of thread"))
+        .collect();
+    assert!(
+        also.len() == 2 && also.iter().all(|n| n.contains("Builder.run")),
+        "{}",
+        dump(&findings)
+    );
+}
+
 /// Checks an open-program fixture and expects exactly one cycle (the
 /// buggy twin's) with every field of the finding filled in.
 fn assert_one_cycle_in_open_fixture(fixture: &str) -> Vec<Finding> {

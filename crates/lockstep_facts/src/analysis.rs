@@ -533,10 +533,25 @@ impl<'a> Analysis<'a> {
     /// an outside call can run the method on the context's receivers: not
     /// on objects whose class overrides it
     /// ([`crate::dispatch::harness_may_enter`]).
+    ///
+    /// An instance method's harness context is named by the harness's
+    /// receivers (`Entry` sites). A static method runs in its caller's
+    /// context, so a harness object's context there means an application
+    /// caller ran on that object (c3p0's constructors pass `this` to the
+    /// static `C3P0Registry.reregister`): the harness's own call of a
+    /// static method is its class's `Main` context only, with outside
+    /// arguments.
     fn harness_roots(&self) -> Vec<Root> {
-        let harness_context = |c: lockstep_pointsto::ContextId| {
-            self.pt
-                .context(c)
+        let harness_context = |m: MethodId, c: lockstep_pointsto::ContextId| {
+            let sites = self.pt.context(c);
+            let data = self.program.method(m);
+            if data.is_static() {
+                let class = &self.program.class(data.class).name;
+                return sites
+                    .iter()
+                    .all(|s| matches!(s, SiteKey::Main(t) if t == class));
+            }
+            sites
                 .iter()
                 .all(|s| matches!(s, SiteKey::Entry(_) | SiteKey::Main(_)))
         };
@@ -552,7 +567,7 @@ impl<'a> Analysis<'a> {
             contexts.retain(|&c| crate::dispatch::harness_may_enter(self.program, self.pt, m, c));
             let mut entries: Vec<u32> = contexts
                 .iter()
-                .filter(|&&c| harness_context(c))
+                .filter(|&&c| harness_context(m, c))
                 .filter_map(|&c| node(m, c))
                 .collect();
             if entries.is_empty() {

@@ -82,6 +82,7 @@ use crate::analysis::Analysis;
 use crate::block_solver::{self, Forward};
 use crate::fresh;
 use crate::threads::{Root, RootKind};
+use lockstep_program::Program;
 
 /// Objects visited from one published value before giving up.
 const MAX_REACH: usize = 512;
@@ -427,8 +428,18 @@ impl Analysis<'_> {
         for &r in root_entries {
             let harness_only = known.harness_entries.binary_search(&r).is_ok();
             let method = self.graph.nodes[r as usize].method;
-            match protocol.get(&method) {
-                Some(&fresh) if harness_only => {
+            // The outside caller enters a constructor the one way Java
+            // allows, `new C(..)`: on an object it has just made, which no
+            // other thread can hold yet (c3p0's data sources lock
+            // themselves in `C3P0Registry.reregister(this)` while being
+            // built).
+            let built = harness_only && self.program.method(method).is_constructor();
+            let passes = match built {
+                true => Some(true),
+                false => protocol.get(&method).copied(),
+            };
+            match passes {
+                Some(fresh) if harness_only => {
                     let params = bodies.get(&r).map_or(0, |b| b.params.len());
                     // The harness passes a receiver like the program's
                     // own calls do: owned (and fresh when they pass it
@@ -1208,6 +1219,7 @@ fn keeps_nothing(class: &str, name: &str) -> bool {
     matches!(
         name,
         "hashCode"
+            | "identityHashCode"
             | "equals"
             | "toString"
             | "getClass"
@@ -1229,6 +1241,56 @@ fn keeps_nothing(class: &str, name: &str) -> bool {
         || class == "java/lang/String"
         || class == "java/lang/StringBuilder"
         || class == "java/lang/StringBuffer"
+}
+
+/// Does the JDK constructor `call` names keep its operand `i` (receiver
+/// first) only in the object it builds: is every use of that parameter in
+/// its body a store into a field of its own `this`, or a test against
+/// `null`? (`PropertyChangeSupport(source)` and `EventObject(source)`
+/// keep their source so.) Such a part holds what it is given the way an
+/// application part that stores it does ([`crate::fresh`], "held by its
+/// own parts").
+fn library_ctor_keeps_in_receiver(program: &Program, call: &Call, i: usize) -> bool {
+    if call.method.name.as_ref() != "<init>" || i == 0 {
+        return false;
+    }
+    let Some(class) = program.class_by_name(&call.method.class) else {
+        return false;
+    };
+    let Some(m) = program
+        .class(class)
+        .declared_method("<init>", &call.method.descriptor)
+    else {
+        return false;
+    };
+    let Some(body) = program.body(m) else {
+        return false;
+    };
+    let (Some(&this), Some(&param)) = (body.params.first(), body.params.get(i)) else {
+        return false;
+    };
+    body.stmts.iter().all(|stmt| match &stmt.kind {
+        StmtKind::FieldStore {
+            object: Operand::Var(o),
+            value,
+            ..
+        } => value.var() != Some(param) || *o == this,
+        StmtKind::If { lhs, rhs, .. } => {
+            let tests = |a: &Operand, b: &Operand| {
+                a.var() == Some(param) && matches!(b, Operand::Const(ConstValue::Null))
+            };
+            tests(lhs, rhs) || tests(rhs, lhs) || {
+                let mut uses = false;
+                stmt.kind.for_each_use(|v| uses |= v == param);
+                !uses
+            }
+        }
+        kind => {
+            let mut uses = false;
+            kind.for_each_use(|v| uses |= v == param);
+            !uses
+        }
+    })
 }
 
 /// `x.start()` of a thread: the JDK runs `x.run()` in another thread.
@@ -1477,7 +1539,12 @@ impl NodeWalk<'_, '_> {
                 .copied()
                 .unwrap_or(false)
         };
-        edges_at(self.callees, site).iter().any(|&(_, c)| {
+        let edges = edges_at(self.callees, site);
+        let library = edges.is_empty() || edges.iter().any(|&(_, c)| !self.a.is_app_node(c));
+        if library && library_ctor_keeps_in_receiver(self.a.program, call, i) {
+            return true;
+        }
+        edges.iter().any(|&(_, c)| {
             self.a.is_app_node(c)
                 && self.is_called_by_name(call, c)
                 && !holds(&facts.keeps_fresh, c)
@@ -1998,6 +2065,16 @@ impl NodeWalk<'_, '_> {
                     self.unfresh(state, m);
                 }
             }
+            let tethered_by_library =
+                library && holder_fresh && library_ctor_keeps_in_receiver(self.a.program, call, i);
+            if tethered_by_library {
+                // As below: the part holds `this`, which this
+                // constructor's callers cannot follow.
+                for p in self.params_copied_by(v) {
+                    self.out.tethers[p] = true;
+                }
+                continue;
+            }
             let kept_by_library = is_receiver || library_keeps_args;
             if !(kept_by_app && kept_by_library) {
                 self.unfresh(state, v);
@@ -2073,7 +2150,23 @@ impl NodeWalk<'_, '_> {
         let recv = call.receiver.as_ref().and_then(Operand::var);
         let args: Vec<VarId> = call.args.iter().filter_map(Operand::var).collect();
         if name == "<init>" {
-            return (false, args);
+            // A part the constructor's fresh `this` is handed to, and that
+            // keeps it only in itself, holds it as a field of the part
+            // would: not a publication while the part is the thread's own.
+            let receiver_fresh = recv.is_some_and(|r| self.fresh_owned(state, r));
+            let published = call
+                .args
+                .iter()
+                .enumerate()
+                .filter_map(|(j, a)| {
+                    let v = a.var()?;
+                    let kept = receiver_fresh
+                        && self.ctor_this(v)
+                        && library_ctor_keeps_in_receiver(self.a.program, call, j + 1);
+                    (!kept).then_some(v)
+                })
+                .collect();
+            return (false, published);
         }
         // A copy keeps no reference to its original (it holds the
         // original's field values, which points-to gives it).

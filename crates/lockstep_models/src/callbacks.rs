@@ -98,6 +98,10 @@ const CLASSES: &[&str] = &[
     "java/util/stream/",
     // `doPrivileged(action)` runs `action.run()` through private helpers.
     "java/security/AccessController",
+    // `requireNonNull` returns its argument and `toString`, `equals`,
+    // `hashCode` call back into it: one shared copy of the class passes
+    // every object anyone checks to every caller.
+    "java/util/Objects",
     // `printStackTrace` prints through these wrappers of its stream.
     "java/lang/Throwable$PrintStreamOrWriter",
     "java/lang/Throwable$WrappedPrintStream",

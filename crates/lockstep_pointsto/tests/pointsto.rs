@@ -758,6 +758,40 @@ fn jdk_callbacks_from_the_over_budget_context_run_per_calling_method() {
     assert!(all.iter().all(|(_, t)| t.len() == 1), "{all:?}");
 }
 
+/// Holders that store what `Objects.requireNonNull` returns, past the bound.
+const OVER_BUDGET_CHECKS: &str = include_str!("fixtures/over_budget_checks.java");
+
+/// `Objects.requireNonNull` returns its argument. Called past the bound,
+/// it ran in the one over-budget context every call past the bounds
+/// shares, so every holder's field got every object any of them checked
+/// (on h2 the synchronized wrappers' `c`, set through the check, held the
+/// parser's per-statement lists, which then looked published). As a JDK
+/// method that runs in its caller's context, each calling method past the
+/// bound has a copy of its own.
+#[test]
+fn identity_checks_past_the_bound_run_per_calling_method() {
+    let p = program(OVER_BUDGET_CHECKS);
+    let r = solve(&p, false, one_context_per_method());
+    let key_set = method(&p, "Main$KeyHolder", "set");
+    let value_set = method(&p, "Main$ValueHolder", "set");
+    assert_run_over_the_bound(&p, &r, &[key_set, value_set]);
+    let field_types = |class: &str| -> BTreeSet<String> {
+        let mut out = BTreeSet::new();
+        for o in r.objects() {
+            let Some(info) = r.object(o) else { continue };
+            if info.type_name.as_ref() != class {
+                continue;
+            }
+            for (_, pts) in r.fields_of(o) {
+                out.extend(app_types(&r, &pts));
+            }
+        }
+        out
+    };
+    assert_eq!(field_types("Main$KeyHolder"), set(&["Main$Key"]));
+    assert_eq!(field_types("Main$ValueHolder"), set(&["Main$Value"]));
+}
+
 /// Each of `methods` has the over-budget copy among its contexts.
 fn assert_run_over_the_bound(
     p: &lockstep_program::Program,

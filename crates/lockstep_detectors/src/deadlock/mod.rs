@@ -78,10 +78,12 @@ impl Detector for Deadlock {
             paths: RootPaths::new(cx.program, &races.graph, &races.roots, cx.open_program()),
             acquisitions: &order.acquisitions,
         };
-        let findings = cycles
-            .iter()
-            .map(|c| crate::util::readable(reporter.finding(c)))
-            .collect();
+        let findings = merge_indistinguishable(
+            cycles
+                .iter()
+                .map(|c| crate::util::readable(reporter.finding(c)))
+                .collect(),
+        );
         Output {
             findings,
             explanation: Vec::new(),
@@ -94,6 +96,37 @@ impl Detector for Deadlock {
             ..Output::default()
         }
     }
+}
+
+/// Cycles whose findings read alike in everything but their call paths
+/// (the same locks as described, taken at the same places, by the same
+/// threads: objects of one allocation site that differ only by the
+/// context that made them, as commons-configuration's per-call
+/// configurations made from the harness and from a builder) are one
+/// finding for the reader: the first, in the cycles' order, keeps the
+/// others' paths and flows.
+fn merge_indistinguishable(findings: Vec<Finding>) -> Vec<Finding> {
+    let mut merged: Vec<Finding> = Vec::with_capacity(findings.len());
+    for f in findings {
+        let same = merged.iter_mut().find(|m| {
+            m.message == f.message
+                && m.location == f.location
+                && m.related == f.related
+                && m.notes.first() == f.notes.first()
+        });
+        match same {
+            Some(m) => {
+                let paths = f.notes.iter().filter(|n| n.starts_with("path of thread"));
+                let also: Vec<String> = paths.map(|n| format!("also {n}")).collect();
+                let help = m.notes.iter().position(|n| n.starts_with("help: "));
+                let at = help.unwrap_or(m.notes.len());
+                m.notes.splice(at..at, also);
+                m.flows.extend(f.flows);
+            }
+            None => merged.push(f),
+        }
+    }
+    merged
 }
 
 /// One edge `held → acquired` with the lock as held and its acquisition.
