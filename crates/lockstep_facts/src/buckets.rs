@@ -121,6 +121,7 @@ impl Analysis<'_> {
             thread_local: BTreeSet::new(),
             owned: BTreeSet::new(),
         };
+        self.intent.owned_locked.clear();
         for node in 0..self.graph.len() as u32 {
             self.bucket_node(&mut b, node, explanation.as_deref_mut());
         }
@@ -200,11 +201,20 @@ impl Analysis<'_> {
             b.thread_local.insert((mc.method, a.stmt, a.kind));
             return;
         }
+        let body_locks = self.locks_of(mc.method, here.body);
         if self.owned.at(here.node, a.stmt) {
             b.owned.insert((mc.method, a.stmt, a.kind));
+            // Locking an object the thread still owns races with nothing,
+            // but still shows that the memory is meant to be locked
+            // ([`crate::intent`]).
+            if !here.entry_locks.is_empty() || !body_locks.at(a.stmt).is_empty() {
+                let objects = objects.into_iter().flatten().collect();
+                self.intent
+                    .owned_locked
+                    .push((a.target.clone(), a.holder.clone(), objects));
+            }
             return;
         }
-        let body_locks = self.locks_of(mc.method, here.body);
         let local = body_locks.at(a.stmt).to_vec();
         let mut resolved = if local.is_empty() {
             Vec::new()

@@ -53,7 +53,9 @@
 //! the holder's `run()`); a publication too large to follow that may
 //! reach a holder ends its members' ownership. The constructor's callers
 //! see its `this` as not kept fresh, as before: they cannot follow the
-//! parts.
+//! parts. A JDK constructor whose body stores the argument only into its
+//! own new object (or tests it against `null`) is such a part too (`new
+//! PropertyChangeSupport(this)` in c3p0's data sources).
 //!
 //! The fresh bits live in the ownership state after the owned bits (one
 //! vector of `2 × variables` booleans), so the must-meet (`and`) and the

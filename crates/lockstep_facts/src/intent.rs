@@ -57,27 +57,44 @@ pub(crate) struct LockedMemory {
 
 impl LockedMemory {
     /// Collects the accesses of every bucket that hold a lock (their own,
-    /// or one every caller holds).
-    pub(crate) fn of(buckets: &Buckets) -> LockedMemory {
+    /// or one every caller holds), and the accesses set aside as the
+    /// running thread's own that hold one (`owned_locked`).
+    pub(crate) fn of(buckets: &Buckets, owned_locked: &[OwnedLocked]) -> LockedMemory {
         let mut m = LockedMemory::default();
         for ((target, obj), list) in buckets {
             for a in list.iter().filter(|a| !a.locks.is_empty()) {
-                match target {
-                    Target::Field { .. } | Target::Static { .. } => {
-                        m.targets.insert(target.clone());
-                    }
-                    Target::Element | Target::Container => {
-                        if let Some(h) = &a.holder {
-                            m.holders.insert(h.clone());
-                        }
-                        if let Some(o) = obj {
-                            m.objects.insert((target.clone(), *o));
-                        }
-                    }
-                }
+                m.note(target, a.holder.as_ref(), *obj);
+            }
+        }
+        for (target, holder, objects) in owned_locked {
+            m.note(target, holder.as_ref(), None);
+            for &o in objects {
+                m.note(target, holder.as_ref(), Some(o));
             }
         }
         m
+    }
+
+    /// One locked access of `target` (through `holder`, on `obj`).
+    fn note(
+        &mut self,
+        target: &Target,
+        holder: Option<&(Arc<str>, Arc<str>)>,
+        obj: Option<ObjectId>,
+    ) {
+        match target {
+            Target::Field { .. } | Target::Static { .. } => {
+                self.targets.insert(target.clone());
+            }
+            Target::Element | Target::Container => {
+                if let Some(h) = holder {
+                    self.holders.insert(h.clone());
+                }
+                if let Some(o) = obj {
+                    self.objects.insert((target.clone(), o));
+                }
+            }
+        }
     }
 
     /// Is this array or container object touched under a lock somewhere?
@@ -102,10 +119,16 @@ impl LockedMemory {
     }
 }
 
+/// An access that holds a lock on an object the running thread owns:
+/// its target, the field holding its array or container, its objects.
+pub(crate) type OwnedLocked = (Target, Option<(Arc<str>, Arc<str>)>, Vec<ObjectId>);
+
 /// The intent facts, filled once per analysis.
 #[derive(Debug, Default)]
 pub(crate) struct Intent {
     pub(crate) locked: LockedMemory,
+    /// Accesses set aside as owned that hold a lock ([`LockedMemory::of`]).
+    pub(crate) owned_locked: Vec<OwnedLocked>,
     /// Per method: does its own body take a lock?
     method_locks: FxHashMap<MethodId, bool>,
     /// Per interned root set (by address): its roots that are not the

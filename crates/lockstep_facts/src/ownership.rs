@@ -37,6 +37,9 @@
 //!   from the harness too: the outside caller is taken to use such an
 //!   object within one call, as the program does, not to share it between
 //!   threads. One unowned program call makes the method judged as before;
+//! - and the harness enters a constructor the one way Java allows, `new
+//!   C(..)`: its receiver is owned and fresh on entry, an object the
+//!   outside caller has just made and no other thread can hold yet;
 //! - a value is published, and with it everything reachable from it (the
 //!   variables of the method that may point there lose ownership), when it
 //!   is stored into a static field or into a field, element or container

@@ -443,7 +443,7 @@ impl Analysis<'_> {
     ) -> Pairs {
         let mut found = Found::default();
         self.concurrency.reset();
-        self.intent.locked = crate::intent::LockedMemory::of(buckets);
+        self.intent.locked = crate::intent::LockedMemory::of(buckets, &self.intent.owned_locked);
         // A repeated start does not race with itself on an object each of
         // its threads has to itself.
         let per_instance = std::mem::take(&mut self.per_instance);
