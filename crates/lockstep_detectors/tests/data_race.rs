@@ -350,7 +350,9 @@ fn lock_paths() {
 /// initializers write before publication does not race (a `$SwitchMap$`
 /// array included); a helper also called later, an array the constructor
 /// did not allocate, and static tables written after or not allocated by
-/// the initializer do (plain harness: the controls take no lock).
+/// the initializer do (plain harness: the controls take no lock). A
+/// private static that only the initializer stores counts as `final`; one
+/// that another method also stores does not.
 #[test]
 fn initialization() {
     check_every_class("initialization", OPEN);

@@ -208,10 +208,9 @@ impl Analysis<'_> {
             // but still shows that the memory is meant to be locked
             // ([`crate::intent`]).
             if !here.entry_locks.is_empty() || !body_locks.at(a.stmt).is_empty() {
-                let objects = objects.into_iter().flatten().collect();
                 self.intent
                     .owned_locked
-                    .push((a.target.clone(), a.holder.clone(), objects));
+                    .push((a.target.clone(), a.holder.clone()));
             }
             return;
         }

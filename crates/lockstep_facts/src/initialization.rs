@@ -143,6 +143,24 @@ fn constructor_helpers(program: &Program, class: ClassId) -> FxHashSet<MethodId>
     }
 }
 
+/// Is the private static `class.name` stored by no method of the class's
+/// nest but `class`'s own `<clinit>`?
+fn stored_only_by_class_init(program: &Program, class: &str, name: &str) -> bool {
+    nest_of(program, class).into_iter().all(|c| {
+        let info = program.class(c);
+        info.methods.iter().all(|&m| {
+            let own_init = &*info.name == class && program.method(m).is_class_initializer();
+            own_init
+                || program.body(m).is_none_or(|b| {
+                    !b.stmts.iter().any(|s| {
+                        matches!(&s.kind, StmtKind::StaticStore { field, .. }
+                            if &*field.name == name && &*field.class == class)
+                    })
+                })
+        })
+    })
+}
+
 /// The application classes that may call a private method of `class`:
 /// its nest (the top-level class and the classes nested in it, by
 /// javac's `Outer$Inner` naming).
@@ -211,8 +229,13 @@ pub fn filled_by_constructor(body: &Body, base_path: &AccessPath, at: StmtId) ->
     before
 }
 
-/// In `<clinit>`: is `base_path` a `static final` field of this class
-/// that this initializer stores only fresh allocations into?
+/// In `<clinit>`: is `base_path` a static field of this class that only
+/// this initializer stores, and only fresh allocations? (`final`, or
+/// `private` and stored by no other method of the class's nest: jgroups'
+/// `private static Map PRIMITIVE_TYPES`, filled in `<clinit>`.) Until the
+/// initializer ends no other thread can use the class (JLS §12.4.2), so
+/// what it writes into those objects is written before any other thread
+/// can read them.
 pub fn filled_by_class_init(program: &Program, body: &Body, base_path: &AccessPath) -> bool {
     let AccessPath::Static(class, name) = base_path else {
         return false;
@@ -220,14 +243,21 @@ pub fn filled_by_class_init(program: &Program, body: &Body, base_path: &AccessPa
     if *class != body.class {
         return false;
     }
-    let is_final_static = program.class_by_name(class).is_some_and(|c| {
-        program.class(c).file.fields.iter().any(|f| {
-            f.name == *name
-                && f.access_flags & access::STATIC != 0
-                && f.access_flags & access::FINAL != 0
-        })
+    let flags = program.class_by_name(class).and_then(|c| {
+        program
+            .class(c)
+            .file
+            .fields
+            .iter()
+            .find(|f| f.name == *name && f.access_flags & access::STATIC != 0)
+            .map(|f| f.access_flags)
     });
-    if !is_final_static {
+    let only_here = match flags {
+        Some(f) if f & access::FINAL != 0 => true,
+        Some(f) if f & access::PRIVATE != 0 => stored_only_by_class_init(program, class, name),
+        _ => false,
+    };
+    if !only_here {
         return false;
     }
     let mut stored = false;

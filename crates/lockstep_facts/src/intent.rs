@@ -66,11 +66,11 @@ impl LockedMemory {
                 m.note(target, a.holder.as_ref(), *obj);
             }
         }
-        for (target, holder, objects) in owned_locked {
+        // By field only: an owned access's points-to set may name objects
+        // of its site that other contexts publish, which the access does
+        // not touch.
+        for (target, holder) in owned_locked {
             m.note(target, holder.as_ref(), None);
-            for &o in objects {
-                m.note(target, holder.as_ref(), Some(o));
-            }
         }
         m
     }
@@ -120,8 +120,8 @@ impl LockedMemory {
 }
 
 /// An access that holds a lock on an object the running thread owns:
-/// its target, the field holding its array or container, its objects.
-pub(crate) type OwnedLocked = (Target, Option<(Arc<str>, Arc<str>)>, Vec<ObjectId>);
+/// its target and the field holding its array or container.
+pub(crate) type OwnedLocked = (Target, Option<(Arc<str>, Arc<str>)>);
 
 /// The intent facts, filled once per analysis.
 #[derive(Debug, Default)]
