@@ -1272,28 +1272,52 @@ fn library_ctor_keeps_in_receiver(program: &Program, call: &Call, i: usize) -> b
     let (Some(&this), Some(&param)) = (body.params.first(), body.params.get(i)) else {
         return false;
     };
-    body.stmts.iter().all(|stmt| match &stmt.kind {
-        StmtKind::FieldStore {
-            object: Operand::Var(o),
-            value,
-            ..
-        } => value.var() != Some(param) || *o == this,
-        StmtKind::If { lhs, rhs, .. } => {
-            let tests = |a: &Operand, b: &Operand| {
-                a.var() == Some(param) && matches!(b, Operand::Const(ConstValue::Null))
-            };
-            tests(lhs, rhs) || tests(rhs, lhs) || {
+    // The part itself must stay where it is made: `this` only reads and
+    // writes its own fields and calls `Object`'s constructor.
+    let part_stays = body.stmts.iter().all(|stmt| {
+        let mut uses = false;
+        stmt.kind.for_each_use(|v| uses |= v == this);
+        !uses
+            || match &stmt.kind {
+                StmtKind::FieldStore {
+                    object: Operand::Var(o),
+                    value,
+                    ..
+                } => *o == this && value.var() != Some(this),
+                StmtKind::Assign {
+                    value: Rvalue::FieldLoad { .. },
+                    ..
+                } => true,
+                StmtKind::Invoke { call, .. } => {
+                    call.method.name.as_ref() == "<init>"
+                        && call.method.class.as_ref() == "java/lang/Object"
+                }
+                _ => false,
+            }
+    });
+    part_stays
+        && body.stmts.iter().all(|stmt| match &stmt.kind {
+            StmtKind::FieldStore {
+                object: Operand::Var(o),
+                value,
+                ..
+            } => value.var() != Some(param) || *o == this,
+            StmtKind::If { lhs, rhs, .. } => {
+                let tests = |a: &Operand, b: &Operand| {
+                    a.var() == Some(param) && matches!(b, Operand::Const(ConstValue::Null))
+                };
+                tests(lhs, rhs) || tests(rhs, lhs) || {
+                    let mut uses = false;
+                    stmt.kind.for_each_use(|v| uses |= v == param);
+                    !uses
+                }
+            }
+            kind => {
                 let mut uses = false;
-                stmt.kind.for_each_use(|v| uses |= v == param);
+                kind.for_each_use(|v| uses |= v == param);
                 !uses
             }
-        }
-        kind => {
-            let mut uses = false;
-            kind.for_each_use(|v| uses |= v == param);
-            !uses
-        }
-    })
+        })
 }
 
 /// `x.start()` of a thread: the JDK runs `x.run()` in another thread.
