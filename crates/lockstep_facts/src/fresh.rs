@@ -54,8 +54,9 @@
 //! reach a holder ends its members' ownership. The constructor's callers
 //! see its `this` as not kept fresh, as before: they cannot follow the
 //! parts. A JDK constructor whose body stores the argument only into its
-//! own new object (or tests it against `null`) is such a part too (`new
-//! PropertyChangeSupport(this)` in c3p0's data sources).
+//! own new object (or tests it against `null`), and whose own `this` only
+//! reads and writes its fields and calls `Object`'s constructor, is such a
+//! part too (`new PropertyChangeSupport(this)` in c3p0's data sources).
 //!
 //! The fresh bits live in the ownership state after the owned bits (one
 //! vector of `2 × variables` booleans), so the must-meet (`and`) and the
