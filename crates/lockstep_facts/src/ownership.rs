@@ -437,9 +437,10 @@ impl Analysis<'_> {
             // themselves in `C3P0Registry.reregister(this)` while being
             // built).
             let built = harness_only && self.program.method(method).is_constructor();
-            let passes = match built {
-                true => Some(true),
-                false => protocol.get(&method).copied(),
+            let passes = if built {
+                Some(true)
+            } else {
+                protocol.get(&method).copied()
             };
             match passes {
                 Some(fresh) if harness_only => {
@@ -1275,9 +1276,7 @@ fn library_ctor_keeps_in_receiver(program: &Program, call: &Call, i: usize) -> b
     // The part itself must stay where it is made: `this` only reads and
     // writes its own fields and calls `Object`'s constructor.
     let part_stays = body.stmts.iter().all(|stmt| {
-        let mut uses = false;
-        stmt.kind.for_each_use(|v| uses |= v == this);
-        !uses
+        !uses(&stmt.kind, this)
             || match &stmt.kind {
                 StmtKind::FieldStore {
                     object: Operand::Var(o),
@@ -1306,18 +1305,17 @@ fn library_ctor_keeps_in_receiver(program: &Program, call: &Call, i: usize) -> b
                 let tests = |a: &Operand, b: &Operand| {
                     a.var() == Some(param) && matches!(b, Operand::Const(ConstValue::Null))
                 };
-                tests(lhs, rhs) || tests(rhs, lhs) || {
-                    let mut uses = false;
-                    stmt.kind.for_each_use(|v| uses |= v == param);
-                    !uses
-                }
+                tests(lhs, rhs) || tests(rhs, lhs) || !uses(&stmt.kind, param)
             }
-            kind => {
-                let mut uses = false;
-                kind.for_each_use(|v| uses |= v == param);
-                !uses
-            }
+            kind => !uses(kind, param),
         })
+}
+
+/// Does the statement read `v`?
+fn uses(kind: &StmtKind, v: VarId) -> bool {
+    let mut found = false;
+    kind.for_each_use(|u| found |= u == v);
+    found
 }
 
 /// `x.start()` of a thread: the JDK runs `x.run()` in another thread.
