@@ -66,8 +66,12 @@
 //! only the nodes that read a fact that changed (the `published` or
 //! `mixed` facts of an object one of their variables may point to, a
 //! callee's summary, their own parameters' entry ownership and
-//! freshness), in the same
-//! order, so the result is that of re-analysing every node every round.
+//! freshness), in the same order. What a caller passes reaches its
+//! callees as soon as its pass is done, so a callee later in the order
+//! is analysed with it in the same round. Every fact only loses (owned
+//! becomes not owned, nothing published becomes published), so the
+//! result is the greatest fixpoint that re-analysing every node every
+//! round reaches, in fewer rounds.
 //!
 //! Bounded: reachability from a published value stops at
 //! [`MAX_REACH`] objects (past it, every variable of the method loses
@@ -250,9 +254,16 @@ impl Analysis<'_> {
             .iter()
             .map(|node| entry_methods.contains(&node.method))
             .collect();
+        let mut is_root_entry = vec![false; n];
+        for &r in &root_entries {
+            if let Some(e) = is_root_entry.get_mut(r as usize) {
+                *e = true;
+            }
+        }
         let known = Known {
             candidates: &candidates,
             analysed: &analysed,
+            is_root_entry: &is_root_entry,
             nodes: &nodes,
             bodies: &bodies,
             root_entries: &root_entries,
@@ -265,15 +276,15 @@ impl Analysis<'_> {
         // Every node is analysed in the first round; later rounds analyse
         // only the nodes a changed fact they read makes dirty, in the same
         // order: a clean node would give the out it gave before, which
-        // changes nothing, so the rounds and the result are those of
-        // analysing every node every round.
+        // changes nothing, so the result is that of analysing every node
+        // every round.
         let mut dirty = vec![true; n];
         let mut reach = ReachCache::default();
-        let mut gathered: Option<Gathered> = None;
+        // What every caller hands its callees: the callers without a pass
+        // from the start, each analysed caller's as soon as it has one.
+        let mut gathered = self.fixed_incoming(&facts, &known, |c| bodies.contains_key(&c));
         for _ in 0..MAX_ROUNDS {
             let mut changed = false;
-            // The callers whose arguments changed this round.
-            let mut passes_changed: Vec<u32> = Vec::new();
             for &x in &nodes {
                 if !std::mem::take(&mut dirty[x as usize]) {
                     continue;
@@ -284,23 +295,23 @@ impl Analysis<'_> {
                 let changes = merge(&mut facts, x, &out);
                 changed |= changes.any();
                 deps.mark(&changes, x, &mut dirty);
-                if outs.get(&x).map(|o| &o.args) != Some(&out.args) {
-                    passes_changed.push(x);
-                }
+                let args_changed = outs.get(&x).map(|o| &o.args) != Some(&out.args);
                 outs.0[x as usize] = Some(out);
-            }
-            match gathered.as_mut() {
-                None => gathered = Some(self.gather(&facts, &known, &outs)),
-                Some(g) => {
-                    self.regather(g, &facts, &known, &outs, &passes_changed);
-                    // The naive version: gathering everything again gives
-                    // the same (checked in debug builds, so by every
-                    // fixture test).
-                    debug_assert!(self.gather(&facts, &known, &outs).current == g.current);
+                if !args_changed {
+                    continue;
+                }
+                if let Some(out) = outs.get(&x) {
+                    // What `x` now passes reaches its callees at once, so
+                    // those later in this round's order are analysed with
+                    // it (the same greatest fixpoint, in fewer rounds).
+                    changed |= self.hand_on(&mut gathered, &mut facts, &known, x, out, &mut dirty);
                 }
             }
-            let current = gathered.as_ref().map(|g| &g.current);
-            let closed = self.close_entries(&mut facts, &known, current);
+            // The naive version: gathering every caller's latest pass
+            // gives the same (checked in debug builds, so by every fixture
+            // test).
+            debug_assert!(self.gather(&facts, &known, &outs) == gathered);
+            let closed = self.close_entries(&mut facts, &known, Some(&gathered));
             changed |= !closed.is_empty();
             for x in closed {
                 dirty[x as usize] = true;
@@ -493,15 +504,19 @@ impl Analysis<'_> {
         changed
     }
 
-    /// What the callers without a pass (not analysed, or without a
-    /// body) hand their callees: the same every round, so computed once
-    /// after the first pass (`outs`) and copied into each closing.
-    fn fixed_incoming(&self, facts: &Facts, known: &Known<'_>, outs: &Outs) -> Incoming {
+    /// What the callers without a pass (not analysed, or without a body:
+    /// `passes` is false) hand their callees: the same every round.
+    fn fixed_incoming(
+        &self,
+        facts: &Facts,
+        known: &Known<'_>,
+        passes: impl Fn(u32) -> bool,
+    ) -> Incoming {
         let n = self.graph.len();
         let mut fixed = Incoming::empty(n);
         for caller in 0..n as u32 {
             let analysed = known.analysed.get(caller as usize).copied();
-            if analysed.unwrap_or(false) && outs.get(&caller).is_some() {
+            if analysed.unwrap_or(false) && passes(caller) {
                 continue;
             }
             self.add_edges(&mut fixed, facts, known, caller, Passes::Unknown);
@@ -509,64 +524,71 @@ impl Analysis<'_> {
         fixed
     }
 
-    /// After the first pass: what every caller hands its callees, and
-    /// per callee its edges from callers with a pass.
-    fn gather(&self, facts: &Facts, known: &Known<'_>, outs: &Outs) -> Gathered {
-        let fixed = self.fixed_incoming(facts, known, outs);
-        let mut current = fixed.clone();
-        let mut edges_to: Vec<Vec<(u32, u32)>> = vec![Vec::new(); self.graph.len()];
+    /// What every caller hands its callees, from scratch: the fixed part
+    /// and every caller's latest pass (`outs`).
+    fn gather(&self, facts: &Facts, known: &Known<'_>, outs: &Outs) -> Incoming {
+        let mut current = self.fixed_incoming(facts, known, |c| outs.get(&c).is_some());
         for &caller in known.nodes {
             if let Some(out) = outs.get(&caller) {
                 self.add_edges(&mut current, facts, known, caller, Passes::Out(out));
-                for (k, &(_, callee)) in self.graph.callees[caller as usize].iter().enumerate() {
-                    if let Some(e) = edges_to.get_mut(callee as usize) {
-                        e.push((caller, k as u32));
+            }
+        }
+        current
+    }
+
+    /// Meets what `caller` passes now (`out`) into what its callees are
+    /// handed (`gathered`), and into the entry facts of those callees
+    /// that no root enters (a root's entry waits for the end of the
+    /// round, where [`Analysis::close_entries`] also applies the
+    /// harness's protocol). Passes only lose bits from round to round,
+    /// so meeting each new pass into what was gathered gives what
+    /// gathering every caller's latest pass gives. Callees whose entry
+    /// facts changed are made dirty; did any change?
+    fn hand_on(
+        &self,
+        gathered: &mut Incoming,
+        facts: &mut Facts,
+        known: &Known<'_>,
+        caller: u32,
+        out: &NodeOut,
+        dirty: &mut [bool],
+    ) -> bool {
+        self.add_edges(gathered, facts, known, caller, Passes::Out(out));
+        let mut changed = false;
+        let mut callees: Vec<u32> = self.graph.callees[caller as usize]
+            .iter()
+            .map(|&(_, c)| c)
+            .collect();
+        callees.dedup();
+        for callee in callees {
+            let c = callee as usize;
+            let analysed = known.analysed.get(c).copied().unwrap_or(false);
+            if !analysed || known.is_root_entry.get(c).copied().unwrap_or(true) {
+                continue;
+            }
+            let unknown = gathered.unknown[c];
+            let incoming = gathered.incoming[c].as_deref();
+            let passed =
+                |i: usize| !unknown && incoming.is_none_or(|v| v.get(i).copied().unwrap_or(false));
+            let params = facts.entry[c].len();
+            let mut lost = false;
+            for i in 0..params {
+                for (e, bit) in [
+                    (&mut facts.entry[c][i], i),
+                    (&mut facts.entry_fresh[c][i], params + i),
+                ] {
+                    if *e && !passed(bit) {
+                        *e = false;
+                        lost = true;
                     }
                 }
             }
-        }
-        Gathered {
-            fixed,
-            current,
-            edges_to,
-        }
-    }
-
-    /// Brings `g` up to date after a round in which the passes of
-    /// `changed` (callers) changed their arguments: the callees of those
-    /// callers are gathered again from the fixed part and every caller
-    /// with a pass; the other callees' callers hand on what they did.
-    fn regather(
-        &self,
-        g: &mut Gathered,
-        facts: &Facts,
-        known: &Known<'_>,
-        outs: &Outs,
-        changed: &[u32],
-    ) {
-        let mut callees: Vec<u32> = changed
-            .iter()
-            .flat_map(|&c| self.graph.callees[c as usize].iter().map(|&(_, x)| x))
-            .collect();
-        callees.sort_unstable();
-        callees.dedup();
-        for c in callees {
-            let c = c as usize;
-            g.current.incoming[c] = g.fixed.incoming[c].clone();
-            g.current.unknown[c] = g.fixed.unknown[c];
-            g.current.program_called[c] = g.fixed.program_called[c];
-            for &(caller, k) in &g.edges_to[c] {
-                let Some(out) = outs.get(&caller) else {
-                    continue;
-                };
-                let Some(&(site, callee)) = self.graph.callees[caller as usize].get(k as usize)
-                else {
-                    continue;
-                };
-                let edge = (caller, k as usize, site, callee);
-                self.add_edge(&mut g.current, facts, known, edge, Passes::Out(out));
+            if lost {
+                dirty[c] = true;
+                changed = true;
             }
         }
+        changed
     }
 
     /// Folds what `caller` passes along each of its call edges into `into`.
@@ -881,18 +903,6 @@ impl Incoming {
     }
 }
 
-/// What callers hand on, kept up to date over the rounds
-/// ([`Analysis::regather`]).
-struct Gathered {
-    /// From the callers without a pass (the same every round).
-    fixed: Incoming,
-    /// From every caller, as of their latest passes.
-    current: Incoming,
-    /// Per callee: its edges from callers with a pass (caller, index of
-    /// the edge among the caller's).
-    edges_to: Vec<Vec<(u32, u32)>>,
-}
-
 /// What a caller passes along its edges: what its pass found, owned
 /// values (an analysed caller before the first pass), or nothing known.
 #[derive(Clone, Copy)]
@@ -922,6 +932,8 @@ struct Known<'k> {
     harness_entries: &'k [u32],
     /// Per node: one of `nodes`.
     analysed: &'k [bool],
+    /// Per node: the entry of a root (`root_entries`).
+    is_root_entry: &'k [bool],
     /// Per node: its method is that of a harness-only entry (the
     /// methods [`Analysis::build_only_receivers`] is asked about).
     candidates: &'k [bool],
