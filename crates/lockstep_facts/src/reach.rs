@@ -742,21 +742,40 @@ fn search_levels(
         }
     }
     // The level's row of the node being expanded, copied once per node:
-    // a call to itself writes the next level of the same row.
+    // a call to itself writes the next level of the same row. Only the
+    // words between its first and last nonzero one are copied and
+    // propagated: with a root per harness entry, a level usually holds a
+    // few roots of thousands.
     let mut from: Vec<u64> = vec![0; bits.words];
+    // Per node: listed in `next_active` (its next level gained a root).
+    let mut listed = vec![false; len];
     while !active.is_empty() {
         for &n in &active {
             visit(n, depth, bits.level(n));
         }
         depth += 1;
         for &n in &active {
-            from.copy_from_slice(bits.level(n));
+            let row = bits.level(n);
+            let Some(lo) = row.iter().position(|&w| w != 0) else {
+                continue;
+            };
+            let hi = row.iter().rposition(|&w| w != 0).map_or(lo, |h| h) + 1;
+            from[lo..hi].copy_from_slice(&row[lo..hi]);
             for &c in successors.of(n) {
-                bits.add_unseen(c, &from, &mut next_active);
+                if bits.add_unseen(c, &from[lo..hi], lo) {
+                    if let Some(l) = listed.get_mut(c as usize) {
+                        if !std::mem::replace(l, true) {
+                            next_active.push(c);
+                        }
+                    }
+                }
             }
         }
         for &c in &next_active {
             bits.see_next(c);
+            if let Some(l) = listed.get_mut(c as usize) {
+                *l = false;
+            }
         }
         for &n in &active {
             bits.clear_level(n);
@@ -819,23 +838,25 @@ impl RootBits {
         }
     }
 
-    /// Adds to `node`'s next level the roots of `from` it has not seen,
-    /// listing the node in `listed` when that level was empty and gains
-    /// a root.
-    fn add_unseen(&mut self, node: u32, from: &[u64], listed: &mut Vec<u32>) {
+    /// Adds to `node`'s next level the roots of `from` (its words from
+    /// word `at` on) it has not seen; did it gain a root?
+    fn add_unseen(&mut self, node: u32, from: &[u64], at: usize) -> bool {
         let Some((seen, next_row)) = self.seen_and_next(node) else {
-            return;
+            return false;
         };
-        let was_empty = next_row.iter().all(|&x| x == 0);
+        let (Some(next_row), Some(seen)) = (
+            next_row.get_mut(at..at + from.len()),
+            seen.get(at..at + from.len()),
+        ) else {
+            return false;
+        };
         let mut added = false;
-        for ((x, &f), &s) in next_row.iter_mut().zip(from).zip(seen.iter()) {
+        for ((x, &f), &s) in next_row.iter_mut().zip(from).zip(seen) {
             let new = f & !s;
             added |= new != 0;
             *x |= new;
         }
-        if was_empty && added {
-            listed.push(node);
-        }
+        added
     }
 
     /// Adds `node`'s next level to what it has seen.
