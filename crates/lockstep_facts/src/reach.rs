@@ -741,12 +741,12 @@ fn search_levels(
             }
         }
     }
-    // The level's row of the node being expanded, copied once per node:
-    // a call to itself writes the next level of the same row. Only the
-    // words between its first and last nonzero one are copied and
-    // propagated: with a root per harness entry, a level usually holds a
-    // few roots of thousands.
-    let mut from: Vec<u64> = vec![0; bits.words];
+    // The nonzero words of the level's row of the node being expanded,
+    // copied once per node (a call to itself writes the next level of
+    // the same row): with a root per harness entry, a level usually holds
+    // a few roots of thousands, and only their words of each callee's
+    // row are touched.
+    let mut from: Vec<(usize, u64)> = Vec::with_capacity(bits.words);
     // Per node: listed in `next_active` (its next level gained a root).
     let mut listed = vec![false; len];
     while !active.is_empty() {
@@ -755,14 +755,16 @@ fn search_levels(
         }
         depth += 1;
         for &n in &active {
-            let row = bits.level(n);
-            let Some(lo) = row.iter().position(|&w| w != 0) else {
-                continue;
-            };
-            let hi = row.iter().rposition(|&w| w != 0).map_or(lo, |h| h) + 1;
-            from[lo..hi].copy_from_slice(&row[lo..hi]);
+            from.clear();
+            from.extend(
+                bits.level(n)
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, &w)| w != 0)
+                    .map(|(k, &w)| (k, w)),
+            );
             for &c in successors.of(n) {
-                if bits.add_unseen(c, &from[lo..hi], lo) {
+                if bits.add_unseen(c, &from) {
                     if let Some(l) = listed.get_mut(c as usize) {
                         if !std::mem::replace(l, true) {
                             next_active.push(c);
@@ -838,20 +840,17 @@ impl RootBits {
         }
     }
 
-    /// Adds to `node`'s next level the roots of `from` (its words from
-    /// word `at` on) it has not seen; did it gain a root?
-    fn add_unseen(&mut self, node: u32, from: &[u64], at: usize) -> bool {
+    /// Adds to `node`'s next level the roots of `from` (nonzero words by
+    /// index) it has not seen; did it gain a root?
+    fn add_unseen(&mut self, node: u32, from: &[(usize, u64)]) -> bool {
         let Some((seen, next_row)) = self.seen_and_next(node) else {
             return false;
         };
-        let (Some(next_row), Some(seen)) = (
-            next_row.get_mut(at..at + from.len()),
-            seen.get(at..at + from.len()),
-        ) else {
-            return false;
-        };
         let mut added = false;
-        for ((x, &f), &s) in next_row.iter_mut().zip(from).zip(seen) {
+        for &(k, f) in from {
+            let (Some(x), Some(&s)) = (next_row.get_mut(k), seen.get(k)) else {
+                continue;
+            };
             let new = f & !s;
             added |= new != 0;
             *x |= new;
