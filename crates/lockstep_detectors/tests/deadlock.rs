@@ -52,15 +52,16 @@ fn assert_complete(findings: &[Finding]) {
             dump(findings)
         );
         assert!(
-            f.notes
-                .iter()
-                .filter(|n| n.starts_with("path of thread"))
-                .count()
-                == 2,
+            notes_starting(f, "path of thread").len() == 2,
             "{}",
             dump(findings)
         );
     }
+}
+
+/// The notes of `f` that start with `prefix`.
+fn notes_starting<'f>(f: &'f Finding, prefix: &str) -> Vec<&'f String> {
+    f.notes.iter().filter(|n| n.starts_with(prefix)).collect()
 }
 
 #[test]
@@ -383,11 +384,7 @@ fn lock_of_an_object_no_other_thread_can_hold() {
 #[test]
 fn registering_a_source_while_constructing_it() {
     let findings = assert_one_cycle_in_open_fixture("deadlock/registering_constructor");
-    let paths: Vec<&String> = findings[0]
-        .notes
-        .iter()
-        .filter(|n| n.starts_with("path of thread"))
-        .collect();
+    let paths = notes_starting(&findings[0], "path of thread");
     assert!(
         paths.iter().any(|n| n.contains("Reregistering.refresh"))
             && paths.iter().all(|n| !n.contains("Source")),
@@ -415,11 +412,7 @@ fn cycles_described_alike_are_one_finding() {
         .filter(|f| f.notes.iter().any(|n| n.contains("Factory.build")))
         .collect();
     assert_eq!(through_build.len(), 1, "{}", dump(&findings));
-    let also: Vec<&String> = through_build[0]
-        .notes
-        .iter()
-        .filter(|n| n.starts_with("also path of thread"))
-        .collect();
+    let also = notes_starting(through_build[0], "also path of thread");
     assert!(
         also.len() == 2 && also.iter().all(|n| n.contains("Builder.run")),
         "{}",

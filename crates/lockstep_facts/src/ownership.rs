@@ -559,6 +559,7 @@ impl Analysis<'_> {
             .iter()
             .map(|&(_, c)| c)
             .collect();
+        callees.sort_unstable();
         callees.dedup();
         for callee in callees {
             let c = callee as usize;
