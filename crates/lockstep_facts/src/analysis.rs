@@ -836,10 +836,96 @@ impl Analysis<'_> {
     /// What each root reaches, after the assumed caller's GUI entries and
     /// the JDK's listener calls are moved onto the event dispatch thread
     /// (which changes both the roots and what they reach).
-    fn reach_with_event_thread(&self, roots: &mut Vec<Root>) -> Vec<Vec<u32>> {
-        let mut reach = self.reach_roots(roots);
+    fn reach_with_event_thread(&self, roots: &mut Vec<Root>, split: bool) -> Vec<Vec<u32>> {
+        let mut reach = self.reach_roots_split(roots, split);
         crate::event_thread::harness_on_event_thread(self.program, &self.graph, roots, &mut reach);
         reach
+    }
+
+    /// The roots of each node (after [`Self::reach_with_event_thread`]),
+    /// escape and ownership. Ownership needs only which nodes some root
+    /// reaches, not by which roots, and neither it nor escape reads what
+    /// the event thread changes (its twins enter what their roots enter),
+    /// so with more than one thread the roots' search runs beside them:
+    /// the two are the costliest steps before the pairs. The search loads
+    /// no class, so it runs second in the loading window and the classes
+    /// keep the ids of the sequential run. The clock gets one lap each:
+    /// "reach" (the search and the event thread), "escape", "ownership"
+    /// (their own durations, which overlap when run side by side).
+    fn reach_beside_ownership(
+        &self,
+        roots: &mut Vec<Root>,
+        clock: &mut StepClock,
+    ) -> (
+        Vec<Vec<u32>>,
+        crate::escape::Escape,
+        crate::ownership::Owned,
+    ) {
+        enum Half {
+            Owner(
+                crate::escape::Escape,
+                crate::ownership::Owned,
+                Duration,
+                Duration,
+            ),
+            Search(Vec<Vec<u32>>, Duration),
+        }
+        if self.program.parallelism() <= 1 {
+            let started = Instant::now();
+            let reach = self.reach_with_event_thread(roots, true);
+            clock.lap_as("reach", started.elapsed());
+            let started = Instant::now();
+            let escape = self.escaped();
+            clock.lap_as("escape", started.elapsed());
+            let reached: Vec<bool> = reach.iter().map(|r| !r.is_empty()).collect();
+            let started = Instant::now();
+            let owned = self.ownership(roots, &reached, &escape.seeds());
+            clock.lap_as("ownership", started.elapsed());
+            return (reach, escape, owned);
+        }
+        let reached = self.reached_nodes(roots);
+        let given: &[Root] = roots;
+        let halves = self.program.map_in_order(&[true, false], |&owner| {
+            let started = Instant::now();
+            if owner {
+                let escape = self.escaped();
+                let escape_time = started.elapsed();
+                let owned = self.ownership(given, &reached, &escape.seeds());
+                Half::Owner(escape, owned, escape_time, started.elapsed() - escape_time)
+            } else {
+                Half::Search(self.reach_roots_split(given, false), started.elapsed())
+            }
+        });
+        let (mut reach, mut escape, mut owned) = (None, None, None);
+        let mut times = [Duration::ZERO; 3];
+        for half in halves {
+            match half {
+                Half::Owner(e, o, te, to) => {
+                    (escape, owned) = (Some(e), Some(o));
+                    (times[1], times[2]) = (te, to);
+                }
+                Half::Search(r, t) => {
+                    reach = Some(r);
+                    times[0] = t;
+                }
+            }
+        }
+        let mut reach = reach.unwrap_or_default();
+        let started = Instant::now();
+        crate::event_thread::harness_on_event_thread(self.program, &self.graph, roots, &mut reach);
+        debug_assert!(
+            reach
+                .iter()
+                .map(|r| !r.is_empty())
+                .eq(reached.iter().copied()),
+            "ownership ran on other nodes than the roots reach"
+        );
+        clock.lap_as("reach", times[0] + started.elapsed());
+        clock.lap_as("escape", times[1]);
+        clock.lap_as("ownership", times[2]);
+        let escape = escape.unwrap_or_else(|| self.escaped());
+        let owned = owned.unwrap_or_default();
+        (reach, escape, owned)
     }
 
     /// The steps the lock rules read (`deadlock`, `wait-notify`,
@@ -852,14 +938,9 @@ impl Analysis<'_> {
         let entry = self.entry_locks(&roots);
         let entry_params = self.entry_param_locks(&roots);
         clock.lap("entry locks");
-        let reach = self.reach_with_event_thread(&mut roots);
+        let (reach, _, owned) = self.reach_beside_ownership(&mut roots, &mut clock);
         let orderings = self.orderings(&roots, &reach);
-        clock.lap("reach/ordering");
-        let escape = self.escaped();
-        clock.lap("escape");
-        let reached: Vec<bool> = reach.iter().map(|r| !r.is_empty()).collect();
-        let owned = self.ownership(&roots, &reached, &escape.seeds());
-        clock.lap("ownership");
+        clock.lap("ordering");
         RaceFacts {
             races: Vec::new(),
             roots,
@@ -886,17 +967,14 @@ impl Analysis<'_> {
         let entry = self.entry_locks(&roots);
         self.entry_params = self.entry_param_locks(&roots);
         clock.lap("entry locks");
-        let reach = self.reach_with_event_thread(&mut roots);
+        let (reach, escape, owned) = self.reach_beside_ownership(&mut roots, &mut clock);
+        self.owned = owned;
         let orderings = self.orderings(&roots, &reach);
-        clock.lap("reach/ordering");
-        let escape = self.escaped();
         let mut per_instance = self.per_instance(&roots, &escape.shared);
         self.confine_to_instances(&roots, &reach, &mut per_instance);
         self.per_instance = per_instance;
-        clock.lap("escape");
+        clock.lap("ordering");
         let reached: Vec<bool> = reach.iter().map(|r| !r.is_empty()).collect();
-        self.owned = self.ownership(&roots, &reached, &escape.seeds());
-        clock.lap("ownership");
         self.gates = self.once_gates(&reached, &roots);
         clock.lap("once-gates");
         let mut explanation = explain.map(|f| Explanation {
@@ -962,6 +1040,13 @@ impl StepClock {
             last: Instant::now(),
             laps: Vec::new(),
         }
+    }
+
+    /// Records step `name` as taking `took` (steps run side by side time
+    /// themselves) and starts the next step now.
+    fn lap_as(&mut self, name: &'static str, took: Duration) {
+        self.laps.push((name, took));
+        self.last = Instant::now();
     }
 
     /// Ends the step `name` (started at the previous lap, or at the start).

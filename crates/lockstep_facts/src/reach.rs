@@ -116,8 +116,11 @@ pub fn ordered_roots(orderings: &[Ordering], node: u32, stmt: StmtId) -> Vec<u32
 
 impl Analysis<'_> {
     /// The roots reaching each node. Open programs have one root in
-    /// effect: every entry may run at the same time as every other.
-    pub(crate) fn reach_roots(&self, roots: &[Root]) -> Vec<Vec<u32>> {
+    /// effect: every entry may run at the same time as every other. With
+    /// `split`, the roots are searched in groups over the pool's threads;
+    /// without, all at once on the calling thread (when another step runs
+    /// beside the search, splitting only adds the merge).
+    pub(crate) fn reach_roots_split(&self, roots: &[Root], split: bool) -> Vec<Vec<u32>> {
         let mut reach: Vec<Vec<u32>> = vec![Vec::new(); self.graph.len()];
         if self.open {
             let all: Vec<u32> = roots.iter().flat_map(|r| r.entries.clone()).collect();
@@ -134,7 +137,8 @@ impl Analysis<'_> {
         // most directly rather than to the first root in index order:
         // per node, the roots by (depth, index).
         let entries: Vec<&[u32]> = roots.iter().map(|r| r.entries.as_slice()).collect();
-        let groups = root_groups(entries.len(), self.program.parallelism());
+        let threads = if split { self.program.parallelism() } else { 1 };
+        let groups = root_groups(entries.len(), threads);
         let successors = self.graph.successors_without(&self.listener_calls);
         if groups.len() <= 1 {
             return nearest_first(&successors, &entries, self.graph.len());
@@ -145,6 +149,38 @@ impl Analysis<'_> {
             nearest_first_levels(&successors, &entries[range.clone()], self.graph.len())
         });
         merge_levels(&groups, per_group, self.graph.len())
+    }
+
+    /// The nodes some root reaches (`!reach_roots_split(roots, _)[n].is_empty()`),
+    /// by one search from every entry over the same edges, without the
+    /// roots of each node.
+    pub(crate) fn reached_nodes(&self, roots: &[Root]) -> Vec<bool> {
+        let all: Vec<u32> = roots
+            .iter()
+            .flat_map(|r| r.entries.iter().copied())
+            .collect();
+        if self.open {
+            let parent = self.graph.bfs(&all, |_, _| false);
+            return parent.iter().map(Option::is_some).collect();
+        }
+        let successors = self.graph.successors_without(&self.listener_calls);
+        let mut reached = vec![false; self.graph.len()];
+        let mut stack: Vec<u32> = Vec::new();
+        for n in all {
+            if let Some(seen @ false) = reached.get_mut(n as usize) {
+                *seen = true;
+                stack.push(n);
+            }
+        }
+        while let Some(n) = stack.pop() {
+            for &c in successors.of(n) {
+                if let Some(seen @ false) = reached.get_mut(c as usize) {
+                    *seen = true;
+                    stack.push(c);
+                }
+            }
+        }
+        reached
     }
 
     /// Each `main` is its own program: a thread start belongs to the

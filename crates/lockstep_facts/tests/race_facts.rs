@@ -104,9 +104,10 @@ fn every_step_is_timed_in_order() {
         [
             "threads",
             "entry locks",
-            "reach/ordering",
+            "reach",
             "escape",
             "ownership",
+            "ordering",
             "once-gates",
             "accesses/buckets",
             "pairs"

@@ -206,8 +206,13 @@ impl Program {
         f()
     }
 
-    /// How many threads [`Program::map_in_order`] spreads a loop over.
+    /// How many threads [`Program::map_in_order`] spreads a loop over: one
+    /// inside another such loop (whose units run their loops in sequence),
+    /// so a step run as one of its units takes its sequential course.
     pub fn parallelism(&self) -> usize {
+        if self.loading_window().state().section.is_some() {
+            return 1;
+        }
         rayon::current_num_threads()
     }
 
