@@ -872,6 +872,16 @@ fn jdk_shared_copy() {
     });
 }
 
+/// Issue 14, cause 1 (`HashSet.add` reaching an application `put`): a
+/// set's `add` puts into the set's own `HashMap`, not into the program's
+/// `HashMap` subclasses: their `put` overrides run only where the program
+/// calls them. The override only main calls is silent although both
+/// threads add to sets; the one both threads call on a shared map races.
+#[test]
+fn jdk_set_add() {
+    check("jdk_set_add", CLOSED);
+}
+
 /// Issue 14 point 4, ownership: a per-call parser builds a command in its
 /// own fields, a factory's fresh object is changed by its caller, a local
 /// list is filled and drained, and only then is the command published in
