@@ -910,6 +910,15 @@ fn single_thread_executors() {
     check("single_thread_executors", CLOSED);
 }
 
+/// Issue 14, cause 2 (timers per start site): two tasks of one `Timer`
+/// run on its one thread and do not race; tasks of two timers (two
+/// allocation sites, or one helper called twice) race, and so does a
+/// timer task with what main does after scheduling it.
+#[test]
+fn timer_threads() {
+    check("timer_threads", CLOSED);
+}
+
 /// Issue 14, point 3 (Swing): `invokeLater`/`invokeAndWait` tasks run one
 /// after another on the event dispatch thread, after what the poster did
 /// before the call (and `invokeAndWait`'s before what follows it); the
