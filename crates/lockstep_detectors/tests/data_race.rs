@@ -932,6 +932,15 @@ fn event_thread() {
     check("event_thread", CLOSED);
 }
 
+/// Issue 14, cause 1 (AWT reaching `Thread.run`): a program that uses
+/// AWT (`Toolkit`, a `Frame`, `EventQueue.invokeLater`) does not make an
+/// application `Runnable` started once look run by AWT's own threads as
+/// well; the same kind of job started on two threads still races.
+#[test]
+fn awt_thread_run() {
+    check("awt_thread_run", CLOSED);
+}
+
 /// Issue 14: a thread started in a helper the constructor calls last is
 /// ordered after what the constructor did before the call (jgroups'
 /// `TotalOrder`: the canvas is built, then `startReceiver()`); what it
