@@ -631,9 +631,10 @@ fn hb_queue() {
 /// Issue 14, cause 3 (`CyclicBarrier`): what an executor task writes
 /// before its last act, `await()` on a barrier main also awaits, is
 /// ordered before main's reads after its own `await()`; a write the task
-/// makes after its `await()` still races with main's read. A plain
-/// thread's `Runnable` that wraps `await()` in a catch block rethrowing
-/// a new exception is a known false positive (the fixture says why).
+/// makes after its `await()` still races with main's read. Known false
+/// positives (the fixture says why): a plain thread's `Runnable` that
+/// wraps `await()` in a catch block rethrowing a new exception, and a
+/// write before one task's `await()` read by another task after its own.
 #[test]
 fn hb_barrier() {
     check("hb_barrier", CLOSED);
@@ -935,10 +936,28 @@ fn event_thread() {
 /// Issue 14, cause 1 (AWT reaching `Thread.run`): a program that uses
 /// AWT (`Toolkit`, a `Frame`, `EventQueue.invokeLater`) does not make an
 /// application `Runnable` started once look run by AWT's own threads as
-/// well; the same kind of job started on two threads still races.
+/// well; the same kind of job started on two threads still races, and the
+/// finding names the program's two start sites.
 #[test]
 fn awt_thread_run() {
-    check("awt_thread_run", CLOSED);
+    let findings = check("awt_thread_run", CLOSED);
+    let fixture = compile_fixture("data_race/awt_thread_run");
+    let runs = line_of(&fixture, "Desktop.java", "runs++; // expect: data-race");
+    let [f] = at(&findings, "Desktop.java", runs)[..] else {
+        panic!("one finding on `Twice.runs`:\n{}", dump(&findings));
+    };
+    // The two threads are the program's own starts, not AWT's threads.
+    for start in ["first.start();", "second.start();"] {
+        let site = format!(
+            "Thread.start() at Desktop.java:{}",
+            line_of(&fixture, "Desktop.java", start)
+        );
+        assert!(
+            f.message.contains(&site),
+            "no `{site}`:\n{}",
+            dump(&findings)
+        );
+    }
 }
 
 /// Issue 14: a thread started in a helper the constructor calls last is
