@@ -631,10 +631,12 @@ fn hb_queue() {
 /// Issue 14, cause 3 (`CyclicBarrier`): what an executor task writes
 /// before its last act, `await()` on a barrier main also awaits, is
 /// ordered before main's reads after its own `await()`; a write the task
-/// makes after its `await()` still races with main's read. Known false
-/// positives (the fixture says why): a plain thread's `Runnable` that
-/// wraps `await()` in a catch block rethrowing a new exception, and a
-/// write before one task's `await()` read by another task after its own.
+/// makes after its `await()` still races with main's read. A plain
+/// thread's catch block around `await()` that only restores the interrupt
+/// status and rethrows a new exception keeps the `await()` its last act;
+/// one that stores to a shared field does not (reported). Known false
+/// positive (the fixture says why): a write before one task's `await()`
+/// read by another task after its own.
 #[test]
 fn hb_barrier() {
     check("hb_barrier", CLOSED);

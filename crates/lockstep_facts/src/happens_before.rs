@@ -275,7 +275,10 @@ impl StartSite<'_> {
                 return false;
             };
             let at = StmtId(i as u32);
-            let last = || every_return_after(&body, at) && nothing_after(&body, at);
+            let last = || {
+                every_return_after(&body, at)
+                    && nothing_after(&body, at, |c| self.touches_no_shared_memory(c))
+            };
             if self.is_release_on(mc, call, latch) {
                 return last();
             }
@@ -292,6 +295,21 @@ impl StartSite<'_> {
                 && callees
                     .iter()
                     .all(|&c| self.releases_last_within(c, latch, depth - 1))
+        })
+    }
+
+    /// Is `call` a JDK call that changes nothing another thread reads
+    /// (`lockstep_models::touches_no_shared_memory_via`): what a task's
+    /// `catch` around its last `await()` does (wrapping the exception,
+    /// restoring the interrupt status), or boxing its result?
+    fn touches_no_shared_memory(&self, call: &Call) -> bool {
+        let class = &*call.method.class;
+        let jdk = self
+            .program
+            .class_by_name(class)
+            .is_some_and(|c| !self.program.is_application(c));
+        jdk && lockstep_models::touches_no_shared_memory_via(class, &call.method.name, &|a, b| {
+            self.program.is_subtype_name(a, b)
         })
     }
 
@@ -432,22 +450,23 @@ fn every_return_after(body: &Body, at: StmtId) -> bool {
 }
 
 /// Does nothing after `at` store to memory or call out (so whatever the
-/// method does, it does before `at`)?
-fn nothing_after(body: &Body, at: StmtId) -> bool {
+/// method does, it does before `at`)? Calls `harmless` accepts (JDK calls
+/// that change nothing another thread reads) do not count.
+fn nothing_after(body: &Body, at: StmtId, harmless: impl Fn(&Call) -> bool) -> bool {
     let Some(&b) = body.block_of.get(at.index()) else {
         return false;
     };
     let after = reach_from(body, b.index(), StmtId(at.0.saturating_add(1)));
     body.stmts.iter().enumerate().all(|(i, s)| {
         !after[i]
-            || !matches!(
-                s.kind,
-                StmtKind::Invoke { .. }
-                    | StmtKind::InvokeDynamic { .. }
-                    | StmtKind::FieldStore { .. }
-                    | StmtKind::StaticStore { .. }
-                    | StmtKind::ArrayStore { .. }
-            )
+            || match &s.kind {
+                StmtKind::Invoke { call, .. } => harmless(call),
+                StmtKind::InvokeDynamic { .. }
+                | StmtKind::FieldStore { .. }
+                | StmtKind::StaticStore { .. }
+                | StmtKind::ArrayStore { .. } => false,
+                _ => true,
+            }
     })
 }
 

@@ -170,9 +170,40 @@ pub fn is_thread_owned_via(class: &str, is_subtype: IsSubtype<'_>) -> bool {
         .any(|t| *t == class || is_subtype(class, t))
 }
 
+/// Calls of the `Thread` class whose effects stay with a thread's own
+/// state (its identity and interrupt status), never with memory another
+/// thread reads: the `catch (InterruptedException e) {
+/// Thread.currentThread().interrupt(); }` idiom.
+const THREAD_STATE_CALLS: &[&str] = &["currentThread", "interrupt", "interrupted", "isInterrupted"];
+
+/// Does a JDK call leave every object another thread can see as it was:
+/// a method or constructor of an exception (objects of one thread), of an
+/// immutable value class (boxing, `String` methods), or a `Thread` call
+/// on the thread's own state? `class` is the called method's class as the
+/// call names it (a JDK class: the program's own subclasses are the
+/// analysis' to judge).
+pub fn touches_no_shared_memory_via(class: &str, name: &str, is_subtype: IsSubtype<'_>) -> bool {
+    is_thread_owned_via(class, is_subtype)
+        || is_value_class(class)
+        || (class == "java/lang/Thread" && THREAD_STATE_CALLS.contains(&name))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn exceptions_values_and_thread_state_touch_no_shared_memory() {
+        let via = |c: &str, n: &str| touches_no_shared_memory_via(c, n, &is_subtype);
+        assert!(via("java/lang/Exception", "<init>"));
+        assert!(via("java/lang/Integer", "valueOf"));
+        assert!(via("java/lang/String", "valueOf"));
+        assert!(via("java/lang/Thread", "currentThread"));
+        assert!(via("java/lang/Thread", "interrupt"));
+        assert!(!via("java/lang/Thread", "start"));
+        assert!(!via("java/util/Vector", "add"));
+        assert!(!via("java/lang/Number", "intValue"));
+    }
 
     fn is_subtype(sub: &str, sup: &str) -> bool {
         const EDGES: &[(&str, &str)] = &[
