@@ -224,7 +224,11 @@ pub fn call_frames(program: &Program, graph: &Graph, parent: &Parents, node: u32
             // lambda says where it starts, so two paths ending in
             // different lambdas are not shown as "the same path".
             None if lambda_host(&program.method(m).name).is_some() => {
-                format!("{} ({})", short_method(program, m), position(program, m, None))
+                format!(
+                    "{} ({})",
+                    short_method(program, m),
+                    position(program, m, None)
+                )
             }
             None => short_method(program, m),
         },

@@ -473,7 +473,7 @@ fn finding(program: &Program, w: &Witness<MethodId>) -> Finding {
             format!(
                 "`{b}` is locked and unlocked twice ({first_pos}, {second_pos}) while `{context_lock}` is held ({context_desc}): the state `{b}` guards can change between the two acquisitions, so this block does not see one consistent `{b}` although `{context_lock}` is held"
             ),
-            format!("do both steps in one acquisition of `{b}` (one method of its class, or one block synchronized on it, that does both), or use the first result without asking `{b}` again; holding `{context_lock}` does not help, as other threads lock only `{b}`"),
+            format!("do both steps in one acquisition of `{b}` (one method of its class, or one block synchronized on it, that does both), or use the first result without asking `{b}` again; holding `{context_lock}` keeps the two steps together only if every thread that changes what `{b}` guards holds `{context_lock}` too"),
         )
     } else {
         (
