@@ -202,7 +202,10 @@ fn assert_message(findings: &[Finding], method: &str, needle: &str) {
 /// components, `BigInteger`, `java.time`, exceptions (whose `getCause` locks
 /// the exception). Each has a twin that is still reported: an element left
 /// in its container, the shared object itself, a mutable enum or record, a
-/// count, a mutable object from a synchronized getter.
+/// count, a mutable object from a synchronized getter. A per-thread
+/// registry's entry for the calling thread (`get(Thread.currentThread())`,
+/// log4j's `NDC`) is the caller's; the same table's entry by a shared key
+/// is not.
 #[test]
 fn fresh_immutable_and_owned_values() {
     let findings = check("ownership");

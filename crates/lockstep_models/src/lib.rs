@@ -83,7 +83,7 @@ pub use locks::{
 };
 pub use ordering::{ordering_effect, ordering_effect_via, OrderingEffect};
 pub use ownership::{
-    is_thread_owned_via, is_value_class, owned_result, owned_result_via,
+    is_keyed_lookup_via, is_thread_owned_via, is_value_class, owned_result, owned_result_via,
     touches_no_shared_memory_via, Ownership,
 };
 pub use safety::{

@@ -160,6 +160,25 @@ pub fn is_value_class(class: &str) -> bool {
     !matches!(class, "java/lang/Number" | "java/lang/Class") && is_immutable_class(class)
 }
 
+/// The map types whose `get` a per-thread registry is built on.
+const KEYED_MAPS: &[&str] = &["java/util/Map", "java/util/Dictionary"];
+
+/// Is the call a map lookup (`get(Object)` of a `Map` or a `Hashtable`)
+/// that, given the calling thread itself as the key
+/// (`registry.get(Thread.currentThread())`), returns that thread's own
+/// entry? A per-thread registry (log4j's `NDC` keeps each thread's stack
+/// in a `Hashtable` keyed by the thread) hands every thread its own value,
+/// and by that convention no other thread changes it: the caller owns
+/// what the lookup returns. Whether the key is the calling thread is the
+/// caller's to check.
+pub fn is_keyed_lookup_via(class: &str, name: &str, desc: &str, is_subtype: IsSubtype<'_>) -> bool {
+    name == "get"
+        && desc == "(Ljava/lang/Object;)Ljava/lang/Object;"
+        && KEYED_MAPS
+            .iter()
+            .any(|m| *m == class || is_subtype(class, m))
+}
+
 /// Types whose objects belong to the thread that uses them.
 const THREAD_OWNED: &[&str] = &["java/lang/Throwable"];
 
@@ -191,6 +210,15 @@ pub fn touches_no_shared_memory_via(class: &str, name: &str, is_subtype: IsSubty
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn map_lookups_can_be_keyed_by_the_calling_thread() {
+        let get = "(Ljava/lang/Object;)Ljava/lang/Object;";
+        let via = |c: &str, n: &str, d: &str| is_keyed_lookup_via(c, n, d, &is_subtype);
+        assert!(via("java/util/Map", "get", get));
+        assert!(!via("java/util/Map", "remove", get));
+        assert!(!via("java/util/Vector", "get", "(I)Ljava/lang/Object;"));
+    }
 
     #[test]
     fn exceptions_values_and_thread_state_touch_no_shared_memory() {

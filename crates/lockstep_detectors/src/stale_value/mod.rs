@@ -253,7 +253,7 @@ fn prepare(
         // Reserved: the block updated what the call read (`reservations`).
         c.owned = match body.stmts.get(site.stmt.index()).map(|s| &s.kind) {
             Some(StmtKind::Invoke { call, .. }) => {
-                values::owned_call(program, call)
+                values::owned_call(program, body, call)
                     || reserved.get(site.stmt.index()).copied().unwrap_or(false)
             }
             _ => false,
@@ -400,7 +400,7 @@ fn fresh_results(
             && callees
                 .iter()
                 .all(|&c| summaries.at(c).is_some_and(|s| s.returns_fresh));
-        if returns_fresh || values::owned_call(program, call) {
+        if returns_fresh || values::owned_call(program, body, call) {
             if let Some(slot) = fresh.get_mut(r.index()) {
                 *slot = true;
             }

@@ -867,7 +867,7 @@ fn returned_slice(
                 }
                 // A removed element, a read, a copy: the method hands over
                 // what the call gave it, whatever lock the call took.
-                StmtKind::Invoke { call, .. } if values::owned_call(program, call) => {}
+                StmtKind::Invoke { call, .. } if values::owned_call(program, body, call) => {}
                 StmtKind::Invoke { call, .. } => {
                     if let Some(i) = site_of(d) {
                         calls.insert(i);

@@ -159,13 +159,29 @@ fn returned_class(descriptor: &str) -> Option<&str> {
 }
 
 /// Does the call hand its result to the caller (a removal, a read from a
-/// stream, a defensive copy)? Library semantics, from the models layer.
-pub fn owned_call(program: &Program, call: &Call) -> bool {
+/// stream, a defensive copy, a per-thread registry's entry for the calling
+/// thread)? Library semantics, from the models layer.
+pub fn owned_call(program: &Program, body: &Body, call: &Call) -> bool {
     let m = &call.method;
-    lockstep_models::owned_result_via(&m.class, &m.name, &m.descriptor, &|a, b| {
-        program.is_subtype_name(a, b)
-    })
-    .is_some()
+    let is_subtype = |a: &str, b: &str| program.is_subtype_name(a, b);
+    lockstep_models::owned_result_via(&m.class, &m.name, &m.descriptor, &is_subtype).is_some()
+        || (lockstep_models::is_keyed_lookup_via(&m.class, &m.name, &m.descriptor, &is_subtype)
+            && call
+                .args
+                .first()
+                .is_some_and(|key| is_current_thread(body, key)))
+}
+
+/// Is `op` the result of `Thread.currentThread()` (through copies)?
+fn is_current_thread(body: &Body, op: &lockstep_ir::Operand) -> bool {
+    defining_call(body, op)
+        .and_then(|s| body.stmts.get(s.index()))
+        .is_some_and(|s| match &s.kind {
+            StmtKind::Invoke { call, .. } => {
+                &*call.method.class == "java/lang/Thread" && &*call.method.name == "currentThread"
+            }
+            _ => false,
+        })
 }
 
 fn is_enum_or_record(program: &Program, c: ClassId) -> bool {
@@ -241,7 +257,7 @@ fn fresh_def(program: &Program, body: &Body, def: &StmtKind, depth: usize) -> bo
             },
             _ => false,
         },
-        StmtKind::Invoke { call, .. } => owned_call(program, call),
+        StmtKind::Invoke { call, .. } => owned_call(program, body, call),
         _ => false,
     }
 }
