@@ -83,8 +83,8 @@ pub use locks::{
 };
 pub use ordering::{ordering_effect, ordering_effect_via, OrderingEffect};
 pub use ownership::{
-    is_keyed_lookup_via, is_thread_owned_via, is_value_class, owned_result, owned_result_via,
-    touches_no_shared_memory_via, Ownership,
+    is_current_thread_call, is_keyed_lookup_via, is_thread_owned_via, is_value_class, owned_result,
+    owned_result_via, touches_no_shared_memory_via, Ownership,
 };
 pub use safety::{
     factory_result, is_immutable_class, is_self_synchronized, is_thread_safe_class,

@@ -179,6 +179,12 @@ pub fn is_keyed_lookup_via(class: &str, name: &str, desc: &str, is_subtype: IsSu
             .any(|m| *m == class || is_subtype(class, m))
 }
 
+/// Is the call `Thread.currentThread()`, the key of a per-thread
+/// registry's lookup ([`is_keyed_lookup_via`])?
+pub fn is_current_thread_call(class: &str, name: &str) -> bool {
+    class == "java/lang/Thread" && name == "currentThread"
+}
+
 /// Types whose objects belong to the thread that uses them.
 const THREAD_OWNED: &[&str] = &["java/lang/Throwable"];
 
@@ -218,6 +224,8 @@ mod tests {
         assert!(via("java/util/Map", "get", get));
         assert!(!via("java/util/Map", "remove", get));
         assert!(!via("java/util/Vector", "get", "(I)Ljava/lang/Object;"));
+        assert!(is_current_thread_call("java/lang/Thread", "currentThread"));
+        assert!(!is_current_thread_call("java/lang/Thread", "getName"));
     }
 
     #[test]

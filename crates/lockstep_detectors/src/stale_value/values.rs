@@ -178,7 +178,7 @@ fn is_current_thread(body: &Body, op: &lockstep_ir::Operand) -> bool {
         .and_then(|s| body.stmts.get(s.index()))
         .is_some_and(|s| match &s.kind {
             StmtKind::Invoke { call, .. } => {
-                &*call.method.class == "java/lang/Thread" && &*call.method.name == "currentThread"
+                lockstep_models::is_current_thread_call(&call.method.class, &call.method.name)
             }
             _ => false,
         })
