@@ -835,21 +835,14 @@ impl Analysis<'_> {
 
     /// What each root reaches, after the assumed caller's GUI entries and
     /// the JDK's listener calls are moved onto the event dispatch thread
-    /// (which changes both the roots and what they reach).
-    fn reach_with_event_thread(&self, roots: &mut Vec<Root>, split: bool) -> Vec<Vec<u32>> {
-        let mut reach = self.reach_roots_split(roots, split);
-        crate::event_thread::harness_on_event_thread(self.program, &self.graph, roots, &mut reach);
-        reach
-    }
-
-    /// The roots of each node (after [`Self::reach_with_event_thread`]),
-    /// escape and ownership. Ownership needs only which nodes some root
+    /// (which changes both the roots and what they reach), with escape
+    /// and ownership. Ownership needs only which nodes some root
     /// reaches, not by which roots, and neither it nor escape reads what
     /// the event thread changes (its twins enter what their roots enter),
-    /// so with more than one thread the roots' search runs beside them:
+    /// so the roots' search runs beside them (with one thread, after them):
     /// the two are the costliest steps before the pairs. The search loads
     /// no class, so it runs second in the loading window and the classes
-    /// keep the ids of the sequential run. The clock gets one lap each:
+    /// get the same ids whatever the number of threads. The clock gets one lap each:
     /// "reach" (the search and the event thread), "escape", "ownership"
     /// (their own durations, which overlap when run side by side).
     fn reach_beside_ownership(
@@ -870,19 +863,6 @@ impl Analysis<'_> {
             ),
             Search(Vec<Vec<u32>>, Duration),
         }
-        if self.program.parallelism() <= 1 {
-            let started = Instant::now();
-            let reach = self.reach_with_event_thread(roots, true);
-            clock.lap_as("reach", started.elapsed());
-            let started = Instant::now();
-            let escape = self.escaped();
-            clock.lap_as("escape", started.elapsed());
-            let reached: Vec<bool> = reach.iter().map(|r| !r.is_empty()).collect();
-            let started = Instant::now();
-            let owned = self.ownership(roots, &reached, &escape.seeds());
-            clock.lap_as("ownership", started.elapsed());
-            return (reach, escape, owned);
-        }
         let reached = self.reached_nodes(roots);
         let given: &[Root] = roots;
         let halves = self.program.map_in_order(&[true, false], |&owner| {
@@ -893,7 +873,7 @@ impl Analysis<'_> {
                 let owned = self.ownership(given, &reached, &escape.seeds());
                 Half::Owner(escape, owned, escape_time, started.elapsed() - escape_time)
             } else {
-                Half::Search(self.reach_roots_split(given, false), started.elapsed())
+                Half::Search(self.reach_roots(given), started.elapsed())
             }
         });
         let (mut reach, mut escape, mut owned) = (None, None, None);

@@ -116,11 +116,10 @@ pub fn ordered_roots(orderings: &[Ordering], node: u32, stmt: StmtId) -> Vec<u32
 
 impl Analysis<'_> {
     /// The roots reaching each node. Open programs have one root in
-    /// effect: every entry may run at the same time as every other. With
-    /// `split`, the roots are searched in groups over the pool's threads;
-    /// without, all at once on the calling thread (when another step runs
-    /// beside the search, splitting only adds the merge).
-    pub(crate) fn reach_roots_split(&self, roots: &[Root], split: bool) -> Vec<Vec<u32>> {
+    /// effect: every entry may run at the same time as every other. One
+    /// search for all roots on the calling thread: it runs beside
+    /// ownership ([`Analysis::reach_beside_ownership`]).
+    pub(crate) fn reach_roots(&self, roots: &[Root]) -> Vec<Vec<u32>> {
         let mut reach: Vec<Vec<u32>> = vec![Vec::new(); self.graph.len()];
         if self.open {
             let all: Vec<u32> = roots.iter().flat_map(|r| r.entries.clone()).collect();
@@ -137,21 +136,11 @@ impl Analysis<'_> {
         // most directly rather than to the first root in index order:
         // per node, the roots by (depth, index).
         let entries: Vec<&[u32]> = roots.iter().map(|r| r.entries.as_slice()).collect();
-        let threads = if split { self.program.parallelism() } else { 1 };
-        let groups = root_groups(entries.len(), threads);
         let successors = self.graph.successors_without(&self.listener_calls);
-        if groups.len() <= 1 {
-            return nearest_first(&successors, &entries, self.graph.len());
-        }
-        // The roots in groups of whole words, one search per group on its
-        // own thread, merged depth by depth.
-        let per_group = self.program.map_in_order(&groups, |range| {
-            nearest_first_levels(&successors, &entries[range.clone()], self.graph.len())
-        });
-        merge_levels(&groups, per_group, self.graph.len())
+        nearest_first(&successors, &entries, self.graph.len())
     }
 
-    /// The nodes some root reaches (`!reach_roots_split(roots, _)[n].is_empty()`),
+    /// The nodes some root reaches (`!reach_roots(roots)[n].is_empty()`),
     /// by one search from every entry over the same edges, without the
     /// roots of each node.
     pub(crate) fn reached_nodes(&self, roots: &[Root]) -> Vec<bool> {
@@ -164,23 +153,9 @@ impl Analysis<'_> {
             return parent.iter().map(Option::is_some).collect();
         }
         let successors = self.graph.successors_without(&self.listener_calls);
-        let mut reached = vec![false; self.graph.len()];
-        let mut stack: Vec<u32> = Vec::new();
-        for n in all {
-            if let Some(seen @ false) = reached.get_mut(n as usize) {
-                *seen = true;
-                stack.push(n);
-            }
-        }
-        while let Some(n) = stack.pop() {
-            for &c in successors.of(n) {
-                if let Some(seen @ false) = reached.get_mut(c as usize) {
-                    *seen = true;
-                    stack.push(c);
-                }
-            }
-        }
-        reached
+        let mut depth = vec![u32::MAX; self.graph.len()];
+        successors.depths_into(&all, &mut depth, &mut Vec::new());
+        depth.iter().map(|&d| d != u32::MAX).collect()
     }
 
     /// Each `main` is its own program: a thread start belongs to the
@@ -666,97 +641,6 @@ fn nearest_first(
     reach
 }
 
-/// [`nearest_first`] of some roots, with the depth of each node's roots:
-/// per node its roots and the levels, `(depth, end)` (the roots of that
-/// depth end at `end`).
-type Levels = (Vec<Vec<u32>>, Vec<Vec<(u32, u32)>>);
-
-fn nearest_first_levels(
-    successors: &threads::Successors,
-    entries: &[&[u32]],
-    len: usize,
-) -> Levels {
-    let mut reach: Vec<Vec<u32>> = vec![Vec::new(); len];
-    let mut levels: Vec<Vec<(u32, u32)>> = vec![Vec::new(); len];
-    search_levels(successors, entries, len, |n, depth, level| {
-        if let (Some(r), Some(l)) = (reach.get_mut(n as usize), levels.get_mut(n as usize)) {
-            push_roots(level, r);
-            l.push((depth, r.len() as u32));
-        }
-    });
-    (reach, levels)
-}
-
-/// Splits `roots` root indices into up to `threads` ranges of whole
-/// 64-root words (one range when a search per group would not pay).
-fn root_groups(roots: usize, threads: usize) -> Vec<std::ops::Range<usize>> {
-    /// Words of roots a group gets at least.
-    const MIN_WORDS: usize = 4;
-    let words = roots.div_ceil(64);
-    let groups = threads.min(words / MIN_WORDS).max(1);
-    let per = words.div_ceil(groups) * 64;
-    (0..groups)
-        .map(|g| g * per..((g + 1) * per).min(roots))
-        .filter(|r| !r.is_empty())
-        .collect()
-}
-
-/// One group's roots of a node, their levels, and the group's first root.
-type GroupPart<'a> = (&'a [u32], &'a [(u32, u32)], u32);
-
-/// The roots of each node by (depth, index) from the searches of the
-/// groups (in group order, so of one depth the lower group's roots come
-/// first, each group's in index order): what [`nearest_first`] gives for
-/// all the roots at once.
-fn merge_levels(
-    groups: &[std::ops::Range<usize>],
-    per_group: Vec<Levels>,
-    len: usize,
-) -> Vec<Vec<u32>> {
-    let mut out: Vec<Vec<u32>> = Vec::with_capacity(len);
-    for n in 0..len {
-        let parts: Vec<GroupPart<'_>> = per_group
-            .iter()
-            .zip(groups)
-            .filter_map(|((reach, levels), g)| {
-                Some((
-                    reach.get(n)?.as_slice(),
-                    levels.get(n)?.as_slice(),
-                    g.start as u32,
-                ))
-            })
-            .collect();
-        let total = parts.iter().map(|(r, _, _)| r.len()).sum();
-        let mut merged = Vec::with_capacity(total);
-        let mut at = vec![0usize; parts.len()];
-        loop {
-            let depth = parts
-                .iter()
-                .zip(&at)
-                .filter_map(|((_, levels, _), &i)| levels.get(i).map(|l| l.0))
-                .min();
-            let Some(depth) = depth else { break };
-            for ((reach, levels, offset), i) in parts.iter().zip(at.iter_mut()) {
-                let Some(&(d, end)) = levels.get(*i) else {
-                    continue;
-                };
-                if d != depth {
-                    continue;
-                }
-                let start = i
-                    .checked_sub(1)
-                    .and_then(|j| levels.get(j))
-                    .map_or(0, |l| l.1);
-                let roots = reach.get(start as usize..end as usize).unwrap_or(&[]);
-                merged.extend(roots.iter().map(|r| r + offset));
-                *i += 1;
-            }
-        }
-        out.push(merged);
-    }
-    out
-}
-
 /// The breadth-first searches of all `entries` at once, one level at a
 /// time: `visit(node, depth, level)` for every node some root reaches
 /// first at `depth`, with those roots in `level` (the node's row of bits).
@@ -980,15 +864,6 @@ mod tests {
     }
 
     #[test]
-    fn roots_are_grouped_by_whole_words() {
-        assert_eq!(root_groups(1776, 2), [0..896, 896..1776]);
-        assert_eq!(root_groups(1776, 1), vec![0..1776]);
-        // Too few words to split.
-        assert_eq!(root_groups(150, 2), vec![0..150]);
-        assert_eq!(root_groups(0, 2), Vec::<std::ops::Range<usize>>::new());
-    }
-
-    #[test]
     fn all_roots_at_once_match_one_search_per_root() {
         let mut seed: u64 = 0x2545_f491_4f6c_dd1d;
         let mut next = move |m: u64| {
@@ -1018,14 +893,6 @@ mod tests {
                 one_search_per_root(&succ, &entries, len),
                 "round {round}"
             );
-            // Searched in groups of roots and merged: the same lists.
-            let cut = next(roots as u64 + 1) as usize;
-            let groups = [0..cut, cut..roots];
-            let per_group = groups
-                .iter()
-                .map(|g| nearest_first_levels(&succ, &entries[g.clone()], len))
-                .collect();
-            assert_eq!(merge_levels(&groups, per_group, len), all, "round {round}");
         }
     }
 }
