@@ -346,6 +346,15 @@ fn lock_paths() {
     check("lock_paths", CLOSED);
 }
 
+/// Issue 14 point 5: `synchronized (c)` on a loop variable walking a
+/// chain holds the monitor of the object `c` names inside the block
+/// (log4j's `Category.callAppenders`); moving `c` inside the block does
+/// not.
+#[test]
+fn lock_loop_var() {
+    check("lock_loop_var", CLOSED);
+}
+
 /// Issue 14 point 6: what constructors, their private helpers and static
 /// initializers write before publication does not race (a `$SwitchMap$`
 /// array included); a helper also called later, an array the constructor

@@ -323,6 +323,7 @@ impl<'a> Analysis<'a> {
                     &mut self.stable,
                     base,
                     local,
+                    a.stmt,
                 );
                 self.of_accessed.insert((m, a.stmt), v.clone());
                 v

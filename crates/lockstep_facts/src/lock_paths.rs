@@ -19,7 +19,7 @@
 use std::sync::Arc;
 
 use lockstep_classfile::access;
-use lockstep_ir::{Body, Operand, Rvalue, StmtKind, VarId};
+use lockstep_ir::{Body, MonitorId, Operand, Rvalue, StmtId, StmtKind, VarId};
 use lockstep_models::{LockEffect, LockMode};
 use lockstep_program::{ClassId, Program};
 use rustc_hash::FxHashMap;
@@ -236,8 +236,8 @@ fn lock_mode(l: &LocalLock) -> LockMode {
     }
 }
 
-/// The locks of `locals` that are locks of the object `base` holds, named
-/// relative to it ([`LockObject::OfAccessed`]).
+/// The locks of `locals` that are locks of the object `base` holds at
+/// statement `at`, named relative to it ([`LockObject::OfAccessed`]).
 pub fn of_accessed(
     program: &Program,
     body: &Body,
@@ -245,14 +245,52 @@ pub fn of_accessed(
     stable: &mut StableFields,
     base: VarId,
     locals: &[LocalLock],
+    at: StmtId,
 ) -> Vec<HeldLock> {
     if locals.is_empty() {
         return Vec::new();
     }
     let Some(accessed) = stable_path(program, body, fields, stable, base) else {
-        return Vec::new();
+        return own_monitor_in_block(body, base, at).into_iter().collect();
     };
     relative_to(&accessed, path_locks(program, body, fields, stable, locals))
+}
+
+/// The monitor of the object `v` holds, when `at` lies in a `synchronized
+/// (v)` block and no statement of that block assigns `v`: a variable
+/// with several definitions (a loop walking a chain, `for (c = this; c !=
+/// null; c = c.parent) synchronized (c) { c.f … }`) still names, inside
+/// the block, the one object whose monitor the block entered.
+fn own_monitor_in_block(body: &Body, v: VarId, at: StmtId) -> Option<HeldLock> {
+    let region = body.regions_held_before(at).into_iter().find(|r| {
+        body.monitors.get(r.index()).is_some_and(|m| {
+            m.kind == lockstep_ir::MonitorKind::Block && m.enter.is_some() && m.lock_var == Some(v)
+        })
+    })?;
+    let assigned_inside = body.stmts.iter().enumerate().any(|(i, s)| {
+        s.kind.def() == Some(v) && u32::try_from(i).is_ok_and(|i| held_in(body, StmtId(i), region))
+    });
+    (!assigned_inside).then(|| HeldLock {
+        object: LockObject::OfAccessed {
+            fields: Arc::from(Vec::new()),
+            monitor: true,
+        },
+        mode: LockMode::Exclusive,
+    })
+}
+
+/// Is the monitor of `region` held before statement `s` (the region or one
+/// nested in it is held there)?
+fn held_in(body: &Body, s: StmtId, region: MonitorId) -> bool {
+    let mut r = body.held_before.get(s.index()).copied().flatten();
+    for _ in 0..=body.monitors.len() {
+        match r {
+            Some(id) if id == region => return true,
+            Some(id) => r = body.monitors.get(id.index()).and_then(|m| m.parent),
+            None => return false,
+        }
+    }
+    false
 }
 
 /// The locks of `held` that lock the object at `accessed` or one its
@@ -332,7 +370,7 @@ pub fn site_locks(
     body: &Body,
     fields: &mut FieldTable,
     stable: &mut StableFields,
-    site: lockstep_ir::StmtId,
+    site: StmtId,
     locals: &[LocalLock],
 ) -> Option<SiteLocks> {
     let StmtKind::Invoke { call, .. } = &body.stmts.get(site.index())?.kind else {
