@@ -228,6 +228,13 @@ fn fresh_immutable_and_owned_values() {
         "is used at Immutable.java:118 to update `counters` again after the call released `counters`; an update another thread made to `counters` in between is lost",
     );
     assert_message(&findings, "incrementLegacy", "to update `legacy` again");
+    // The same with an exception read from a shared field (the twin of
+    // `rethrow`): exceptions are snapshots too.
+    assert_message(
+        &findings,
+        "record",
+        "to update `failure` again after `this` was released",
+    );
     assert_message(
         &findings,
         "hit",
