@@ -328,6 +328,14 @@ fn thread_local_alloc() {
     check("thread_local_alloc", CLOSED);
 }
 
+/// Issue 14, twin of `thread_local_alloc`: the same accumulator, array and
+/// list made once and published in static fields before both threads use
+/// them are reported.
+#[test]
+fn thread_local_alloc_shared() {
+    check("thread_local_alloc_shared", CLOSED);
+}
+
 /// Modern: `ReentrantLock` in try/finally, a path without the lock,
 /// `tryLock()` branches, re-acquisition.
 #[test]

@@ -220,6 +220,26 @@ fn fresh_immutable_and_owned_values() {
         "appendIfEmpty",
         "`StringBuffer.length` held `log`",
     );
+    // A boxed snapshot written back into the table or field it was read
+    // from is a lost update, and says so.
+    assert_message(
+        &findings,
+        "increment",
+        "is used at Immutable.java:118 to update `counters` again after the call released `counters`; an update another thread made to `counters` in between is lost",
+    );
+    assert_message(&findings, "incrementLegacy", "to update `legacy` again");
+    // The same with an exception read from a shared field (the twin of
+    // `rethrow`): exceptions are snapshots too.
+    assert_message(
+        &findings,
+        "record",
+        "to update `failure` again after `this` was released",
+    );
+    assert_message(
+        &findings,
+        "hit",
+        "to update `hits` again after `this` was released at Immutable.java:145",
+    );
 }
 
 /// The real stale values of the classified sample (docs/stale-value-sample.md)

@@ -185,6 +185,50 @@ pub fn container_access_via(
     access_in(container_family_via(class, is_subtype)?, name)
 }
 
+/// Map methods that store an argument as an entry (the key or the value).
+/// Removals and bulk copies are left out: they store nothing computed from
+/// one entry read before.
+#[rustfmt::skip]
+const MAP_STORES: &[&str] = &[
+    "put", "putIfAbsent", "replace", "merge", "putFirst", "putLast", "setProperty",
+];
+
+/// Collection methods that store an argument as an element (`Vector`'s
+/// legacy names included).
+#[rustfmt::skip]
+const COLLECTION_STORES: &[&str] = &[
+    "add", "set", "addFirst", "addLast", "offer", "offerFirst", "offerLast", "push",
+    "addElement", "setElementAt", "insertElementAt",
+];
+
+/// The map types [`MAP_STORES`] apply to: every `Map` (`Hashtable` and
+/// `Properties` included) and the legacy `Dictionary`.
+const STORING_MAPS: &[&str] = &["java/util/Map", "java/util/Dictionary"];
+
+/// The collection types [`COLLECTION_STORES`] apply to.
+const STORING_COLLECTIONS: &[&str] = &["java/util/Collection"];
+
+/// Does calling `name` on a `class` store one of its arguments in the
+/// container, thread-safe or not (`table.put(k, v)`, `vector.addElement(v)`,
+/// `props.setProperty(k, v)`)? A value read from the container and stored
+/// back into it by such a call, after the lock it was read under was
+/// released, is a lost update even when the value itself is immutable (the
+/// stale-value rule's write-backs).
+pub fn stores_argument_via(
+    class: &str,
+    name: &str,
+    is_subtype: &dyn Fn(&str, &str) -> bool,
+) -> bool {
+    let is_a = |roots: &[&str]| roots.iter().any(|r| *r == class || is_subtype(class, r));
+    if is_a(STORING_MAPS) {
+        MAP_STORES.contains(&name)
+    } else if is_a(STORING_COLLECTIONS) {
+        COLLECTION_STORES.contains(&name)
+    } else {
+        false
+    }
+}
+
 /// Thread-safe JDK maps: each call is atomic and a hand-off (what a thread
 /// did before `put` happens before what another does after a `get` that
 /// sees the entry, as the `java.util.concurrent` package documents).
@@ -254,6 +298,36 @@ pub fn may_be_thread_safe_container(class: &str) -> bool {
 #[cfg(test)]
 mod thread_safe_tests {
     use super::*;
+
+    #[test]
+    fn stores_are_writes_of_an_argument_on_any_map_or_collection() {
+        let jdk = |a: &str, b: &str| {
+            matches!(
+                (a, b),
+                (
+                    "java/util/Hashtable",
+                    "java/util/Map" | "java/util/Dictionary"
+                ) | ("java/util/Vector", "java/util/Collection")
+            )
+        };
+        assert!(stores_argument_via("java/util/Hashtable", "put", &jdk));
+        assert!(stores_argument_via("java/util/Map", "putIfAbsent", &jdk));
+        assert!(stores_argument_via("java/util/Vector", "addElement", &jdk));
+        assert!(stores_argument_via("java/util/Collection", "add", &jdk));
+        // Reads, removals and other classes store nothing.
+        assert!(!stores_argument_via("java/util/Hashtable", "get", &jdk));
+        assert!(!stores_argument_via("java/util/Hashtable", "remove", &jdk));
+        assert!(!stores_argument_via(
+            "java/util/Vector",
+            "removeElement",
+            &jdk
+        ));
+        assert!(!stores_argument_via(
+            "java/lang/StringBuffer",
+            "append",
+            &jdk
+        ));
+    }
 
     #[test]
     fn thread_safe_containers_read_and_write_but_are_not_racy_containers() {

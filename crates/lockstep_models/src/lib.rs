@@ -62,8 +62,8 @@ pub use callbacks::{
 pub use confinement::{confinement_hint, ConfinementHint};
 pub use containers::{
     container_access, container_access_via, container_family, container_family_via,
-    may_be_thread_safe_container, thread_safe_container_access, thread_safe_container_family,
-    ContainerAccess, ContainerFamily,
+    may_be_thread_safe_container, stores_argument_via, thread_safe_container_access,
+    thread_safe_container_family, ContainerAccess, ContainerFamily,
 };
 pub use content::{
     content_class, content_classes, content_op, cursor_op, param_role, view_class, Callback,

@@ -23,6 +23,10 @@
 //! - A use of a value whose block has ended, or was re-entered since, is a
 //!   stale use. The stale origin is then dropped from the used variable and
 //!   from the result, so one stale value gives one warning (footnote 3).
+//! - A variable of an immutable type (`values`) keeps its origins as
+//!   snapshots, and so does what is computed from it: a snapshot's only
+//!   stale use is a store back into the place it was read from, a lost
+//!   update (`write_back`); every other use leaves it as it is.
 //!
 //! One refinement of the letter of §3, in the direction §4 intends: a value
 //! read in an outer block is current in a nested inner block (the outer
@@ -38,11 +42,12 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::Arc;
 
-use lockstep_ir::{Body, MonitorId, Operand, Rvalue, StmtId, StmtKind, VarId};
+use lockstep_ir::{Body, Call, MonitorId, Operand, Rvalue, StmtId, StmtKind, VarId};
 
 use super::locks::{LockKey, LockKind};
 use super::summary::{Hop, Unknown};
 use super::views::LockViews;
+use super::write_back::WriteBacks;
 use lockstep_program::MethodId;
 
 /// At most this many origins are kept per variable (the smallest, in a
@@ -79,6 +84,12 @@ pub enum End {
 /// Where a shared value came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Origin {
+    /// The value read is immutable (a boxed count, a `String`: `values`):
+    /// a snapshot whose use is no stale use. Only storing it, or what is
+    /// computed from it, back into the place it was read from is one: a
+    /// lost update (`write_back`). First, so that the bound on origins per
+    /// variable keeps the other origins before these.
+    pub snapshot: bool,
     /// The heap read or the call.
     pub read: StmtId,
     pub site: Site,
@@ -155,6 +166,9 @@ pub struct Prepared {
     pub immune: Vec<bool>,
     /// Fields holding one side of a read-write lock (`views`).
     pub views: Arc<LockViews>,
+    /// The places reads read and stores write, for the write-backs of
+    /// snapshots (`write_back`).
+    pub write_backs: WriteBacks,
 }
 
 impl Prepared {
@@ -511,11 +525,12 @@ impl Flow<'_> {
         let used = Self::uses(kind);
         for &v in &used {
             let origins = state.origins(v);
-            if origins.iter().all(|o| !state.stale(o)) {
+            let reported = |o: &Origin| state.stale(o) && self.stale_use(s, v, o);
+            if !origins.iter().any(&reported) {
                 continue;
             }
             let (stale, fresh): (Vec<Origin>, Vec<Origin>) =
-                origins.iter().partition(|o| state.stale(o));
+                origins.iter().partition(|o| reported(o));
             if let Some(sink) = sink.as_deref_mut() {
                 sink.extend(stale.iter().map(|&origin| StaleUse { stmt: s, origin }));
             }
@@ -570,12 +585,13 @@ impl Flow<'_> {
                     }
                 }
             }
-            StmtKind::Invoke { result, .. } => {
+            StmtKind::Invoke { result, call } => {
                 let operands = derived(state);
                 let origins = self.call(s, state, &operands);
                 if let Some(dst) = result {
                     self.define(state, *dst, origins);
                 }
+                self.construct(state, call, &operands);
             }
             StmtKind::InvokeDynamic {
                 result: Some(dst), ..
@@ -587,14 +603,62 @@ impl Flow<'_> {
         }
     }
 
-    /// Assigns `dst`; a variable whose values cannot go stale carries no
-    /// origin.
-    fn define(&self, state: &mut State, dst: VarId, origins: Vec<Origin>) {
+    /// Is using `v` at `s` a stale use of `o`, whose block has ended? A
+    /// snapshot's only stale use is its write-back into the place it was
+    /// read from (`write_back`); any other value's is every use.
+    fn stale_use(&self, s: StmtId, v: VarId, o: &Origin) -> bool {
+        !o.snapshot || self.prep.write_backs.writes_back(s, v, o.read)
+    }
+
+    /// Assigns `dst`; the origins of a variable whose values cannot go
+    /// stale are snapshots: kept only to find the value written back.
+    fn define(&self, state: &mut State, dst: VarId, mut origins: Vec<Origin>) {
         if self.prep.is_immune(dst) {
-            state.assign(dst, Vec::new());
-        } else {
-            state.assign(dst, origins);
+            for o in &mut origins {
+                o.snapshot = true;
+            }
         }
+        state.assign(dst, origins);
+    }
+
+    /// A constructor of an object this method allocates builds it from its
+    /// arguments: `new Integer(c.intValue() + 1)` carries the snapshots its
+    /// arguments carry, as `Integer.valueOf` does, so that storing it back
+    /// is found (`write_back`). Other origins are the arguments' uses.
+    fn construct(&self, state: &mut State, call: &Call, operands: &[Origin]) {
+        if &*call.method.name != "<init>" {
+            return;
+        }
+        let Some(object) = call.receiver.as_ref().and_then(Operand::var) else {
+            return;
+        };
+        // Not `this` in a constructor's `super(...)`: only a new object is
+        // made of its arguments.
+        if !self.allocated_here(object) {
+            return;
+        }
+        let origins = state
+            .origins(object)
+            .iter()
+            .chain(operands.iter().filter(|o| o.snapshot))
+            .copied()
+            .collect();
+        self.define(state, object, origins);
+    }
+
+    /// Is `v` defined once, by a `new` of this method?
+    fn allocated_here(&self, v: VarId) -> bool {
+        let def = self.body.unique_def.get(v.index()).copied().flatten();
+        def.and_then(|d| self.body.stmts.get(d.index()))
+            .is_some_and(|d| {
+                matches!(
+                    d.kind,
+                    StmtKind::Assign {
+                        value: Rvalue::New(_),
+                        ..
+                    }
+                )
+            })
     }
 
     /// A heap read at `s`: shared with the current block, if any.
@@ -610,6 +674,7 @@ impl Flow<'_> {
                 site,
                 end: End::Held,
                 stable,
+                snapshot: false,
             }],
             None => Vec::new(),
         }
@@ -713,6 +778,9 @@ impl Flow<'_> {
             }
             Some(CallFact::Call(c)) => {
                 let locking = c.distinct || c.locks.iter().any(|&(k, _)| !self.held(state, k));
+                // What a call computes from a snapshot (`c.intValue()`,
+                // `Integer.valueOf(n + 1)`) is still that snapshot.
+                let snapshots = derived.iter().copied().filter(|o| o.snapshot);
                 for &w in &c.waits {
                     let pos = self.monitor_block(state, w);
                     self.wait_on(state, s, pos);
@@ -726,21 +794,21 @@ impl Flow<'_> {
                         site: Site::Call(s),
                         end: End::Call(s),
                         stable: false,
+                        snapshot: false,
                     }]
                 } else if c.heap {
                     // A call reading heap state (through its receiver and
                     // arguments, stable ones included: `finalList.size()`)
                     // inside a block reads under the block's lock, as if
                     // inlined; outside any block it reads nothing shared.
-                    match state.current_block() {
-                        Some(site) => vec![Origin {
-                            read: s,
-                            site,
-                            end: End::Held,
-                            stable: false,
-                        }],
-                        None => Vec::new(),
-                    }
+                    let read = state.current_block().map(|site| Origin {
+                        read: s,
+                        site,
+                        end: End::Held,
+                        stable: false,
+                        snapshot: false,
+                    });
+                    read.into_iter().chain(snapshots).collect()
                 } else {
                     // Otherwise it only computes with its operands.
                     derived.to_vec()
@@ -760,6 +828,7 @@ mod tests {
             site,
             end,
             stable: false,
+            snapshot: false,
         }
     }
 

@@ -10,7 +10,9 @@
 //! a call's result can be classified, §4; code it cannot see counts as
 //! locking, §5.1, unless [`Settings`] say otherwise); [`flow`] runs the block-local
 //! atomicity dataflow of §3 over each reachable application method, in
-//! parallel; [`locks`] is how locks are named and compared; `confined`
+//! parallel; [`locks`] is how locks are named and compared; [`values`]
+//! which values are immutable snapshots and [`write_back`] which of their
+//! uses still lose an update; `confined`
 //! sets aside, by points-to and the thread-local objects of the shared
 //! facts, the stale uses no other thread can change. This module prepares
 //! each method's inputs and turns the stale uses into findings.
@@ -24,6 +26,7 @@ pub mod reservations;
 pub mod summary;
 pub mod values;
 pub mod views;
+pub mod write_back;
 
 use std::sync::Arc;
 
@@ -200,6 +203,7 @@ fn analyse_method(
     prep.reads = read_kinds(program, stable, &body, &reserved);
     prep.immune = value_types.immune_vars(program, &body);
     prep.views = Arc::clone(views);
+    prep.write_backs = write_back::WriteBacks::compute(program, &body);
     // Set aside before one use per read is chosen: a read reached under a
     // thread-local lock on one path and a shared one on another keeps the
     // shared one.
@@ -614,7 +618,9 @@ fn finding(program: &Program, m: MethodId, body: &Body, prep: &Prepared, u: Stal
     };
     let read_pos = position(program, m, Some(read));
     let use_pos = position(program, m, Some(u.stmt));
+    let changed = format!("another thread may have changed `{}` in between", r.what);
     let what = &r.what;
+    let (used, lost) = use_words(prep, &u, &use_pos);
     if let Site::Call(_) = site {
         if let Some(f) = unknown_finding(program, m, prep, &u, what, &read_pos, &use_pos) {
             return f;
@@ -649,15 +655,17 @@ fn finding(program: &Program, m: MethodId, body: &Body, prep: &Prepared, u: Stal
             });
             (
                 format!(
-                    "value returned by `{what}` at {read_pos}, computed while `{callee}` held {held}, is used at {use_pos} after the call released {held}; another thread may have changed it in between"
+                    "value returned by `{what}` at {read_pos}, computed while `{callee}` held {held}, {used} after the call released {held}; {}",
+                    lost.as_deref().unwrap_or("another thread may have changed it in between")
                 ),
                 related,
             )
         }
         (_, End::Exit(x)) => (
             format!(
-                "value of `{what}` read at {read_pos} while holding {holding} is used at {use_pos} after {held} was released at {}; another thread may have changed `{what}` in between",
-                position(program, m, Some(x))
+                "value of `{what}` read at {read_pos} while holding {holding} {used} after {held} was released at {}; {}",
+                position(program, m, Some(x)),
+                lost.as_deref().unwrap_or(&changed)
             ),
             Some((location(program, m, Some(x)), format!("{held} is released here"))),
         ),
@@ -665,8 +673,9 @@ fn finding(program: &Program, m: MethodId, body: &Body, prep: &Prepared, u: Stal
             let name = call_name(body, x);
             (
                 format!(
-                    "value of `{what}` read at {read_pos} while holding {holding} is used at {use_pos} after `{name}` released {held} at {}; another thread may have changed `{what}` in between",
-                    position(program, m, Some(x))
+                    "value of `{what}` read at {read_pos} while holding {holding} {used} after `{name}` released {held} at {}; {}",
+                    position(program, m, Some(x)),
+                    lost.as_deref().unwrap_or(&changed)
                 ),
                 Some((
                     location(program, m, Some(x)),
@@ -678,7 +687,8 @@ fn finding(program: &Program, m: MethodId, body: &Body, prep: &Prepared, u: Stal
             let start = block_start(body, site);
             (
                 format!(
-                    "value of `{what}` read at {read_pos} while holding {holding} is used at {use_pos}, outside that execution of the block; another thread may have changed `{what}` in between"
+                    "value of `{what}` read at {read_pos} while holding {holding} {used}, outside that execution of the block; {}",
+                    lost.as_deref().unwrap_or(&changed)
                 ),
                 Some((
                     location(program, m, start),
@@ -708,9 +718,38 @@ fn finding(program: &Program, m: MethodId, body: &Body, prep: &Prepared, u: Stal
     if let Some(l) = &lock {
         f = f.with_lock(l.to_string());
     }
-    f.with_help(format!(
-        "use the value while {held} is still held (one critical section from the read to the use), or read it again under the lock; if a snapshot is intended (logging, a re-checked value), the warning can be ignored"
-    ))
+    let help = if lost.is_some() {
+        format!(
+            "read and update in one critical section (hold {held} from the read to the write), or use an atomic update (`ConcurrentMap.merge` or `compute`, an `AtomicInteger`)"
+        )
+    } else {
+        format!(
+            "use the value while {held} is still held (one critical section from the read to the use), or read it again under the lock; if a snapshot is intended (logging, a re-checked value), the warning can be ignored"
+        )
+    };
+    f.with_help(help)
+}
+
+/// How a message names the stale use, and, for the write-back of an
+/// immutable snapshot (`write_back`), its consequence: "is used at L to
+/// update `counters` again", "an update another thread made to `counters`
+/// in between is lost". Other uses: "is used at L", and no consequence of
+/// their own.
+fn use_words(prep: &Prepared, u: &StaleUse, use_pos: &str) -> (String, Option<String>) {
+    let place = prep
+        .write_backs
+        .written_at(u.stmt)
+        .filter(|_| u.origin.snapshot)
+        .map(write_back::Place::describe);
+    match place {
+        Some(p) => (
+            format!("is used at {use_pos} to update `{p}` again"),
+            Some(format!(
+                "an update another thread made to `{p}` in between is lost (the value is immutable, but `{p}` is not)"
+            )),
+        ),
+        None => (format!("is used at {use_pos}"), None),
+    }
 }
 
 /// The simple name (`Class.method`) of the method called at `stmt` of `m`.

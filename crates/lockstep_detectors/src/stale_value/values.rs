@@ -13,7 +13,9 @@
 //!   a new object (see `summary::Summary::returns_fresh`).
 //!
 //! A primitive read under a lock is still tracked: `int n = v.size()` is the
-//! classic stale value. So is a reference to a mutable object.
+//! classic stale value. So is a reference to a mutable object. And an
+//! immutable value is a snapshot, not exempt: written back into the place
+//! it was read from, it is a lost update (`write_back`).
 
 use std::collections::HashSet;
 use std::sync::{Arc, RwLock};
