@@ -81,6 +81,16 @@ fn getters_and_setters() {
     );
     assert_eq!(f.lock.as_deref(), Some("a"));
     assert_eq!(f.field, None, "a call result is not a field");
+    // A `boolean` argument reads as the source writes it, not as the `int`
+    // the bytecode passes.
+    let f = finding_in(&findings, "depositRounded");
+    assert!(
+        f.message
+            .starts_with("value returned by `a.balanceRounded(true)` at Bank.java:"),
+        "{}",
+        f.message
+    );
+    let f = finding_in(&findings, "deposit");
     // The call, then where the callee acquires the lock.
     assert_eq!(f.related.len(), 2, "{}", dump(&findings));
     assert_eq!(f.related[0].location.method.as_deref(), Some("deposit"));

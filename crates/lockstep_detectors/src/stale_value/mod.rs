@@ -517,12 +517,14 @@ fn describe_read(program: &Program, body: &Body, prep: &Prepared, read: StmtId) 
                 Some(p) => format!("{}.", short(&p)),
                 None => format!("{}.", lockstep_ir::simple_class_name(&call.method.class)),
             };
+            let params = lockstep_classfile::descriptor::param_types(&call.method.descriptor)
+                .unwrap_or_default();
             let args: Vec<String> = call
                 .args
                 .iter()
-                .map(|a| match lockstep_ir::operand_path(body, a) {
-                    AccessPath::Unknown => "…".to_string(),
-                    p => short(&p),
+                .enumerate()
+                .map(|(i, a)| {
+                    argument_text(lockstep_ir::operand_path(body, a), params.get(i).copied())
                 })
                 .collect();
             let callee = match prep.calls.get(&read) {
@@ -540,6 +542,17 @@ fn describe_read(program: &Program, body: &Body, prep: &Prepared, read: StmtId) 
             field: None,
             call: None,
         },
+    }
+}
+
+/// How a message shows a call's argument: as the source reads it, so a
+/// `boolean` constant (an `int` in bytecode) reads `true` or `false`.
+fn argument_text(path: AccessPath, param: Option<&str>) -> String {
+    match (path, param) {
+        (AccessPath::IntConst(0), Some("Z")) => "false".to_string(),
+        (AccessPath::IntConst(1), Some("Z")) => "true".to_string(),
+        (AccessPath::Unknown, _) => "…".to_string(),
+        (p, _) => short(&p),
     }
 }
 
