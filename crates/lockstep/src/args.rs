@@ -144,7 +144,7 @@ pub struct CheckArgs {
     /// data-race: also report pairs that only an assumed outside caller (--open, or code no main reaches) makes concurrent when nothing shows the field or either method is meant for concurrent use (by default those are not races).
     #[arg(long)]
     pub open_every_class: bool,
-    /// data-race: explain every pair of accesses of this field (`pkg.Class.name`), and of the elements or contents of the arrays and JDK containers it holds, and why each is or is not a race; printed on stderr.
+    /// data-race: explain every pair of accesses of this field (`pkg.Class.name`; `Class.name` when one field fits), and of the elements or contents of the arrays and JDK containers it holds, and why each is or is not a race; printed on stderr.
     #[arg(long, value_name = "FIELD")]
     pub explain: Option<String>,
     /// non-atomic-method: print the inferred guard of every field and the atomicity of every method on stderr.

@@ -66,6 +66,17 @@ pub fn run(args: &CheckArgs) -> u8 {
     };
     let mut settings = settings(args, rules);
     settings.options.declared_types = declared_types;
+    // A field named without its package, when only one field fits.
+    let explain = args
+        .explain
+        .as_deref()
+        .map(|field| crate::explain_hint::resolve(workspace.program(), field));
+    if let Some((field, note)) = &explain {
+        settings.options.explain_field = Some(field.clone());
+        if let Some(note) = note {
+            eprintln!("{note}");
+        }
+    }
     if let Some(budget) = budget {
         settings.budget = budget;
     }
@@ -103,10 +114,9 @@ pub fn run(args: &CheckArgs) -> u8 {
         eprintln!("error: cannot write the report: {e}");
         return 2;
     }
-    if let Some(hint) = args
-        .explain
-        .as_deref()
-        .and_then(|field| crate::explain_hint::unknown_field(workspace.program(), field))
+    if let Some(hint) = explain
+        .as_ref()
+        .and_then(|(field, _)| crate::explain_hint::unknown_field(workspace.program(), field))
     {
         eprintln!("{hint}");
     }

@@ -7,10 +7,9 @@ use lockstep_program::Program;
 /// How many suggestions are shown.
 const MAX_SUGGESTIONS: usize = 3;
 
-/// A note when `field` (`pkg.Class.name`) is not a field of an
-/// application class; `None` when it is.
-pub fn unknown_field(program: &Program, field: &str) -> Option<String> {
-    let fields: Vec<String> = program
+/// Every field of the application's classes, as `pkg.Class.name`.
+fn application_fields(program: &Program) -> Vec<String> {
+    program
         .application_classes()
         .filter_map(|id| program.try_class(id))
         .flat_map(|class| {
@@ -21,7 +20,33 @@ pub fn unknown_field(program: &Program, field: &str) -> Option<String> {
                 .iter()
                 .map(move |f| format!("{owner}.{}", f.name))
         })
-        .collect();
+        .collect()
+}
+
+/// The field `--explain` names: `field` itself when the application has
+/// it, else the one application field whose name ends with `.field`
+/// when `field` names a class and a field without their package
+/// (`RetransmitTable.highest_seqno_purged`), with a note saying so.
+pub fn resolve(program: &Program, field: &str) -> (String, Option<String>) {
+    let fields = application_fields(program);
+    if !field.contains('.') || fields.iter().any(|f| f == field) {
+        return (field.to_string(), None);
+    }
+    let suffix = format!(".{field}");
+    let mut matches = fields.iter().filter(|f| f.ends_with(&suffix));
+    match (matches.next(), matches.next()) {
+        (Some(only), None) => (
+            only.clone(),
+            Some(format!("note: --explain: `{field}` is `{only}`")),
+        ),
+        _ => (field.to_string(), None),
+    }
+}
+
+/// A note when `field` (`pkg.Class.name`) is not a field of an
+/// application class; `None` when it is.
+pub fn unknown_field(program: &Program, field: &str) -> Option<String> {
+    let fields = application_fields(program);
     if fields.iter().any(|f| f == field) {
         return None;
     }

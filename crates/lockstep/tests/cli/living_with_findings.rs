@@ -364,4 +364,20 @@ fn quiet_prints_only_the_report_and_explain_suggests_fields() {
     );
     let run = explain("com.example.inventory.Stock.units");
     assert!(!run.stderr.contains("has no field"), "{}", run.stderr);
+    // Without its package, when one field fits: explained as that field.
+    let run = explain("Stock.reserved");
+    assert!(
+        run.stderr.contains(
+            "note: --explain: `Stock.reserved` is `com.example.inventory.Stock.reserved`"
+        ),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stderr
+            .contains("not reported: concurrent only through an assumed outside caller"),
+        "{}",
+        run.stderr
+    );
+    assert!(!run.stderr.contains("has no field"), "{}", run.stderr);
 }
