@@ -607,10 +607,28 @@ fn hb_classic() {
 
 /// `java.util.concurrent` hand-offs: submit then `get()`, `shutdown()` +
 /// `awaitTermination`, `invokeAll`, a latch counted down last,
-/// `CompletableFuture` stages; each buggy twin is still reported.
+/// `CompletableFuture` stages; each buggy twin is still reported. The
+/// `invokeAll` twins: two tasks of one call (an `ArrayList` of tasks, whose
+/// elements points-to tracks into the launch), or the copies of one task
+/// made in a loop, race with each other, not with main's read after the
+/// call returns.
 #[test]
 fn hb_handoffs() {
-    check("hb_handoffs", CLOSED);
+    let findings = check("hb_handoffs", CLOSED);
+    let tallied: Vec<Finding> = findings
+        .iter()
+        .filter(|f| f.field.as_deref() == Some("hbhandoffs.Totals.tallied"))
+        .cloned()
+        .collect();
+    assert_eq!(tallied.len(), 2, "{}", dump(&findings));
+    assert_no_related_in(&tallied, "invokeAll");
+    let copied: Vec<Finding> = findings
+        .iter()
+        .filter(|f| f.field.as_deref() == Some("hbhandoffs.Totals.copied"))
+        .cloned()
+        .collect();
+    assert_eq!(copied.len(), 1, "{}", dump(&findings));
+    assert_no_related_in(&copied, "invokeAll");
 }
 
 /// The flag-under-lock + `wait`-in-a-loop idiom, with the loop in a

@@ -657,7 +657,7 @@ impl<'a> Analysis<'a> {
                             .body(t.caller.method)
                             .is_some_and(|b| threads::in_loop(&b, t.site))
                     });
-                if many_callers || looped {
+                if many_callers || looped || self.task_has_copies(t, &counts, loop_sites) {
                     r.multi = true;
                     changed = true;
                 }
@@ -668,6 +668,38 @@ impl<'a> Analysis<'a> {
         }
         // Two starts of the same task object at one site are one root;
         // the same task started from two sites are two roots (they race).
+    }
+
+    /// Does the one abstract task of a launch of many tasks (`invokeAll`
+    /// of a collection or array) stand for several run-time tasks, which
+    /// run beside each other: made in a loop, or by a method that runs
+    /// more than once? (A thread started in a loop is a start in a loop;
+    /// the tasks of a collection are made before their one launch.)
+    fn task_has_copies(
+        &self,
+        t: &lockstep_pointsto::ThreadStart,
+        counts: &[u8],
+        loop_sites: &mut FxHashMap<(MethodId, StmtId), bool>,
+    ) -> bool {
+        use lockstep_models::TaskShape;
+        if !matches!(t.launch.shape, TaskShape::Collection | TaskShape::Array) {
+            return false;
+        }
+        let Some((method, stmt)) = self.pt.object(t.task).and_then(|i| i.site.location()) else {
+            // Objects of no one site (merged, external): many.
+            return true;
+        };
+        let looped = *loop_sites.entry((method, stmt)).or_insert_with(|| {
+            self.program
+                .body(method)
+                .is_some_and(|b| threads::in_loop(&b, stmt))
+        });
+        let many_runs = self.pt.contexts_of(method).into_iter().any(|context| {
+            self.graph
+                .node(lockstep_pointsto::MethodContext { method, context })
+                .is_some_and(|n| counts.get(n as usize).is_some_and(|&c| c >= 2))
+        });
+        looped || many_runs
     }
 
     /// Locks held on entry to every node, over all paths from all roots.
