@@ -646,6 +646,17 @@ fn hb_queue() {
     check("hb_queue", CLOSED);
 }
 
+/// `BlockingQueue` put → take of objects already published (kept in a
+/// static or a task's field, so neither fresh nor owned): a fill before
+/// the put, read only through the value `take()`/`poll()` returned, is
+/// silent; a write after the put, and a fill read by a thread that
+/// reaches the object through the static rather than the take, are real
+/// races.
+#[test]
+fn hb_queue_published() {
+    check("hb_queue_published", CLOSED);
+}
+
 /// Issue 14, cause 3 (`CyclicBarrier`): what an executor task writes
 /// before its last act, `await()` on a barrier main also awaits, is
 /// ordered before main's reads after its own `await()`; a write the task

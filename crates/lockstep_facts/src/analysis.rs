@@ -44,6 +44,9 @@ pub struct Access {
     /// Past the once-gate of this method (on the receiver's own fields,
     /// or anything for a static gate): see [`crate::once_gate`].
     pub once: Option<MethodId>,
+    /// The side of a queue hand-off of the bucket's object this access
+    /// is on ([`crate::queue_handoff`]).
+    pub handed: Option<crate::queue_handoff::Handed>,
 }
 
 /// A racing pair.
@@ -77,6 +80,9 @@ pub enum Verdict {
     /// Both run past the same once-gate: at most one thread gets there
     /// (per receiver object for an instance flag).
     OnceGate,
+    /// One runs before a queue put of the object, the other through the
+    /// value a take of it returned ([`crate::queue_handoff`]).
+    HandedOver,
 }
 
 /// An access statement and its kind.
@@ -236,6 +242,8 @@ pub struct Analysis<'a> {
     pub(crate) listener_calls: Vec<(u32, u32)>,
     /// Which two roots make a pair of root sets concurrent, per sets.
     pub(crate) concurrency: crate::threads::ConcurrencyMemo,
+    /// Objects handed from one thread to another through a queue.
+    pub(crate) queue_handoffs: crate::queue_handoff::QueueHandoffs,
 }
 
 /// `pkg.Cls.name` for a target.
@@ -270,6 +278,7 @@ impl<'a> Analysis<'a> {
             path_fields: FieldTable::default(),
             gates: Default::default(),
             listener_calls: Vec::new(),
+            queue_handoffs: Default::default(),
         }
     }
 
@@ -982,6 +991,7 @@ impl Analysis<'_> {
         let (reach, escape, owned) = self.reach_beside_ownership(&mut roots, &mut clock);
         self.owned = owned;
         let orderings = self.orderings(&roots, &reach);
+        self.queue_handoffs = self.queue_handoffs(&roots, &reach);
         let mut per_instance = self.per_instance(&roots, &escape.shared);
         self.confine_to_instances(&roots, &reach, &mut per_instance);
         self.per_instance = per_instance;
