@@ -1246,6 +1246,28 @@ fn synthetic_accessor() {
     }
 }
 
+/// The nestmate form of `synthetic_accessor` (the default release: no
+/// accessor, the inner class reads `this$0` and writes the outer's field
+/// directly): the writes under `synchronized (Pool.this)` hold the
+/// outer's monitor and are silent; an inner write of a field the outer
+/// reads under its monitor, with no lock, is reported.
+#[test]
+fn nestmate_outer_lock() {
+    let findings = check("nestmate_outer_lock", OPEN);
+    // The nestmate form: no accessor in the outer class.
+    let fixture = compile_fixture("data_race/nestmate_outer_lock");
+    let outer = std::fs::read(fixture.classes_dir.join("nestmate/Pool.class"))
+        .unwrap_or_else(|e| panic!("no Pool.class: {e}"));
+    assert!(!outer.windows(7).any(|w| w == b"access$"));
+    assert!(
+        findings
+            .iter()
+            .all(|f| f.field.as_deref() == Some("nestmate.Pool.leaked")),
+        "{}",
+        dump(&findings)
+    );
+}
+
 /// Open mode, issue 14's assumed outside caller on objects the program
 /// locks: helpers every in-program call locks (their own monitor, or the
 /// monitor of the owner they are read from) are taken to be called under
