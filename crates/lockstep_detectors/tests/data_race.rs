@@ -624,10 +624,28 @@ fn hb_classic() {
 
 /// `java.util.concurrent` hand-offs: submit then `get()`, `shutdown()` +
 /// `awaitTermination`, `invokeAll`, a latch counted down last,
-/// `CompletableFuture` stages; each buggy twin is still reported.
+/// `CompletableFuture` stages; each buggy twin is still reported. The
+/// `invokeAll` twins: two tasks of one call (an `ArrayList` of tasks, whose
+/// elements points-to tracks into the launch), or the copies of one task
+/// made in a loop, race with each other, not with main's read after the
+/// call returns.
 #[test]
 fn hb_handoffs() {
-    check("hb_handoffs", CLOSED);
+    let findings = check("hb_handoffs", CLOSED);
+    let tallied: Vec<Finding> = findings
+        .iter()
+        .filter(|f| f.field.as_deref() == Some("hbhandoffs.Totals.tallied"))
+        .cloned()
+        .collect();
+    assert_eq!(tallied.len(), 2, "{}", dump(&findings));
+    assert_no_related_in(&tallied, "invokeAll");
+    let copied: Vec<Finding> = findings
+        .iter()
+        .filter(|f| f.field.as_deref() == Some("hbhandoffs.Totals.copied"))
+        .cloned()
+        .collect();
+    assert_eq!(copied.len(), 1, "{}", dump(&findings));
+    assert_no_related_in(&copied, "invokeAll");
 }
 
 /// The flag-under-lock + `wait`-in-a-loop idiom, with the loop in a
@@ -643,6 +661,17 @@ fn hb_wait_notify() {
 #[test]
 fn hb_queue() {
     check("hb_queue", CLOSED);
+}
+
+/// `BlockingQueue` put → take of objects already published (kept in a
+/// static or a task's field, so neither fresh nor owned): a fill before
+/// the put, read only through the value `take()`/`poll()` returned, is
+/// silent; a write after the put, and a fill read by a thread that
+/// reaches the object through the static rather than the take, are real
+/// races.
+#[test]
+fn hb_queue_published() {
+    check("hb_queue_published", CLOSED);
 }
 
 /// Issue 14, cause 3 (`CyclicBarrier`): what an executor task writes
@@ -1232,6 +1261,28 @@ fn synthetic_accessor() {
             dump(&findings)
         );
     }
+}
+
+/// The nestmate form of `synthetic_accessor` (the default release: no
+/// accessor, the inner class reads `this$0` and writes the outer's field
+/// directly): the writes under `synchronized (Pool.this)` hold the
+/// outer's monitor and are silent; an inner write of a field the outer
+/// reads under its monitor, with no lock, is reported.
+#[test]
+fn nestmate_outer_lock() {
+    let findings = check("nestmate_outer_lock", OPEN);
+    // The nestmate form: no accessor in the outer class.
+    let fixture = compile_fixture("data_race/nestmate_outer_lock");
+    let outer = std::fs::read(fixture.classes_dir.join("nestmate/Pool.class"))
+        .unwrap_or_else(|e| panic!("no Pool.class: {e}"));
+    assert!(!outer.windows(7).any(|w| w == b"access$"));
+    assert!(
+        findings
+            .iter()
+            .all(|f| f.field.as_deref() == Some("nestmate.Pool.leaked")),
+        "{}",
+        dump(&findings)
+    );
 }
 
 /// Open mode, issue 14's assumed outside caller on objects the program

@@ -44,6 +44,9 @@ pub struct Access {
     /// Past the once-gate of this method (on the receiver's own fields,
     /// or anything for a static gate): see [`crate::once_gate`].
     pub once: Option<MethodId>,
+    /// The side of a queue hand-off of the bucket's object this access
+    /// is on ([`crate::queue_handoff`]).
+    pub handed: Option<crate::queue_handoff::Handed>,
 }
 
 /// A racing pair.
@@ -77,6 +80,9 @@ pub enum Verdict {
     /// Both run past the same once-gate: at most one thread gets there
     /// (per receiver object for an instance flag).
     OnceGate,
+    /// One runs before a queue put of the object, the other through the
+    /// value a take of it returned ([`crate::queue_handoff`]).
+    HandedOver,
 }
 
 /// An access statement and its kind.
@@ -236,6 +242,8 @@ pub struct Analysis<'a> {
     pub(crate) listener_calls: Vec<(u32, u32)>,
     /// Which two roots make a pair of root sets concurrent, per sets.
     pub(crate) concurrency: crate::threads::ConcurrencyMemo,
+    /// Objects handed from one thread to another through a queue.
+    pub(crate) queue_handoffs: crate::queue_handoff::QueueHandoffs,
 }
 
 /// `pkg.Cls.name` for a target.
@@ -270,6 +278,7 @@ impl<'a> Analysis<'a> {
             path_fields: FieldTable::default(),
             gates: Default::default(),
             listener_calls: Vec::new(),
+            queue_handoffs: Default::default(),
         }
     }
 
@@ -658,7 +667,7 @@ impl<'a> Analysis<'a> {
                             .body(t.caller.method)
                             .is_some_and(|b| threads::in_loop(&b, t.site))
                     });
-                if many_callers || looped {
+                if many_callers || looped || self.task_has_copies(t, &counts, loop_sites) {
                     r.multi = true;
                     changed = true;
                 }
@@ -669,6 +678,38 @@ impl<'a> Analysis<'a> {
         }
         // Two starts of the same task object at one site are one root;
         // the same task started from two sites are two roots (they race).
+    }
+
+    /// Does the one abstract task of a launch of many tasks (`invokeAll`
+    /// of a collection or array) stand for several run-time tasks, which
+    /// run beside each other: made in a loop, or by a method that runs
+    /// more than once? (A thread started in a loop is a start in a loop;
+    /// the tasks of a collection are made before their one launch.)
+    fn task_has_copies(
+        &self,
+        t: &lockstep_pointsto::ThreadStart,
+        counts: &[u8],
+        loop_sites: &mut FxHashMap<(MethodId, StmtId), bool>,
+    ) -> bool {
+        use lockstep_models::TaskShape;
+        if !matches!(t.launch.shape, TaskShape::Collection | TaskShape::Array) {
+            return false;
+        }
+        let Some((method, stmt)) = self.pt.object(t.task).and_then(|i| i.site.location()) else {
+            // Objects of no one site (merged, external): many.
+            return true;
+        };
+        let looped = *loop_sites.entry((method, stmt)).or_insert_with(|| {
+            self.program
+                .body(method)
+                .is_some_and(|b| threads::in_loop(&b, stmt))
+        });
+        let many_runs = self.pt.contexts_of(method).into_iter().any(|context| {
+            self.graph
+                .node(lockstep_pointsto::MethodContext { method, context })
+                .is_some_and(|n| counts.get(n as usize).is_some_and(|&c| c >= 2))
+        });
+        looped || many_runs
     }
 
     /// Locks held on entry to every node, over all paths from all roots.
@@ -951,6 +992,7 @@ impl Analysis<'_> {
         let (reach, escape, owned) = self.reach_beside_ownership(&mut roots, &mut clock);
         self.owned = owned;
         let orderings = self.orderings(&roots, &reach);
+        self.queue_handoffs = self.queue_handoffs(&roots, &reach);
         let mut per_instance = self.per_instance(&roots, &escape.shared);
         self.confine_to_instances(&roots, &reach, &mut per_instance);
         self.per_instance = per_instance;

@@ -16,6 +16,7 @@ use std::collections::hash_map::Entry;
 use crate::accesses::{self, AccessStmt, BodyAccesses, FieldTable, Kind, Target};
 use crate::analysis::{Access, Analysis, Buckets, Explanation};
 use crate::locks::{union, LockSet};
+use crate::queue_handoff::Handed;
 use crate::reach::Ordering;
 
 /// What the bucketing needs from the earlier steps.
@@ -33,8 +34,9 @@ pub(crate) struct Reached<'x> {
 /// root and ordering sets by address: every set is interned (equal sets
 /// share one allocation, alive as long as the bucketing), so a key hashes
 /// in constant time whatever the sets' sizes (a harness root set holds
-/// thousands of roots).
-type Key = (MethodId, StmtId, Kind, [usize; 3], bool);
+/// thousands of roots). The node, when the access is on a side of a queue
+/// hand-off: its sides are per object and per context.
+type Key = (MethodId, StmtId, Kind, [usize; 3], bool, Option<u32>);
 
 /// A bucket while bucketing: its target by interned index.
 type BucketId = (u32, Option<ObjectId>);
@@ -237,7 +239,15 @@ impl Analysis<'_> {
             here.roots.as_ptr() as usize,
             ordered.as_ptr() as usize,
         ];
-        let key: Key = (mc.method, a.stmt, a.kind, sets, guarded);
+        let handed = self.handed_sides(here, a, &objects);
+        let key: Key = (
+            mc.method,
+            a.stmt,
+            a.kind,
+            sets,
+            guarded,
+            handed.is_some().then_some(here.node),
+        );
         for obj in b.unseen(key, target, objects) {
             b.buckets.entry((target, obj)).or_default().push(Access {
                 node: here.node,
@@ -250,8 +260,31 @@ impl Analysis<'_> {
                 guarded,
                 holder: a.holder.clone(),
                 once,
+                handed: handed.as_ref().and_then(|h| side_of(h, obj)),
             });
         }
+    }
+
+    /// Per object `a` touches, the side of its queue hand-off `a` is on
+    /// (`None` when it is on no side for any object).
+    fn handed_sides(
+        &self,
+        here: &Here<'_>,
+        a: &AccessStmt,
+        objects: &[Option<ObjectId>],
+    ) -> Option<Vec<(ObjectId, Handed)>> {
+        if self.queue_handoffs.is_empty() {
+            return None;
+        }
+        let sides: Vec<(ObjectId, Handed)> = objects
+            .iter()
+            .flatten()
+            .filter_map(|&o| {
+                self.handed_side(here.node, here.body, a.stmt, a.base, o)
+                    .map(|h| (o, h))
+            })
+            .collect();
+        (!sides.is_empty()).then_some(sides)
     }
 
     /// The once-gate `a` runs past, when it protects what `a` touches:
@@ -294,6 +327,12 @@ impl Analysis<'_> {
             _ => Vec::new(),
         }
     }
+}
+
+/// The side of `obj`'s hand-off in `sides` ([`Analysis::handed_sides`]).
+fn side_of(sides: &[(ObjectId, Handed)], obj: Option<ObjectId>) -> Option<Handed> {
+    let obj = obj?;
+    sides.iter().find(|(o, _)| *o == obj).map(|(_, h)| *h)
 }
 
 impl Bucketing<'_> {

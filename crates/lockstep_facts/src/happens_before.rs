@@ -11,6 +11,10 @@
 //! that joins its parameter on every normal return. Objects match when
 //! they are the same abstract object (a points-to singleton).
 //!
+//! A queue hand-off (`BlockingQueue` put → take) relates two arbitrary
+//! threads through the object it carries, not a thread and its starter:
+//! it is a fact of pairs of accesses, in [`crate::queue_handoff`].
+//!
 //! Assumptions (sound-ish, chosen for the idioms of real programs): a
 //! join that throws (`InterruptedException`) is not a path past it; a
 //! wait in a loop runs at least once and waits each time (`for (Thread t
@@ -169,6 +173,8 @@ impl StartSite<'_> {
                     .is_some_and(|b| loop_of(body, b.index()).iter().any(|&x| x));
                 looped && receiver.is_some_and(released)
             }
+            // A queue orders accesses of the object it carries, not a
+            // task's end (`crate::queue_handoff`); a semaphore orders nothing.
             Subject::Channel => false,
         }
     }

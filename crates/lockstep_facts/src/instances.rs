@@ -25,6 +25,7 @@ use std::sync::Arc;
 
 use lockstep_ir::{Body, StmtId};
 use lockstep_pointsto::{ObjectId, PointsToResult, SiteKey, ThreadStart};
+use lockstep_program::MethodId;
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::analysis::Analysis;
@@ -73,23 +74,38 @@ impl PerInstance {
 }
 
 /// A start that runs more than once (not periodically) and makes its
-/// task afresh for each start, with the body of its starting method.
+/// task afresh for each start, with the statement that repeats: the
+/// launch, or for a launch of many tasks (`invokeAll` of a collection)
+/// the task's allocation, whose copies are the instances (the tasks of
+/// a collection are made before their one launch); and the body of the
+/// method it is in.
 pub(crate) struct RepeatedStart<'p> {
     /// Its root (index into the roots).
     pub root: u32,
     pub start: &'p ThreadStart,
+    /// The method and statement each instance runs again.
+    pub at: (MethodId, StmtId),
     pub body: Arc<Body>,
 }
 
 impl RepeatedStart<'_> {
-    /// Is `o` allocated by the starting method so that every start runs
-    /// with a new one (allocated on every path from one start to the next)?
+    /// Is `o` allocated by the repeating method so that every instance
+    /// runs with a new one (allocated on every path from one run of the
+    /// repeating statement to the next)?
     pub(crate) fn fresh(&self, pt: &PointsToResult, o: ObjectId) -> bool {
         pt.object(o)
             .and_then(|i| i.site.location())
-            .is_some_and(|(m, a)| {
-                m == self.start.caller.method && fresh_per_start(&self.body, self.start.site, a)
-            })
+            .is_some_and(|(m, a)| m == self.at.0 && fresh_per_start(&self.body, self.at.1, a))
+    }
+}
+
+/// The statement whose runs make the instances of start `t`: its task's
+/// allocation for a launch of many tasks, else the launch.
+fn repeat_point(pt: &PointsToResult, t: &ThreadStart) -> Option<(MethodId, StmtId)> {
+    use lockstep_models::TaskShape;
+    match t.launch.shape {
+        TaskShape::Collection | TaskShape::Array => pt.object(t.task)?.site.location(),
+        _ => Some((t.caller.method, t.site)),
     }
 }
 
@@ -126,12 +142,16 @@ impl Analysis<'_> {
             if !root.multi || periodic(t) {
                 continue;
             }
-            let Some(body) = self.program.body(t.caller.method) else {
+            let Some(at) = repeat_point(self.pt, t) else {
+                continue;
+            };
+            let Some(body) = self.program.body(at.0) else {
                 continue;
             };
             let s = RepeatedStart {
                 root: r as u32,
                 start: t,
+                at,
                 body,
             };
             if s.fresh(self.pt, t.task) && !self.task_of_other_start(t.task, i) {

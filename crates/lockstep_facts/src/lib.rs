@@ -12,6 +12,8 @@
 //! - `happens_before`: the statements of a starting method ordered with
 //!   the task it starts (before the launch, after a wait for its end);
 //!   `start_descendants`: and the threads only that task starts;
+//!   `queue_handoff`: accesses of an object before its one queue put and
+//!   through the value a take of it returned;
 //! - [`local_locks`]: the locks a body must hold before each statement
 //!   (monitors and `java.util.concurrent` locks, by access path);
 //! - [`locks`]: those locks as abstract objects per context, and the
@@ -91,6 +93,7 @@ pub mod once_gate;
 mod one_alive;
 mod ownership;
 mod pairs;
+mod queue_handoff;
 mod reach;
 mod start_descendants;
 pub mod thread_local;
@@ -110,6 +113,7 @@ pub use analysis::{
 };
 pub use guard_flags::GuardFacts;
 pub use lock_order::LockOrderFacts;
+pub use queue_handoff::Handed;
 pub use reach::Ordering;
 pub use thread_local::ThreadLocalObjects;
 

@@ -21,6 +21,7 @@ use crate::analysis::{
     Verdict,
 };
 use crate::locks::common_lock;
+use crate::queue_handoff::{handed_over, Handed};
 use crate::threads::Root;
 
 /// One finding: the field and the location of the racing write.
@@ -399,6 +400,7 @@ type AccessShape = (
     bool,
     Option<(Arc<str>, Arc<str>)>,
     [usize; 3],
+    Option<Handed>,
 );
 
 /// The addresses of an access's interned lock, root and ordering sets
@@ -426,6 +428,7 @@ impl BucketShape {
                         a.guarded,
                         a.holder.clone(),
                         set_addresses(a),
+                        a.handed,
                     )
                 })
                 .collect(),
@@ -641,6 +644,7 @@ impl Analysis<'_> {
             ClassId,
             bool,
             Option<MethodId>,
+            Option<Handed>,
         );
         let mut ids: FxHashMap<Facts<'_>, u32> = FxHashMap::default();
         list.iter()
@@ -654,6 +658,7 @@ impl Analysis<'_> {
                     self.program.method(a.method).class,
                     locks,
                     a.once,
+                    a.handed,
                 );
                 let next = ids.len() as u32;
                 *ids.entry(facts).or_insert(next)
@@ -712,6 +717,8 @@ impl Analysis<'_> {
             Verdict::GuardedBy
         } else if a.once.is_some() && a.once == b.once {
             Verdict::OnceGate
+        } else if handed_over(a.handed, b.handed) {
+            Verdict::HandedOver
         } else if self
             .concurrency
             .concurrent(

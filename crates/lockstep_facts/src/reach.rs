@@ -342,7 +342,7 @@ impl Analysis<'_> {
     }
 
     /// How many times each node may run (see `threads::run_counts`).
-    fn run_counts_of(&self, roots: &[Root]) -> Vec<u8> {
+    pub(crate) fn run_counts_of(&self, roots: &[Root]) -> Vec<u8> {
         let sources: Vec<(u32, u8)> = roots
             .iter()
             .flat_map(|r| {

@@ -124,7 +124,7 @@ impl Content {
 }
 
 impl Solver<'_> {
-    fn content_field(&mut self, name: &'static str) -> FieldId {
+    pub(super) fn content_field(&mut self, name: &'static str) -> FieldId {
         if let Some(&f) = self.content.fields.get(name) {
             return f;
         }

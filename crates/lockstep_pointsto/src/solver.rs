@@ -1252,7 +1252,17 @@ impl<'p> Solver<'p> {
                     self.add_use(task, Use::Load(e, t));
                     self.add_use(t, Use::Launch(ci, li as u16));
                 }
-                // The elements of a collection are not tracked through the model.
+                // The elements of a modelled container (`invokeAll` of an
+                // `ArrayList` of tasks) are its synthetic `elements` field.
+                // Without the models, or for a collection the models do
+                // not know (`List.of`, `Arrays.asList`: JDK bytecode
+                // over arrays), the tasks are not tracked.
+                TaskShape::Collection if self.r.cfg.container_models => {
+                    let t = self.new_ptr(PtrKind::Temp);
+                    let e = self.content_field("elements");
+                    self.add_use(task, Use::Load(e, t));
+                    self.add_use(t, Use::Launch(ci, li as u16));
+                }
                 TaskShape::Collection => {}
             }
         }

@@ -153,6 +153,9 @@ fn verdict_text(v: &Verdict) -> String {
         Verdict::OnceGate => {
             "safe: both run past one once-gate (a flag tested and set under a lock)".into()
         }
+        Verdict::HandedOver => {
+            "safe: one runs before the object's queue put, the other through the value a take returned".into()
+        }
         Verdict::NoIntent => {
             "not reported: concurrent only through an assumed outside caller, and nothing shows the field or either method is meant for concurrent use (no access of it holds a lock, neither method takes a lock, no @GuardedBy or @ThreadSafe)".into()
         }
