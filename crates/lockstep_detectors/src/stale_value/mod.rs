@@ -203,7 +203,11 @@ fn analyse_method(
     prep.reads = read_kinds(program, stable, &body, &reserved);
     prep.immune = value_types.immune_vars(program, &body);
     prep.views = Arc::clone(views);
-    prep.write_backs = write_back::WriteBacks::compute(program, &body);
+    // Snapshots start only in variables of immutable types: a method with
+    // none has no write-back to find.
+    if prep.immune.iter().any(|&immune| immune) {
+        prep.write_backs = write_back::WriteBacks::compute(program, &body);
+    }
     // Set aside before one use per read is chosen: a read reached under a
     // thread-local lock on one path and a shared one on another keeps the
     // shared one.
