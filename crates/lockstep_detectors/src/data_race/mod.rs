@@ -61,6 +61,7 @@ impl Detector for DataRace {
             pt,
             graph: &facts.graph,
             roots: &facts.roots,
+            reach: &facts.reach,
             open: cx.open_program(),
             paths: Default::default(),
             unlocked_paths: Default::default(),
@@ -169,6 +170,8 @@ struct Reporter<'a> {
     pt: &'a PointsToResult,
     graph: &'a Graph,
     roots: &'a [Root],
+    /// Per node, the roots that reach it (the race facts' `reach`).
+    reach: &'a [Vec<u32>],
     open: bool,
     /// BFS parents per root, computed as far as asked.
     paths: std::collections::HashMap<u32, LazyBfs>,
@@ -194,29 +197,20 @@ impl Reporter<'_> {
     /// `site`, with where: "`synchronized (session)` in
     /// Command.executeUpdate (Command.java:252)". `None` when it holds none.
     fn lock_at(&self, node: u32, site: lockstep_ir::StmtId) -> Option<String> {
+        if !self.site_locked(node, site) {
+            return None;
+        }
         let m = self.graph.nodes[node as usize].method;
-        let data = self.program.method(m);
         let place = format!(
             "{} ({})",
             short_method(self.program, m),
             position(self.program, m, Some(site))
         );
-        if !self.program.is_application(data.class) {
-            return data
-                .is_synchronized()
-                .then(|| format!("the monitor of the synchronized {place}"));
+        if !self.program.is_application(self.program.method(m).class) {
+            return Some(format!("the monitor of the synchronized {place}"));
         }
         let body = self.program.body(m)?;
-        let mut cache = self.site_locks.borrow_mut();
-        let locks = cache
-            .entry(m)
-            .or_insert_with(|| {
-                Some(std::sync::Arc::new(local_locks::analyse(
-                    self.program,
-                    &body,
-                )))
-            })
-            .clone()?;
+        let locks = self.site_locks.borrow().get(&m).cloned().flatten()?;
         let named = locks.at(site).last()?;
         let name = named.display(&body);
         Some(match named {
@@ -273,12 +267,11 @@ impl Reporter<'_> {
     /// in another context than the node the access was kept with. The
     /// path and the enclosing locks shown are then ones the root runs.
     fn node_of_root(&mut self, r: u32, node: u32) -> u32 {
-        let key = if self.open { u32::MAX } else { r };
-        let graph = self.graph;
-        if !self.paths.contains_key(&key) {
-            let bfs = LazyBfs::new(graph, &self.sources(r));
-            self.paths.insert(key, bfs);
+        let reaches = |n: u32| self.reach.get(n as usize).is_some_and(|rs| rs.contains(&r));
+        if self.open || reaches(node) {
+            return node;
         }
+        let graph = self.graph;
         let index = self.method_nodes.get_or_insert_with(|| {
             let mut by_method: std::collections::HashMap<MethodId, Vec<u32>> =
                 std::collections::HashMap::new();
@@ -287,20 +280,15 @@ impl Reporter<'_> {
             }
             by_method
         });
-        let Some(bfs) = self.paths.get_mut(&key) else {
-            return node;
-        };
-        if bfs.reach(graph, node, |_, _| false) {
-            return node;
-        }
         let method = graph.nodes[node as usize].method;
+        let reach = self.reach;
         index
             .get(&method)
             .and_then(|nodes| {
                 nodes
                     .iter()
                     .copied()
-                    .find(|&n| bfs.reach(graph, n, |_, _| false))
+                    .find(|&n| reach.get(n as usize).is_some_and(|rs| rs.contains(&r)))
             })
             .unwrap_or(node)
     }
