@@ -1417,3 +1417,36 @@ fn real_roots_named() {
     );
     assert_eq!(f.confidence, lockstep_report::Confidence::Medium);
 }
+
+/// An access inside a lock region whose lock is not one object (each
+/// thread locks its own session) races, and the report names the lock it
+/// runs under, in its own method or in the nearest caller, instead of
+/// saying that it holds none; an access no lock encloses still holds none.
+#[test]
+fn unidentified_lock_is_named() {
+    let findings = check("unidentified_lock", CLOSED);
+    let text = |line: u32| {
+        let f = at(&findings, "Sessions.java", line);
+        assert_eq!(f.len(), 1, "{}", dump(&findings));
+        f[0].notes.join("\n")
+    };
+    assert!(
+        text(19).contains(
+            "holds no lock known to be shared: it runs under `synchronized (s)` in Sessions.serve (Sessions.java:19)"
+        ),
+        "{}",
+        dump(&findings)
+    );
+    assert!(
+        text(30).contains(
+            "holds no lock known to be shared: it runs under `synchronized (s)` in Sessions.log (Sessions.java:25)"
+        ),
+        "{}",
+        dump(&findings)
+    );
+    assert!(
+        text(34).contains("this write holds no lock\n"),
+        "{}",
+        dump(&findings)
+    );
+}

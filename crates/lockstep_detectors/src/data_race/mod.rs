@@ -22,6 +22,7 @@ use lockstep_facts::accesses::{Kind, Target};
 use lockstep_facts::local_locks;
 use lockstep_facts::threads::{Graph, Root};
 use lockstep_facts::{Access, Memory, Race, RaceFacts, Verdict};
+use lockstep_models::LockMode;
 use lockstep_pointsto::{ObjectId, PointsToResult};
 use lockstep_program::{MethodId, Program};
 use lockstep_report::{Confidence, Finding, Flow, Related, Severity};
@@ -60,9 +61,11 @@ impl Detector for DataRace {
             pt,
             graph: &facts.graph,
             roots: &facts.roots,
+            reach: &facts.reach,
             open: cx.open_program(),
             paths: Default::default(),
             unlocked_paths: Default::default(),
+            method_nodes: None,
             site_locks: Default::default(),
         };
         let mut findings = Vec::new();
@@ -167,11 +170,16 @@ struct Reporter<'a> {
     pt: &'a PointsToResult,
     graph: &'a Graph,
     roots: &'a [Root],
+    /// Per node, the roots that reach it (the race facts' `reach`).
+    reach: &'a [Vec<u32>],
     open: bool,
     /// BFS parents per root, computed as far as asked.
     paths: std::collections::HashMap<u32, LazyBfs>,
     /// The same, through call sites where the caller holds no lock.
     unlocked_paths: std::collections::HashMap<u32, LazyBfs>,
+    /// The nodes of each method, for [`Reporter::node_of_root`] (built on
+    /// first use).
+    method_nodes: Option<std::collections::HashMap<MethodId, Vec<u32>>>,
     /// Locks each application body holds, for [`Reporter::site_locked`].
     site_locks: std::cell::RefCell<
         std::collections::HashMap<MethodId, Option<std::sync::Arc<local_locks::BodyLocks>>>,
@@ -183,6 +191,136 @@ use crate::util::LazyBfs;
 impl Reporter<'_> {
     fn root_label(&self, r: u32) -> String {
         crate::util::root_label(self.program, self.pt, self.roots, self.open, r)
+    }
+
+    /// How the code of `node` names the lock it holds at statement
+    /// `site`, with where: "`synchronized (session)` in
+    /// Command.executeUpdate (Command.java:252)". `None` when it holds none.
+    fn lock_at(&self, node: u32, site: lockstep_ir::StmtId) -> Option<String> {
+        if !self.site_locked(node, site) {
+            return None;
+        }
+        let m = self.graph.nodes[node as usize].method;
+        let place = format!(
+            "{} ({})",
+            short_method(self.program, m),
+            position(self.program, m, Some(site))
+        );
+        if !self.program.is_application(self.program.method(m).class) {
+            return Some(format!("the monitor of the synchronized {place}"));
+        }
+        let body = self.program.body(m)?;
+        let locks = self.site_locks.borrow().get(&m).cloned().flatten()?;
+        let named = locks.at(site).last()?;
+        let name = named.display(&body);
+        Some(match named {
+            local_locks::LocalLock::SyncMethod => {
+                format!("the monitor of the synchronized {place}")
+            }
+            local_locks::LocalLock::Monitor { .. } => format!("`synchronized ({name})` in {place}"),
+            local_locks::LocalLock::Juc { path, mode, .. } => {
+                let lock = path.to_string();
+                let lock = lock.strip_prefix("this.").unwrap_or(&lock);
+                match mode {
+                    LockMode::Read => format!("the read lock of `{lock}`, taken in {place}"),
+                    LockMode::Write => format!("the write lock of `{lock}`, taken in {place}"),
+                    _ => format!("the lock `{lock}`, taken in {place}"),
+                }
+            }
+        })
+    }
+
+    /// A lock `a` runs under that is not among the locks identified for
+    /// it: when it holds no identified lock, yet its own statement is
+    /// inside a lock region of its method, or every call path from its
+    /// root (`r`) passes a call made under a lock (the call nearest to the
+    /// access is named). The lock is there, but which object it is could
+    /// not be told apart (a monitor on an object of many possible
+    /// allocations): it may or may not be the lock of the other access.
+    fn unidentified_lock(&mut self, r: u32, node: u32, a: &Access) -> Option<String> {
+        if !a.locks.is_empty() {
+            return None;
+        }
+        if let Some(own) = self.lock_at(node, a.stmt) {
+            return Some(own);
+        }
+        let key = if self.open { u32::MAX } else { r };
+        let graph = self.graph;
+        let mut bfs = self
+            .unlocked_paths
+            .remove(&key)
+            .unwrap_or_else(|| LazyBfs::new(graph, &self.sources(r)));
+        let unlocked = bfs.reach(graph, node, |n, site| self.site_locked(n, site));
+        self.unlocked_paths.insert(key, bfs);
+        if unlocked {
+            return None;
+        }
+        // From the access up to the root: the nearest call under a lock.
+        self.hops_to(r, node)
+            .into_iter()
+            .find_map(|(up, site)| self.lock_at(up, site))
+    }
+
+    /// `node`, or, when root `r` does not reach it, the first node of the
+    /// same method that `r` reaches (in node order): an access stands for
+    /// its statement in every context, and its root may reach the method
+    /// in another context than the node the access was kept with. The
+    /// path and the enclosing locks shown are then ones the root runs.
+    fn node_of_root(&mut self, r: u32, node: u32) -> u32 {
+        let reaches = |n: u32| self.reach.get(n as usize).is_some_and(|rs| rs.contains(&r));
+        if self.open || reaches(node) {
+            return node;
+        }
+        let graph = self.graph;
+        let index = self.method_nodes.get_or_insert_with(|| {
+            let mut by_method: std::collections::HashMap<MethodId, Vec<u32>> =
+                std::collections::HashMap::new();
+            for (i, n) in graph.nodes.iter().enumerate() {
+                by_method.entry(n.method).or_default().push(i as u32);
+            }
+            by_method
+        });
+        let method = graph.nodes[node as usize].method;
+        let reach = self.reach;
+        index
+            .get(&method)
+            .and_then(|nodes| {
+                nodes
+                    .iter()
+                    .copied()
+                    .find(|&n| reach.get(n as usize).is_some_and(|rs| rs.contains(&r)))
+            })
+            .unwrap_or(node)
+    }
+
+    /// The calls (caller node, call site) on the shortest path from root
+    /// `r` to `node`, nearest to `node` first.
+    fn hops_to(&mut self, r: u32, node: u32) -> Vec<(u32, lockstep_ir::StmtId)> {
+        let key = if self.open { u32::MAX } else { r };
+        if !self.paths.contains_key(&key) {
+            let bfs = LazyBfs::new(self.graph, &self.sources(r));
+            self.paths.insert(key, bfs);
+        }
+        let Some(bfs) = self.paths.get_mut(&key) else {
+            return Vec::new();
+        };
+        if !bfs.reach(self.graph, node, |_, _| false) {
+            return Vec::new();
+        }
+        let parents = bfs.parents();
+        let mut hops = Vec::new();
+        let mut cur = node;
+        // Bounded: parents form a tree, but a damaged one must not loop.
+        for _ in 0..=64 {
+            match parents.get(cur as usize).copied() {
+                Some(Some((up, site))) if up != u32::MAX => {
+                    hops.push((up, site));
+                    cur = up;
+                }
+                _ => break,
+            }
+        }
+        hops
     }
 
     /// Does the code of `node` hold a lock of its own at call site `site`?
@@ -335,6 +473,10 @@ impl Reporter<'_> {
         };
         let first_root = self.root_label(r.roots.0);
         let second_root = self.root_label(r.roots.1);
+        let node1 = self.node_of_root(r.roots.0, r.first.node);
+        let node2 = self.node_of_root(r.roots.1, r.second.node);
+        let unidentified1 = self.unidentified_lock(r.roots.0, node1, &r.first);
+        let unidentified2 = self.unidentified_lock(r.roots.1, node2, &r.second);
         let same_site = r.first.method == r.second.method && r.first.stmt == r.second.stmt;
         let message = if same_site && first_root == second_root {
             // One statement racing with itself: say so once.
@@ -362,11 +504,17 @@ impl Reporter<'_> {
         .with_field(field);
         f = f.with_related(
             location(p, r.second.method, Some(r.second.stmt)),
-            format!(
-                "{} of {what} by {second_root}, holding {}",
-                access_word(r.second.kind),
-                self.locks_text(&r.second, &r.objects)
-            ),
+            match &unidentified2 {
+                Some(lock) => format!(
+                    "{} of {what} by {second_root}, holding no lock known to be shared: it runs under {lock}, on an object that may not be the same for both accesses",
+                    access_word(r.second.kind),
+                ),
+                None => format!(
+                    "{} of {what} by {second_root}, holding {}",
+                    access_word(r.second.kind),
+                    self.locks_text(&r.second, &r.objects)
+                ),
+            },
         );
         const MAX_OTHERS: usize = 8;
         for (other, root) in r.others.iter().take(MAX_OTHERS) {
@@ -387,11 +535,17 @@ impl Reporter<'_> {
             ));
         }
         f = f.with_confidence(self.confidence(r));
-        f = f.with_note(format!(
-            "this {} holds {}",
-            access_word(r.first.kind),
-            self.locks_text(&r.first, &r.objects)
-        ));
+        f = f.with_note(match &unidentified1 {
+            Some(lock) => format!(
+                "this {} holds no lock known to be shared: it runs under {lock}, on an object that may not be the same for both accesses",
+                access_word(r.first.kind),
+            ),
+            None => format!(
+                "this {} holds {}",
+                access_word(r.first.kind),
+                self.locks_text(&r.first, &r.objects)
+            ),
+        });
         if !r.objects.is_empty() && !matches!(r.target, Target::Static { .. }) {
             let objs: Vec<String> = r
                 .objects
@@ -402,8 +556,8 @@ impl Reporter<'_> {
             let more = if r.objects.len() > 3 { ", ..." } else { "" };
             f = f.with_note(format!("object: {}{more}", objs.join("; ")));
         }
-        let frames1 = self.path(r.roots.0, r.first.node, r.first.locks.is_empty());
-        let frames2 = self.path(r.roots.1, r.second.node, r.second.locks.is_empty());
+        let frames1 = self.path(r.roots.0, node1, r.first.locks.is_empty());
+        let frames2 = self.path(r.roots.1, node2, r.second.locks.is_empty());
         let path1 = crate::util::render_frames(&frames1);
         let path2 = crate::util::render_second_path(&frames1, &frames2);
         f = f.with_note(format!(
