@@ -397,6 +397,15 @@ pub fn lock_text(program: &Program, pt: &PointsToResult, l: &HeldLock) -> String
                 names.join(".")
             )
         }
+        (LockObject::OfOwner { up, down, .. }, None) => {
+            lockstep_facts::locks::owner_lock_text(up, down)
+        }
+        (LockObject::OfOwner { up, down, .. }, Some(side)) => {
+            format!(
+                "{side} of {}",
+                lockstep_facts::locks::owner_lock_text(up, down)
+            )
+        }
     }
 }
 
@@ -436,12 +445,20 @@ pub fn distinct_locks<'a>(
             _ => None,
         })
         .collect();
+    let named = |mode: LockMode| {
+        locks
+            .iter()
+            .any(|l| l.mode == mode && matches!(l.object, LockObject::Object(_)))
+    };
     locks
         .iter()
         .filter(|l| match l.object {
             LockObject::Object(o) => !by_path
                 .iter()
                 .any(|(mode, objs)| *mode == l.mode && objs.contains(&o)),
+            // The owner's lock, when the owner's lock is also held as an
+            // object, is mostly that object: named once, by the object.
+            LockObject::OfOwner { .. } => !named(l.mode),
             _ => true,
         })
         .collect()

@@ -1450,3 +1450,22 @@ fn unidentified_lock_is_named() {
         dump(&findings)
     );
 }
+
+/// A container the owner's constructor made is guarded by the owner's
+/// monitor or lock field even when the owner is one of several objects;
+/// a container handed in (two owners may share it) and an unlocked read
+/// still race.
+#[test]
+fn owner_lock() {
+    let fixture = compile_fixture("data_race/owner_lock");
+    let points_to = lockstep_pointsto::Config {
+        max_contexts_per_method: None,
+        max_contexts: Some(1),
+        ..lockstep_pointsto::Config::default()
+    };
+    let findings = common::run_with_points_to(&fixture, &DataRace, RULES, points_to);
+    lockstep_testkit::assert_expectations(
+        &common::expectations_for(&fixture, RULES),
+        &common::actual(&findings),
+    );
+}

@@ -855,6 +855,7 @@ impl<'a> Analysis<'a> {
                 [(_, name)] => guard == &**name,
                 _ => false,
             },
+            LockObject::OfOwner { .. } => false,
         })
     }
 }

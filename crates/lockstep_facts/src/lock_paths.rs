@@ -15,6 +15,13 @@
 //! or a local with a single definition. A lock through a field that is
 //! written after construction (`lock = new Object()` in a method) is not
 //! stable: it may be another object at the access than at the acquisition.
+//!
+//! The other way round, an access of `x.q` (or deeper) holding the lock
+//! of `x` (or of `x.lock`) holds *the lock of the accessed object's
+//! owner* when each step down from `x` is an owned part: a field only its
+//! class's constructors set, on `this`, to an object they allocate. Then
+//! the accessed object has one owner, and two accesses of it that hold its
+//! owner's lock hold one run-time lock.
 
 use std::sync::Arc;
 
@@ -46,6 +53,8 @@ const MAX_STEPS: usize = 8;
 #[derive(Default)]
 pub struct StableFields {
     cache: FxHashMap<FieldName, bool>,
+    /// [`StableFields::is_owned_part`], per field.
+    owned: FxHashMap<FieldName, bool>,
 }
 
 impl StableFields {
@@ -60,6 +69,77 @@ impl StableFields {
         self.cache.insert(key, v);
         v
     }
+
+    /// Is the field an *owned part*: stable, and every store of it (all
+    /// in constructors of its class, on `this`) of an object that
+    /// constructor allocated? Then a run-time object is the part of at
+    /// most one owner, so the owner is known from the part.
+    pub fn is_owned_part(&mut self, program: &Program, field: &FieldName) -> bool {
+        if let Some(&v) = self.owned.get(field) {
+            return v;
+        }
+        let v = self.is_stable(program, &field.0, &field.1)
+            && nest_of(program, &field.0)
+                .into_iter()
+                .all(|c| stores_only_own_allocations(program, c, &field.0, &field.1));
+        self.owned.insert(field.clone(), v);
+        v
+    }
+}
+
+/// Does every store of `declaring.name` in `class` sit in a constructor
+/// of `declaring`, store into `this`, and store an object allocated in
+/// that constructor (through copies and casts)?
+fn stores_only_own_allocations(
+    program: &Program,
+    class: ClassId,
+    declaring: &str,
+    name: &str,
+) -> bool {
+    let info = program.class(class);
+    for &m in &info.methods {
+        let Some(body) = program.body(m) else {
+            continue;
+        };
+        let in_own_constructor = program.method(m).is_constructor() && &*info.name == declaring;
+        for s in &body.stmts {
+            let StmtKind::FieldStore {
+                object,
+                field,
+                value,
+            } = &s.kind
+            else {
+                continue;
+            };
+            if &*field.name != name || !names_field(program, &field.class, declaring) {
+                continue;
+            }
+            let on_this = !body.is_static && object.var() == body.params.first().copied();
+            let allocated = value.var().is_some_and(|v| allocated_here(&body, v));
+            if !(in_own_constructor && on_this && allocated) {
+                return false;
+            }
+        }
+    }
+    true
+}
+
+/// Is `v` (through copies and casts) a new object or array of this body?
+fn allocated_here(body: &Body, mut v: VarId) -> bool {
+    for _ in 0..MAX_STEPS {
+        match crate::util::unique_def_of(body, v) {
+            Some(StmtKind::Assign {
+                value: Rvalue::New(_) | Rvalue::NewArray(..),
+                ..
+            }) => return true,
+            Some(StmtKind::Assign {
+                value: Rvalue::Use(Operand::Var(src)) | Rvalue::Cast(Operand::Var(src), _),
+                ..
+            }) if *src != v => v = *src,
+            _ => return false,
+        }
+    }
+    false
 }
 
 /// See [`StableFields::is_stable`].
@@ -253,7 +333,8 @@ pub fn of_accessed(
     let Some(accessed) = stable_path(program, body, fields, stable, base) else {
         return own_monitor_in_block(body, base, at).into_iter().collect();
     };
-    relative_to(&accessed, path_locks(program, body, fields, stable, locals))
+    let held = path_locks(program, body, fields, stable, locals);
+    relative_to(program, stable, &accessed, held)
 }
 
 /// The monitor of the object `v` holds, when `at` lies in a `synchronized
@@ -293,20 +374,48 @@ fn held_in(body: &Body, s: StmtId, region: MonitorId) -> bool {
     false
 }
 
-/// The locks of `held` that lock the object at `accessed` or one its
-/// stable fields hold, named relative to it.
-fn relative_to(accessed: &StablePath, held: Vec<PathLock>) -> Vec<HeldLock> {
-    let mut out: Vec<HeldLock> = held
-        .into_iter()
-        .filter(|h| h.path.root == accessed.root && h.path.fields.starts_with(&accessed.fields))
-        .map(|h| HeldLock {
-            object: LockObject::OfAccessed {
-                fields: Arc::from(&h.path.fields[accessed.fields.len()..]),
+/// The locks of `held` named relative to the object at `accessed`: the
+/// lock of that object or of one its stable fields hold
+/// ([`LockObject::OfAccessed`]), or the lock of its owner or of one the
+/// owner's stable fields hold, when the steps from the owner down to the
+/// accessed object are owned parts ([`LockObject::OfOwner`]: an access
+/// of `this.queue`'s contents in a `synchronized` method of `this`, whose
+/// constructor made the queue).
+fn relative_to(
+    program: &Program,
+    stable: &mut StableFields,
+    accessed: &StablePath,
+    held: Vec<PathLock>,
+) -> Vec<HeldLock> {
+    let mut out: Vec<HeldLock> = Vec::new();
+    for h in held.into_iter().filter(|h| h.path.root == accessed.root) {
+        let shared = h
+            .path
+            .fields
+            .iter()
+            .zip(&accessed.fields)
+            .take_while(|(a, b)| a == b)
+            .count();
+        let (up, down) = (&accessed.fields[shared..], &h.path.fields[shared..]);
+        let object = if up.is_empty() {
+            LockObject::OfAccessed {
+                fields: Arc::from(down),
                 monitor: h.monitor,
-            },
+            }
+        } else if up.iter().all(|f| stable.is_owned_part(program, f)) {
+            LockObject::OfOwner {
+                up: Arc::from(up),
+                down: Arc::from(down),
+                monitor: h.monitor,
+            }
+        } else {
+            continue;
+        };
+        out.push(HeldLock {
+            object,
             mode: h.mode,
-        })
-        .collect();
+        });
+    }
     out.sort();
     out.dedup();
     out
@@ -468,5 +577,5 @@ pub fn of_accessed_on_entry(
     let Some(accessed) = stable_path(program, body, fields, stable, base) else {
         return Vec::new();
     };
-    relative_to(&accessed, entry_path_locks(body, entry))
+    relative_to(program, stable, &accessed, entry_path_locks(body, entry))
 }

@@ -38,6 +38,18 @@ pub enum LockObject {
         fields: Arc<[crate::lock_paths::FieldName]>,
         monitor: bool,
     },
+    /// The lock of the accessed object's owner: the object that holds the
+    /// accessed one through the fields `up`, each set only by its class's
+    /// constructors, on `this`, to an object they allocate (so every
+    /// run-time object has at most one owner), or of the object that owner
+    /// holds in the stable fields `down` (`down` empty: the owner's own
+    /// monitor or lock). The same run-time lock for every access of one
+    /// object ([`crate::lock_paths`]). Only access lock sets hold these.
+    OfOwner {
+        up: Arc<[crate::lock_paths::FieldName]>,
+        down: Arc<[crate::lock_paths::FieldName]>,
+        monitor: bool,
+    },
 }
 
 /// A lock held in a mode.
@@ -300,10 +312,31 @@ pub fn describe(program: &Program, pt: &PointsToResult, l: &HeldLock) -> String 
             let names: Vec<&str> = fields.iter().map(|(_, n)| &**n).collect();
             format!("the accessed object's `{}`", names.join("."))
         }
+        LockObject::OfOwner { up, down, .. } => owner_lock_text(up, down),
     };
     match l.mode {
         LockMode::Read => format!("the read lock of {base}"),
         LockMode::Write => format!("the write lock of {base}"),
         _ => base,
+    }
+}
+
+/// [`LockObject::OfOwner`] for messages: "the lock of the object whose
+/// `queue` the accessed object is", "… its `lock`".
+pub fn owner_lock_text(
+    up: &[crate::lock_paths::FieldName],
+    down: &[crate::lock_paths::FieldName],
+) -> String {
+    let names = |fs: &[crate::lock_paths::FieldName]| {
+        fs.iter()
+            .map(|(_, n)| &**n)
+            .collect::<Vec<&str>>()
+            .join(".")
+    };
+    let owner = format!("the object whose `{}` the accessed object is", names(up));
+    if down.is_empty() {
+        format!("the lock of {owner}")
+    } else {
+        format!("the `{}` of {owner}", names(down))
     }
 }

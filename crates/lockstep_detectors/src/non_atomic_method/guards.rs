@@ -181,6 +181,7 @@ pub(crate) fn relative(
             [(_, name)] => out.push(GuardLock::Field(name.clone())),
             _ => {}
         },
+        LockObject::OfOwner { .. } => {}
     }
     out
 }
