@@ -177,7 +177,7 @@ pub fn nest_of(program: &Program, class: &str) -> Vec<ClassId> {
 }
 
 /// Is `v` defined (through copies and casts) by an allocation?
-fn allocated(body: &Body, v: VarId) -> bool {
+pub(crate) fn allocated(body: &Body, v: VarId) -> bool {
     let mut cur = v;
     for _ in 0..8 {
         let def = crate::util::unique_def_of(body, cur);

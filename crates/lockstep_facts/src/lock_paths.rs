@@ -81,65 +81,10 @@ impl StableFields {
         let v = self.is_stable(program, &field.0, &field.1)
             && nest_of(program, &field.0)
                 .into_iter()
-                .all(|c| stores_only_own_allocations(program, c, &field.0, &field.1));
+                .all(|c| writes_only_in_constructors(program, c, &field.0, &field.1, true));
         self.owned.insert(field.clone(), v);
         v
     }
-}
-
-/// Does every store of `declaring.name` in `class` sit in a constructor
-/// of `declaring`, store into `this`, and store an object allocated in
-/// that constructor (through copies and casts)?
-fn stores_only_own_allocations(
-    program: &Program,
-    class: ClassId,
-    declaring: &str,
-    name: &str,
-) -> bool {
-    let info = program.class(class);
-    for &m in &info.methods {
-        let Some(body) = program.body(m) else {
-            continue;
-        };
-        let in_own_constructor = program.method(m).is_constructor() && &*info.name == declaring;
-        for s in &body.stmts {
-            let StmtKind::FieldStore {
-                object,
-                field,
-                value,
-            } = &s.kind
-            else {
-                continue;
-            };
-            if &*field.name != name || !names_field(program, &field.class, declaring) {
-                continue;
-            }
-            let on_this = !body.is_static && object.var() == body.params.first().copied();
-            let allocated = value.var().is_some_and(|v| allocated_here(&body, v));
-            if !(in_own_constructor && on_this && allocated) {
-                return false;
-            }
-        }
-    }
-    true
-}
-
-/// Is `v` (through copies and casts) a new object or array of this body?
-fn allocated_here(body: &Body, mut v: VarId) -> bool {
-    for _ in 0..MAX_STEPS {
-        match crate::util::unique_def_of(body, v) {
-            Some(StmtKind::Assign {
-                value: Rvalue::New(_) | Rvalue::NewArray(..),
-                ..
-            }) => return true,
-            Some(StmtKind::Assign {
-                value: Rvalue::Use(Operand::Var(src)) | Rvalue::Cast(Operand::Var(src), _),
-                ..
-            }) if *src != v => v = *src,
-            _ => return false,
-        }
-    }
-    false
 }
 
 /// See [`StableFields::is_stable`].
@@ -164,16 +109,18 @@ fn field_is_stable(program: &Program, declaring: &str, name: &str) -> bool {
     }
     nest_of(program, declaring)
         .into_iter()
-        .all(|c| writes_only_in_constructors(program, c, declaring, name))
+        .all(|c| writes_only_in_constructors(program, c, declaring, name, false))
 }
 
 /// Does every store of `declaring.name` in `class` sit in a constructor
-/// of `declaring` and store into `this`?
+/// of `declaring` and store into `this` (with `fresh`: an object or array
+/// that constructor allocated, through copies and casts)?
 fn writes_only_in_constructors(
     program: &Program,
     class: ClassId,
     declaring: &str,
     name: &str,
+    fresh: bool,
 ) -> bool {
     let info = program.class(class);
     for &m in &info.methods {
@@ -182,7 +129,12 @@ fn writes_only_in_constructors(
         };
         let in_own_constructor = program.method(m).is_constructor() && &*info.name == declaring;
         for s in &body.stmts {
-            let StmtKind::FieldStore { object, field, .. } = &s.kind else {
+            let StmtKind::FieldStore {
+                object,
+                field,
+                value,
+            } = &s.kind
+            else {
                 continue;
             };
             // A subclass may name the field through itself; a field of
@@ -191,7 +143,11 @@ fn writes_only_in_constructors(
                 continue;
             }
             let on_this = !body.is_static && object.var() == body.params.first().copied();
-            if !(in_own_constructor && on_this) {
+            let allocated = !fresh
+                || value
+                    .var()
+                    .is_some_and(|v| crate::initialization::allocated(&body, v));
+            if !(in_own_constructor && on_this && allocated) {
                 return false;
             }
         }
