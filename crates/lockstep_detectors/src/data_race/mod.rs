@@ -383,6 +383,18 @@ impl Reporter<'_> {
         }
     }
 
+    /// What an access holds, for messages: its identified locks, or the
+    /// lock it runs under that was not identified
+    /// ([`Reporter::unidentified_lock`]).
+    fn held_text(&self, a: &Access, objects: &[ObjectId], unidentified: Option<&str>) -> String {
+        match unidentified {
+            Some(lock) => format!(
+                "no lock known to be shared: it runs under {lock}, on an object that may not be the same for both accesses"
+            ),
+            None => self.locks_text(a, objects),
+        }
+    }
+
     fn locks_text(&self, a: &Access, objects: &[ObjectId]) -> String {
         if a.locks.is_empty() {
             "no lock".to_string()
@@ -504,17 +516,11 @@ impl Reporter<'_> {
         .with_field(field);
         f = f.with_related(
             location(p, r.second.method, Some(r.second.stmt)),
-            match &unidentified2 {
-                Some(lock) => format!(
-                    "{} of {what} by {second_root}, holding no lock known to be shared: it runs under {lock}, on an object that may not be the same for both accesses",
-                    access_word(r.second.kind),
-                ),
-                None => format!(
-                    "{} of {what} by {second_root}, holding {}",
-                    access_word(r.second.kind),
-                    self.locks_text(&r.second, &r.objects)
-                ),
-            },
+            format!(
+                "{} of {what} by {second_root}, holding {}",
+                access_word(r.second.kind),
+                self.held_text(&r.second, &r.objects, unidentified2.as_deref())
+            ),
         );
         const MAX_OTHERS: usize = 8;
         for (other, root) in r.others.iter().take(MAX_OTHERS) {
@@ -535,17 +541,11 @@ impl Reporter<'_> {
             ));
         }
         f = f.with_confidence(self.confidence(r));
-        f = f.with_note(match &unidentified1 {
-            Some(lock) => format!(
-                "this {} holds no lock known to be shared: it runs under {lock}, on an object that may not be the same for both accesses",
-                access_word(r.first.kind),
-            ),
-            None => format!(
-                "this {} holds {}",
-                access_word(r.first.kind),
-                self.locks_text(&r.first, &r.objects)
-            ),
-        });
+        f = f.with_note(format!(
+            "this {} holds {}",
+            access_word(r.first.kind),
+            self.held_text(&r.first, &r.objects, unidentified1.as_deref())
+        ));
         if !r.objects.is_empty() && !matches!(r.target, Target::Static { .. }) {
             let objs: Vec<String> = r
                 .objects
