@@ -160,14 +160,25 @@ impl Inference {
         self.reach = reach;
     }
 
-    /// The methods `from` calls transitively, as far as a depth-first
-    /// search that gives up after discovering `limit` methods meets
-    /// them. One search answers for every target: a search for one
-    /// target meets the same methods in the same order until it meets
-    /// that target, so it finds the target exactly when this one meets
-    /// it before giving up (the clustering asked once per pair before).
-    pub fn callees_within(&self, from: usize, limit: usize) -> Vec<bool> {
-        callees_within(&self.callees, from, limit)
+    /// How many methods the inference covers (the bound of their indices).
+    pub fn methods(&self) -> usize {
+        self.skeletons.len()
+    }
+
+    /// Does a depth-first search over the methods `from` calls
+    /// transitively, giving up after discovering `limit` methods, meet a
+    /// method `target` accepts? A search for one target meets the same
+    /// methods in the same order until it meets that target, so one search
+    /// for a set of targets answers for each of them (it meets the set
+    /// exactly when the search for one of them would meet it), and it
+    /// stops at the first one met.
+    pub fn meets_callee(
+        &self,
+        from: usize,
+        limit: usize,
+        target: impl FnMut(usize) -> bool,
+    ) -> bool {
+        walk_callees(&self.callees, from, limit, target)
     }
 }
 
@@ -203,6 +214,7 @@ fn walk_callees(
 }
 
 /// The methods the walk from `from` meets before it gives up.
+#[cfg(test)]
 fn callees_within(callees: &[Vec<usize>], from: usize, limit: usize) -> Vec<bool> {
     let mut met = vec![false; callees.len()];
     walk_callees(callees, from, limit, |y| {
@@ -250,6 +262,28 @@ mod tests {
                     for (to, &m) in met.iter().enumerate() {
                         let one = walk_callees(&g, from, limit, |y| y == to);
                         assert_eq!(m, one, "n={n} seed={seed} limit={limit} {from}->{to}");
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn one_walk_for_a_set_answers_whether_it_meets_any_of_them() {
+        for (n, edges, seed) in [(40, 90, 7), (60, 300, 13), (200, 500, 99)] {
+            let g = graph(n, edges, seed);
+            for limit in [0, 3, 10, n] {
+                for from in 0..n {
+                    let met = callees_within(&g, from, limit);
+                    // Sets of every third, fifth and seventh method, offset by `from`.
+                    for step in [3, 5, 7] {
+                        let in_set = |m: usize| (m + from) % step == 0;
+                        let any = (0..n).any(|m| in_set(m) && met[m]);
+                        let one = walk_callees(&g, from, limit, in_set);
+                        assert_eq!(
+                            any, one,
+                            "n={n} seed={seed} limit={limit} from={from} step={step}"
+                        );
                     }
                 }
             }

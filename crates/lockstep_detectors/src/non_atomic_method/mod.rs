@@ -588,23 +588,31 @@ fn cluster(inf: &Inference, warnings: Vec<Warning>) -> Vec<Warning> {
         groups.entry(w.label.clone()).or_default().push(k);
     }
     let mut drop: FxHashSet<usize> = FxHashSet::default();
+    // Per method: how many of the current `a`'s partners are warnings in it.
+    let mut partners = vec![0u32; inf.methods()];
     for members in groups.values() {
         if members.len() < 2 {
             continue;
         }
         for &a in members {
-            // What `a` reaches, searched once for all of its group.
-            let mut reached: Option<Vec<bool>> = None;
-            for &b in members {
-                if a == b || drop.contains(&b) {
-                    continue;
-                }
-                let reached = reached
-                    .get_or_insert_with(|| inf.callees_within(warnings[a].index, CLUSTER_SEARCH));
-                if reached[warnings[b].index] {
-                    drop.insert(a);
-                    break;
-                }
+            // `a` goes when what it reaches holds another member still
+            // kept: one search for all of them, stopped at the first.
+            let others: Vec<usize> = members
+                .iter()
+                .filter(|&&b| b != a && !drop.contains(&b))
+                .map(|&b| warnings[b].index)
+                .collect();
+            if others.is_empty() {
+                continue;
+            }
+            for &m in &others {
+                partners[m] += 1;
+            }
+            if inf.meets_callee(warnings[a].index, CLUSTER_SEARCH, |m| partners[m] > 0) {
+                drop.insert(a);
+            }
+            for &m in &others {
+                partners[m] -= 1;
             }
         }
     }
