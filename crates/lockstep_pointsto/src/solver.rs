@@ -182,6 +182,8 @@ struct LambdaRecv {
     site: Site,
     via: u32,
     target: RecvTarget,
+    /// The filter of the receivers the target accepts (its class).
+    recv_filter: u32,
     args: Vec<Option<PtrId>>,
     result: Option<PtrId>,
 }
@@ -1520,11 +1522,18 @@ impl<'p> Solver<'p> {
                 let rest: Vec<Option<PtrId>> =
                     actuals.get(1..).map(<[_]>::to_vec).unwrap_or_default();
                 let via = self.via(&rest, result);
+                let class = match &target {
+                    RecvTarget::Direct(t) => self.r.p.method(*t).class,
+                    RecvTarget::Virtual { class, .. } => *class,
+                };
+                let class_type = self.r.class_type(class);
+                let recv_filter = self.type_filter(class_type);
                 let id = self.lambda_recvs.len() as u32;
                 self.lambda_recvs.push(LambdaRecv {
                     site,
                     via,
                     target,
+                    recv_filter,
                     args: rest,
                     result,
                 });
@@ -1554,16 +1563,17 @@ impl<'p> Solver<'p> {
 
     /// The receiver of a lambda's instance implementation gets object `r`.
     fn lambda_recv_on(&mut self, id: u32, r: ObjId) {
-        let ty = self.obj_ty(r);
         let lr = &self.lambda_recvs[id as usize];
+        // The receiver must be an instance of the target's class (the
+        // filter's mask: a subtype test per object cost a hash lookup).
+        if !self.filters.masks[lr.recv_filter as usize].contains(r.0) {
+            return;
+        }
+        let ty = self.obj_ty(r);
         let (site, via, args, result) = (lr.site, lr.via, lr.args.clone(), lr.result);
         match &lr.target {
             RecvTarget::Direct(t) => {
                 let t = *t;
-                let class = self.r.p.method(t).class;
-                if !self.r.receiver_ok(ty, class) {
-                    return;
-                }
                 if self.r.cfg.container_models && self.model_call(site, r, t, &args, result) {
                     return;
                 }
@@ -1577,9 +1587,6 @@ impl<'p> Solver<'p> {
                 sig,
             } => {
                 let (class, name, desc, sig) = (*class, name.clone(), desc.clone(), *sig);
-                if !self.r.receiver_ok(ty, class) {
-                    return;
-                }
                 let models = self.r.cfg.container_models;
                 if let Some(lf) = self.r.lambda_of_type(ty).cloned() {
                     self.lambda_invoke(site, r, &lf, &name, &desc, None, args, result);
