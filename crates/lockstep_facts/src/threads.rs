@@ -395,6 +395,14 @@ pub fn in_loop(body: &Body, s: StmtId) -> bool {
 /// How many times each node may run per run of the program: 0 (not
 /// reached), 1, or 2 meaning "more than once". Sources start at their
 /// given count; a call from a loop or a second call site makes "more".
+///
+/// The least solution of `count[b] = min(2, source[b] + Σ over calls
+/// a → b of (0 if count[a] = 0, else 2 if the call is in a loop, else
+/// count[a]))`, by a worklist: a node whose count grew sends the growth of
+/// its contribution to its callees. Counts only grow and are capped at 2,
+/// so each node is sent at most twice and each call followed at most
+/// twice (the rounds over every call this replaced took one round per
+/// level of calls).
 pub fn run_counts(
     program: &Program,
     graph: &Graph,
@@ -402,58 +410,96 @@ pub fn run_counts(
     loop_sites: &mut FxHashMap<(MethodId, StmtId), bool>,
 ) -> Vec<u8> {
     let n = graph.len();
-    let mut count = vec![0u8; n];
-    // Incoming contributions are recomputed from scratch each round until
-    // nothing changes; counts only grow and are capped at 2.
+    let looped = looped_calls(program, graph, loop_sites);
+    let mut base = vec![0u8; n];
     for &(s, c) in sources {
-        count[s as usize] = count[s as usize].max(c);
+        if let Some(b) = base.get_mut(s as usize) {
+            *b = (*b).max(c);
+        }
     }
-    let base = count.clone();
-    // Whether each edge's call site is in a loop, by edge (the callees
-    // lists laid end to end): asked of `loop_sites` once, not once a round.
-    let mut first_edge = Vec::with_capacity(n);
-    let mut edges_total = 0usize;
-    for edges in &graph.callees {
-        first_edge.push(edges_total);
-        edges_total += edges.len();
-    }
-    let mut looped_at: Vec<Option<bool>> = vec![None; edges_total];
-    for _round in 0..64 {
-        let mut next = base.clone();
-        let mut incoming = vec![0u8; n];
-        for (a, edges) in graph.callees.iter().enumerate() {
-            if count[a] == 0 {
+    let mut count = base.clone();
+    // Per node: the count its callees have been sent, and the sum of what
+    // its callers sent (uncapped).
+    let mut sent = vec![0u8; n];
+    let mut received = vec![0u32; n];
+    let mut work: Vec<u32> = (0..n as u32).filter(|&x| base[x as usize] > 0).collect();
+    let contribution = |c: u8, looped: bool| -> u32 {
+        match (c, looped) {
+            (0, _) => 0,
+            (_, true) => 2,
+            (c, false) => u32::from(c),
+        }
+    };
+    while let Some(a) = work.pop() {
+        let a = a as usize;
+        let (now, before) = (count[a], sent[a]);
+        if now == before {
+            continue;
+        }
+        sent[a] = now;
+        let Some(edges) = graph.callees.get(a) else {
+            continue;
+        };
+        let calls = looped.of(a);
+        for (k, &(_, b)) in edges.iter().enumerate() {
+            let l = calls.get(k).copied().unwrap_or(false);
+            let grew = contribution(now, l) - contribution(before, l);
+            let b = b as usize;
+            let Some(r) = received.get_mut(b) else {
                 continue;
-            }
-            let m = graph.nodes[a].method;
-            let at = first_edge.get(a).copied().unwrap_or(0);
-            for (k, &(site, b)) in edges.iter().enumerate() {
-                let slot = looped_at.get_mut(at + k);
-                let looped = match slot.as_deref() {
-                    Some(Some(known)) => *known,
-                    _ => {
-                        let l = *loop_sites.entry((m, site)).or_insert_with(|| {
-                            program.body(m).is_some_and(|body| in_loop(&body, site))
-                        });
-                        if let Some(slot) = slot {
-                            *slot = Some(l);
-                        }
-                        l
-                    }
-                };
-                let add = if looped { 2 } else { count[a] };
-                incoming[b as usize] = incoming[b as usize].saturating_add(add).min(2);
+            };
+            *r += grew;
+            let c = (u32::from(base[b]) + *r).min(2) as u8;
+            if c > count[b] {
+                count[b] = c;
+                work.push(b as u32);
             }
         }
-        for i in 0..n {
-            next[i] = next[i].saturating_add(incoming[i]).min(2);
-        }
-        if next == count {
-            break;
-        }
-        count = next;
     }
     count
+}
+
+/// Whether each call of the graph is made in a loop, by node and call.
+struct LoopedCalls {
+    /// Per node, where its calls start in `looped`.
+    first: Vec<usize>,
+    looped: Vec<bool>,
+}
+
+impl LoopedCalls {
+    /// The calls of node `a`, in its callee order.
+    fn of(&self, a: usize) -> &[bool] {
+        let start = self.first.get(a).copied().unwrap_or(0);
+        let end = self.first.get(a + 1).copied().unwrap_or(self.looped.len());
+        self.looped.get(start..end).unwrap_or(&[])
+    }
+}
+
+/// [`LoopedCalls`] of `graph`, each call site asked of `loop_sites` (and
+/// its method's code on first sight) once.
+fn looped_calls(
+    program: &Program,
+    graph: &Graph,
+    loop_sites: &mut FxHashMap<(MethodId, StmtId), bool>,
+) -> LoopedCalls {
+    let mut first = Vec::with_capacity(graph.len() + 1);
+    let mut looped = Vec::new();
+    for (a, edges) in graph.callees.iter().enumerate() {
+        first.push(looped.len());
+        let Some(node) = graph.nodes.get(a) else {
+            looped.extend(edges.iter().map(|_| false));
+            continue;
+        };
+        let m = node.method;
+        for &(site, _) in edges {
+            let l = *loop_sites
+                .entry((m, site))
+                .or_insert_with(|| program.body(m).is_some_and(|body| in_loop(&body, site)));
+            looped.push(l);
+        }
+    }
+    first.push(looped.len());
+    LoopedCalls { first, looped }
 }
 
 /// The method contexts a thread start runs for its own task object.
