@@ -409,8 +409,13 @@ pub fn run_counts(
     sources: &[(u32, u8)],
     loop_sites: &mut FxHashMap<(MethodId, StmtId), bool>,
 ) -> Vec<u8> {
-    let n = graph.len();
     let looped = looped_calls(program, graph, loop_sites);
+    counts_over(graph, sources, &looped)
+}
+
+/// [`run_counts`] with each call's loop test given.
+fn counts_over(graph: &Graph, sources: &[(u32, u8)], looped: &LoopedCalls) -> Vec<u8> {
+    let n = graph.len();
     let mut base = vec![0u8; n];
     for &(s, c) in sources {
         if let Some(b) = base.get_mut(s as usize) {
@@ -982,6 +987,86 @@ mod tests {
             concurrent_roots(false, &roots, (&[0], none), (&[1], none)),
             Some((0, 1))
         );
+    }
+
+    /// The run counts by rounds over every call until nothing changes
+    /// (the naive form of the equations `run_counts` solves).
+    fn counts_by_rounds(g: &Graph, sources: &[(u32, u8)], looped: &LoopedCalls) -> Vec<u8> {
+        let n = g.len();
+        let mut base = vec![0u8; n];
+        for &(s, c) in sources {
+            base[s as usize] = base[s as usize].max(c);
+        }
+        let mut count = base.clone();
+        loop {
+            let mut next = base.clone();
+            for (a, edges) in g.callees.iter().enumerate() {
+                for (k, &(_, b)) in edges.iter().enumerate() {
+                    let add = match (count[a], looped.of(a)[k]) {
+                        (0, _) => 0,
+                        (_, true) => 2,
+                        (c, false) => c,
+                    };
+                    next[b as usize] = (next[b as usize] + add).min(2);
+                }
+            }
+            if next == count {
+                return count;
+            }
+            count = next;
+        }
+    }
+
+    /// Every call of `g` in a loop when `pick(edge index)` says so.
+    fn looped_by(g: &Graph, pick: impl Fn(usize) -> bool) -> LoopedCalls {
+        let mut first = Vec::new();
+        let mut looped = Vec::new();
+        for edges in &g.callees {
+            first.push(looped.len());
+            for &(site, _) in edges {
+                looped.push(pick(site.index()));
+            }
+        }
+        first.push(looped.len());
+        LoopedCalls { first, looped }
+    }
+
+    #[test]
+    fn run_counts_agree_with_rounds() {
+        let mut x = 0x9e37_79b9_u64;
+        let mut next = move |m: u64| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            (x % m) as u32
+        };
+        for (n, e) in [(5, 6), (20, 30), (60, 150), (200, 300)] {
+            for _ in 0..20 {
+                let edges: Vec<(u32, u32)> = (0..e).map(|_| (next(n), next(n))).collect();
+                let g = graph(n as u32, &edges);
+                let looped = looped_by(&g, |i| i % 7 == 3);
+                let sources = [(next(n), 1), (next(n), 1 + next(2) as u8)];
+                assert_eq!(
+                    counts_over(&g, &sources, &looped),
+                    counts_by_rounds(&g, &sources, &looped)
+                );
+            }
+        }
+    }
+
+    /// A call in a loop at the top of a chain deeper than the 64 rounds
+    /// the counts once stopped at: every method down the chain runs more
+    /// than once.
+    #[test]
+    fn a_loop_above_a_deep_chain_reaches_its_end() {
+        let edges: Vec<(u32, u32)> = (0..200).map(|i| (i, i + 1)).collect();
+        let g = graph(201, &edges);
+        let looped = looped_by(&g, |i| i == 0);
+        let counts = counts_over(&g, &[(0, 1)], &looped);
+        assert_eq!(counts[0], 1);
+        assert!(counts[1..].iter().all(|&c| c == 2), "{counts:?}");
+        let once = looped_by(&g, |_| false);
+        assert!(counts_over(&g, &[(0, 1)], &once).iter().all(|&c| c == 1));
     }
 
     /// Of several concurrent pairs, the one nearest in both lists wins;
