@@ -277,7 +277,7 @@ mod tests {
                     let met = callees_within(&g, from, limit);
                     // Sets of every third, fifth and seventh method, offset by `from`.
                     for step in [3, 5, 7] {
-                        let in_set = |m: usize| (m + from) % step == 0;
+                        let in_set = |m: usize| (m + from).is_multiple_of(step);
                         let any = (0..n).any(|m| in_set(m) && met[m]);
                         let one = walk_callees(&g, from, limit, in_set);
                         assert_eq!(
