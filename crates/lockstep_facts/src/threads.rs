@@ -795,7 +795,10 @@ impl ConcurrencyMemo {
         a: RootsAndOrdering<'_>,
         b: RootsAndOrdering<'_>,
     ) -> Option<(u32, u32)> {
-        if self.suspended {
+        // Without the memo: a question about an empty root set is answered
+        // at once (the intent rule asks it of every access the harness
+        // alone reaches), and while suspended the memo is another table's.
+        if self.suspended || a.0.is_empty() || b.0.is_empty() {
             return concurrent_roots(open, roots, (a.0, a.1), (b.0, b.1));
         }
         let sets = [a.0, a.1, b.0, b.1];
