@@ -41,29 +41,48 @@ pub struct Contribution {
 /// (sorted by position): most call-site targets never need one.
 #[derive(Debug, Default)]
 pub struct VersionedSlots<T> {
-    methods: Vec<Vec<(u32, Version, T)>>,
+    methods: Vec<MethodSlots<T>>,
+}
+
+/// One method's slots: the positions apart from the slots, so that the
+/// search for a position reads a dense array of integers (searching the
+/// slots themselves missed the cache at every step on JDK-sized inputs).
+#[derive(Debug)]
+struct MethodSlots<T> {
+    positions: Vec<u32>,
+    slots: Vec<(Version, T)>,
+}
+
+impl<T> Default for MethodSlots<T> {
+    fn default() -> Self {
+        MethodSlots {
+            positions: Vec::new(),
+            slots: Vec::new(),
+        }
+    }
 }
 
 impl<T: Default> VersionedSlots<T> {
     /// Room for `methods` methods.
     pub fn new(methods: usize) -> Self {
         VersionedSlots {
-            methods: (0..methods).map(|_| Vec::new()).collect(),
+            methods: (0..methods).map(|_| MethodSlots::default()).collect(),
         }
     }
 
     /// The slot of (`method`, `pos`) for `version`: emptied first when it
     /// was made from another version. `None` when `method` is out of range.
     pub fn slot(&mut self, method: usize, pos: u32, version: Version) -> Option<&mut T> {
-        let slots = self.methods.get_mut(method)?;
-        let at = match slots.binary_search_by_key(&pos, |s| s.0) {
+        let m = self.methods.get_mut(method)?;
+        let at = match m.positions.binary_search(&pos) {
             Ok(at) => at,
             Err(at) => {
-                slots.insert(at, (pos, version, T::default()));
+                m.positions.insert(at, pos);
+                m.slots.insert(at, (version, T::default()));
                 at
             }
         };
-        let (_, made_from, value) = slots.get_mut(at)?;
+        let (made_from, value) = m.slots.get_mut(at)?;
         if *made_from != version {
             *made_from = version;
             *value = T::default();
