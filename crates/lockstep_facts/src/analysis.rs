@@ -244,6 +244,8 @@ pub struct Analysis<'a> {
     pub(crate) concurrency: crate::threads::ConcurrencyMemo,
     /// Objects handed from one thread to another through a queue.
     pub(crate) queue_handoffs: crate::queue_handoff::QueueHandoffs,
+    /// Which calls of the graph are made in a loop (made on first use).
+    looped_calls: std::sync::OnceLock<crate::threads::LoopedCalls>,
 }
 
 /// `pkg.Cls.name` for a target.
@@ -279,7 +281,16 @@ impl<'a> Analysis<'a> {
             gates: Default::default(),
             listener_calls: Vec::new(),
             queue_handoffs: Default::default(),
+            looped_calls: std::sync::OnceLock::new(),
         }
+    }
+
+    /// Which calls of the context call graph are made in a loop, for the
+    /// run counts ([`threads::run_counts`]): looked up once per analysis,
+    /// not once per count.
+    pub(crate) fn looped_calls(&self) -> &crate::threads::LoopedCalls {
+        self.looped_calls
+            .get_or_init(|| threads::looped_calls(self.program, &self.graph))
     }
 
     /// Also report pairs that only an assumed outside caller makes
@@ -648,7 +659,7 @@ impl<'a> Analysis<'a> {
                 let c = if r.multi { 2 } else { 1 };
                 sources.extend(r.entries.iter().map(|&e| (e, c)));
             }
-            let counts = threads::run_counts(self.program, &self.graph, &sources, loop_sites);
+            let counts = threads::run_counts(&self.graph, &sources, self.looped_calls());
             let mut changed = false;
             for r in roots.iter_mut() {
                 let RootKind::Start(i) = r.kind else { continue };

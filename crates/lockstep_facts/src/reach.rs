@@ -350,12 +350,7 @@ impl Analysis<'_> {
                 r.entries.iter().map(move |&e| (e, c))
             })
             .collect();
-        threads::run_counts(
-            self.program,
-            &self.graph,
-            &sources,
-            &mut FxHashMap::default(),
-        )
+        threads::run_counts(&self.graph, &sources, self.looped_calls())
     }
 
     /// Per node: its one caller and call site, when it has exactly one

@@ -403,18 +403,9 @@ pub fn in_loop(body: &Body, s: StmtId) -> bool {
 /// so each node is sent at most twice and each call followed at most
 /// twice (the rounds over every call this replaced took one round per
 /// level of calls).
-pub fn run_counts(
-    program: &Program,
-    graph: &Graph,
-    sources: &[(u32, u8)],
-    loop_sites: &mut FxHashMap<(MethodId, StmtId), bool>,
-) -> Vec<u8> {
-    let looped = looped_calls(program, graph, loop_sites);
-    counts_over(graph, sources, &looped)
-}
-
-/// [`run_counts`] with each call's loop test given.
-fn counts_over(graph: &Graph, sources: &[(u32, u8)], looped: &LoopedCalls) -> Vec<u8> {
+/// `looped` says which calls of `graph` are made in a loop
+/// ([`looped_calls`], made once per graph).
+pub fn run_counts(graph: &Graph, sources: &[(u32, u8)], looped: &LoopedCalls) -> Vec<u8> {
     let n = graph.len();
     let mut base = vec![0u8; n];
     for &(s, c) in sources {
@@ -465,7 +456,8 @@ fn counts_over(graph: &Graph, sources: &[(u32, u8)], looped: &LoopedCalls) -> Ve
 }
 
 /// Whether each call of the graph is made in a loop, by node and call.
-struct LoopedCalls {
+#[derive(Debug)]
+pub struct LoopedCalls {
     /// Per node, where its calls start in `looped`.
     first: Vec<usize>,
     looped: Vec<bool>,
@@ -480,13 +472,10 @@ impl LoopedCalls {
     }
 }
 
-/// [`LoopedCalls`] of `graph`, each call site asked of `loop_sites` (and
-/// its method's code on first sight) once.
-fn looped_calls(
-    program: &Program,
-    graph: &Graph,
-    loop_sites: &mut FxHashMap<(MethodId, StmtId), bool>,
-) -> LoopedCalls {
+/// [`LoopedCalls`] of `graph`: each call site's code looked at once,
+/// whatever the number of contexts its method has.
+pub fn looped_calls(program: &Program, graph: &Graph) -> LoopedCalls {
+    let mut loop_sites: FxHashMap<(MethodId, StmtId), bool> = FxHashMap::default();
     let mut first = Vec::with_capacity(graph.len() + 1);
     let mut looped = Vec::new();
     for (a, edges) in graph.callees.iter().enumerate() {
@@ -1050,7 +1039,7 @@ mod tests {
                 let looped = looped_by(&g, |i| i % 7 == 3);
                 let sources = [(next(n), 1), (next(n), 1 + next(2) as u8)];
                 assert_eq!(
-                    counts_over(&g, &sources, &looped),
+                    run_counts(&g, &sources, &looped),
                     counts_by_rounds(&g, &sources, &looped)
                 );
             }
@@ -1065,11 +1054,11 @@ mod tests {
         let edges: Vec<(u32, u32)> = (0..200).map(|i| (i, i + 1)).collect();
         let g = graph(201, &edges);
         let looped = looped_by(&g, |i| i == 0);
-        let counts = counts_over(&g, &[(0, 1)], &looped);
+        let counts = run_counts(&g, &[(0, 1)], &looped);
         assert_eq!(counts[0], 1);
         assert!(counts[1..].iter().all(|&c| c == 2), "{counts:?}");
         let once = looped_by(&g, |_| false);
-        assert!(counts_over(&g, &[(0, 1)], &once).iter().all(|&c| c == 1));
+        assert!(run_counts(&g, &[(0, 1)], &once).iter().all(|&c| c == 1));
     }
 
     /// Of several concurrent pairs, the one nearest in both lists wins;
