@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs `--select deadlock` on the 29 programs of the deadlock population
+# Runs `--select deadlock` on the programs of the deadlock population
 # (docs/deadlock-sample.md) and prints the number of findings per program.
 # Needs the Debian packages of scripts/install-corpora.sh.
 # usage: scripts/deadlock-population.sh [BIN] [OUTDIR]
@@ -59,6 +59,28 @@ run netty $J/netty-common.jar $J/netty-buffer.jar $J/netty-transport.jar \
 run xalan $J/xalan2.jar --open -cp $J/serializer.jar
 run jfreechart $J/jfreechart.jar --open -cp $J/jcommon.jar
 run tuxguitar /usr/share/tuxguitar/lib/*.jar
+# Twelve more libraries, chosen in session 39 before any of them was run
+# (docs/deadlock-sample.md, "Session 39"): every concurrent Debian
+# library already on the project's machines that the population lacked
+# (pools, cluster messaging, service discovery, NIO, a database driver,
+# an ORM, a security framework, an application context, network clients,
+# a dependency resolver). Their findings count whatever they are.
+run tomcat-jdbc $J/tomcat9-jdbc.jar --open -cp $J/tomcat9-juli.jar
+run tomcat-tribes $J/tomcat9-tribes.jar --open -cp "$TC:$J/tomcat9-util.jar"
+run catalina-ha $J/tomcat9-catalina-ha.jar --open \
+  -cp "$TC:$J/tomcat9-catalina.jar:$J/tomcat9-coyote.jar:$J/tomcat9-util.jar"
+run jmdns $J/jmdns.jar --open -cp $J/slf4j-api.jar
+run httpcore-nio $J/httpcore-nio.jar $J/httpcore.jar --open
+run mongodb $J/mongodb-driver-core.jar $J/bson.jar --open -cp $J/slf4j-api.jar
+run hibernate $J/hibernate3.jar --open \
+  -cp $J/antlr.jar:$J/commons-collections3.jar:$J/dom4j.jar:$J/geronimo-jpa_2.0_spec.jar:$J/geronimo-jta-1.2-spec.jar:$J/hibernate-commons-annotations.jar:$J/slf4j-api.jar:$J/cglib.jar
+run shiro $J/shiro-core.jar --open -cp $J/commons-beanutils.jar:$J/slf4j-api.jar
+run spring-context $J/spring3-context.jar --open \
+  -cp $J/spring3-core.jar:$J/spring3-beans.jar:$J/spring3-aop.jar:$J/spring3-expression.jar:$J/commons-logging.jar
+run commons-net $J/commons-net.jar --open
+run jcifs $J/jcifs.jar --open
+run maven-resolver $J/maven-resolver-impl.jar --open \
+  -cp $J/maven-resolver-api.jar:$J/maven-resolver-spi.jar:$J/maven-resolver-util.jar:$J/commons-lang3.jar:$J/slf4j-api.jar
 total=0
 for f in "$OUT"/*.json; do
   n=$(python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(sum(1 for x in d['findings'] if x['rule']=='deadlock'))" "$f")

@@ -22,3 +22,11 @@ DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
   libderby-java liblogback-java liblog4j2-java libcommons-pool2-java \
   libcommons-dbcp2-java libhikaricp-java libehcache-java libjsch-java \
   libmariadb-java libpostgresql-jdbc-java libactivemq-java libjtds-java libslf4j-java
+# The twelve libraries added to the deadlock population in session 39
+# (docs/deadlock-sample.md, "Session 39"; scripts/deadlock-population.sh).
+DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+  libjmdns-java libhttpcore-java libmongodb-java libhibernate3-java \
+  libshiro-java libspring-context-java libcommons-net-java libjcifs-java \
+  libmaven-resolver-java libcommons-lang3-java libantlr-java libdom4j-java \
+  libgeronimo-jpa-2.0-spec-java libgeronimo-jta-1.2-spec-java \
+  libhibernate-commons-annotations-java libcglib-java
