@@ -4,6 +4,7 @@
 //! slash-separated class names), and drawing call paths from thread roots
 //! with JDK frames folded.
 
+use lockstep_facts::guarded_reach::{Chain, GuardedReach};
 use lockstep_facts::locks::{HeldLock, LockObject};
 use lockstep_facts::threads::{Graph, Root, RootKind, SerialThread};
 use lockstep_ir::StmtId;
@@ -533,6 +534,89 @@ impl<'a> RootPaths<'a> {
             graph.bfs(&sources, |_, _| false)
         });
         call_chain(self.program, graph, parent, node)
+    }
+
+    /// [`Self::path`] for a statement of `node` that needs `guards` on its
+    /// method's parameters: `chain` when the facts found one that root
+    /// `r` reaches (an acquisition's [`Acquisition::entry_chain`]), else a
+    /// shortest chain from `r` none of whose calls passes a constant the
+    /// guards rule out ([`lockstep_facts::guarded_reach`]); the plain path
+    /// when there are no guards or no such chain is known.
+    ///
+    /// [`Acquisition::entry_chain`]: lockstep_facts::lock_order::Acquisition::entry_chain
+    pub fn guarded_path(
+        &mut self,
+        (r, node): (u32, u32),
+        chain: Option<&[(u32, StmtId)]>,
+        reach: &GuardedReach<'_>,
+        guards: &lockstep_facts::param_guards::Guards,
+    ) -> String {
+        if guards.is_empty() {
+            return self.path(r, node);
+        }
+        if let Some(c) = chain {
+            if let Some(text) = self.render_chain(r, node, c) {
+                return text;
+            }
+        }
+        let sources: std::collections::HashSet<u32> = if self.open {
+            self.roots.iter().flat_map(|x| x.entries.clone()).collect()
+        } else {
+            self.roots
+                .get(r as usize)
+                .map(|x| x.entries.iter().copied().collect())
+                .unwrap_or_default()
+        };
+        if let Chain::Found(c) = reach.chain(|n| sources.contains(&n), node, guards) {
+            if let Some(text) = self.render_chain(r, node, &c) {
+                return text;
+            }
+        }
+        self.path(r, node)
+    }
+
+    /// A chain of calls (each caller with its call site, the first one
+    /// first) down to `node`, after the path from root `r` to its first
+    /// caller, as [`Self::path`] writes paths; `None` when root `r` does
+    /// not reach the first caller, or the chain meets that path.
+    fn render_chain(&mut self, r: u32, node: u32, chain: &[(u32, StmtId)]) -> Option<String> {
+        let Some(&(first, _)) = chain.first() else {
+            return Some(self.path(r, node));
+        };
+        // The path from the root to the chain's first caller.
+        self.path(r, first);
+        let key = if self.open { u32::MAX } else { r };
+        let mut parent: Parents = self.parents.get(&key)?.clone();
+        parent.get(first as usize).copied().flatten()?;
+        let mut prefix = std::collections::HashSet::new();
+        let mut at = first;
+        while let Some(Some((p, _))) = parent.get(at as usize) {
+            if *p == u32::MAX || !prefix.insert(at) {
+                break;
+            }
+            at = *p;
+        }
+        let below: Vec<u32> = chain
+            .iter()
+            .skip(1)
+            .map(|&(n, _)| n)
+            .chain([node])
+            .collect();
+        if below.iter().any(|n| prefix.contains(n) || *n == at) {
+            // The chain meets the path from the root: no single chain.
+            return None;
+        }
+        for &n in &below {
+            parent[n as usize] = None;
+        }
+        for (&(caller, site), &callee) in chain.iter().zip(&below) {
+            if parent[callee as usize].is_some() {
+                // The chain passes a context twice (with other guards).
+                return None;
+            }
+            parent[callee as usize] = Some((caller, site));
+        }
+        Some(call_chain(self.program, self.graph, &parent, node))
     }
 }
 

@@ -25,10 +25,12 @@ use rustc_hash::{FxHashMap, FxHashSet};
 use crate::analysis::RaceFacts;
 use crate::field_states::{self, St, Val};
 use crate::guard_flags::Flag;
+use crate::guarded_reach::{Chain, GuardedReach};
 use crate::local_locks::{self, BodyLocks, LocalLock};
 use crate::lock_identity::Owners;
 use crate::lock_summary;
 use crate::locks::{union, HeldLock, LockObject, LockResolver};
+use crate::param_guards::Guards;
 
 /// Where a statement runs: its node, method and statement, the roots
 /// reaching it and the thread starts it is ordered with.
@@ -78,6 +80,16 @@ pub struct Acquisition {
     /// by an object read from a collection of `P` that only ever receives
     /// objects younger than `P`.
     pub descends_from: Vec<LockObject>,
+    /// What every path from the method's entry to the site tests about
+    /// its parameters for the lock to be taken there
+    /// ([`crate::param_guards`]); a chain of calls into the context must
+    /// pass them ([`crate::guarded_reach`]).
+    pub guards: Guards,
+    /// With guards: a shortest chain of calls from a thread's entry into
+    /// the context that passes them without holding the lock already
+    /// (each caller with its call site, the entry's first; empty: the
+    /// context is an entry).
+    pub entry_chain: Option<Arc<[(u32, StmtId)]>>,
 }
 
 impl Acquisition {
@@ -244,6 +256,9 @@ pub struct LockOrderFacts {
     pub acquisitions: Vec<Acquisition>,
     pub monitor_ops: Vec<MonitorOp>,
     pub blocking: Vec<BlockingCall>,
+    /// The parameter guards of the application bodies, for chains that
+    /// respect an acquisition's [`Acquisition::guards`].
+    pub guards: Arc<crate::lock_summary::MethodGuards>,
 }
 
 /// Computes the facts over every reached node of the race facts' graph.
@@ -251,7 +266,10 @@ pub fn compute(program: &Program, pt: &PointsToResult, races: &RaceFacts) -> Loc
     let mut resolver = LockResolver::new(program, pt);
     let summaries = lock_summary::compute(program, races, &mut resolver);
     let gates = crate::harness_gates::gate_entry_locks(program, pt, races, &mut resolver);
+    let guards = summaries.method_guards();
     let mut c = Collector {
+        reach: GuardedReach::new(program, &races.graph, guards.clone()),
+        guarded: FxHashMap::default(),
         program,
         pt,
         races,
@@ -281,6 +299,7 @@ pub fn compute(program: &Program, pt: &PointsToResult, races: &RaceFacts) -> Loc
         acquisitions: c.acquisitions.into_iter().collect(),
         monitor_ops: c.monitor_ops.into_iter().collect(),
         blocking: c.blocking.into_iter().collect(),
+        guards,
     }
 }
 
@@ -391,6 +410,40 @@ impl OnceCalls<'_> {
 }
 
 /// Per node of the call graph: its callers and their call sites.
+/// Does the caller hold `lock` at its call `site`: on entry (every path
+/// into it), or by a lock its body takes before the call?
+fn holds_at(
+    program: &Program,
+    races: &RaceFacts,
+    resolver: &mut LockResolver<'_>,
+    body_locks: &mut FxHashMap<MethodId, Arc<BodyLocks>>,
+    (caller, site): (u32, StmtId),
+    lock: &LockObject,
+) -> bool {
+    let on_entry = races
+        .entry_locks
+        .get(caller as usize)
+        .and_then(Option::as_ref)
+        .is_some_and(|held| held.iter().any(|h| h.object == *lock));
+    if on_entry {
+        return true;
+    }
+    let node = races.graph.nodes[caller as usize];
+    let Some(body) = program.body(node.method) else {
+        return false;
+    };
+    let locks = body_locks
+        .entry(node.method)
+        .or_insert_with(|| Arc::new(local_locks::analyse(program, &body)))
+        .clone();
+    let local = locks.at(site);
+    !local.is_empty()
+        && resolver
+            .resolve(node.method, node.context, &body, local)
+            .iter()
+            .any(|h| h.object == *lock)
+}
+
 fn callers(graph: &crate::threads::Graph) -> Vec<Vec<(u32, StmtId)>> {
     let mut out: Vec<Vec<(u32, StmtId)>> = vec![Vec::new(); graph.len()];
     for (n, callees) in graph.callees.iter().enumerate() {
@@ -440,6 +493,21 @@ struct Collector<'a> {
     /// Per call edge: the lock objects the callee context may take, seen
     /// from the call (cached for [`Collector::callee_locks`]).
     callee_objects: FxHashMap<(u32, StmtId, u32), Arc<[LockObject]>>,
+    /// Chains into a context that respect parameter guards.
+    reach: GuardedReach<'a>,
+    /// Per node, guards and lock: a chain from a thread's entry that
+    /// passes them without holding the lock ([`Collector::guarded_chain`];
+    /// cached; `None`: no such chain).
+    guarded: FxHashMap<(u32, Guards, LockObject), Option<GuardedEntry>>,
+}
+
+/// How a guarded acquisition is entered: a shortest chain (`None`: the
+/// search was cut short, and a chain is taken to exist), and the roots
+/// some chain comes from (`None`: every root reaching the context).
+#[derive(Clone)]
+struct GuardedEntry {
+    chain: Option<Arc<[(u32, StmtId)]>>,
+    roots: Option<Arc<[u32]>>,
 }
 
 /// One node being scanned.
@@ -501,6 +569,8 @@ impl Collector<'_> {
                     owners: None,
                     held_owners: Vec::new(),
                     descends_from: Vec::new(),
+                    guards: Arc::from([]),
+                    entry_chain: None,
                 });
             }
         }
@@ -627,8 +697,11 @@ impl Collector<'_> {
                 } else {
                     Vec::new()
                 };
+                let Some(entered) = self.guarded_chain(node, &c.guards, &c.lock.object) else {
+                    continue;
+                };
                 let acq = Acquisition {
-                    site: self.site(node, method, Some(s)),
+                    site: self.guarded_site(self.site(node, method, Some(s)), &entered),
                     lock: c.lock,
                     named: c.named,
                     held: held.clone(),
@@ -638,6 +711,8 @@ impl Collector<'_> {
                     owners: c.owners,
                     held_owners: held_owners(local),
                     descends_from,
+                    guards: c.guards,
+                    entry_chain: entered.chain,
                 };
                 // The path needs a field value its thread cannot have
                 // there ([`crate::field_states`]).
@@ -1130,6 +1205,87 @@ impl Collector<'_> {
         found
     }
 
+    /// A chain of calls from a thread's entry into `node` that passes
+    /// `guards` (no call on it passes a constant they rule out) and holds
+    /// `lock` at none of its calls: `None` when there is none (the lock is
+    /// never taken there, or only re-entered); `Some(None)` without guards
+    /// or when the search was cut short.
+    fn guarded_chain(
+        &mut self,
+        node: u32,
+        guards: &Guards,
+        lock: &LockObject,
+    ) -> Option<GuardedEntry> {
+        if guards.is_empty() {
+            return Some(GuardedEntry {
+                chain: None,
+                roots: None,
+            });
+        }
+        let key = (node, guards.clone(), lock.clone());
+        if let Some(known) = self.guarded.get(&key) {
+            return known.clone();
+        }
+        let Collector {
+            program,
+            races,
+            reach,
+            resolver,
+            body_locks,
+            entries,
+            ..
+        } = self;
+        let mut holds = |caller: u32, site: StmtId| {
+            holds_at(program, races, resolver, body_locks, (caller, site), lock)
+        };
+        let is_entry = |n: u32| entries.contains(&n);
+        // One chain that holds the lock at none of its calls, up to an
+        // entry (`None`: none, and the lock is only ever re-entered here).
+        let chain = match reach.chain_avoiding(is_entry, &mut holds, node, guards) {
+            Chain::Found(c) => Some(Arc::from(c)),
+            Chain::Unknown => None,
+            Chain::None => {
+                self.guarded.insert(key, None);
+                return None;
+            }
+        };
+        let found = reach.sources(is_entry, &mut holds, node, guards);
+        let entered = if found.cut {
+            Some(GuardedEntry { chain, roots: None })
+        } else if found.nodes.is_empty() && found.free.is_empty() {
+            None
+        } else {
+            let mut roots: Vec<u32> = (0..races.roots.len() as u32)
+                .filter(|&r| {
+                    races.roots[r as usize]
+                        .entries
+                        .iter()
+                        .any(|e| found.nodes.binary_search(e).is_ok())
+                })
+                .collect();
+            for &n in &found.free {
+                roots.extend(races.reach.get(n as usize).into_iter().flatten());
+            }
+            roots.sort_unstable();
+            roots.dedup();
+            Some(GuardedEntry {
+                chain,
+                roots: Some(roots.into()),
+            })
+        };
+        self.guarded.insert(key, entered.clone());
+        entered
+    }
+
+    /// The site with only the roots a guarded chain comes from.
+    fn guarded_site(&self, mut site: Site, entered: &GuardedEntry) -> Site {
+        if let Some(roots) = &entered.roots {
+            let keep = |r: &u32| roots.binary_search(r).is_ok();
+            site.roots = site.roots.iter().copied().filter(keep).collect();
+        }
+        site
+    }
+
     fn acquire(&mut self, here: &Here<'_>, s: StmtId, lock: LocalLock) {
         if self.races.owned.at(here.node, s) {
             // The lock object is this thread's own there: no other
@@ -1179,11 +1335,15 @@ impl Collector<'_> {
             }
             _ => Vec::new(),
         };
+        let guards = self.reach.guards_at(here.node, s);
         for held_lock in locks {
+            let Some(entered) = self.guarded_chain(here.node, &guards, &held_lock.object) else {
+                continue;
+            };
             let distinct_alias = aliased_by_another_name(&local, &held_lock, &named);
             let through_param = is_param(&named) || held_by_param(&local);
             self.acquisitions.insert(Acquisition {
-                site: self.site(here.node, here.method, Some(s)),
+                site: self.guarded_site(self.site(here.node, here.method, Some(s)), &entered),
                 lock: held_lock,
                 named: named.clone(),
                 held: held.clone(),
@@ -1193,6 +1353,8 @@ impl Collector<'_> {
                 owners: owners.clone(),
                 held_owners: held_owners(&local),
                 descends_from: descends_from.clone(),
+                guards: guards.clone(),
+                entry_chain: entered.chain,
             });
         }
     }

@@ -45,6 +45,7 @@ use crate::back_links::BackLinks;
 use crate::local_locks::{self, LocalLock};
 use crate::lock_identity::Owners;
 use crate::locks::{HeldLock, LockObject, LockResolver};
+use crate::param_guards::{self, BodyGuards, Guards};
 
 /// Locks kept per method context (bounds time and memory on large programs).
 pub const MAX_ENTRIES: usize = 32;
@@ -114,6 +115,11 @@ struct Entry {
     owners: Option<Owners>,
     /// The lock as an entry path of the body (see the module docs).
     path: Option<AccessPath>,
+    /// What every path from the body's entry to the acquisition tests
+    /// about the body's parameters ([`crate::param_guards`]): a caller
+    /// passing a constant one of them rules out never takes the lock
+    /// this way.
+    guards: Guards,
 }
 
 /// A lock a callee may acquire, seen from one call site of a caller.
@@ -138,6 +144,9 @@ pub struct CalleeLock {
     /// for the whole run of the caller's body, so a lock the caller holds
     /// under the same path is this very lock.
     pub caller_path: Option<AccessPath>,
+    /// What the caller's body must have tested about its parameters for
+    /// the callee to take the lock ([`crate::param_guards`]).
+    pub guards: Guards,
 }
 
 /// A call path: each method with the statement it calls on at, the last
@@ -147,7 +156,34 @@ type CallPath = Arc<[(MethodId, Option<StmtId>)]>;
 /// The summaries of every reached method context.
 pub struct Summaries {
     entries: Vec<Vec<Entry>>,
-    index: Vec<FxHashMap<(SymLock, Option<AccessPath>), u32>>,
+    index: Vec<FxHashMap<EntryKey, u32>>,
+    guards: Arc<MethodGuards>,
+}
+
+/// Entries of one lock under one path that need the same parameter tests.
+type EntryKey = (SymLock, Option<AccessPath>, Guards);
+
+/// The parameter guards of the bodies of application methods.
+pub type MethodGuards = FxHashMap<MethodId, Arc<BodyGuards>>;
+
+/// The guards of each reached application method's body.
+fn method_guards(program: &Program, races: &RaceFacts) -> MethodGuards {
+    let mut out = MethodGuards::default();
+    for node in &races.graph.nodes {
+        let m = node.method;
+        if out.contains_key(&m) || !program.is_application(program.method(m).class) {
+            continue;
+        }
+        if let Some(body) = program.body(m) {
+            out.insert(m, Arc::new(param_guards::analyse(&body)));
+        }
+    }
+    out
+}
+
+/// The guards before statement `s` of `m` (none for a body not analysed).
+pub(crate) fn guards_at(guards: &MethodGuards, m: MethodId, s: StmtId) -> Guards {
+    guards.get(&m).map_or_else(|| Arc::from([]), |g| g.at(s))
 }
 
 /// What statement `s` of an application body acquires, if anything: a
@@ -269,7 +305,11 @@ fn rebase(path: &AccessPath, root: &AccessPath) -> AccessPath {
 /// The operand a call passes as parameter `pos` of a callee body (the
 /// receiver first for instance methods); `None` when the call does not
 /// match the callee's shape.
-fn argument<'c>(call: &'c lockstep_ir::Call, callee: &Body, pos: u16) -> Option<&'c Operand> {
+pub(crate) fn argument<'c>(
+    call: &'c lockstep_ir::Call,
+    callee: &Body,
+    pos: u16,
+) -> Option<&'c Operand> {
     let pos = usize::from(pos);
     match (&call.receiver, callee.is_static) {
         (Some(r), false) if pos == 0 => Some(r),
@@ -282,15 +322,18 @@ fn argument<'c>(call: &'c lockstep_ir::Call, callee: &Body, pos: u16) -> Option<
 /// Computes the summaries over the race facts' context call graph.
 pub fn compute(program: &Program, races: &RaceFacts, resolver: &mut LockResolver<'_>) -> Summaries {
     let n = races.graph.len();
+    let guards = Arc::new(method_guards(program, races));
     let mut b = Builder {
         tr: Translator {
             program,
             races,
             resolver,
+            guards: guards.clone(),
         },
         sums: Summaries {
             entries: vec![Vec::new(); n],
             index: vec![FxHashMap::default(); n],
+            guards,
         },
         back_links: BackLinks::default(),
         held: FxHashMap::default(),
@@ -308,6 +351,7 @@ struct Translator<'a, 'r, 'p> {
     program: &'a Program,
     races: &'a RaceFacts,
     resolver: &'r mut LockResolver<'p>,
+    guards: Arc<MethodGuards>,
 }
 
 /// Locks a body holds at a call site: the entry path it names each by,
@@ -361,6 +405,7 @@ impl Translator<'_, '_, '_> {
             // can see it; checkouts call it on published pools).
             return None;
         }
+        let guards = self.guards_across(caller, site, callee, e)?;
         let origin = Origin::Call {
             stmt: site,
             callee,
@@ -401,8 +446,32 @@ impl Translator<'_, '_, '_> {
             depth: e.depth.saturating_add(1),
             owners,
             path,
+            guards,
         };
         Some((entry, caller_named))
+    }
+
+    /// The guards of the callee's entry `e` as the caller's at `site`
+    /// (with the caller's own tests before the call), or `None` when the
+    /// call passes a constant they rule out, or they contradict.
+    fn guards_across(&self, caller: u32, site: StmtId, callee: u32, e: &Entry) -> Option<Guards> {
+        let graph = &self.races.graph;
+        let cm = graph.nodes[caller as usize].method;
+        let local = guards_at(&self.guards, cm, site);
+        if e.guards.is_empty() {
+            return Some(local);
+        }
+        let body = self.program.body(cm)?;
+        let callee_body = self.program.body(graph.nodes[callee as usize].method)?;
+        let StmtKind::Invoke { call, .. } = &body.stmts.get(site.index())?.kind else {
+            return None;
+        };
+        let carried = param_guards::across_call(
+            &body,
+            |p| argument(call, &callee_body, p).cloned(),
+            &e.guards,
+        )?;
+        param_guards::join(&local, &carried)
     }
 
     /// The entry path of `e` (the callee's) as the caller names it at
@@ -513,6 +582,10 @@ impl Builder<'_, '_, '_> {
                 (_, Some(p)) => (SymLock::Param(p), None),
                 _ => continue,
             };
+            let guards = at.map_or_else(
+                || Arc::from([]),
+                |s| guards_at(&self.tr.guards, mc.method, s),
+            );
             let entry = Entry {
                 lock: sym,
                 param,
@@ -521,19 +594,29 @@ impl Builder<'_, '_, '_> {
                 depth: 0,
                 owners,
                 path,
+                guards,
             };
             self.insert(node, entry);
         }
     }
 
-    /// Adds an entry unless the lock is there already or the summary is full.
+    /// Adds an entry unless the lock is there already (under the same
+    /// path, needing no more parameter tests) or the summary is full.
     fn insert(&mut self, node: u32, entry: Entry) -> bool {
         let (entries, index) = (
             &mut self.sums.entries[node as usize],
             &mut self.sums.index[node as usize],
         );
-        let key = (entry.lock.clone(), entry.path.clone());
+        let key = (entry.lock.clone(), entry.path.clone(), entry.guards.clone());
         if entries.len() >= MAX_ENTRIES || index.contains_key(&key) {
+            return false;
+        }
+        let weaker_known = entries.iter().any(|x| {
+            x.lock == entry.lock
+                && x.path == entry.path
+                && x.guards.iter().all(|g| entry.guards.contains(g))
+        });
+        if weaker_known {
             return false;
         }
         index.insert(key, entries.len() as u32);
@@ -663,6 +746,11 @@ impl Builder<'_, '_, '_> {
 }
 
 impl Summaries {
+    /// The parameter guards of the application bodies the summaries used.
+    pub fn method_guards(&self) -> Arc<MethodGuards> {
+        self.guards.clone()
+    }
+
     /// The locks the callee context may acquire, seen from the caller's
     /// call site `site`, resolved to lock objects (entries that stay
     /// parameters of the caller are left out: they are not one object here).
@@ -685,6 +773,7 @@ impl Summaries {
                     nodes,
                     owners: t.owners,
                     caller_path: t.path,
+                    guards: t.guards,
                 }
             })
             .collect()
@@ -727,6 +816,7 @@ impl Summaries {
             program,
             races,
             resolver,
+            guards: self.guards.clone(),
         };
         entries
             .iter()

@@ -15,6 +15,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use lockstep_facts::guard_flags::GuardFacts;
+use lockstep_facts::guarded_reach::GuardedReach;
 use lockstep_facts::lock_identity::{may_be_same, owner_class};
 use lockstep_facts::lock_order::Acquisition;
 use lockstep_facts::locks::{HeldLock, LockObject};
@@ -76,6 +77,7 @@ impl Detector for Deadlock {
             roots: &races.roots,
             open: cx.open_program(),
             paths: RootPaths::new(cx.program, &races.graph, &races.roots, cx.open_program()),
+            reach: GuardedReach::new(cx.program, &races.graph, order.guards.clone()),
             acquisitions: &order.acquisitions,
         };
         let findings = merge_indistinguishable(
@@ -105,19 +107,35 @@ impl Detector for Deadlock {
 /// configurations made from the harness and from a builder) are one
 /// finding for the reader: the first, in the cycles' order, keeps the
 /// others' paths and flows.
+///
+/// Objects the harness passes in are one per class, so one cycle in the
+/// code of a class shows once per class whose objects may run it (commons-
+/// net's `Telnet` and its subclass `TelnetClient`): findings that differ
+/// only in the class of such an object are one finding too.
 fn merge_indistinguishable(findings: Vec<Finding>) -> Vec<Finding> {
     let mut merged: Vec<Finding> = Vec::with_capacity(findings.len());
     for f in findings {
+        let first = |x: &Finding| x.notes.first().map(|n| any_outside_class(n));
         let same = merged.iter_mut().find(|m| {
-            m.message == f.message
+            any_outside_class(&m.message) == any_outside_class(&f.message)
                 && m.location == f.location
-                && m.related == f.related
-                && m.notes.first() == f.notes.first()
+                && m.related.len() == f.related.len()
+                && m.related.iter().zip(&f.related).all(|(x, y)| {
+                    x.location == y.location
+                        && any_outside_class(&x.message) == any_outside_class(&y.message)
+                })
+                && first(m) == first(&f)
         });
         match same {
             Some(m) => {
+                // Paths the finding already shows (as its own or as an
+                // earlier `also`) are not repeated.
                 let paths = f.notes.iter().filter(|n| n.starts_with("path of thread"));
-                let also: Vec<String> = paths.map(|n| format!("also {n}")).collect();
+                let also: Vec<String> = paths
+                    .filter(|n| !m.notes.iter().any(|x| x == *n))
+                    .map(|n| format!("also {n}"))
+                    .filter(|n| !m.notes.contains(n))
+                    .collect();
                 let help = m.notes.iter().position(|n| n.starts_with("help: "));
                 let at = help.unwrap_or(m.notes.len());
                 m.notes.splice(at..at, also);
@@ -127,6 +145,34 @@ fn merge_indistinguishable(findings: Vec<Finding>) -> Vec<Finding> {
         }
     }
     merged
+}
+
+/// `text` with the class of every object the harness passes in left out:
+/// `a TelnetClient passed in by a caller` reads `an object passed in by a
+/// caller`.
+fn any_outside_class(text: &str) -> String {
+    const PASSED: &str = " passed in by a caller";
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(i) = rest.find(PASSED) {
+        let before = &rest[..i];
+        let ty = before
+            .rfind(|c: char| !(c.is_alphanumeric() || "._$[]<>".contains(c)))
+            .map_or(0, |k| k + 1);
+        let head = &before[..ty];
+        let article = ["a ", "an "].iter().find(|a| head.ends_with(*a));
+        match article {
+            Some(a) if ty < before.len() => {
+                out.push_str(&head[..head.len() - a.len()]);
+                out.push_str("an object");
+            }
+            _ => out.push_str(before),
+        }
+        out.push_str(PASSED);
+        rest = &rest[i + PASSED.len()..];
+    }
+    out.push_str(rest);
+    out
 }
 
 /// One edge `held → acquired` with the lock as held and its acquisition.
@@ -349,6 +395,7 @@ struct Reporter<'a> {
     roots: &'a [Root],
     open: bool,
     paths: RootPaths<'a>,
+    reach: GuardedReach<'a>,
     acquisitions: &'a [Acquisition],
 }
 
@@ -481,8 +528,18 @@ impl Reporter<'_> {
             self.lock_name(a2),
             self.at(a2),
         ));
-        let path1 = self.paths.path(c.roots.0, a1.site.node);
-        let path2 = self.paths.path(c.roots.1, a2.site.node);
+        let path1 = self.paths.guarded_path(
+            (c.roots.0, a1.site.node),
+            a1.entry_chain.as_deref(),
+            &self.reach,
+            &a1.guards,
+        );
+        let path2 = self.paths.guarded_path(
+            (c.roots.1, a2.site.node),
+            a2.entry_chain.as_deref(),
+            &self.reach,
+            &a2.guards,
+        );
         f = f.with_note(format!("path of thread A: {path1}"));
         f = f.with_note(format!("path of thread B: {path2}"));
         // One thread flow per side of the cycle (SARIF `threadFlows`).
