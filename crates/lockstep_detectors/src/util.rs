@@ -536,12 +536,52 @@ impl<'a> RootPaths<'a> {
         call_chain(self.program, graph, parent, node)
     }
 
+    /// Does some path from root `r` (any entry of an open program) reach
+    /// `node` along calls that can all be made, with `guards` on its
+    /// method's parameters ([`GuardedReach::passes`])? The shortest path
+    /// first; else a search (a search cut short counts as a yes).
+    pub fn passes(
+        &mut self,
+        r: u32,
+        node: u32,
+        reach: &GuardedReach<'_>,
+        guards: &lockstep_facts::param_guards::Guards,
+    ) -> bool {
+        self.path(r, node);
+        let key = if self.open { u32::MAX } else { r };
+        let Some(parent) = self.parents.get(&key) else {
+            return true;
+        };
+        if parent.get(node as usize).copied().flatten().is_none() {
+            // Not reached from the root at all: not this test's business.
+            return true;
+        }
+        if reach.passes(&hops_to(parent, node), node, guards) {
+            return true;
+        }
+        let sources = self.sources(r);
+        reach.chain(|n| sources.contains(&n), node, guards) != Chain::None
+    }
+
+    /// The entries of root `r` (of every root, for an open program).
+    fn sources(&self, r: u32) -> std::collections::HashSet<u32> {
+        if self.open {
+            self.roots.iter().flat_map(|x| x.entries.clone()).collect()
+        } else {
+            self.roots
+                .get(r as usize)
+                .map(|x| x.entries.iter().copied().collect())
+                .unwrap_or_default()
+        }
+    }
+
     /// [`Self::path`] for a statement of `node` that needs `guards` on its
-    /// method's parameters: `chain` when the facts found one that root
-    /// `r` reaches (an acquisition's [`Acquisition::entry_chain`]), else a
-    /// shortest chain from `r` none of whose calls passes a constant the
-    /// guards rule out ([`lockstep_facts::guarded_reach`]); the plain path
-    /// when there are no guards or no such chain is known.
+    /// method's parameters, made only of calls that can be made: each
+    /// passes no constant that a test of the callee on the way rules out
+    /// ([`lockstep_facts::guarded_reach`]). The plain path when it passes;
+    /// else `chain` (an acquisition's [`Acquisition::entry_chain`]) after
+    /// the path to its first caller, when that passes; else a shortest
+    /// chain from root `r` that passes; else the plain path.
     ///
     /// [`Acquisition::entry_chain`]: lockstep_facts::lock_order::Acquisition::entry_chain
     pub fn guarded_path(
@@ -551,37 +591,48 @@ impl<'a> RootPaths<'a> {
         reach: &GuardedReach<'_>,
         guards: &lockstep_facts::param_guards::Guards,
     ) -> String {
-        if guards.is_empty() {
-            return self.path(r, node);
+        let plain = self.path(r, node);
+        let key = if self.open { u32::MAX } else { r };
+        let hops = self
+            .parents
+            .get(&key)
+            .map(|p| hops_to(p, node))
+            .unwrap_or_default();
+        if reach.passes(&hops, node, guards) {
+            return plain;
         }
         if let Some(c) = chain {
-            if let Some(text) = self.render_chain(r, node, c) {
-                return text;
+            if let Some((text, hops)) = self.render_chain(r, node, c) {
+                if reach.passes(&hops, node, guards) {
+                    return text;
+                }
             }
         }
-        let sources: std::collections::HashSet<u32> = if self.open {
-            self.roots.iter().flat_map(|x| x.entries.clone()).collect()
-        } else {
-            self.roots
-                .get(r as usize)
-                .map(|x| x.entries.iter().copied().collect())
-                .unwrap_or_default()
-        };
+        let sources = self.sources(r);
         if let Chain::Found(c) = reach.chain(|n| sources.contains(&n), node, guards) {
-            if let Some(text) = self.render_chain(r, node, &c) {
+            if let Some((text, _)) = self.render_chain(r, node, &c) {
                 return text;
             }
         }
-        self.path(r, node)
+        plain
     }
 
     /// A chain of calls (each caller with its call site, the first one
     /// first) down to `node`, after the path from root `r` to its first
-    /// caller, as [`Self::path`] writes paths; `None` when root `r` does
-    /// not reach the first caller, or the chain meets that path.
-    fn render_chain(&mut self, r: u32, node: u32, chain: &[(u32, StmtId)]) -> Option<String> {
+    /// caller, as [`Self::path`] writes paths, with all its calls;
+    /// `None` when root `r` does not reach the first caller, or the chain
+    /// meets that path.
+    fn render_chain(
+        &mut self,
+        r: u32,
+        node: u32,
+        chain: &[(u32, StmtId)],
+    ) -> Option<(String, Vec<(u32, StmtId)>)> {
         let Some(&(first, _)) = chain.first() else {
-            return Some(self.path(r, node));
+            let text = self.path(r, node);
+            let key = if self.open { u32::MAX } else { r };
+            let hops = self.parents.get(&key).map(|p| hops_to(p, node));
+            return Some((text, hops.unwrap_or_default()));
         };
         // The path from the root to the chain's first caller.
         self.path(r, first);
@@ -616,8 +667,28 @@ impl<'a> RootPaths<'a> {
             }
             parent[callee as usize] = Some((caller, site));
         }
-        Some(call_chain(self.program, self.graph, &parent, node))
+        let hops = hops_to(&parent, node);
+        Some((call_chain(self.program, self.graph, &parent, node), hops))
     }
+}
+
+/// The calls from the root down to `node` along BFS parents: each caller
+/// with its call site, the root's first (bounded like [`call_frames`]).
+fn hops_to(parent: &Parents, node: u32) -> Vec<(u32, StmtId)> {
+    let mut hops = Vec::new();
+    let mut cur = node;
+    for _ in 0..=64 {
+        let Some(Some((up, site))) = parent.get(cur as usize).copied() else {
+            break;
+        };
+        if up == u32::MAX {
+            break;
+        }
+        hops.push((up, site));
+        cur = up;
+    }
+    hops.reverse();
+    hops
 }
 
 /// The finding with every unnamed bytecode local (`v29`, left where the

@@ -524,3 +524,42 @@ fn order_past_a_flag_set_under_a_held_monitor() {
     assert_complete(&findings);
     assert_eq!(findings.len(), 1, "{}", dump(&findings));
 }
+
+/// A call passing a constant that the callee's test of that parameter
+/// rules out is no way to the lock behind the test (jcifs's `logoff`
+/// sending with a `null` response, Tomcat's `expire(notify, false)`);
+/// nor is a chain that already holds the lock (a re-entry). The twins
+/// pass a value the test lets through: reported, with the path through
+/// the call that passes it.
+#[test]
+fn constant_arguments_close_paths_to_locks() {
+    let findings = check("constant_argument");
+    assert_complete(&findings);
+    assert_eq!(findings.len(), 2, "{}", dump(&findings));
+    let flush = findings
+        .iter()
+        .filter(|f| f.notes.iter().any(|n| n.contains("Transport.flush")))
+        .count();
+    assert_eq!(flush, 1, "{}", dump(&findings));
+    assert!(
+        findings
+            .iter()
+            .all(|f| f.notes.iter().all(|n| !n.contains("logoff"))),
+        "{}",
+        dump(&findings)
+    );
+    let timed: Vec<&Finding> = findings
+        .iter()
+        .filter(|f| f.message.contains("TimedSession"))
+        .collect();
+    assert_eq!(timed.len(), 1, "{}", dump(&findings));
+    let paths = notes_starting(timed[0], "path of thread");
+    assert!(
+        paths
+            .iter()
+            .any(|n| n.contains("TimedSession.expire (Sessions.java"))
+            && paths.iter().all(|n| !n.contains("expireFromPeer")),
+        "{}",
+        dump(&findings)
+    );
+}

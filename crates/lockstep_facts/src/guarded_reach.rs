@@ -60,6 +60,18 @@ pub struct Sources {
     pub cut: bool,
 }
 
+/// What a search looks for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    /// Every source and free caller (the roots a lock is taken from).
+    Every,
+    /// One chain to a source.
+    FirstChain,
+    /// One chain to a source along which each caller's own tests before
+    /// its call hold too (a path to show).
+    ShownChain,
+}
+
 /// Guarded searches over one context call graph.
 pub struct GuardedReach<'a> {
     program: &'a Program,
@@ -92,9 +104,32 @@ impl<'a> GuardedReach<'a> {
     }
 
     /// A shortest chain of calls from a node `source` accepts down to
-    /// `node`, entered with `guards` on its parameters.
+    /// `node`, entered with `guards` on its parameters, along which each
+    /// caller's own tests before its call hold too (a witness path to
+    /// show: every call on it can be made).
     pub fn chain(&self, source: impl Fn(u32) -> bool, node: u32, guards: &Guards) -> Chain {
-        self.chain_avoiding(source, |_, _| false, node, guards)
+        let found = self.search(&source, |_, _| false, node, guards, Mode::ShownChain);
+        match (found.shortest, found.cut) {
+            (Some(c), _) => Chain::Found(c),
+            (None, true) => Chain::Unknown,
+            (None, false) => Chain::None,
+        }
+    }
+
+    /// Can every call of `hops` (each caller with its call site, the
+    /// first first, the last calling `node`) be made, with `guards` on
+    /// `node`'s parameters and each caller's own tests before its call?
+    pub fn passes(&self, hops: &[(u32, StmtId)], node: u32, guards: &Guards) -> bool {
+        let mut callee = node;
+        let mut g = guards.clone();
+        for &(caller, site) in hops.iter().rev() {
+            match self.across(caller, site, callee, &g, true) {
+                Some(up) => g = up,
+                None => return false,
+            }
+            callee = caller;
+        }
+        true
     }
 
     /// [`Self::chain`] through no call `(caller, site)` that `avoid`
@@ -107,7 +142,7 @@ impl<'a> GuardedReach<'a> {
         node: u32,
         guards: &Guards,
     ) -> Chain {
-        let found = self.search(&source, avoid, node, guards, true);
+        let found = self.search(&source, avoid, node, guards, Mode::FirstChain);
         match (found.shortest, found.cut) {
             (Some(c), _) => Chain::Found(c),
             (None, true) => Chain::Unknown,
@@ -124,19 +159,20 @@ impl<'a> GuardedReach<'a> {
         node: u32,
         guards: &Guards,
     ) -> Sources {
-        self.search(&source, avoid, node, guards, false)
+        self.search(&source, avoid, node, guards, Mode::Every)
     }
 
-    /// The breadth-first search up the callers (stopping at the first
-    /// source when `first` is set).
+    /// The breadth-first search up the callers.
     fn search(
         &self,
         source: &impl Fn(u32) -> bool,
         mut avoid: impl FnMut(u32, StmtId) -> bool,
         node: u32,
         guards: &Guards,
-        first: bool,
+        mode: Mode,
     ) -> Sources {
+        let first = mode != Mode::Every;
+        let with_local = mode == Mode::ShownChain;
         let mut out = Sources {
             nodes: Vec::new(),
             free: Vec::new(),
@@ -159,7 +195,7 @@ impl<'a> GuardedReach<'a> {
         while let Some(i) = queue.pop_front() {
             let (callee, g) = (states[i].0, states[i].1.clone());
             for &(caller, site) in self.callers.get(callee as usize).into_iter().flatten() {
-                let Some(up) = self.across(caller, site, callee, &g) else {
+                let Some(up) = self.across(caller, site, callee, &g, with_local) else {
                     continue;
                 };
                 if avoid(caller, site) {
@@ -207,26 +243,39 @@ impl<'a> GuardedReach<'a> {
         out
     }
 
-    /// The guards `g` of `callee` as its caller's at `site`, or `None`
-    /// when the call passes a constant they rule out.
-    fn across(&self, caller: u32, site: StmtId, callee: u32, g: &Guards) -> Option<Guards> {
+    /// The guards `g` of `callee` as its caller's at `site` (with the
+    /// caller's own tests before the call when `with_local` is set), or
+    /// `None` when the call passes a constant they rule out.
+    fn across(
+        &self,
+        caller: u32,
+        site: StmtId,
+        callee: u32,
+        g: &Guards,
+        with_local: bool,
+    ) -> Option<Guards> {
         let cm = self.graph.nodes[caller as usize].method;
+        let local = if with_local {
+            guards_at(&self.guards, cm, site)
+        } else {
+            Arc::from([])
+        };
         if g.is_empty() {
-            return Some(Arc::from([]));
+            return Some(local);
         }
         let body = self.program.body(cm)?;
         let callee_body = self
             .program
             .body(self.graph.nodes[callee as usize].method)?;
         let StmtKind::Invoke { call, .. } = &body.stmts.get(site.index())?.kind else {
-            return Some(Arc::from([]));
+            return Some(local);
         };
         let carried = param_guards::across_call(
             &body,
             |p| crate::lock_summary::argument(call, &callee_body, p).cloned(),
             g,
         )?;
-        param_guards::join(&[], &carried)
+        param_guards::join(&local, &carried)
     }
 }
 

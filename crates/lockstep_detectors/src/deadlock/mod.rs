@@ -12,13 +12,14 @@
 //! third lock held at both acquisitions gates them. One finding per pair
 //! of locks: the first edge in sorted order that qualifies is the witness.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use lockstep_facts::guard_flags::GuardFacts;
 use lockstep_facts::guarded_reach::GuardedReach;
 use lockstep_facts::lock_identity::{may_be_same, owner_class};
 use lockstep_facts::lock_order::Acquisition;
 use lockstep_facts::locks::{HeldLock, LockObject};
+use lockstep_facts::param_guards::Guards;
 use lockstep_facts::threads::{concurrent_roots, Root};
 use lockstep_pointsto::PointsToResult;
 use lockstep_program::Program;
@@ -60,24 +61,22 @@ impl Detector for Deadlock {
         let edges = lock_order_edges(&order.acquisitions);
         let pt = cx.facts.points_to();
         let owned = owned_locks(&order.acquisitions);
-        let mut cycles = two_cycles(
-            &edges,
-            &races.roots,
-            cx.open_program(),
-            (pt, &owned, cx.facts.guard_flags()),
-        );
-        cycles.extend(self_cycles(
-            &order.acquisitions,
-            &races.roots,
-            cx.open_program(),
-        ));
+        let mut check = RootCheck {
+            paths: RootPaths::new(cx.program, &races.graph, &races.roots, cx.open_program()),
+            reach: GuardedReach::new(cx.program, &races.graph, order.guards.clone()),
+            roots: &races.roots,
+            open: cx.open_program(),
+            known: HashMap::new(),
+        };
+        let mut cycles = two_cycles(&edges, &mut check, (pt, &owned, cx.facts.guard_flags()));
+        cycles.extend(self_cycles(&order.acquisitions, &mut check));
         let mut reporter = Reporter {
             program: cx.program,
             pt: cx.facts.points_to(),
             roots: &races.roots,
             open: cx.open_program(),
-            paths: RootPaths::new(cx.program, &races.graph, &races.roots, cx.open_program()),
-            reach: GuardedReach::new(cx.program, &races.graph, order.guards.clone()),
+            paths: check.paths,
+            reach: check.reach,
             acquisitions: &order.acquisitions,
         };
         let findings = merge_indistinguishable(
@@ -209,8 +208,7 @@ struct Cycle<'a> {
 /// The pairs of opposite edges that may deadlock, one per pair of locks.
 fn two_cycles<'a>(
     edges: &BTreeMap<(&'a LockObject, &'a LockObject), Vec<Witness<'a>>>,
-    roots: &[Root],
-    open: bool,
+    check: &mut RootCheck<'_>,
     (pt, owned, guards): (&PointsToResult, &BTreeSet<&LockObject>, &GuardFacts),
 ) -> Vec<Cycle<'a>> {
     let mut out = Vec::new();
@@ -249,7 +247,7 @@ fn two_cycles<'a>(
                 if guards.excludes(a1, a2) || guards.excludes(a2, a1) {
                     continue;
                 }
-                if let Some(roots) = deadlocks(h1, a1, h2, a2, roots, open) {
+                if let Some(roots) = deadlocks((h1, a1), (h2, a2), check) {
                     out.push(Cycle {
                         first: (h1, a1),
                         second: (h2, a2),
@@ -334,7 +332,7 @@ fn same_site(pt: &PointsToResult, x: &LockObject, y: &LockObject) -> bool {
 /// parameter (`synchronized (this) { synchronized (other) ... }` with both
 /// from one allocation site): two threads running the code with the two
 /// objects swapped deadlock. One finding per lock object.
-fn self_cycles<'a>(acqs: &'a [Acquisition], roots: &[Root], open: bool) -> Vec<Cycle<'a>> {
+fn self_cycles<'a>(acqs: &'a [Acquisition], check: &mut RootCheck<'_>) -> Vec<Cycle<'a>> {
     let mut out: Vec<Cycle<'a>> = Vec::new();
     for a in acqs.iter().filter(|a| a.distinct_alias) {
         if out.iter().any(|c| c.first.1.lock.object == a.lock.object) {
@@ -348,7 +346,7 @@ fn self_cycles<'a>(acqs: &'a [Acquisition], roots: &[Root], open: bool) -> Vec<C
         if descends((h, a)) {
             continue;
         }
-        if let Some(roots) = deadlocks(h, a, h, a, roots, open) {
+        if let Some(roots) = deadlocks((h, a), (h, a), check) {
             out.push(Cycle {
                 first: (h, a),
                 second: (h, a),
@@ -362,12 +360,9 @@ fn self_cycles<'a>(acqs: &'a [Acquisition], roots: &[Root], open: bool) -> Vec<C
 /// Can thread 1 (holding `h1`, acquiring `a1`) and thread 2 (holding
 /// `h2`, acquiring `a2`) block each other? Returns their roots.
 fn deadlocks(
-    h1: &HeldLock,
-    a1: &Acquisition,
-    h2: &HeldLock,
-    a2: &Acquisition,
-    roots: &[Root],
-    open: bool,
+    (h1, a1): Witness<'_>,
+    (h2, a2): Witness<'_>,
+    check: &mut RootCheck<'_>,
 ) -> Option<(u32, u32)> {
     if !h1.excludes(&a2.lock) || !h2.excludes(&a1.lock) {
         return None;
@@ -381,12 +376,62 @@ fn deadlocks(
     if gated {
         return None;
     }
-    concurrent_roots(
-        open,
-        roots,
+    let pair = concurrent_roots(
+        check.open,
+        check.roots,
         (&a1.site.roots, &a1.site.ordered),
         (&a2.site.roots, &a2.site.ordered),
+    )?;
+    if check.passes(pair.0, a1) && check.passes(pair.1, a2) {
+        return Some(pair);
+    }
+    let roots1 = check.passing_roots(a1);
+    let roots2 = check.passing_roots(a2);
+    concurrent_roots(
+        check.open,
+        check.roots,
+        (&roots1, &a1.site.ordered),
+        (&roots2, &a2.site.ordered),
     )
+}
+
+/// Which roots of an acquisition reach it along calls that can all be
+/// made ([`RootPaths::passes`]): a thread whose only ways to the lock
+/// pass a constant that a test on the way rules out never takes it there.
+struct RootCheck<'a> {
+    paths: RootPaths<'a>,
+    reach: GuardedReach<'a>,
+    roots: &'a [Root],
+    open: bool,
+    /// Per site node, guards and root: does a path pass (cached)?
+    known: HashMap<(u32, Guards, u32), bool>,
+}
+
+impl RootCheck<'_> {
+    /// Does a path from root `r` to `a` pass ([`RootPaths::passes`])?
+    /// Every entry is one source for the paths of an open program.
+    fn passes(&mut self, r: u32, a: &Acquisition) -> bool {
+        let r = if self.open { u32::MAX } else { r };
+        let key = (a.site.node, a.guards.clone(), r);
+        if let Some(&known) = self.known.get(&key) {
+            return known;
+        }
+        let first = a.site.roots.first().copied().unwrap_or(0);
+        let root = if self.open { first } else { r };
+        let pass = self.paths.passes(root, a.site.node, &self.reach, &a.guards);
+        self.known.insert(key, pass);
+        pass
+    }
+
+    /// The roots of `a` that pass.
+    fn passing_roots(&mut self, a: &Acquisition) -> Vec<u32> {
+        let roots = a.site.roots.clone();
+        roots
+            .iter()
+            .copied()
+            .filter(|&r| self.passes(r, a))
+            .collect()
+    }
 }
 
 struct Reporter<'a> {
