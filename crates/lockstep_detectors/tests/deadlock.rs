@@ -563,3 +563,26 @@ fn constant_arguments_close_paths_to_locks() {
         dump(&findings)
     );
 }
+
+/// One cycle in the code of a package-private class and its public
+/// subclass (commons-net's `Telnet` and `TelnetClient`): the outside
+/// caller's objects are one per class, and the two cycles they make,
+/// alike but for that class, are one finding. Another class's cycle at
+/// its own places stays a finding of its own.
+#[test]
+fn cycles_alike_but_for_the_outside_objects_class_are_one_finding() {
+    let findings = check_fixture_in_mode(
+        "deadlock/outside_subclass",
+        &Deadlock,
+        RULES,
+        &Options::default(),
+        true,
+    );
+    assert_complete(&findings);
+    assert_eq!(findings.len(), 2, "{}", dump(&findings));
+    let base: Vec<&Finding> = findings
+        .iter()
+        .filter(|f| f.message.contains("Base.respond"))
+        .collect();
+    assert_eq!(base.len(), 1, "{}", dump(&findings));
+}

@@ -138,7 +138,24 @@ fn merge_indistinguishable(findings: Vec<Finding>) -> Vec<Finding> {
                 let help = m.notes.iter().position(|n| n.starts_with("help: "));
                 let at = help.unwrap_or(m.notes.len());
                 m.notes.splice(at..at, also);
-                m.flows.extend(f.flows);
+                // A flow the finding shows already, but for the class of
+                // an outside caller's object, is not shown again.
+                let shown = |fl: &Flow, m: &Finding| {
+                    m.flows.iter().any(|x| {
+                        x.label == fl.label
+                            && x.steps.len() == fl.steps.len()
+                            && x.steps.iter().zip(&fl.steps).all(|(a, b)| {
+                                a.location == b.location
+                                    && any_outside_class(&a.message)
+                                        == any_outside_class(&b.message)
+                            })
+                    })
+                };
+                for fl in f.flows {
+                    if !shown(&fl, m) {
+                        m.flows.push(fl);
+                    }
+                }
             }
             None => merged.push(f),
         }
