@@ -204,12 +204,15 @@ fn launch_method(program: &Program, t: &lockstep_pointsto::ThreadStart) -> (Stri
     called.unwrap_or(model)
 }
 
-/// One frame of a call path: `A.main (A.java:3)` and whether it is
-/// application code (JDK frames are folded when shown).
+/// One frame of a call path: `A.main (A.java:3)`, whether it is
+/// application code (other frames are folded when shown), and whether it
+/// is the JDK's (the rest of the non-application frames are libraries on
+/// the class path).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Frame {
     pub text: String,
     pub application: bool,
+    pub jdk: bool,
 }
 
 /// The frames from a root to `node` along BFS parents, root first.
@@ -234,6 +237,7 @@ pub fn call_frames(program: &Program, graph: &Graph, parent: &Parents, node: u32
             None => short_method(program, m),
         },
         application: program.is_application(program.method(m).class),
+        jdk: lockstep_models::is_jdk_class(&program.class(program.method(m).class).name),
     };
     let mut chain = vec![frame(graph.nodes[node as usize].method, None)];
     let mut cur = node;
@@ -254,14 +258,18 @@ pub fn call_frames(program: &Program, graph: &Graph, parent: &Parents, node: u32
 
 /// Frames joined by arrows, each run of two or more JDK frames folded
 /// into `… N JDK frames …` (the application frames are what a developer
-/// acts on; one JDK frame is shown, as it names the callback).
+/// acts on; one JDK frame is shown, as it names the callback). A run with
+/// classes of libraries on the class path (Tomcat's catalina classes for
+/// catalina-ha) reads `… N library frames …`.
 pub fn render_frames(frames: &[Frame]) -> String {
     let mut parts: Vec<String> = Vec::new();
     let mut i = 0;
     while i < frames.len() {
         let run = frames[i..].iter().take_while(|f| !f.application).count();
         if run >= 2 {
-            parts.push(format!("… {run} JDK frames …"));
+            let all_jdk = frames[i..i + run].iter().all(|f| f.jdk);
+            let kind = if all_jdk { "JDK" } else { "library" };
+            parts.push(format!("… {run} {kind} frames …"));
             i += run;
         } else {
             parts.push(frames[i].text.clone());
