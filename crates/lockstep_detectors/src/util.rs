@@ -239,20 +239,11 @@ pub fn call_frames(program: &Program, graph: &Graph, parent: &Parents, node: u32
         application: program.is_application(program.method(m).class),
         jdk: lockstep_models::is_jdk_class(&program.class(program.method(m).class).name),
     };
-    let mut chain = vec![frame(graph.nodes[node as usize].method, None)];
-    let mut cur = node;
-    // Bounded: parents form a tree, but a damaged one must not loop.
-    for _ in 0..=64 {
-        let Some(Some((up, site))) = parent.get(cur as usize).copied() else {
-            break;
-        };
-        if up == u32::MAX {
-            break;
-        }
-        chain.push(frame(graph.nodes[up as usize].method, Some(site)));
-        cur = up;
-    }
-    chain.reverse();
+    let mut chain: Vec<Frame> = hops_to(parent, node)
+        .into_iter()
+        .map(|(up, site)| frame(graph.nodes[up as usize].method, Some(site)))
+        .collect();
+    chain.push(frame(graph.nodes[node as usize].method, None));
     chain
 }
 
@@ -681,10 +672,11 @@ impl<'a> RootPaths<'a> {
 }
 
 /// The calls from the root down to `node` along BFS parents: each caller
-/// with its call site, the root's first (bounded like [`call_frames`]).
+/// with its call site, the root's first.
 fn hops_to(parent: &Parents, node: u32) -> Vec<(u32, StmtId)> {
     let mut hops = Vec::new();
     let mut cur = node;
+    // Bounded: parents form a tree, but a damaged one must not loop.
     for _ in 0..=64 {
         let Some(Some((up, site))) = parent.get(cur as usize).copied() else {
             break;
