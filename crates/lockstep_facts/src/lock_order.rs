@@ -409,7 +409,6 @@ impl OnceCalls<'_> {
     }
 }
 
-/// Per node of the call graph: its callers and their call sites.
 /// Does the caller hold `lock` at its call `site`: on entry (every path
 /// into it), or by a lock its body takes before the call?
 fn holds_at(
@@ -444,6 +443,7 @@ fn holds_at(
             .any(|h| h.object == *lock)
 }
 
+/// Per node of the call graph: its callers and their call sites.
 fn callers(graph: &crate::threads::Graph) -> Vec<Vec<(u32, StmtId)>> {
     let mut out: Vec<Vec<(u32, StmtId)>> = vec![Vec::new(); graph.len()];
     for (n, callees) in graph.callees.iter().enumerate() {
@@ -1205,11 +1205,13 @@ impl Collector<'_> {
         found
     }
 
-    /// A chain of calls from a thread's entry into `node` that passes
-    /// `guards` (no call on it passes a constant they rule out) and holds
-    /// `lock` at none of its calls: `None` when there is none (the lock is
-    /// never taken there, or only re-entered); `Some(None)` without guards
-    /// or when the search was cut short.
+    /// How threads enter `node` to take `lock` behind `guards`: a chain
+    /// of calls from a thread's entry that passes the guards (no call on
+    /// it passes a constant they rule out) and holds `lock` at none of its
+    /// calls, and the roots such chains come from. `None` when there is
+    /// no such chain (the lock is never taken there, or only re-entered);
+    /// no chain and every root without guards, or when a search was cut
+    /// short.
     fn guarded_chain(
         &mut self,
         node: u32,

@@ -24,6 +24,14 @@
 //! two contexts resolve the field to (log4j's `Hierarchy.resetConfiguration`
 //! → `shutdown` → `getCurrentLoggers` → `ht.size()`).
 //!
+//! An entry also keeps the tests every path to its acquisition made of
+//! the body's parameters ([`crate::param_guards`]): a call that passes a
+//! constant one of them rules out does not pass the entry up (jcifs's
+//! `logoff` sends with no response, and `send` returns before the status
+//! check that takes the DFS cache's lock), and a test of a parameter the
+//! caller passes along becomes a test of the caller's own. One lock under
+//! one path may have several entries that need different tests.
+//!
 //! Bounds: at most [`MAX_ENTRIES`] locks per context (first found first;
 //! the propagation order is deterministic), locks passed up at most
 //! [`MAX_DEPTH`] calls, and only across call sites with at most
