@@ -60,6 +60,17 @@ pub struct Sources {
     pub cut: bool,
 }
 
+impl Sources {
+    /// The shortest chain found, as a [`Chain`].
+    fn into_chain(self) -> Chain {
+        match (self.shortest, self.cut) {
+            (Some(c), _) => Chain::Found(c),
+            (None, true) => Chain::Unknown,
+            (None, false) => Chain::None,
+        }
+    }
+}
+
 /// What a search looks for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Mode {
@@ -82,19 +93,11 @@ pub struct GuardedReach<'a> {
 
 impl<'a> GuardedReach<'a> {
     pub fn new(program: &'a Program, graph: &'a Graph, guards: Arc<MethodGuards>) -> Self {
-        let mut callers: Vec<Vec<(u32, StmtId)>> = vec![Vec::new(); graph.len()];
-        for (n, callees) in graph.callees.iter().enumerate() {
-            for &(site, c) in callees {
-                if let Some(list) = callers.get_mut(c as usize) {
-                    list.push((n as u32, site));
-                }
-            }
-        }
         GuardedReach {
             program,
             graph,
             guards,
-            callers,
+            callers: graph.callers(),
         }
     }
 
@@ -108,12 +111,8 @@ impl<'a> GuardedReach<'a> {
     /// caller's own tests before its call hold too (a witness path to
     /// show: every call on it can be made).
     pub fn chain(&self, source: impl Fn(u32) -> bool, node: u32, guards: &Guards) -> Chain {
-        let found = self.search(&source, |_, _| false, node, guards, Mode::ShownChain);
-        match (found.shortest, found.cut) {
-            (Some(c), _) => Chain::Found(c),
-            (None, true) => Chain::Unknown,
-            (None, false) => Chain::None,
-        }
+        self.search(&source, |_, _| false, node, guards, Mode::ShownChain)
+            .into_chain()
     }
 
     /// Can every call of `hops` (each caller with its call site, the
@@ -142,12 +141,8 @@ impl<'a> GuardedReach<'a> {
         node: u32,
         guards: &Guards,
     ) -> Chain {
-        let found = self.search(&source, avoid, node, guards, Mode::FirstChain);
-        match (found.shortest, found.cut) {
-            (Some(c), _) => Chain::Found(c),
-            (None, true) => Chain::Unknown,
-            (None, false) => Chain::None,
-        }
+        self.search(&source, avoid, node, guards, Mode::FirstChain)
+            .into_chain()
     }
 
     /// Every source from which a chain into `node` passes `guards`

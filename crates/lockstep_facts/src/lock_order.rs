@@ -280,7 +280,7 @@ pub fn compute(program: &Program, pt: &PointsToResult, races: &RaceFacts) -> Loc
         monitor_ops: BTreeSet::new(),
         blocking: BTreeSet::new(),
         maybe_locked: Vec::new(),
-        callers: callers(&races.graph),
+        callers: races.graph.callers(),
         gates,
         back_links: crate::back_links::BackLinks::default(),
         linked: FxHashMap::default(),
@@ -315,7 +315,7 @@ pub fn guards(
     let calls = OnceCalls {
         program,
         races,
-        callers: callers(&races.graph),
+        callers: races.graph.callers(),
         entries: root_entries(races),
     };
     crate::guard_flags::compute(program, &order.acquisitions, |once, index, node, s| {
@@ -441,19 +441,6 @@ fn holds_at(
             .resolve(node.method, node.context, &body, local)
             .iter()
             .any(|h| h.object == *lock)
-}
-
-/// Per node of the call graph: its callers and their call sites.
-fn callers(graph: &crate::threads::Graph) -> Vec<Vec<(u32, StmtId)>> {
-    let mut out: Vec<Vec<(u32, StmtId)>> = vec![Vec::new(); graph.len()];
-    for (n, callees) in graph.callees.iter().enumerate() {
-        for &(site, c) in callees {
-            if let Some(list) = out.get_mut(c as usize) {
-                list.push((n as u32, site));
-            }
-        }
-    }
-    out
 }
 
 struct Collector<'a> {

@@ -636,12 +636,7 @@ impl Builder<'_, '_, '_> {
     /// changes; each entry crosses each call edge once.
     fn propagate(&mut self) {
         let graph = &self.tr.races.graph;
-        let mut callers: Vec<Vec<(u32, StmtId)>> = vec![Vec::new(); graph.len()];
-        for (caller, callees) in graph.callees.iter().enumerate() {
-            for &(site, callee) in callees {
-                callers[callee as usize].push((caller as u32, site));
-            }
-        }
+        let callers = graph.callers();
         let mut done = vec![0usize; graph.len()];
         let mut queued = vec![false; graph.len()];
         let mut work: VecDeque<u32> = VecDeque::new();

@@ -27,6 +27,20 @@ pub struct Graph {
 }
 
 impl Graph {
+    /// Per node: the nodes calling it, each with its call site, in the
+    /// order of the callers' nodes and call sites.
+    pub fn callers(&self) -> Vec<Vec<(u32, StmtId)>> {
+        let mut out: Vec<Vec<(u32, StmtId)>> = vec![Vec::new(); self.len()];
+        for (n, callees) in self.callees.iter().enumerate() {
+            for &(site, c) in callees {
+                if let Some(list) = out.get_mut(c as usize) {
+                    list.push((n as u32, site));
+                }
+            }
+        }
+        out
+    }
+
     pub fn new(pt: &PointsToResult) -> Graph {
         let nodes = pt.method_contexts();
         let index: FxHashMap<MethodContext, u32> = nodes
